@@ -1,0 +1,23 @@
+// The CPU allocator: 64-byte aligned blocks (a cache line, and the widest vector register), with
+// counters of live bytes and blocks so tests can assert that nothing leaks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "anatomy/core/allocator.h"
+
+namespace anatomy::alloc {
+
+inline constexpr size_t kCpuAlignment = 64;
+
+Allocator* cpu_allocator();
+
+struct CpuAllocatorStats {
+  int64_t live_bytes;    // bytes handed out and not yet freed
+  int64_t live_blocks;   // blocks handed out and not yet freed
+  int64_t total_allocs;  // blocks ever handed out
+};
+CpuAllocatorStats cpu_allocator_stats();
+
+}  // namespace anatomy::alloc

@@ -1,0 +1,20 @@
+// The umbrella header: everything a program embedding anatomy needs.
+//
+//   #include <anatomy/anatomy.h>
+//   auto a = anatomy::randn({2, 3});
+//   auto b = a.t().contiguous();
+#pragma once
+
+#include "anatomy/core/device.h"
+#include "anatomy/core/dtype.h"
+#include "anatomy/core/error.h"
+#include "anatomy/core/generator.h"
+#include "anatomy/core/print.h"
+#include "anatomy/core/scalar.h"
+#include "anatomy/core/tensor.h"
+#include "anatomy/core/type_promotion.h"
+#include "anatomy/dispatch/dispatcher.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/trace.h"
+#include "anatomy/dispatch/tracer.h"

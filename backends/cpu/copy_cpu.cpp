@@ -1,0 +1,71 @@
+// CPU: copy_ between any dtypes and layouts (src broadcasts to self), and reading one element
+// (_local_scalar_dense, behind item()).
+#include <cstring>
+
+#include "anatomy/core/dtype_visit.h"
+#include "anatomy/core/empty_tensor.h"
+#include "anatomy/core/strided_loop.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy::cpu {
+namespace {
+
+// True when the bytes the two tensors can reach intersect (a conservative overlap test).
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (!a.is_alias_of(b) || a.numel() == 0 || b.numel() == 0) return false;
+  auto range = [](const Tensor& t) {
+    int64_t start = t.storage_offset();
+    return std::pair<int64_t, int64_t>(start, start + required_storage_elements(t.sizes(), t.strides()));
+  };
+  auto [a0, a1] = range(a);
+  auto [b0, b1] = range(b);
+  return a0 < b1 && b0 < a1;
+}
+
+Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  ANATOMY_CHECK(src.device().is_cpu(), DeviceError, "copy_: the CPU kernel got a source on {}", src.device().str());
+  check_no_internal_overlap(self, "copy_");
+  Tensor source = src.sizes() == self.sizes() ? src : expand(src, self.sizes());
+  if (self.numel() == 0) return self;
+  if (self.is_same(src)) {
+    self.impl()->bump_version();
+    return self;
+  }
+  // Reading and writing the same memory in different orders would read values already
+  // overwritten: copy through a temporary.
+  if (may_overlap(self, source)) source = clone(source, MemoryFormat::Contiguous);
+
+  if (self.dtype() == source.dtype() && self.is_contiguous() && source.is_contiguous()) {
+    std::memcpy(self.data_ptr(), source.data_ptr(), self.nbytes());
+  } else {
+    visit_dtype(self.dtype(), "copy_", [&]<typename D>() {
+      visit_dtype(source.dtype(), "copy_", [&]<typename S>() {
+        D* out = static_cast<D*>(self.data_ptr());
+        const S* in = static_cast<const S*>(source.data_ptr());
+        for_each_strided<2>(self.sizes(), {self.strides(), source.strides()},
+                            [&](const std::array<int64_t, 2>& o) { out[o[0]] = convert<D>(in[o[1]]); });
+      });
+    });
+  }
+  self.impl()->bump_version();
+  return self;
+}
+
+Scalar local_scalar_dense_cpu(const Tensor& self) {
+  return visit_dtype(self.dtype(), "item", [&]<typename T>() -> Scalar {
+    T v = *static_cast<const T*>(self.data_ptr());
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
+    else return Scalar(static_cast<double>(convert<double>(v)));
+  });
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("copy_", ANATOMY_KERNEL(copy_cpu));
+  m.impl("_local_scalar_dense", ANATOMY_KERNEL(local_scalar_dense_cpu));
+}
+
+}  // namespace anatomy::cpu

@@ -1,0 +1,52 @@
+// Fresh tensors over new storage, and the overlap check for written-to tensors.
+#include "anatomy/core/empty_tensor.h"
+
+namespace anatomy {
+
+int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  return extent;
+}
+
+Tensor make_empty_tensor(IntArrayRef sizes, IntArrayRef strides, DType dtype, Allocator* allocator, const char* op) {
+  ANATOMY_CHECK(sizes.size() == strides.size(), ValueError, "{}: sizes [{}] and strides [{}] differ in length", op,
+                fmt::join(sizes, ", "), fmt::join(strides, ", "));
+  checked_numel(sizes, op);
+  for (size_t i = 0; i < strides.size(); ++i) {
+    ANATOMY_CHECK(strides[i] >= 0, ValueError, "{}: negative stride {} at dim {}", op, strides[i], i);
+  }
+  ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for this device", op);
+  int64_t elems = required_storage_elements(sizes, strides);
+  size_t nbytes;
+  ANATOMY_CHECK(!__builtin_mul_overflow(static_cast<size_t>(elems), element_size(dtype), &nbytes), ValueError,
+                "{}: [{}] elements of {} overflow the address space", op, fmt::join(sizes, ", "), name(dtype));
+  auto storage = Storage::make(allocator->allocate(nbytes), nbytes, allocator);
+  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
+}
+
+Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, MemoryFormat format, const char* op) {
+  checked_numel(sizes, op);
+  if (format == MemoryFormat::ChannelsLast) {
+    ANATOMY_CHECK(sizes.size() == 4, ValueError, "{}: channels_last needs a 4-D shape, got [{}]", op,
+                  fmt::join(sizes, ", "));
+    return make_empty_tensor(sizes, channels_last_strides(sizes), dtype, allocator, op);
+  }
+  ANATOMY_CHECK(format != MemoryFormat::Preserve, ValueError, "{}: preserve_format needs an input to preserve", op);
+  return make_empty_tensor(sizes, contiguous_strides(sizes), dtype, allocator, op);
+}
+
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  if (t.is_non_overlapping_and_dense()) return;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    ANATOMY_CHECK(!(t.sizes()[d] > 1 && t.strides()[d] == 0), ValueError,
+                  "{}: more than one element of the written-to tensor refers to a single memory location (dim {} "
+                  "has size {} and stride 0); clone() it first",
+                  op, d, t.sizes()[d]);
+  }
+}
+
+}  // namespace anatomy

@@ -1,0 +1,21 @@
+// Making a new tensor with fresh storage: what every backend's `empty` kernel does, given its
+// allocator. A backend defined outside anatomy uses it too.
+#pragma once
+
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+// A tensor of `sizes` with the given strides (or contiguous / channels_last), memory from
+// `allocator`. Checks sizes (negative, overflow) and names `op` in errors.
+Tensor make_empty_tensor(IntArrayRef sizes, IntArrayRef strides, DType dtype, Allocator* allocator, const char* op);
+Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, MemoryFormat format, const char* op);
+
+// Checks that no two elements of `t` share memory (an expanded tensor does); writing into such
+// a tensor is ambiguous, so in-place ops refuse it. ValueError names `op`.
+void check_no_internal_overlap(const Tensor& t, const char* op);
+
+// The element count of a strided layout's furthest element + 1 (0 for an empty tensor).
+int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides);
+
+}  // namespace anatomy

@@ -1,0 +1,21 @@
+// Compiler and platform macros shared by every module.
+#pragma once
+
+// Functions and types that must run on both host and device (Half, BFloat16, Philox) are
+// marked with ANATOMY_HOST_DEVICE; under a host compiler it expands to nothing.
+#if defined(__CUDACC__)
+#define ANATOMY_HOST_DEVICE __host__ __device__
+#define ANATOMY_DEVICE_INLINE __device__ __forceinline__
+#else
+#define ANATOMY_HOST_DEVICE
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ANATOMY_LIKELY(x) __builtin_expect(!!(x), 1)
+#define ANATOMY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ANATOMY_NOINLINE __attribute__((noinline))
+#else
+#define ANATOMY_LIKELY(x) (x)
+#define ANATOMY_UNLIKELY(x) (x)
+#define ANATOMY_NOINLINE
+#endif

@@ -1,0 +1,144 @@
+// Size inference, view strides, broadcasting and arange lengths.
+#include "anatomy/core/shape_rules.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "anatomy/core/error.h"
+
+namespace anatomy {
+
+bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 0) return true;
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+DimVector channels_last_strides(IntArrayRef sizes) {
+  ANATOMY_CHECK(sizes.size() == 4, ValueError, "channels_last: needs a 4-D (NCHW) shape, got {} dims", sizes.size());
+  DimVector strides(4);
+  int64_t s = 1;
+  for (int d : {1, 3, 2, 0}) {
+    strides[d] = s;
+    s *= std::max<int64_t>(sizes[d], 1);
+  }
+  return strides;
+}
+
+int64_t checked_numel(IntArrayRef sizes, const char* op) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    ANATOMY_CHECK(s >= 0, ValueError, "{}: negative dimension {} in size [{}]", op, s, fmt::join(sizes, ", "));
+    ANATOMY_CHECK(!__builtin_mul_overflow(n, s, &n), ValueError, "{}: size [{}] overflows int64 elements", op,
+                  fmt::join(sizes, ", "));
+  }
+  return n;
+}
+
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
+  DimVector out(shape);
+  int64_t known = 1;
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      ANATOMY_CHECK(!infer, ValueError, "{}: only one dimension can be inferred (-1), got shape [{}]", op,
+                    fmt::join(shape, ", "));
+      infer = i;
+    } else {
+      ANATOMY_CHECK(shape[i] >= 0, ValueError, "{}: invalid size {} at dim {} in shape [{}]", op, shape[i], i,
+                    fmt::join(shape, ", "));
+      known *= shape[i];
+    }
+  }
+  if (infer) {
+    ANATOMY_CHECK(known != 0 && numel % known == 0, ValueError,
+                  "{}: shape [{}] is invalid for input of size {}", op, fmt::join(shape, ", "), numel);
+    out[*infer] = numel / known;
+  } else {
+    ANATOMY_CHECK(known == numel, ValueError, "{}: shape [{}] is invalid for input of size {}", op,
+                  fmt::join(shape, ", "), numel);
+  }
+  return out;
+}
+
+std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes) {
+  DimVector new_strides(new_sizes.size());
+  if (sizes.empty()) {  // a 0-dim tensor becomes any all-ones shape
+    for (auto& s : new_strides) s = 1;
+    return new_strides;
+  }
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (numel == 0) {
+    if (sizes == new_sizes) return DimVector(strides);
+    return contiguous_strides(new_sizes);
+  }
+  // Walk the old dims from the last, grouping runs that are contiguous with each other; each
+  // run of old dims must map onto a run of new dims with the same element count.
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= sizes[tensor_d];
+    bool chunk_ends = tensor_d == 0 ||
+                      (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+    if (chunk_ends) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = strides[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    ANATOMY_CHECK(da == db || da == 1 || db == 1, ValueError,
+                  "{}: shapes [{}] and [{}] cannot be broadcast (dim {}: {} vs {})", op, fmt::join(a, ", "),
+                  fmt::join(b, ", "), i, da, db);
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int64_t arange_length(double start, double end, double step, const char* op) {
+  ANATOMY_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, "{}: bounds must be finite, got {} and {}",
+                op, start, end);
+  ANATOMY_CHECK(step != 0 && std::isfinite(step), ValueError, "{}: step must be nonzero and finite, got {}", op, step);
+  ANATOMY_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), ValueError,
+                "{}: upper bound and larger bound inconsistent with step sign (start {}, end {}, step {})", op, start,
+                end, step);
+  double n = std::ceil((end - start) / step);
+  ANATOMY_CHECK(n < 9.0e18, ValueError, "{}: {} elements is too many", op, n);
+  return static_cast<int64_t>(n);
+}
+
+}  // namespace anatomy

@@ -1,0 +1,36 @@
+// Shape and stride rules shared by views, factories and (later) the element-wise plan.
+#pragma once
+
+#include <optional>
+
+#include "anatomy/core/dim_vector.h"
+
+namespace anatomy {
+
+// Whether sizes/strides describe a row-major contiguous layout (dims of size 1 may have any
+// stride, as in PyTorch).
+bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides);
+// Row-major strides for `sizes`.
+DimVector contiguous_strides(IntArrayRef sizes);
+// NHWC strides for a 4-D NCHW `sizes`.
+DimVector channels_last_strides(IntArrayRef sizes);
+// The product of sizes; throws ValueError on a negative size or overflow.
+int64_t checked_numel(IntArrayRef sizes, const char* op);
+
+// Resolves one -1 in `shape` so the product equals `numel`; ValueError (naming `op`) when it
+// cannot (two -1s, a negative size, a product that does not divide).
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);
+
+// Strides that let a tensor with (sizes, strides) be viewed as `new_sizes` without a copy, or
+// nullopt when no such strides exist (PyTorch's computeStride: dims can be split and merged
+// only where they are contiguous with each other).
+std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes);
+
+// NumPy broadcasting of two shapes; ValueError naming `op` and both shapes when they clash.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+
+// The number of elements of arange(start, end, step); ValueError for a zero step, a step whose
+// sign goes away from end, or non-finite bounds.
+int64_t arange_length(double start, double end, double step, const char* op);
+
+}  // namespace anatomy

@@ -1,0 +1,136 @@
+// Tensor: the user-facing handle. Copying a Tensor shares its TensorImpl (one atomic
+// increment); views share the storage. Methods that compute are declared here and defined in
+// dispatch/tensor_methods.cpp, beside the operator declarations they call, so a method call
+// goes through the dispatcher exactly like the free function.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "anatomy/core/error.h"
+#include "anatomy/core/scalar.h"
+#include "anatomy/core/tensor_impl.h"
+#include "anatomy/core/tensor_options.h"
+
+namespace anatomy {
+
+class Tensor;
+using TensorList = ArrayRef<Tensor>;
+
+class Tensor {
+ public:
+  Tensor() = default;  // an undefined tensor: defined() is false
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
+  // How many Tensor handles share this TensorImpl (views have their own).
+  uint32_t use_count() const { return impl_.use_count(); }
+  // The same TensorImpl (not merely the same storage).
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  // Shares storage with `o` (a view of it, or it of a view).
+  bool is_alias_of(const Tensor& o) const;
+
+  // ---- metadata (no dispatch) ----
+  IntArrayRef sizes() const { return impl()->sizes(); }
+  IntArrayRef strides() const { return impl()->strides(); }
+  // Size and stride of one dim; negative dims count from the end. IndexError when out of range.
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return impl()->dim(); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl()->numel(); }
+  int64_t storage_offset() const { return impl()->storage_offset(); }
+  DType dtype() const { return impl()->dtype(); }
+  Device device() const { return impl()->device(); }
+  size_t element_size() const { return anatomy::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_meta() const { return device().is_meta(); }
+  bool is_floating_point() const { return is_floating(dtype()); }
+  bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return impl()->is_contiguous(f); }
+  bool is_non_overlapping_and_dense() const { return impl()->is_non_overlapping_and_dense(); }
+  DispatchKeySet key_set() const { return impl()->key_set(); }
+  const Storage& storage() const { return impl()->storage(); }
+  uint32_t version() const { return impl()->version(); }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+
+  // Address of element 0 of this view. data_ptr<T>() checks that T is the tensor's dtype.
+  void* data_ptr() const { return impl()->data(); }
+  template <typename T>
+  T* data_ptr() const {
+    ANATOMY_CHECK(cpp_dtype_v<T> == dtype(), TypeError, "data_ptr: asked for {} but the tensor is {}",
+                  name(cpp_dtype_v<T>), name(dtype()));
+    return static_cast<T*>(data_ptr());
+  }
+
+  // ---- autograd slot (filled by the autograd module) ----
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool value = true);
+
+  // ---- views (share storage; see docs/tensor.md) ----
+  Tensor view(IntArrayRef size) const;
+  Tensor reshape(IntArrayRef size) const;
+  Tensor as_strided(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor T() const;  // all dims reversed
+  Tensor mT() const;  // last two dims swapped
+  Tensor permute(IntArrayRef dims) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
+               int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor expand(IntArrayRef size) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+
+  // ---- copies and conversions ----
+  Tensor contiguous(MemoryFormat f = MemoryFormat::Contiguous) const;
+  Tensor clone(MemoryFormat f = MemoryFormat::Preserve) const;
+  // Copies src into this tensor, converting dtype and crossing devices; src broadcasts to
+  // this tensor's shape. Returns *this.
+  const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  Tensor to(DType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, DType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const { return to(kCPU); }
+  Scalar item() const;
+  template <typename T>
+  T item() const {
+    return item().to<T>();
+  }
+
+  // ---- in-place fills ----
+  const Tensor& fill_(const Scalar& value) const;
+  const Tensor& zero_() const;
+  const Tensor& uniform_(double from = 0.0, double to = 1.0) const;
+  const Tensor& normal_(double mean = 0.0, double std = 1.0) const;
+
+ private:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+// Wraps dimension `dim` (negative counts from the end) into [0, ndim); IndexError naming `op`.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// A picture of the tensor's values like PyTorch's repr (see core/print.h).
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace anatomy

@@ -1,0 +1,102 @@
+// TensorImpl construction and the layout predicates (contiguity, density, channels_last).
+#include "anatomy/core/tensor_impl.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "anatomy/core/error.h"
+
+namespace anatomy {
+namespace {
+std::atomic<AutogradMetaFactory> g_autograd_meta_factory{nullptr};
+}  // namespace
+
+DispatchKey backend_dispatch_key(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU: return DispatchKey::CPU;
+    case DeviceType::CUDA: return DispatchKey::CUDA;
+    case DeviceType::Meta: return DispatchKey::Meta;
+    case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+  }
+  return DispatchKey::CPU;
+}
+
+void set_autograd_meta_factory(AutogradMetaFactory factory) { g_autograd_meta_factory.store(factory); }
+AutogradMetaFactory autograd_meta_factory() { return g_autograd_meta_factory.load(); }
+
+TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      version_(IntrusivePtr<VersionCounter>::make()),
+      dtype_(dtype) {
+  ANATOMY_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
+  ANATOMY_INTERNAL_ASSERT(sizes.size() == strides.size());
+  key_set_ = tensor_key_set_for_backend(backend_dispatch_key(storage_->device().type()));
+  refresh();
+}
+
+TensorImpl::TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset)
+    : storage_(base.storage_),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      version_(base.version_),
+      key_set_(base.key_set_),
+      dtype_(base.dtype_) {
+  ANATOMY_INTERNAL_ASSERT(sizes.size() == strides.size());
+  refresh();
+}
+
+void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  ANATOMY_INTERNAL_ASSERT(sizes.size() == strides.size());
+  sizes_ = DimVector(sizes);
+  strides_ = DimVector(strides);
+  storage_offset_ = storage_offset;
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  is_contiguous_ = compute_contiguous(sizes_, strides_);
+}
+
+bool TensorImpl::is_contiguous(MemoryFormat f) const {
+  if (f == MemoryFormat::ChannelsLast) {
+    if (sizes_.size() != 4) return false;
+    // Same rule as contiguity, over the dims in NHWC order (C, W, H, N from fastest).
+    int64_t expected = 1;
+    for (int d : {1, 3, 2, 0}) {
+      if (sizes_[d] == 1) continue;
+      if (strides_[d] != expected) return false;
+      expected *= sizes_[d];
+    }
+    return true;
+  }
+  return is_contiguous_;
+}
+
+bool TensorImpl::is_non_overlapping_and_dense() const {
+  if (is_contiguous_) return true;
+  // Dense in some order: sorted by stride, each stride equals the product of the sizes below it.
+  std::vector<size_t> perm(sizes_.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+    if (sizes_[a] < 2) return false;
+    if (sizes_[b] < 2) return true;
+    return strides_[a] < strides_[b];
+  });
+  int64_t expected = 1;
+  for (size_t d : perm) {
+    if (sizes_[d] == 1) continue;
+    if (strides_[d] != expected) return false;
+    expected *= sizes_[d];
+  }
+  return true;
+}
+
+}  // namespace anatomy

@@ -1,0 +1,101 @@
+// TensorImpl: the state behind a Tensor handle. A view of storage: sizes, strides (in
+// elements), an offset into the storage, a dtype and a device, plus what the dispatcher and
+// autograd need (the key set, the version counter shared by views, the autograd slot).
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "anatomy/core/dim_vector.h"
+#include "anatomy/core/dtype.h"
+#include "anatomy/core/intrusive_ptr.h"
+#include "anatomy/core/memory_format.h"
+#include "anatomy/core/shape_rules.h"
+#include "anatomy/core/storage.h"
+#include "anatomy/dispatch/key_set.h"
+
+namespace anatomy {
+
+// Shared by a tensor and all its views, so that an in-place change through any of them is seen
+// by autograd's saved-tensor checks on all of them.
+class VersionCounter : public RefCounted {
+ public:
+  uint32_t current() const { return version_.load(std::memory_order_relaxed); }
+  void bump() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint32_t> version_{0};
+};
+
+// The slot autograd fills; core only needs to know whether a tensor requires grad.
+class AutogradMetaInterface {
+ public:
+  virtual ~AutogradMetaInterface() = default;
+  virtual bool requires_grad() const = 0;
+  virtual void set_requires_grad(bool value) = 0;
+  // The name of the node that produced the tensor ("AddBackward0"), empty for leaves.
+  virtual std::string grad_fn_name() const = 0;
+};
+
+// Installed by the autograd module: makes the metadata for a tensor that starts requiring grad.
+using AutogradMetaFactory = std::unique_ptr<AutogradMetaInterface> (*)();
+void set_autograd_meta_factory(AutogradMetaFactory factory);
+AutogradMetaFactory autograd_meta_factory();
+
+// The backend dispatch key of a device type's tensors (CPU -> CPU, CUDA -> CUDA, ...).
+DispatchKey backend_dispatch_key(DeviceType t);
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // A view: shares `base`'s storage and version counter.
+  TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  const Storage& storage() const { return storage_; }
+  DispatchKeySet key_set() const { return key_set_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  bool is_contiguous(MemoryFormat f) const;
+  bool is_non_overlapping_and_dense() const;
+
+  // Changes the metadata in place (as_strided_, resize of an empty tensor, squeeze_): the
+  // cached contiguity and numel are recomputed.
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+
+  // Pointer to element 0 of this view (the storage's data plus the offset).
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(element_size(dtype_));
+  }
+
+  uint32_t version() const { return version_->current(); }
+  void bump_version() { version_->bump(); }
+  const IntrusivePtr<VersionCounter>& version_counter() const { return version_; }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+
+ private:
+  void refresh();
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 0;
+  IntrusivePtr<VersionCounter> version_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  DispatchKeySet key_set_;
+  DType dtype_;
+  bool is_contiguous_ = true;
+};
+
+// A hot structure: every op allocates one. Keep it within four cache lines.
+static_assert(sizeof(TensorImpl) <= 256, "TensorImpl grew: keep it small");
+
+}  // namespace anatomy

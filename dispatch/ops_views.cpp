@@ -1,0 +1,224 @@
+// View operators: schemas, the metadata kernels of core/views.h registered for every backend,
+// and the views composed from them.
+#include "anatomy/core/views.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy {
+namespace {
+
+// reshape is a view when the strides allow one, else a contiguous copy.
+Tensor reshape_composite(const Tensor& self, IntArrayRef shape) {
+  DimVector sizes = infer_size(shape, self.numel(), "reshape");
+  if (compute_view_strides(self.sizes(), self.strides(), sizes)) return view(self, sizes);
+  return view(clone(self, MemoryFormat::Contiguous), sizes);
+}
+
+Tensor t_composite(const Tensor& self) {
+  ANATOMY_CHECK(self.dim() <= 2, ValueError, "t: expects a tensor with <= 2 dims, got {}; use transpose or mT",
+                self.dim());
+  return self.dim() < 2 ? view(self, self.sizes()) : transpose(self, 0, 1);
+}
+
+Tensor narrow_composite(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  ANATOMY_CHECK(self.dim() > 0, IndexError, "narrow: cannot narrow a 0-dim tensor");
+  int64_t d = wrap_dim(dim, self.dim(), "narrow");
+  int64_t len = self.sizes()[d];
+  ANATOMY_CHECK(start >= -len && start <= len, IndexError, "narrow: start {} is out of range for dim {} of size {}",
+                start, d, len);
+  if (start < 0) start += len;
+  ANATOMY_CHECK(length >= 0 && start + length <= len, ValueError,
+                "narrow: start ({}) + length ({}) exceeds dim {} of size {}", start, length, d, len);
+  return slice(self, d, start, start + length, 1);
+}
+
+Tensor flatten_composite(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return reshape(self, {1});
+  int64_t s = wrap_dim(start_dim, self.dim(), "flatten"), e = wrap_dim(end_dim, self.dim(), "flatten");
+  ANATOMY_CHECK(s <= e, ValueError, "flatten: start_dim ({}) must not come after end_dim ({})", s, e);
+  if (s == e) return view(self, self.sizes());
+  DimVector sizes;
+  int64_t merged = 1;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (i < s || i > e) {
+      sizes.push_back(self.sizes()[i]);
+    } else {
+      merged *= self.sizes()[i];
+      if (i == e) sizes.push_back(merged);
+    }
+  }
+  return reshape(self, sizes);
+}
+
+Tensor unflatten_composite(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  ANATOMY_CHECK(self.dim() > 0, IndexError, "unflatten: cannot unflatten a 0-dim tensor");
+  int64_t d = wrap_dim(dim, self.dim(), "unflatten");
+  ANATOMY_CHECK(!sizes.empty(), ValueError, "unflatten: sizes must not be empty");
+  DimVector inner = infer_size(sizes, self.sizes()[d], "unflatten");
+  DimVector shape;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (i == d) {
+      for (int64_t s : inner) shape.push_back(s);
+    } else {
+      shape.push_back(self.sizes()[i]);
+    }
+  }
+  return view(self, shape);
+}
+
+std::vector<Tensor> split_composite(const Tensor& self, int64_t split_size, int64_t dim) {
+  ANATOMY_CHECK(self.dim() > 0, ValueError, "split: cannot split a 0-dim tensor");
+  int64_t d = wrap_dim(dim, self.dim(), "split");
+  int64_t len = self.sizes()[d];
+  ANATOMY_CHECK(split_size > 0 || (split_size == 0 && len == 0), ValueError,
+                "split: split_size must be positive, got {} for dim {} of size {}", split_size, d, len);
+  std::vector<int64_t> sizes;
+  if (len == 0) {
+    sizes.push_back(0);
+  } else {
+    for (int64_t start = 0; start < len; start += split_size) sizes.push_back(std::min(split_size, len - start));
+  }
+  return split_with_sizes(self, sizes, d);
+}
+
+std::vector<Tensor> chunk_composite(const Tensor& self, int64_t chunks, int64_t dim) {
+  ANATOMY_CHECK(self.dim() > 0, ValueError, "chunk: cannot chunk a 0-dim tensor");
+  ANATOMY_CHECK(chunks > 0, ValueError, "chunk: number of chunks must be positive, got {}", chunks);
+  int64_t d = wrap_dim(dim, self.dim(), "chunk");
+  int64_t len = self.sizes()[d];
+  int64_t split_size = (len + chunks - 1) / chunks;
+  if (split_size == 0 && len == 0) {
+    std::vector<int64_t> sizes(chunks, 0);
+    return split_with_sizes(self, sizes, d);
+  }
+  return split(self, split_size, d);
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY(aten, m) {
+  m.def("view(Tensor(a) self, int[] size) -> Tensor(a)");
+  m.def("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)");
+  m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
+  m.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)");
+  m.def("slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)");
+  m.def("select.int(Tensor(a) self, int dim, int index) -> Tensor(a)");
+  m.def("squeeze(Tensor(a) self) -> Tensor(a)");
+  m.def("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)");
+  m.def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)");
+  m.def("expand(Tensor(a) self, int[] size) -> Tensor(a)");
+  m.def("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)");
+  m.def("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)");
+  m.def("split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor[]");
+  // Composites: written with the views above, so autograd differentiates through them.
+  m.def("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", ANATOMY_KERNEL(reshape_composite));
+  m.def("t(Tensor(a) self) -> Tensor(a)", ANATOMY_KERNEL(t_composite));
+  m.def("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", ANATOMY_KERNEL(narrow_composite));
+  m.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+        ANATOMY_KERNEL(flatten_composite));
+  m.def("unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)", ANATOMY_KERNEL(unflatten_composite));
+  m.def("split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor[]", ANATOMY_KERNEL(split_composite));
+  m.def("chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor[]", ANATOMY_KERNEL(chunk_composite));
+}
+
+ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("view", ANATOMY_KERNEL(views::view));
+  m.impl("as_strided", ANATOMY_KERNEL(views::as_strided));
+  m.impl("transpose.int", ANATOMY_KERNEL(views::transpose));
+  m.impl("permute", ANATOMY_KERNEL(views::permute));
+  m.impl("slice.Tensor", ANATOMY_KERNEL(views::slice));
+  m.impl("select.int", ANATOMY_KERNEL(views::select));
+  m.impl("squeeze", ANATOMY_KERNEL(views::squeeze));
+  m.impl("squeeze.dim", ANATOMY_KERNEL(views::squeeze_dim));
+  m.impl("unsqueeze", ANATOMY_KERNEL(views::unsqueeze));
+  m.impl("expand", ANATOMY_KERNEL(views::expand));
+  m.impl("unfold", ANATOMY_KERNEL(views::unfold));
+  m.impl("diagonal", ANATOMY_KERNEL(views::diagonal));
+  m.impl("split_with_sizes", ANATOMY_KERNEL(views::split_with_sizes));
+}
+
+// ---- the C++ API ----
+using OptInt = std::optional<int64_t>;
+
+Tensor view(const Tensor& self, IntArrayRef size) {
+  ANATOMY_OP(op, "aten::view", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, size);
+}
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  ANATOMY_OP(op, "aten::reshape", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, shape);
+}
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, OptInt storage_offset) {
+  ANATOMY_OP(op, "aten::as_strided", Tensor(const Tensor&, IntArrayRef, IntArrayRef, OptInt));
+  return op.call(self, size, stride, storage_offset);
+}
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  ANATOMY_OP(op, "aten::transpose.int", Tensor(const Tensor&, int64_t, int64_t));
+  return op.call(self, dim0, dim1);
+}
+Tensor t(const Tensor& self) {
+  ANATOMY_OP(op, "aten::t", Tensor(const Tensor&));
+  return op.call(self);
+}
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  ANATOMY_OP(op, "aten::permute", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, dims);
+}
+Tensor slice(const Tensor& self, int64_t dim, OptInt start, OptInt end, int64_t step) {
+  ANATOMY_OP(op, "aten::slice.Tensor", Tensor(const Tensor&, int64_t, OptInt, OptInt, int64_t));
+  return op.call(self, dim, start, end, step);
+}
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  ANATOMY_OP(op, "aten::narrow", Tensor(const Tensor&, int64_t, int64_t, int64_t));
+  return op.call(self, dim, start, length);
+}
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  ANATOMY_OP(op, "aten::select.int", Tensor(const Tensor&, int64_t, int64_t));
+  return op.call(self, dim, index);
+}
+Tensor squeeze(const Tensor& self) {
+  ANATOMY_OP(op, "aten::squeeze", Tensor(const Tensor&));
+  return op.call(self);
+}
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  ANATOMY_OP(op, "aten::squeeze.dim", Tensor(const Tensor&, int64_t));
+  return op.call(self, dim);
+}
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  ANATOMY_OP(op, "aten::unsqueeze", Tensor(const Tensor&, int64_t));
+  return op.call(self, dim);
+}
+Tensor expand(const Tensor& self, IntArrayRef size) {
+  ANATOMY_OP(op, "aten::expand", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, size);
+}
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  ANATOMY_OP(op, "aten::flatten.using_ints", Tensor(const Tensor&, int64_t, int64_t));
+  return op.call(self, start_dim, end_dim);
+}
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  ANATOMY_OP(op, "aten::unflatten.int", Tensor(const Tensor&, int64_t, IntArrayRef));
+  return op.call(self, dim, sizes);
+}
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  ANATOMY_OP(op, "aten::unfold", Tensor(const Tensor&, int64_t, int64_t, int64_t));
+  return op.call(self, dimension, size, step);
+}
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  ANATOMY_OP(op, "aten::diagonal", Tensor(const Tensor&, int64_t, int64_t, int64_t));
+  return op.call(self, offset, dim1, dim2);
+}
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  ANATOMY_OP(op, "aten::split.Tensor", std::vector<Tensor>(const Tensor&, int64_t, int64_t));
+  return op.call(self, split_size, dim);
+}
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  ANATOMY_OP(op, "aten::split_with_sizes", std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t));
+  return op.call(self, split_sizes, dim);
+}
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  ANATOMY_OP(op, "aten::chunk", std::vector<Tensor>(const Tensor&, int64_t, int64_t));
+  return op.call(self, chunks, dim);
+}
+
+}  // namespace anatomy

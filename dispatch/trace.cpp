@@ -1,0 +1,92 @@
+// The dispatch trace's switch, sink and line format.
+#include "anatomy/dispatch/trace.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "anatomy/dispatch/dispatcher.h"
+
+namespace anatomy::dispatch {
+namespace detail {
+std::atomic<bool> g_trace_enabled{[] {
+  const char* v = std::getenv("ANATOMY_DISPATCH_TRACE");
+  return v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0;
+}()};
+}  // namespace detail
+
+namespace {
+thread_local int t_depth = 0;
+thread_local std::vector<std::string>* t_capture = nullptr;
+
+std::mutex& sink_mutex() {
+  static std::mutex m;
+  return m;
+}
+TraceSink& sink() {
+  static TraceSink s;
+  return s;
+}
+
+void emit(const std::string& line) {
+  if (t_capture) {
+    t_capture->push_back(line);
+    return;
+  }
+  std::lock_guard<std::mutex> g(sink_mutex());
+  if (sink()) {
+    sink()(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+}  // namespace
+
+void set_trace_enabled(bool on) { detail::g_trace_enabled.store(on, std::memory_order_relaxed); }
+
+void set_trace_sink(TraceSink s) {
+  std::lock_guard<std::mutex> g(sink_mutex());
+  sink() = std::move(s);
+}
+
+std::string to_string(DispatchKeySet ks) {
+  std::string s = "[";
+  bool first = true;
+  ks.for_each_high_to_low([&](DispatchKey k) {
+    s += first ? "" : ", ";
+    s += to_string(k);
+    first = false;
+  });
+  return s + "]";
+}
+
+TraceCapture::TraceCapture() : was_enabled_(trace_enabled()) {
+  t_capture = &lines_;
+  set_trace_enabled(true);
+}
+
+TraceCapture::~TraceCapture() {
+  t_capture = nullptr;
+  set_trace_enabled(was_enabled_);
+}
+
+std::string TraceCapture::text() const {
+  std::string s;
+  for (const auto& l : lines_) s += l + "\n";
+  return s;
+}
+
+TraceScope::TraceScope(const OperatorHandle& op, DispatchKeySet ks, bool is_redispatch) {
+  DispatchKey k = ks.highest();
+  std::string kernel = ks.empty() ? "missing" : op.entry().kernel_name(k);
+  emit(fmt::format("[dispatch] {:{}}{}{} {} -> {} ({})", "", 2 * t_depth, is_redispatch ? "redispatch " : "",
+                   op.name(), to_string(ks), to_string(k), kernel));
+  ++t_depth;
+}
+
+TraceScope::~TraceScope() { --t_depth; }
+
+}  // namespace anatomy::dispatch
