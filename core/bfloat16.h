@@ -174,10 +174,11 @@ ANATOMY_HOST_DEVICE inline BFloat16& operator-=(BFloat16& a, BFloat16 b) { retur
 ANATOMY_HOST_DEVICE inline BFloat16& operator*=(BFloat16& a, BFloat16 b) { return a = a * b; }
 ANATOMY_HOST_DEVICE inline BFloat16& operator/=(BFloat16& a, BFloat16 b) { return a = a / b; }
 
+// A double operand is not squeezed through float: the exact widened value meets it in double.
 #define ANATOMY_BF16_MIXED_ARITH(op)                                                      \
   template <detail::BFloat16ArithmeticOperand T>                                          \
   ANATOMY_HOST_DEVICE inline auto operator op(BFloat16 a, T b) {                          \
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, long double>) {           \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {            \
       return static_cast<T>(static_cast<float>(a)) op b;                                  \
     } else {                                                                              \
       return detail::bf16_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \
@@ -185,7 +186,7 @@ ANATOMY_HOST_DEVICE inline BFloat16& operator/=(BFloat16& a, BFloat16 b) { retur
   }                                                                                       \
   template <detail::BFloat16ArithmeticOperand T>                                          \
   ANATOMY_HOST_DEVICE inline auto operator op(T a, BFloat16 b) {                          \
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, long double>) {           \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {            \
       return a op static_cast<T>(static_cast<float>(b));                                  \
     } else {                                                                              \
       return detail::bf16_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \

@@ -81,7 +81,8 @@ Device::Device(std::string_view text) : type_(DeviceType::CPU), index_(-1) {
   if (!index_part.empty()) {
     int value = -1;
     auto [end, ec] = std::from_chars(index_part.data(), index_part.data() + index_part.size(), value);
-    ANATOMY_CHECK(ec == std::errc() && end == index_part.data() + index_part.size() && value >= 0 && value < 128,
+    ANATOMY_CHECK(ec == std::errc() && end == index_part.data() + index_part.size() && value >= 0 && value < 128 &&
+                      (index_part.size() == 1 || index_part[0] != '0'),
                   ValueError, "Device: bad index '{}' in '{}'; expected an integer in [0, 127]", index_part, text);
     ANATOMY_CHECK(type_ == DeviceType::CUDA || type_ == DeviceType::PrivateUse1 || value == 0, ValueError,
                   "Device: {} takes no index other than 0, got '{}'", type_part, text);

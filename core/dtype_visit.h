@@ -27,8 +27,8 @@ decltype(auto) visit_dtype(DType t, const char* op, F&& f) {
 template <typename T>
 inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
-// static_cast semantics, with Half and BFloat16 converted through float (double for fp64
-// sources, so fp64 -> fp16 rounds once) and anything -> bool meaning "is nonzero".
+// static_cast semantics; conversions into Half and BFloat16 round once (from float, double or
+// an integer), out of them go through float, and anything -> bool means "is nonzero".
 template <typename To, typename From>
 ANATOMY_HOST_DEVICE inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -39,8 +39,7 @@ ANATOMY_HOST_DEVICE inline To convert(From v) {
   } else if constexpr (is_reduced_float_v<From>) {
     return convert<To>(static_cast<float>(v));
   } else if constexpr (is_reduced_float_v<To>) {
-    if constexpr (std::is_same_v<From, double>) return To(v);
-    else return To(static_cast<float>(v));
+    return To(v);  // Half and BFloat16 round once from float, double and integers alike
   } else {
     return static_cast<To>(v);
   }

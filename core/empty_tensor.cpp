@@ -3,11 +3,17 @@
 
 namespace anatomy {
 
-int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides) {
+int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides, const char* op) {
+  for (int64_t s : sizes) {
+    if (s == 0) return 0;
+  }
   int64_t extent = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return 0;
-    extent += (sizes[i] - 1) * strides[i];
+    int64_t span;
+    ANATOMY_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
+                      !__builtin_add_overflow(extent, span, &extent),
+                  ValueError, "{}: sizes [{}] with strides [{}] reach beyond 2^63 elements", op, fmt::join(sizes, ", "),
+                  fmt::join(strides, ", "));
   }
   return extent;
 }
@@ -20,7 +26,7 @@ Tensor make_empty_tensor(IntArrayRef sizes, IntArrayRef strides, DType dtype, Al
     ANATOMY_CHECK(strides[i] >= 0, ValueError, "{}: negative stride {} at dim {}", op, strides[i], i);
   }
   ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for this device", op);
-  int64_t elems = required_storage_elements(sizes, strides);
+  int64_t elems = required_storage_elements(sizes, strides, op);
   size_t nbytes;
   ANATOMY_CHECK(!__builtin_mul_overflow(static_cast<size_t>(elems), element_size(dtype), &nbytes), ValueError,
                 "{}: [{}] elements of {} overflow the address space", op, fmt::join(sizes, ", "), name(dtype));

@@ -15,7 +15,9 @@ Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, M
 // a tensor is ambiguous, so in-place ops refuse it. ValueError names `op`.
 void check_no_internal_overlap(const Tensor& t, const char* op);
 
-// The element count of a strided layout's furthest element + 1 (0 for an empty tensor).
-int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides);
+// The index of a strided layout's furthest element + 1 (0 for an empty tensor): how many
+// elements its storage must hold. Strides must be non-negative; ValueError naming `op` when
+// the extent overflows int64.
+int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides, const char* op);
 
 }  // namespace anatomy

@@ -176,10 +176,11 @@ ANATOMY_HOST_DEVICE inline Half& operator-=(Half& a, Half b) { return a = a - b;
 ANATOMY_HOST_DEVICE inline Half& operator*=(Half& a, Half b) { return a = a * b; }
 ANATOMY_HOST_DEVICE inline Half& operator/=(Half& a, Half b) { return a = a / b; }
 
+// A double operand is not squeezed through float: the exact widened value meets it in double.
 #define ANATOMY_HALF_MIXED_ARITH(op)                                                   \
   template <detail::HalfArithmeticOperand T>                                           \
   ANATOMY_HOST_DEVICE inline auto operator op(Half a, T b) {                           \
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, long double>) {        \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {         \
       return static_cast<T>(static_cast<float>(a)) op b;                               \
     } else {                                                                           \
       return detail::half_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \
@@ -187,7 +188,7 @@ ANATOMY_HOST_DEVICE inline Half& operator/=(Half& a, Half b) { return a = a / b;
   }                                                                                    \
   template <detail::HalfArithmeticOperand T>                                           \
   ANATOMY_HOST_DEVICE inline auto operator op(T a, Half b) {                           \
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, long double>) {        \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {         \
       return a op static_cast<T>(static_cast<float>(b));                               \
     } else {                                                                           \
       return detail::half_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \

@@ -58,23 +58,21 @@ Formatter make_formatter(DType dtype, const std::vector<double>& values, int pre
       if (std::isfinite(v)) finite.push_back(v);
     }
     f.int_mode = std::all_of(finite.begin(), finite.end(), [](double v) { return v == std::floor(v); });
+    double max_abs = 0, min_abs = INFINITY;
+    for (double v : finite) {
+      if (v != 0) {
+        max_abs = std::max(max_abs, std::fabs(v));
+        min_abs = std::min(min_abs, std::fabs(v));
+      }
+    }
+    // PyTorch: integers print as "1." unless their range is wide; other values switch to
+    // scientific notation for a wide range or very large or small magnitudes.
     if (f.int_mode) {
-      double max_abs = 0;
-      for (double v : finite) max_abs = std::max(max_abs, std::fabs(v));
-      if (max_abs > 1e8) {
-        f.int_mode = false;
-        f.sci_mode = true;
-      }
+      f.sci_mode = max_abs > 0 && (max_abs / min_abs > 1000.0 || max_abs > 1e8);
     } else {
-      double max_abs = 0, min_abs = INFINITY;
-      for (double v : finite) {
-        if (v != 0) {
-          max_abs = std::max(max_abs, std::fabs(v));
-          min_abs = std::min(min_abs, std::fabs(v));
-        }
-      }
       f.sci_mode = max_abs > 0 && (max_abs / min_abs > 1000.0 || max_abs > 1e8 || min_abs < 1e-4);
     }
+    if (f.sci_mode) f.int_mode = false;
   }
   for (double v : values) f.width = std::max(f.width, f.raw(v).size());
   return f;
@@ -112,7 +110,7 @@ void write(const Tensor& t, int64_t dim, const Formatter& f, const std::vector<d
       }
     }
     if (idx[k] < 0) {
-      out += "...";
+      out += inner ? " ..." : "...";
     } else {
       write(t, dim + 1, f, values, next, summarize, indent + 1, out);
     }

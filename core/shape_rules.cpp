@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "anatomy/core/error.h"
 
@@ -50,6 +51,28 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
   return n;
 }
 
+bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides) {
+  if (sizes.size() != 4 || strides[1] == 0) return false;
+  int64_t min = 0;
+  for (int d : {1, 3, 2, 0}) {
+    if (sizes[d] == 0 || strides[d] < min) return false;
+    // N111 and sliced N11W tensors have equal strides on N and C: call them NCHW.
+    if (d == 0 && min == strides[1]) return false;
+    min = strides[d];
+    if (sizes[d] > 1) min *= sizes[d];
+  }
+  return true;
+}
+
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
+  if (shape.size() > desired.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t s = shape[shape.size() - 1 - i], t = desired[desired.size() - 1 - i];
+    if (s != t && s != 1) return false;
+  }
+  return true;
+}
+
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   DimVector out(shape);
   int64_t known = 1;
@@ -62,7 +85,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
     } else {
       ANATOMY_CHECK(shape[i] >= 0, ValueError, "{}: invalid size {} at dim {} in shape [{}]", op, shape[i], i,
                     fmt::join(shape, ", "));
-      known *= shape[i];
+      ANATOMY_CHECK(!__builtin_mul_overflow(known, shape[i], &known), ValueError,
+                    "{}: shape [{}] overflows int64 elements", op, fmt::join(shape, ", "));
     }
   }
   if (infer) {
@@ -129,7 +153,22 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
   return out;
 }
 
-int64_t arange_length(double start, double end, double step, const char* op) {
+int64_t arange_length(const Scalar& start_s, const Scalar& end_s, const Scalar& step_s, const char* op) {
+  if (!start_s.is_floating_point() && !end_s.is_floating_point() && !step_s.is_floating_point()) {
+    int64_t start = start_s.to_int(), end = end_s.to_int(), step = step_s.to_int();
+    ANATOMY_CHECK(step != 0, ValueError, "{}: step must be nonzero", op);
+    ANATOMY_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), ValueError,
+                  "{}: upper bound and larger bound inconsistent with step sign (start {}, end {}, step {})", op, start,
+                  end, step);
+    // (end - start) may not fit in int64 (e.g. -2^63 to 2^63-1): count in unsigned arithmetic.
+    uint64_t distance = step > 0 ? static_cast<uint64_t>(end) - static_cast<uint64_t>(start)
+                                 : static_cast<uint64_t>(start) - static_cast<uint64_t>(end);
+    uint64_t magnitude = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+    uint64_t n = distance / magnitude + (distance % magnitude != 0);
+    ANATOMY_CHECK(n <= static_cast<uint64_t>(INT64_MAX), ValueError, "{}: {} elements is too many", op, n);
+    return static_cast<int64_t>(n);
+  }
+  double start = start_s.to_double(), end = end_s.to_double(), step = step_s.to_double();
   ANATOMY_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, "{}: bounds must be finite, got {} and {}",
                 op, start, end);
   ANATOMY_CHECK(step != 0 && std::isfinite(step), ValueError, "{}: step must be nonzero and finite, got {}", op, step);

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "anatomy/core/dim_vector.h"
+#include "anatomy/core/scalar.h"
 
 namespace anatomy {
 
@@ -16,6 +17,13 @@ DimVector contiguous_strides(IntArrayRef sizes);
 DimVector channels_last_strides(IntArrayRef sizes);
 // The product of sizes; throws ValueError on a negative size or overflow.
 int64_t checked_numel(IntArrayRef sizes, const char* op);
+
+// Whether 4-D strides are ordered like NHWC (C fastest, then W, H, N), even with gaps (a sliced
+// channels_last tensor): PyTorch's is_channels_last_strides_2d, ambiguous cases going to NCHW.
+bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides);
+
+// Whether `shape` can be broadcast (expanded) to `desired`.
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);
 
 // Resolves one -1 in `shape` so the product equals `numel`; ValueError (naming `op`) when it
 // cannot (two -1s, a negative size, a product that does not divide).
@@ -30,7 +38,8 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
 
 // The number of elements of arange(start, end, step); ValueError for a zero step, a step whose
-// sign goes away from end, or non-finite bounds.
-int64_t arange_length(double start, double end, double step, const char* op);
+// sign goes away from end, or non-finite bounds. All-integer arguments are counted in int64
+// (exact beyond 2^53), others in double.
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step, const char* op);
 
 }  // namespace anatomy

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "anatomy/core/empty_tensor.h"
+
 namespace anatomy::views {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
@@ -26,11 +28,14 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   int64_t offset = storage_offset.value_or(self.storage_offset());
   ANATOMY_CHECK(offset >= 0, ValueError, "as_strided: negative storage offset {}", offset);
   int64_t numel = checked_numel(size, "as_strided");
-  int64_t last = offset;  // index of the furthest element the view reaches
   for (size_t i = 0; i < size.size(); ++i) {
     ANATOMY_CHECK(stride[i] >= 0, ValueError, "as_strided: negative stride {} at dim {}", stride[i], i);
-    if (size[i] > 0) last += (size[i] - 1) * stride[i];
   }
+  // Index of the furthest element the view reaches (checked against overflow).
+  int64_t last = 0;
+  ANATOMY_CHECK(!__builtin_add_overflow(offset, required_storage_elements(size, stride, "as_strided") - 1, &last),
+                ValueError, "as_strided: offset {} with sizes [{}] and strides [{}] overflows", offset,
+                fmt::join(size, ", "), fmt::join(stride, ", "));
   int64_t storage_elems = static_cast<int64_t>(self.storage()->nbytes() / self.element_size());
   ANATOMY_CHECK(numel == 0 || last < storage_elems, ValueError,
                 "as_strided: size [{}], stride [{}] and offset {} reach element {}, but the storage holds {} elements "
@@ -83,8 +88,13 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   int64_t e = end ? clamp_index(*end) : len;
   if (e < s) e = s;
   DimVector sizes(self.sizes()), strides(self.strides());
-  sizes[d] = (e - s + step - 1) / step;
-  strides[d] *= step;
+  sizes[d] = e == s ? 0 : 1 + (e - s - 1) / step;
+  // PyTorch's stride is stride * step. When that overflows, a dim of at most one element never
+  // uses its stride, so the original one is kept; more elements cannot be addressed.
+  if (__builtin_mul_overflow(self.strides()[d], step, &strides[d])) {
+    ANATOMY_CHECK(sizes[d] <= 1, ValueError, "slice: step {} times stride {} overflows", step, self.strides()[d]);
+    strides[d] = self.strides()[d];
+  }
   return make_view(self, sizes, strides, self.storage_offset() + s * self.strides()[d]);
 }
 
@@ -161,6 +171,7 @@ Tensor expand(const Tensor& self, IntArrayRef size) {
       strides[i] = 0;
     }
   }
+  checked_numel(sizes, "expand");
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
@@ -213,6 +224,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   int64_t total = 0;
   for (int64_t s : split_sizes) {
     ANATOMY_CHECK(s >= 0, ValueError, "split: negative split size {} in [{}]", s, fmt::join(split_sizes, ", "));
+    ANATOMY_CHECK(s <= self.sizes()[d] - total, ValueError, "split: sizes [{}] add up to more than dim {} of size {}",
+                  fmt::join(split_sizes, ", "), d, self.sizes()[d]);
     total += s;
   }
   ANATOMY_CHECK(total == self.sizes()[d], ValueError,

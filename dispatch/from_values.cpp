@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "anatomy/core/dtype_visit.h"
+#include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/generator.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -52,25 +53,13 @@ Tensor from_rows(std::initializer_list<std::initializer_list<T>> rows, DType def
 
 }  // namespace
 
-Tensor tensor(std::initializer_list<double> v, TensorOptions o) {
-  return from_values(v.begin(), static_cast<int64_t>(v.size()), {static_cast<int64_t>(v.size())}, kDefaultFloat, o);
-}
-Tensor tensor(std::initializer_list<float> v, TensorOptions o) {
-  return from_values(v.begin(), static_cast<int64_t>(v.size()), {static_cast<int64_t>(v.size())}, DType::Float32, o);
-}
-Tensor tensor(std::initializer_list<int64_t> v, TensorOptions o) {
-  return from_values(v.begin(), static_cast<int64_t>(v.size()), {static_cast<int64_t>(v.size())}, DType::Int64, o);
-}
-Tensor tensor(std::initializer_list<int> v, TensorOptions o) {
-  return from_values(v.begin(), static_cast<int64_t>(v.size()), {static_cast<int64_t>(v.size())}, DType::Int64, o);
-}
-Tensor tensor(std::initializer_list<bool> v, TensorOptions o) {
-  return from_values(v.begin(), static_cast<int64_t>(v.size()), {static_cast<int64_t>(v.size())}, DType::Bool, o);
-}
 Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions o) {
   return from_rows(rows, kDefaultFloat, o);
 }
 Tensor tensor(std::initializer_list<std::initializer_list<int64_t>> rows, TensorOptions o) {
+  return from_rows(rows, DType::Int64, o);
+}
+Tensor tensor(std::initializer_list<std::initializer_list<int>> rows, TensorOptions o) {
   return from_rows(rows, DType::Int64, o);
 }
 
@@ -105,11 +94,10 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
   ANATOMY_CHECK(sizes.size() == strides.size(), ValueError, "from_blob: sizes [{}] and strides [{}] differ in length",
                 fmt::join(sizes, ", "), fmt::join(strides, ", "));
   int64_t numel = checked_numel(sizes, "from_blob");
-  int64_t extent = numel == 0 ? 0 : 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     ANATOMY_CHECK(strides[i] >= 0, ValueError, "from_blob: negative stride {} at dim {}", strides[i], i);
-    if (numel > 0) extent += (sizes[i] - 1) * strides[i];
   }
+  int64_t extent = required_storage_elements(sizes, strides, "from_blob");
   ANATOMY_CHECK(data != nullptr || numel == 0, ValueError, "from_blob: null data for {} elements", numel);
   DType dtype = o.dtype_or(kDefaultFloat);
   Device device = o.device_opt().value_or(kCPU);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "anatomy/core/tensor.h"
@@ -45,21 +46,33 @@ Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {}, Blob
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {},
                  BlobDeleter deleter = nullptr);
 
-// Copying factories from C++ values: tensor({1.0, 2.0}) is fp32 (the default float),
-// tensor({1, 2}) int64, tensor({true}) bool; nested lists give 2-D tensors. The options'
-// dtype and device override.
-Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<int64_t> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<int> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<bool> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<int64_t>> rows, TensorOptions options = {});
-// A 0-dim tensor holding `value` (its dtype: bool, int64 or the default float, as a Scalar).
-Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
-// From a flat vector of values with the given sizes.
+// From a flat vector of values with the given sizes; the dtype is T's unless the options say.
 template <typename T>
 Tensor tensor(const std::vector<T>& values, IntArrayRef sizes, TensorOptions options = {});
+
+// Copying factories from C++ values: tensor({1.0, 2.0}) is fp32 (the default float, as a
+// Python float is), tensor({1, 2}) int64, tensor({true}) bool; nested lists give 2-D tensors
+// (tensor({{1, 2}, {3, 4}}), tensor({{1.0}, {2.0}})). The options' dtype and device override.
+// The elements of one list must share a type: write tensor({1.0, 2.5}), not tensor({1, 2.5}).
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor tensor(std::initializer_list<T> values, TensorOptions options = {}) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  IntArrayRef sizes(&n, 1);
+  if constexpr (std::is_same_v<T, bool>) {
+    return tensor(std::vector<bool>(values), sizes, options);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    DType fallback = std::is_same_v<T, float> ? DType::Float32 : kDefaultFloat;
+    return tensor(std::vector<double>(values.begin(), values.end()), sizes,
+                  options.dtype(options.dtype_opt().value_or(fallback)));
+  } else {
+    return tensor(std::vector<int64_t>(values.begin(), values.end()), sizes, options);
+  }
+}
+Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<int64_t>> rows, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<int>> rows, TensorOptions options = {});
+// A 0-dim tensor holding `value` (its dtype: bool, int64 or the default float, as a Scalar).
+Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
 
 // Seeds the default generators of every device (CPU and CUDA share the Philox stream).
 void manual_seed(uint64_t seed);

@@ -1,7 +1,5 @@
 // Factory operators: schemas, BackendSelect kernels, the composites built from empty and the
 // fill kernels, and the C++ functions users call.
-#include <cmath>
-#include <cstring>
 
 #include "anatomy/dispatch/backend_select.h"
 #include "anatomy/dispatch/library.h"
@@ -51,9 +49,11 @@ ANATOMY_LIBRARY_IMPL(aten, BackendSelect, m) {
 namespace {
 
 Tensor zeros_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
+  checked_numel(size, "zeros");
   return fill_(empty(size, TensorOptions().dtype(dtype.value_or(kDefaultFloat)).device(device.value_or(kCPU))), 0);
 }
 Tensor ones_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
+  checked_numel(size, "ones");
   return fill_(empty(size, TensorOptions().dtype(dtype.value_or(kDefaultFloat)).device(device.value_or(kCPU))), 1);
 }
 // Like PyTorch, full infers the dtype from the fill value: bool, int64, or the default float.
@@ -61,6 +61,7 @@ DType scalar_default_dtype(const Scalar& s) {
   return s.is_bool() ? DType::Bool : s.is_integral() ? DType::Int64 : kDefaultFloat;
 }
 Tensor full_composite(IntArrayRef size, const Scalar& value, OptDType dtype, OptDevice device) {
+  checked_numel(size, "full");
   return fill_(empty(size, TensorOptions().dtype(dtype.value_or(scalar_default_dtype(value))).device(device.value_or(kCPU))),
                value);
 }
@@ -72,16 +73,19 @@ Tensor eye_composite(int64_t n, std::optional<int64_t> m, OptDType dtype, OptDev
   return out;
 }
 Tensor rand_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
+  checked_numel(size, "rand");
   DType d = dtype.value_or(kDefaultFloat);
   ANATOMY_CHECK(is_floating(d), TypeError, "rand: needs a floating dtype, got {}", name(d));
   return uniform_(empty(size, TensorOptions().dtype(d).device(device.value_or(kCPU))), 0.0, 1.0);
 }
 Tensor randn_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
+  checked_numel(size, "randn");
   DType d = dtype.value_or(kDefaultFloat);
   ANATOMY_CHECK(is_floating(d), TypeError, "randn: needs a floating dtype, got {}", name(d));
   return normal_(empty(size, TensorOptions().dtype(d).device(device.value_or(kCPU))), 0.0, 1.0);
 }
 Tensor randint_composite(int64_t low, int64_t high, IntArrayRef size, OptDType dtype, OptDevice device) {
+  checked_numel(size, "randint");
   ANATOMY_CHECK(low < high, ValueError, "randint: low ({}) must be below high ({})", low, high);
   return random_(empty(size, TensorOptions().dtype(dtype.value_or(DType::Int64)).device(device.value_or(kCPU))), low,
                  high);
@@ -218,7 +222,7 @@ Tensor randn_like(const Tensor& self, TensorOptions o) {
 }
 
 MemoryFormat suggest_memory_format(const Tensor& t) {
-  if (t.dim() == 4 && !t.is_contiguous() && t.is_contiguous(MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
+  if (!t.is_contiguous() && is_channels_last_strides(t.sizes(), t.strides())) return MemoryFormat::ChannelsLast;
   return MemoryFormat::Contiguous;
 }
 

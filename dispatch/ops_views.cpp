@@ -27,7 +27,7 @@ Tensor narrow_composite(const Tensor& self, int64_t dim, int64_t start, int64_t 
   ANATOMY_CHECK(start >= -len && start <= len, IndexError, "narrow: start {} is out of range for dim {} of size {}",
                 start, d, len);
   if (start < 0) start += len;
-  ANATOMY_CHECK(length >= 0 && start + length <= len, ValueError,
+  ANATOMY_CHECK(length >= 0 && start <= len - length, ValueError,
                 "narrow: start ({}) + length ({}) exceeds dim {} of size {}", start, length, d, len);
   return slice(self, d, start, start + length, 1);
 }

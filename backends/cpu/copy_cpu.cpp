@@ -16,7 +16,7 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
   if (!a.is_alias_of(b) || a.numel() == 0 || b.numel() == 0) return false;
   auto range = [](const Tensor& t) {
     int64_t start = t.storage_offset();
-    return std::pair<int64_t, int64_t>(start, start + required_storage_elements(t.sizes(), t.strides()));
+    return std::pair<int64_t, int64_t>(start, start + required_storage_elements(t.sizes(), t.strides(), "copy_"));
   };
   auto [a0, a1] = range(a);
   auto [b0, b1] = range(b);
@@ -26,6 +26,9 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
 Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   ANATOMY_CHECK(src.device().is_cpu(), DeviceError, "copy_: the CPU kernel got a source on {}", src.device().str());
   check_no_internal_overlap(self, "copy_");
+  ANATOMY_CHECK(is_expandable_to(src.sizes(), self.sizes()), ValueError,
+                "copy_: source of shape [{}] cannot be broadcast to the destination's shape [{}]",
+                fmt::join(src.sizes(), ", "), fmt::join(self.sizes(), ", "));
   Tensor source = src.sizes() == self.sizes() ? src : expand(src, self.sizes());
   if (self.numel() == 0) return self;
   if (self.is_same(src)) {

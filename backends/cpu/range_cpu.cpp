@@ -10,7 +10,7 @@ namespace {
 Tensor arange_cpu(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
                   std::optional<Device>) {
   DType d = dtype.value_or(arange_default_dtype(start, end, step));
-  int64_t n = arange_length(start.to_double(), end.to_double(), step.to_double(), "arange");
+  int64_t n = arange_length(start, end, step, "arange");
   Tensor out = make_empty_tensor({n}, d, get_allocator(DeviceType::CPU), MemoryFormat::Contiguous, "arange");
   bool integral = !start.is_floating_point() && !step.is_floating_point();
   visit_dtype(d, "arange", [&]<typename T>() {
@@ -34,7 +34,7 @@ Tensor linspace_cpu(const Scalar& start, const Scalar& end, int64_t steps, std::
   visit_dtype(d, "linspace", [&]<typename T>() {
     T* data = static_cast<T*>(out.data_ptr());
     // Symmetric from both ends, as PyTorch does, so the last value is exactly `end`.
-    int64_t half = steps / 2;
+    int64_t half = (steps + 1) / 2;
     for (int64_t i = 0; i < steps; ++i) {
       double v = i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
       data[i] = convert<T>(v);

@@ -34,7 +34,9 @@ Tensor copy_meta(const Tensor& self, const Tensor& src, bool) {
   ANATOMY_CHECK(self.is_meta(), DeviceError, "copy_: cannot copy meta data into a {} tensor (meta tensors have no data)",
                 self.device().str());
   check_no_internal_overlap(self, "copy_");
-  expand(src, self.sizes());  // the broadcast check
+  ANATOMY_CHECK(is_expandable_to(src.sizes(), self.sizes()), ValueError,
+                "copy_: source of shape [{}] cannot be broadcast to the destination's shape [{}]",
+                fmt::join(src.sizes(), ", "), fmt::join(self.sizes(), ", "));
   self.impl()->bump_version();
   return self;
 }
@@ -65,7 +67,7 @@ Tensor random_meta(const Tensor& self, int64_t from, std::optional<int64_t> to) 
 
 Tensor arange_meta(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
                    std::optional<Device>) {
-  int64_t n = arange_length(start.to_double(), end.to_double(), step.to_double(), "arange");
+  int64_t n = arange_length(start, end, step, "arange");
   return make_empty_tensor({n}, dtype.value_or(arange_default_dtype(start, end, step)), &g_meta_allocator,
                            MemoryFormat::Contiguous, "arange");
 }

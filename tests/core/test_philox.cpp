@@ -60,7 +60,7 @@ TEST_CASE("Philox: 64-bit counter and key packing") {
   CHECK(philox_u64(Philox4x32Result{{0x89abcdefu, 0x01234567u, 0, 0}}) == 0x0123456789abcdefull);
 }
 
-TEST_CASE("Philox: uniform helpers are in [0, 1) and exactly representable") {
+TEST_CASE("Philox: uniform helpers lie in 0 to 1 (1 excluded) and are exactly representable") {
   // Extremes: all-zero bits give 0, all-one bits give the largest grid value below 1.
   const Philox4x32Result zeros{{0, 0, 0, 0}};
   const Philox4x32Result ones{{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}};

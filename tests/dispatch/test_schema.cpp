@@ -175,7 +175,7 @@ TEST_CASE("whitespace is flexible and to_string canonicalizes it") {
   CHECK(parse_schema("f(int[] x=[ 0 , 1 ]) -> ()").arguments[0].default_value == "[0,1]");
 }
 
-TEST_CASE("SymInt and int[N] spellings read as int and int[]") {
+TEST_CASE("SymInt and fixed-length int list spellings read as int and int list") {
   Schema s = parse_schema(
       "conv(Tensor input, int[2] stride=1, SymInt[] padding=[0,0], SymInt groups=1, "
       "SymInt? n=None, int[1]? dim=None, SymInt[]? sizes=None) -> Tensor");

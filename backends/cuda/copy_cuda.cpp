@@ -1,0 +1,193 @@
+// CUDA: copy_ for every copy that involves a CUDA tensor (the dispatcher sends a call here when
+// self or src is on CUDA, since CUDA outranks CPU), and _local_scalar_dense (behind item()).
+//
+// Note [CUDA copy paths]
+//   device to device, one dtype   one cudaMemcpyAsync when both are dense with the same strides,
+//                                 else the strided kernel of copy.cu; between two devices,
+//                                 cudaMemcpyPeer between contiguous buffers.
+//   host to device                src becomes a contiguous CPU tensor of self's sizes and dtype
+//                                 (the CPU copy_ broadcasts and converts), then one
+//                                 cudaMemcpyAsync (into a temporary plus the strided kernel when
+//                                 self is not contiguous).
+//   device to host                src crosses in its own shape (gathered on the device first when
+//                                 it is not contiguous), then the CPU copy_ broadcasts, converts
+//                                 and scatters into self. Straight into self when nothing is left
+//                                 to do on the CPU.
+//   device to device, two dtypes  staged through the CPU: device to host, then host to device.
+// Converting on the CPU is slow but gives exactly the CPU's values; the CUDA backend issue
+// moves conversions into kernels. Everything runs on current_stream(). A copy to the host
+// synchronizes (non_blocking is not honoured yet); a copy from pageable host memory returns once
+// CUDA has taken the bytes; one from pinned memory synchronizes unless non_blocking.
+#include <utility>
+
+#include "anatomy/backends/cuda/copy.h"
+#include "anatomy/backends/cuda/cuda_allocator.h"
+#include "anatomy/backends/cuda/cuda_check.h"
+#include "anatomy/backends/cuda/current_stream.h"
+#include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/make_strided_layout.h"
+#include "anatomy/core/empty_tensor.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy::cuda {
+namespace {
+
+// True when the bytes the two tensors can reach intersect (the CPU kernel's conservative test).
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (!a.is_alias_of(b) || a.numel() == 0 || b.numel() == 0) return false;
+  auto range = [](const Tensor& t) {
+    int64_t start = t.storage_offset();
+    return std::pair<int64_t, int64_t>(start, start + required_storage_elements(t.sizes(), t.strides(), "copy_"));
+  };
+  auto [a0, a1] = range(a);
+  auto [b0, b1] = range(b);
+  return a0 < b1 && b0 < a1;
+}
+
+// The device a CUDA tensor lives on (a from_blob tensor may say just "cuda": the current one).
+int device_index(const Tensor& t) { return t.device().has_index() ? t.device().index() : current_device(); }
+
+// Temporaries come straight from the allocators: they are the kernel's business, not calls a
+// dispatch trace should show.
+Tensor empty_contiguous_cuda(IntArrayRef sizes, DType dtype, int device) {
+  DeviceGuard guard(device);
+  return make_empty_tensor(sizes, dtype, cuda_allocator(), MemoryFormat::Contiguous, "copy_");
+}
+Tensor empty_contiguous_cpu(IntArrayRef sizes, DType dtype) {
+  return make_empty_tensor(sizes, dtype, get_allocator(DeviceType::CPU), MemoryFormat::Contiguous, "copy_");
+}
+
+// dst = src on one device: same dtype and sizes, no overlap.
+void copy_same_device(const Tensor& dst, const Tensor& src) {
+  DeviceGuard guard(device_index(dst));
+  if (dst.strides() == src.strides() && dst.is_non_overlapping_and_dense()) {
+    ANATOMY_CUDA_CHECK(
+        cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, current_stream()));
+    return;
+  }
+  launch_strided_copy(dst.data_ptr(), src.data_ptr(), dst.element_size(),
+                      make_strided_layout<2>(dst.sizes(), {dst.strides(), src.strides()}, "copy_"), dst.numel(),
+                      current_stream());
+}
+
+// A contiguous copy of CUDA tensor t on its device (the gather kernel, for a strided t).
+Tensor clone_on_device(const Tensor& t) {
+  Tensor out = empty_contiguous_cuda(t.sizes(), t.dtype(), device_index(t));
+  copy_same_device(out, t);
+  return out;
+}
+Tensor contiguous_on_device(const Tensor& t) { return t.is_contiguous() ? t : clone_on_device(t); }
+
+void copy_device_to_device(const Tensor& dst, const Tensor& src) {
+  int dst_device = device_index(dst), src_device = device_index(src);
+  if (dst_device == src_device) {
+    // Threads reading and writing the same memory in no particular order would read values
+    // already overwritten: copy through a temporary.
+    copy_same_device(dst, may_overlap(dst, src) ? clone_on_device(src) : src);
+    return;
+  }
+  Tensor source = contiguous_on_device(src);
+  Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), dst_device);
+  // Unlike its async form, cudaMemcpyPeer is ordered after all work already queued on both
+  // devices and before work queued later, which two devices' legacy streams would not give.
+  ANATOMY_CUDA_CHECK(cudaMemcpyPeer(target.data_ptr(), dst_device, source.data_ptr(), src_device, dst.nbytes()));
+  if (!target.is_same(dst)) copy_same_device(dst, target);
+}
+
+// Copies nbytes from the current device to host memory and waits, since the caller reads them next.
+void memcpy_to_host(void* dst, const void* src, size_t nbytes) {
+  ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, current_stream()));
+  ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+}
+
+// A contiguous CPU tensor with the values, sizes and dtype of CUDA tensor t.
+Tensor download(const Tensor& t) {
+  DeviceGuard guard(device_index(t));
+  Tensor source = contiguous_on_device(t);
+  Tensor host = empty_contiguous_cpu(t.sizes(), t.dtype());
+  memcpy_to_host(host.data_ptr(), source.data_ptr(), host.nbytes());
+  return host;
+}
+
+bool is_pinned(const void* p) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();  // memory CUDA does not know is not pinned
+    return false;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+// dst = host, where host is a contiguous CPU tensor of dst's sizes and dtype.
+void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
+  int device = device_index(dst);
+  DeviceGuard guard(device);
+  Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
+  ANATOMY_CUDA_CHECK(
+      cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, current_stream()));
+  // From pageable memory CUDA returns once it has taken the bytes. From pinned memory the copy
+  // may still be reading: wait (unless asked not to), so that writing the host tensor next
+  // cannot change what arrives.
+  if (!non_blocking && is_pinned(host.data_ptr())) ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  if (!target.is_same(dst)) copy_same_device(dst, target);
+}
+
+Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
+  auto cpu_or_cuda = [](const Tensor& t) { return t.is_cpu() || t.is_cuda(); };
+  ANATOMY_CHECK(cpu_or_cuda(self) && cpu_or_cuda(src), DeviceError,
+                "copy_: the CUDA kernel copies between cpu and cuda tensors, got self on {} and src on {}",
+                self.device().str(), src.device().str());
+  check_no_internal_overlap(self, "copy_");
+  ANATOMY_CHECK(is_expandable_to(src.sizes(), self.sizes()), ValueError,
+                "copy_: source of shape [{}] cannot be broadcast to the destination's shape [{}]",
+                fmt::join(src.sizes(), ", "), fmt::join(self.sizes(), ", "));
+  Tensor source = src.sizes() == self.sizes() ? src : expand(src, self.sizes());
+  if (self.numel() == 0) return self;
+  if (self.is_same(src)) {
+    self.impl()->bump_version();
+    return self;
+  }
+  // Note [CUDA copy paths]
+  if (self.is_cuda() && src.is_cuda() && self.dtype() == src.dtype()) {
+    copy_device_to_device(self, source);
+  } else if (self.is_cpu()) {
+    if (self.dtype() == src.dtype() && src.sizes() == self.sizes() && self.is_contiguous() && src.is_contiguous()) {
+      DeviceGuard guard(device_index(src));
+      memcpy_to_host(self.data_ptr(), src.data_ptr(), self.nbytes());
+    } else {
+      anatomy::copy_(self, download(src));
+      return self;  // the CPU kernel has bumped self's version
+    }
+  } else {
+    Tensor host = src.is_cpu() ? source : download(src);
+    if (!(host.dtype() == self.dtype() && host.sizes() == self.sizes() && host.is_contiguous())) {
+      Tensor staged = empty_contiguous_cpu(self.sizes(), self.dtype());
+      anatomy::copy_(staged, host);
+      host = staged;
+    }
+    upload(self, host, non_blocking);
+  }
+  self.impl()->bump_version();
+  return self;
+}
+
+Scalar local_scalar_dense_cuda(const Tensor& self) {
+  ANATOMY_CHECK(self.numel() > 0, ValueError, "item: the tensor has no elements");
+  alignas(8) unsigned char bytes[8] = {};
+  {
+    DeviceGuard guard(device_index(self));
+    memcpy_to_host(bytes, self.data_ptr(), self.element_size());
+  }
+  // Read through the CPU kernel, so the value converts exactly as a CPU tensor's would.
+  return anatomy::_local_scalar_dense(from_blob(bytes, IntArrayRef{}, self.dtype()));
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("copy_", ANATOMY_KERNEL(copy_cuda));
+  m.impl("_local_scalar_dense", ANATOMY_KERNEL(local_scalar_dense_cuda));
+}
+
+}  // namespace anatomy::cuda

@@ -1,0 +1,158 @@
+// Device queries over the CUDA runtime (see device.h).
+#include "anatomy/backends/cuda/device.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+#include "anatomy/backends/cuda/cuda_check.h"
+#include "anatomy/core/error.h"
+
+namespace anatomy::cuda {
+namespace {
+
+struct DeviceCount {
+  int count = 0;
+  std::string reason;  // why count is 0
+};
+
+// cudaGetDeviceCount is the one call that may fail on a machine without a GPU (no driver:
+// cudaErrorInsufficientDriver; a driver but no device: cudaErrorNoDevice). Its answer cannot
+// change during the process, so it is asked once.
+const DeviceCount& device_count_once() {
+  static const DeviceCount result = [] {
+    DeviceCount r;
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();  // not the next launch check's problem
+      r.reason = fmt::format("cudaGetDeviceCount: {}", cudaGetErrorString(err));
+    } else if (n == 0) {
+      r.reason = "cudaGetDeviceCount: no device is visible (check CUDA_VISIBLE_DEVICES)";
+    } else {
+      r.count = n;
+    }
+    return r;
+  }();
+  return result;
+}
+
+void check_index(int index, const char* op) {
+  check_available(op);
+  ANATOMY_CHECK(index >= 0 && index < device_count(), DeviceError,
+                "{}: CUDA device index {} is out of range: {} device{} visible (cuda:0 to cuda:{})", op, index,
+                device_count(), device_count() == 1 ? " is" : "s are", device_count() - 1);
+}
+
+int attribute(cudaDeviceAttr attr, int index) {
+  int value = 0;
+  ANATOMY_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, index));
+  return value;
+}
+
+}  // namespace
+
+int device_count() noexcept {
+  try {
+    return device_count_once().count;
+  } catch (...) {  // formatting the reason could only fail on memory exhaustion
+    return 0;
+  }
+}
+
+bool is_available() noexcept { return device_count() > 0; }
+
+std::string unavailable_reason() { return device_count_once().reason; }
+
+void check_available(const char* op) {
+  ANATOMY_CHECK(is_available(), DeviceError, "{}: CUDA is not available: no CUDA device was found ({})", op,
+                unavailable_reason());
+}
+
+int resolve_device_index(Device device, const char* op) {
+  ANATOMY_CHECK(device.is_cuda(), DeviceError, "{}: expected a CUDA device, got '{}'", op, device.str());
+  check_available(op);
+  int index = device.has_index() ? device.index() : current_device();
+  check_index(index, op);
+  return index;
+}
+
+int driver_version() noexcept {
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return v;
+}
+
+int runtime_version() noexcept {
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return v;
+}
+
+DeviceProperties get_device_properties(int index) {
+  check_index(index, "get_device_properties");
+  cudaDeviceProp prop{};
+  ANATOMY_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  DeviceProperties p;
+  p.index = index;
+  p.name = prop.name;
+  p.major = prop.major;
+  p.minor = prop.minor;
+  p.multiprocessor_count = prop.multiProcessorCount;
+  p.total_memory = prop.totalGlobalMem;
+  p.l2_cache_size = prop.l2CacheSize;
+  // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes remain.
+  p.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, index);
+  p.memory_bus_width = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
+  p.clock_khz = attribute(cudaDevAttrClockRate, index);
+  p.driver_version = driver_version();
+  p.runtime_version = runtime_version();
+  return p;
+}
+
+int current_device() {
+  check_available("current_device");
+  int index = 0;
+  ANATOMY_CUDA_CHECK(cudaGetDevice(&index));
+  return index;
+}
+
+void set_device(int index) {
+  check_index(index, "set_device");
+  ANATOMY_CUDA_CHECK(cudaSetDevice(index));
+}
+
+void synchronize(int index) {
+  DeviceGuard guard(index);
+  check_available("synchronize");
+  ANATOMY_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+DeviceGuard::DeviceGuard(int index) {
+  if (index < 0) return;
+  original_ = current_device();
+  if (original_ != index) {
+    set_device(index);
+    changed_ = true;
+  }
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (!changed_) return;
+  // A destructor must not throw; switching back to a device that worked a moment ago fails only
+  // when the process is already broken, so say so and go on.
+  cudaError_t err = cudaSetDevice(original_);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    std::fprintf(stderr, "anatomy: warning: DeviceGuard could not restore device %d: %s\n", original_,
+                 cudaGetErrorString(err));
+  }
+}
+
+}  // namespace anatomy::cuda

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The whole GPU check in one command, for the GPU test machine (docs: shared GPU.md):
+#   configure and build (CUDA on, sm_90), run the GPU tests (ctest -L gpu), run them again under
+#   compute-sanitizer memcheck and racecheck, record `gpu-anatomy device-info --json`, and run
+#   every anatomy_bench* benchmark that was built, with JSON output.
+#
+#   scripts/gpu-check.sh [OUT_DIR]      (default: $OUT, else ./gpu-check-out)
+#
+# Logs and JSON go to OUT_DIR; a summary is printed at the end and written to summary.txt. The
+# script fails when the build fails, when any GPU test fails, when a sanitizer reports an error,
+# or when a GPU test was skipped although nvidia-smi shows a GPU. Where no GPU is present (a
+# development machine) GPU tests may be skipped and the sanitizer steps are skipped.
+#
+# Environment: ANATOMY_BUILD_DIR (default build-gpu), CUDA_ARCHS (default 90), ANATOMY_CMAKE_ARGS
+# (extra configure arguments, split on spaces).
+
+# shellcheck disable=SC2317  # the step functions are called through run_step
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+out=${1:-${OUT:-./gpu-check-out}}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=${ANATOMY_BUILD_DIR:-build-gpu}
+archs=${CUDA_ARCHS:-90}
+jobs=$(nproc 2>/dev/null || echo 4)
+gpu_tests="$build/tests/anatomy_gpu_tests"
+
+has_gpu=false
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then has_gpu=true; fi
+
+# ---- steps: each runs with errexit in a subshell; exit status 0 ok, 3 skipped, other failed ----
+
+step_environment() {
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)"
+    echo "host: $(uname -a)"
+    echo "cores: $jobs"
+    echo "gpu present: $has_gpu"
+    echo; nvidia-smi 2>&1 || true
+    echo; command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version 2>&1 || true
+    echo; cmake --version | head -1
+  } >"$out/environment.txt" 2>&1
+}
+
+step_configure() {
+  local prefix_args=()
+  if [ -d "$root/.deps/usr" ]; then prefix_args=("-DCMAKE_PREFIX_PATH=$root/.deps/usr"); fi
+  local generator=()
+  if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+  # shellcheck disable=SC2086  # ANATOMY_CMAKE_ARGS is a list of words on purpose
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DANATOMY_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES="$archs" "${prefix_args[@]}" ${ANATOMY_CMAKE_ARGS:-} >"$out/configure.log" 2>&1
+}
+
+step_build() {
+  cmake --build "$build" -j "$jobs" >"$out/build.log" 2>&1
+}
+
+step_gpu_tests() {
+  local log="$out/ctest-gpu.log" rc=0
+  (cd "$build" && ctest -L gpu --output-on-failure --no-tests=error --output-junit "$out/ctest-gpu.xml") \
+    >"$log" 2>&1 || rc=$?
+  local skipped
+  skipped=$(grep -cE 'Test +#[0-9]+: .*Skipped' "$log" || true)
+  echo "gpu tests skipped: $skipped" >>"$log"
+  if [ "$rc" -ne 0 ]; then return "$rc"; fi
+  if $has_gpu && [ "$skipped" -gt 0 ]; then
+    echo "error: $skipped GPU tests were skipped although nvidia-smi shows a GPU" | tee -a "$log" >&2
+    return 1
+  fi
+  if ! $has_gpu; then return 3; fi
+}
+
+# compute-sanitizer runs the test binary itself (not through ctest): one process, every test.
+sanitize() {
+  local tool=$1
+  shift
+  if ! $has_gpu; then return 3; fi
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  "$sanitizer" --tool "$tool" --error-exitcode 1 "$@" "$gpu_tests" >"$out/sanitizer-$tool.log" 2>&1
+  # A GPU test that skipped under the sanitizer did not check anything.
+  ! grep -q '\[anatomy-skip\]' "$out/sanitizer-$tool.log"
+}
+step_memcheck() { sanitize memcheck --leak-check full; }
+step_racecheck() { sanitize racecheck; }
+
+step_device_info() {
+  "$build/tools/gpu-anatomy" device-info --json >"$out/device-info.json" 2>"$out/device-info.log"
+  "$build/tools/gpu-anatomy" device-info >>"$out/device-info.log" 2>&1
+}
+
+step_benchmarks() {
+  local found=0 failed=0 bench name
+  while IFS= read -r bench; do
+    found=$((found + 1))
+    name=$(basename "$bench")
+    echo "running $bench" >>"$out/benchmarks.log"
+    "$bench" --benchmark_format=json >"$out/$name.json" 2>>"$out/benchmarks.log" || failed=$((failed + 1))
+  done < <(find "$build" -type f -perm -u+x -name 'anatomy_bench*' | sort)
+  echo "benchmarks found: $found, failed: $failed" >>"$out/benchmarks.log"
+  if [ "$failed" -gt 0 ]; then return 1; fi
+  if [ "$found" -eq 0 ]; then return 3; fi
+}
+
+# ---- driver ----
+
+declare -a summary=()
+status=0
+
+# run_step NAME FUNCTION LOG [critical]: runs one step; when it fails, the end of its LOG (in
+# the output folder) is shown, and a failed critical step ends the check (nothing after it
+# could run).
+run_step() {
+  local name=$1 fn=$2 log=$3 critical=${4:-} rc=0 started=$SECONDS
+  printf '==== %s\n' "$name"
+  set +e
+  (set -e; "$fn")
+  rc=$?
+  set -e
+  local result
+  case $rc in
+    0) result=ok ;;
+    3) result=skipped ;;
+    *) result="FAILED (exit $rc)"; status=1 ;;
+  esac
+  summary+=("$(printf '%-16s %-20s %4ss' "$name" "$result" $((SECONDS - started)))")
+  printf '     %s\n' "$result"
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ] && [ -f "$out/$log" ]; then
+    printf '     last lines of %s:\n' "$out/$log"
+    tail -n 15 "$out/$log" | sed 's/^/       | /'
+  fi
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ] && [ -n "$critical" ]; then finish; fi
+}
+
+finish() {
+  {
+    echo "gpu-check summary (gpu present: $has_gpu, build: $build, logs: $out)"
+    printf '  %s\n' "${summary[@]}"
+    if [ "$status" -eq 0 ]; then echo "result: PASS"; else echo "result: FAIL"; fi
+  } | tee "$out/summary.txt"
+  exit "$status"
+}
+
+run_step environment step_environment environment.txt
+run_step configure step_configure configure.log critical
+run_step build step_build build.log critical
+run_step gpu-tests step_gpu_tests ctest-gpu.log
+run_step memcheck step_memcheck sanitizer-memcheck.log
+run_step racecheck step_racecheck sanitizer-racecheck.log
+run_step device-info step_device_info device-info.log
+run_step benchmarks step_benchmarks benchmarks.log
+finish

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: builds if needed, then runs gpu-anatomy on cuda:0 when a GPU is there, else on
+# the CPU. Arguments are passed to gpu-anatomy (default: device-info, then dispatch-trace).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh build >/dev/null
+tool=build/tools/gpu-anatomy
+if [ $# -gt 0 ]; then
+  exec "$tool" "$@"
+fi
+device=cpu
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then device=cuda:0; fi
+"$tool" device-info
+"$tool" dispatch-trace --device "$device"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The test command (CI runs exactly this). It
+#   1. builds with the CUDA backend when a CUDA compiler is present (compile and link) and runs
+#      every test (GPU tests report as skipped where no GPU is present);
+#   2. builds a CPU-only configuration with AddressSanitizer + UndefinedBehaviorSanitizer and
+#      runs the tests there;
+#   3. installs the package into a temporary prefix, then builds and runs tests/consumer (a
+#      separate CMake project that does find_package(anatomy)) against it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+export CTEST_OUTPUT_ON_FAILURE=1
+
+step() { printf '\n==== %s ====\n' "$*"; }
+
+step "build (Release, CUDA when available)"
+scripts/build.sh build
+step "tests"
+(cd build && ctest -j "$jobs")
+
+step "build (ASan + UBSan, CPU only)"
+scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DANATOMY_CUDA=OFF \
+  "-DANATOMY_SANITIZE=address;undefined" -DANATOMY_BUILD_BENCHMARKS=OFF -DANATOMY_BUILD_TOOLS=OFF
+step "tests under ASan + UBSan"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j "$jobs")
+
+step "install and build the consumer project"
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install build --prefix "$prefix/install" >/dev/null
+cmake -S tests/consumer -B "$prefix/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix/install" >/dev/null
+cmake --build "$prefix/consumer" -j "$jobs"
+(cd "$prefix/consumer" && ctest)

@@ -1,0 +1,68 @@
+// Shared helpers of the GPU tests: the skip macro, dtype lists, sample data and exact
+// comparisons through the CPU.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "anatomy/anatomy.h"
+#include "anatomy/backends/cuda/device.h"
+
+// First line of every GPU test: without a CUDA device the test prints the skip marker and
+// returns, and CTest (SKIP_REGULAR_EXPRESSION "\[anatomy-skip\]") reports it as skipped rather
+// than passed.
+#define ANATOMY_REQUIRE_GPU()                                                                                      \
+  do {                                                                                                             \
+    if (::anatomy::cuda::device_count() == 0) {                                                                    \
+      std::cout << "[anatomy-skip] no CUDA device (" << ::anatomy::cuda::unavailable_reason() << ")" << std::endl; \
+      return;                                                                                                      \
+    }                                                                                                              \
+  } while (0)
+
+namespace anatomy::gpu_test {
+
+inline const Device kCuda{"cuda:0"};
+
+inline const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> dtypes = {
+#define ANATOMY_GPU_TEST_DTYPE(type, name, short_name, long_name) DType::name,
+      ANATOMY_FORALL_DTYPES(ANATOMY_GPU_TEST_DTYPE)
+#undef ANATOMY_GPU_TEST_DTYPE
+  };
+  return dtypes;
+}
+
+// Random CPU values that every dtype holds and every conversion keeps defined: [0, 1) for
+// floats, integers in [0, 100) (0 and 1 for bool). No negatives, since a negative float cast to
+// uint8 is undefined behaviour.
+inline Tensor sample(IntArrayRef sizes, DType dtype) {
+  if (is_floating(dtype)) return rand(sizes, dtype);
+  return randint(0, dtype == DType::Bool ? 2 : 100, sizes, dtype);
+}
+
+// The bytes of t's elements in row-major order, read on the CPU.
+inline std::vector<unsigned char> bytes_of(const Tensor& t) {
+  Tensor host = t.cpu().contiguous();
+  std::vector<unsigned char> bytes(host.nbytes());
+  if (!bytes.empty()) std::memcpy(bytes.data(), host.data_ptr(), bytes.size());
+  return bytes;
+}
+
+// Same sizes, dtype and bit patterns (what a copy must preserve exactly).
+inline bool same_values(const Tensor& a, const Tensor& b) {
+  return a.sizes() == b.sizes() && a.dtype() == b.dtype() && bytes_of(a) == bytes_of(b);
+}
+
+// The values of t as doubles, row-major (for checks against literal numbers).
+inline std::vector<double> values_of(const Tensor& t) {
+  Tensor host = t.cpu().to(DType::Float64).contiguous();
+  const double* p = static_cast<const double*>(host.data_ptr());
+  return std::vector<double>(p, p + host.numel());
+}
+
+}  // namespace anatomy::gpu_test
