@@ -45,6 +45,17 @@ Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, M
   return make_empty_tensor(sizes, contiguous_strides(sizes), dtype, allocator, op);
 }
 
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (!a.is_alias_of(b) || a.numel() == 0 || b.numel() == 0) return false;
+  auto range = [](const Tensor& t) {
+    int64_t start = t.storage_offset();
+    return std::pair<int64_t, int64_t>(start, start + required_storage_elements(t.sizes(), t.strides(), "copy_"));
+  };
+  auto [a0, a1] = range(a);
+  auto [b0, b1] = range(b);
+  return a0 < b1 && b0 < a1;
+}
+
 void check_no_internal_overlap(const Tensor& t, const char* op) {
   if (t.is_non_overlapping_and_dense()) return;
   for (int64_t d = 0; d < t.dim(); ++d) {

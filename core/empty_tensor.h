@@ -15,6 +15,11 @@ Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, M
 // a tensor is ambiguous, so in-place ops refuse it. ValueError names `op`.
 void check_no_internal_overlap(const Tensor& t, const char* op);
 
+// Whether the memory two tensors can reach intersects: they share storage and the element
+// ranges [offset, offset + extent) meet. Conservative (two interleaved views count as
+// overlapping); a copy between overlapping tensors goes through a temporary.
+bool may_overlap(const Tensor& a, const Tensor& b);
+
 // The index of a strided layout's furthest element + 1 (0 for an empty tensor): how many
 // elements its storage must hold. Strides must be non-negative; ValueError naming `op` when
 // the extent overflows int64.

@@ -32,12 +32,31 @@ std::optional<OperatorHandle> Dispatcher::find(std::string_view qualified_name) 
   return OperatorHandle(it->second.get());
 }
 
+namespace {
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
 OperatorHandle Dispatcher::find_or_throw(std::string_view qualified_name) const {
   if (auto h = find(qualified_name)) return *h;
-  std::string base(qualified_name.substr(0, qualified_name.find('.')));
+  // Suggest operators whose name (without the overload) starts the same or is a typo away.
+  auto base_of = [](std::string_view n) { return n.substr(0, n.find('.')); };
+  std::string_view base = base_of(qualified_name);
   std::vector<std::string> close;
   for (const auto& n : list_ops()) {
-    if (n.rfind(base, 0) == 0) close.push_back(n);
+    if (n.rfind(base, 0) == 0 || edit_distance(base_of(n), base) <= 2) close.push_back(n);
   }
   ANATOMY_THROW(ValueError, "no operator named '{}'{}{}", qualified_name, close.empty() ? "" : "; did you mean: ",
                 fmt::join(close, ", "));
@@ -53,7 +72,11 @@ OperatorHandle Dispatcher::def(std::string_view ns, std::string_view schema_text
   std::string qualified = fmt::format("{}::{}", ns, schema.full_name());
   OperatorHandle h = find_or_create(qualified);
   std::lock_guard<std::mutex> g(mutex_);
-  h.entry().set_schema(std::move(schema));
+  try {
+    h.entry().set_schema(std::move(schema));
+  } catch (const TypeError& e) {
+    ANATOMY_THROW(TypeError, "def at {}: {}", where, e.what());
+  }
   h.entry().recompute(fallbacks_);
   return h;
 }
@@ -63,6 +86,8 @@ void Dispatcher::impl(std::string_view qualified_name, RegKey key, RegisteredKer
   std::lock_guard<std::mutex> g(mutex_);
   try {
     h.entry().set_kernel(key, std::move(kernel));
+  } catch (const TypeError& e) {
+    ANATOMY_THROW(TypeError, "impl at {}: {}", where, e.what());
   } catch (const Error& e) {
     ANATOMY_THROW(ValueError, "impl at {}: {}", where, e.what());
   }
@@ -102,15 +127,15 @@ void OperatorHandle::call_boxed(Stack& stack) const {
     if (v.is<Tensor>()) from_args = from_args | detail::arg_keys(v.get<Tensor>());
     else if (v.is<std::vector<Tensor>>()) from_args = from_args | detail::arg_keys(v.get<std::vector<Tensor>>());
   }
-  redispatch_boxed(detail::call_key_set(from_args, entry_->non_fallthrough()), stack);
+  dispatch_boxed(detail::call_key_set(from_args, entry_->non_fallthrough()), stack, /*is_redispatch=*/false);
 }
 
-void OperatorHandle::redispatch_boxed(DispatchKeySet ks, Stack& stack) const {
+void OperatorHandle::dispatch_boxed(DispatchKeySet ks, Stack& stack, bool is_redispatch) const {
   ks = ks & entry_->non_fallthrough();
   const KernelFunction& k = entry_->lookup(ks);
   if (k.is_missing()) throw_missing_kernel(*this, ks);
   if (ANATOMY_UNLIKELY(trace_enabled())) {
-    TraceScope scope(*this, ks, /*is_redispatch=*/true);
+    TraceScope scope(*this, ks, is_redispatch);
     k.boxed(*this, ks, stack, k.ctx);
     return;
   }
@@ -131,6 +156,14 @@ void throw_missing_kernel(const OperatorHandle& op, DispatchKeySet ks) {
                 "ANATOMY_LIBRARY_IMPL or see dispatch::dump(\"{}\")",
                 op.name(), to_string(ks.highest()), to_string(ks), have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", ")),
                 op.name());
+}
+
+void check_cpp_signature(const OperatorHandle& op, const std::type_info& sig) {
+  const auto& have = op.entry().cpp_signature();
+  ANATOMY_CHECK(!have || *have == std::type_index(sig), TypeError,
+                "{}: typed() asked for C++ type {} but the operator's kernels have {}; parameter types must match "
+                "exactly",
+                op.name(), sig.name(), have->name());
 }
 
 void check_typed_signature(const OperatorHandle& op, const std::vector<ArgType>& args,

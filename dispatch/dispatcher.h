@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
@@ -58,7 +59,7 @@ class OperatorHandle {
   // Calls through the boxed convention: arguments on the stack, returns left there.
   void call_boxed(Stack& stack) const;
   // Calls the kernel for `ks` (masked by the operator's mask) with a boxed stack.
-  void redispatch_boxed(DispatchKeySet ks, Stack& stack) const;
+  void redispatch_boxed(DispatchKeySet ks, Stack& stack) const { dispatch_boxed(ks, stack, /*is_redispatch=*/true); }
 
   // A typed view; throws TypeError when Sig does not match the schema.
   template <typename Sig>
@@ -66,6 +67,9 @@ class OperatorHandle {
 
  protected:
   OperatorEntry* entry_;
+
+ private:
+  void dispatch_boxed(DispatchKeySet ks, Stack& stack, bool is_redispatch) const;
 };
 
 template <typename Ret, typename... Args>
@@ -146,10 +150,14 @@ class Dispatcher {
 void check_typed_signature(const OperatorHandle& op, const std::vector<ArgType>& args,
                            const std::vector<ArgType>& returns, const char* what);
 
+// Checks that Sig is the exact C++ type of the operator's typed kernels (when any exist).
+void check_cpp_signature(const OperatorHandle& op, const std::type_info& sig);
+
 template <typename Sig>
 TypedOperatorHandle<Sig> OperatorHandle::typed() const {
   check_typed_signature(*this, signature_traits<Sig>::arg_types(), signature_traits<Sig>::return_types(),
                         "typed()");
+  check_cpp_signature(*this, typeid(Sig));
   return TypedOperatorHandle<Sig>(entry_);
 }
 

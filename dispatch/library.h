@@ -17,6 +17,7 @@
 #pragma once
 
 #include <optional>
+#include <typeindex>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,7 @@ RegisteredKernel make_registered(F* fn, std::string name) {
   r.arg_types = signature_traits<Sig>::arg_types();
   r.return_types = signature_traits<Sig>::return_types();
   r.has_signature = true;
+  r.cpp_signature = std::type_index(typeid(Sig));
   return r;
 }
 }  // namespace detail

@@ -53,8 +53,13 @@ void OperatorEntry::check_signature(RegKey k, const RegisteredKernel& kernel) co
 void OperatorEntry::set_schema(Schema s) {
   ANATOMY_CHECK(!schema_, ValueError, "{}: defined twice (first as '{}')", name_, schema_->to_string());
   schema_ = std::move(s);
-  for (int k = 0; k < kNumRegKeys; ++k) {
-    if (kernels_[k]) check_signature(static_cast<RegKey>(k), *kernels_[k]);
+  try {
+    for (int k = 0; k < kNumRegKeys; ++k) {
+      if (kernels_[k]) check_signature(static_cast<RegKey>(k), *kernels_[k]);
+    }
+  } catch (...) {
+    schema_.reset();  // a refused definition leaves the operator undefined
+    throw;
   }
 }
 
@@ -63,6 +68,13 @@ void OperatorEntry::set_kernel(RegKey k, RegisteredKernel kernel) {
   ANATOMY_CHECK(!slot, ValueError, "{}: a kernel for {} is already registered ('{}'); cannot add '{}'", name_,
                 to_string(k), slot->name, kernel.name);
   check_signature(k, kernel);
+  if (kernel.cpp_signature) {
+    ANATOMY_CHECK(!cpp_signature_ || *cpp_signature_ == *kernel.cpp_signature, TypeError,
+                  "{}: the {} kernel '{}' has C++ type {} but the operator's other kernels have {}; parameter types "
+                  "must match exactly (const Tensor& vs Tensor, double vs const double&, ...)",
+                  name_, to_string(k), kernel.name, kernel.cpp_signature->name(), cpp_signature_->name());
+    cpp_signature_ = kernel.cpp_signature;
+  }
   slot = std::move(kernel);
 }
 

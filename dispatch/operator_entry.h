@@ -2,7 +2,8 @@
 //
 // Note [Computing the dispatch table]
 // For each dispatch key the table holds, in order of preference:
-//   1. a kernel registered for that key;
+//   1. a kernel registered for that key (for an autograd key, also one registered for the
+//      Autograd alias, which stands for every autograd key);
 //   2. for a backend key, the CompositeExplicitAutograd kernel (written with other ops, serves
 //      every backend, but is not differentiated through: autograd needs its own formula);
 //   3. for a backend key, and for an autograd key whose backend has no kernel of its own, the
@@ -18,6 +19,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <typeindex>
 #include <vector>
 
 #include "anatomy/dispatch/kernel_function.h"
@@ -50,6 +52,9 @@ struct RegisteredKernel {
   std::string name;  // for dumps and traces: the C++ function, or where it was registered
   std::vector<ArgType> arg_types, return_types;  // the C++ signature in schema terms
   bool has_signature = false;                    // false for boxed kernels
+  // The exact C++ function type (without a leading DispatchKeySet): every typed kernel and
+  // typed handle of one operator must agree on it, since calls cast the kernel pointer to it.
+  std::optional<std::type_index> cpp_signature;
 };
 
 class OperatorEntry {
@@ -65,6 +70,8 @@ class OperatorEntry {
     return table_[1 + static_cast<int>(63 - std::countl_zero(ks.raw()))];
   }
   DispatchKeySet non_fallthrough() const { return non_fallthrough_; }
+  // The C++ function type of the operator's typed kernels, once one is registered.
+  const std::optional<std::type_index>& cpp_signature() const { return cpp_signature_; }
   const std::string& kernel_name(DispatchKey k) const { return table_names_[1 + static_cast<int>(k)]; }
   const std::optional<RegisteredKernel>& registered(RegKey k) const { return kernels_[static_cast<int>(k)]; }
   // The keys that have a non-fallback kernel in the table, for error messages and dumps.
@@ -86,6 +93,7 @@ class OperatorEntry {
   std::array<std::string, kNumDispatchKeys + 1> table_names_;
   std::array<bool, kNumDispatchKeys + 1> from_fallback_{};
   DispatchKeySet non_fallthrough_;
+  std::optional<std::type_index> cpp_signature_;
 };
 
 }  // namespace anatomy::dispatch

@@ -12,9 +12,9 @@
 
 namespace anatomy::dispatch {
 namespace detail {
-std::atomic<bool> g_trace_enabled{[] {
+std::atomic<uint32_t> g_trace_state{[] {
   const char* v = std::getenv("ANATOMY_DISPATCH_TRACE");
-  return v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0;
+  return (v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0) ? 1u : 0u;
 }()};
 }  // namespace detail
 
@@ -36,6 +36,8 @@ void emit(const std::string& line) {
     t_capture->push_back(line);
     return;
   }
+  // Only another thread's capture is on: this thread's calls are not traced.
+  if ((detail::g_trace_state.load(std::memory_order_relaxed) & 1u) == 0) return;
   std::lock_guard<std::mutex> g(sink_mutex());
   if (sink()) {
     sink()(line);
@@ -45,7 +47,13 @@ void emit(const std::string& line) {
 }
 }  // namespace
 
-void set_trace_enabled(bool on) { detail::g_trace_enabled.store(on, std::memory_order_relaxed); }
+void set_trace_enabled(bool on) {
+  if (on) {
+    detail::g_trace_state.fetch_or(1u, std::memory_order_relaxed);
+  } else {
+    detail::g_trace_state.fetch_and(~1u, std::memory_order_relaxed);
+  }
+}
 
 void set_trace_sink(TraceSink s) {
   std::lock_guard<std::mutex> g(sink_mutex());
@@ -63,14 +71,14 @@ std::string to_string(DispatchKeySet ks) {
   return s + "]";
 }
 
-TraceCapture::TraceCapture() : was_enabled_(trace_enabled()) {
+TraceCapture::TraceCapture() : previous_(t_capture) {
   t_capture = &lines_;
-  set_trace_enabled(true);
+  detail::g_trace_state.fetch_add(2u, std::memory_order_relaxed);
 }
 
 TraceCapture::~TraceCapture() {
-  t_capture = nullptr;
-  set_trace_enabled(was_enabled_);
+  t_capture = previous_;
+  detail::g_trace_state.fetch_sub(2u, std::memory_order_relaxed);
 }
 
 std::string TraceCapture::text() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,10 +18,14 @@ namespace anatomy::dispatch {
 class OperatorHandle;
 
 namespace detail {
-extern std::atomic<bool> g_trace_enabled;
+// Bit 0: the user's switch (ANATOMY_DISPATCH_TRACE, set_trace_enabled). Bits 1 and up: how many
+// TraceCaptures are alive on any thread. The dispatcher only asks whether any bit is set.
+extern std::atomic<uint32_t> g_trace_state;
 }
 
-inline bool trace_enabled() { return detail::g_trace_enabled.load(std::memory_order_relaxed); }
+inline bool trace_enabled() { return detail::g_trace_state.load(std::memory_order_relaxed) != 0; }
+// The user's switch: trace lines go to the sink. A TraceCapture collects its own thread's lines
+// whatever the switch says.
 void set_trace_enabled(bool on);
 
 // Where trace lines go (stderr by default). Pass an empty function to restore stderr.
@@ -30,7 +35,8 @@ void set_trace_sink(TraceSink sink);
 // "[AutogradCPU, CPU]"
 std::string to_string(DispatchKeySet ks);
 
-// Collects trace lines while alive (turning the trace on), for tests and tools.
+// Collects the calling thread's trace lines while alive, for tests and tools. Captures nest
+// (the inner one collects until it ends) and do not affect other threads.
 class TraceCapture {
  public:
   TraceCapture();
@@ -42,7 +48,7 @@ class TraceCapture {
 
  private:
   std::vector<std::string> lines_;
-  bool was_enabled_;
+  std::vector<std::string>* previous_;
 };
 
 // Emits the line for one call and indents the calls made inside it.

@@ -11,18 +11,6 @@
 namespace anatomy::cpu {
 namespace {
 
-// True when the bytes the two tensors can reach intersect (a conservative overlap test).
-bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (!a.is_alias_of(b) || a.numel() == 0 || b.numel() == 0) return false;
-  auto range = [](const Tensor& t) {
-    int64_t start = t.storage_offset();
-    return std::pair<int64_t, int64_t>(start, start + required_storage_elements(t.sizes(), t.strides(), "copy_"));
-  };
-  auto [a0, a1] = range(a);
-  auto [b0, b1] = range(b);
-  return a0 < b1 && b0 < a1;
-}
-
 Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   ANATOMY_CHECK(src.device().is_cpu(), DeviceError, "copy_: the CPU kernel got a source on {}", src.device().str());
   check_no_internal_overlap(self, "copy_");

@@ -33,18 +33,6 @@
 namespace anatomy::cuda {
 namespace {
 
-// True when the bytes the two tensors can reach intersect (the CPU kernel's conservative test).
-bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (!a.is_alias_of(b) || a.numel() == 0 || b.numel() == 0) return false;
-  auto range = [](const Tensor& t) {
-    int64_t start = t.storage_offset();
-    return std::pair<int64_t, int64_t>(start, start + required_storage_elements(t.sizes(), t.strides(), "copy_"));
-  };
-  auto [a0, a1] = range(a);
-  auto [b0, b1] = range(b);
-  return a0 < b1 && b0 < a1;
-}
-
 // The device a CUDA tensor lives on (a from_blob tensor may say just "cuda": the current one).
 int device_index(const Tensor& t) { return t.device().has_index() ? t.device().index() : current_device(); }
 

@@ -413,9 +413,9 @@ TEST_CASE("registration: a kernel whose C++ signature differs from the schema is
   CHECK(table("test_dispatch::sig_checked", DispatchKey::Meta) == "missing");
 }
 
-// Fails today: Dispatcher::impl (dispatch/dispatcher.cpp) catches every anatomy::Error from
-// OperatorEntry::set_kernel and rethrows it as ValueError, so the TypeError becomes a ValueError.
-TEST_CASE("registration: a signature mismatch is a TypeError" * doctest::may_fail()) {
+// Dispatcher::impl adds the registration site to errors from OperatorEntry::set_kernel; it must
+// keep a TypeError a TypeError.
+TEST_CASE("registration: a signature mismatch is a TypeError") {
   Library lib(Library::Kind::Impl, "test_dispatch", RegKey::CUDA, __FILE__, __LINE__);
   CHECK_THROWS_AS(lib.impl("sig_checked", ANATOMY_KERNEL(sig_checked_wrong)), TypeError);
 }
@@ -428,9 +428,9 @@ TEST_CASE("registration: a schema defined after a mismatching kernel raises Type
   CHECK_THROWS_WITH_AS(def.def("late1(Tensor self, int n) -> Tensor"), doctest::Contains("(Tensor, float)"), TypeError);
 }
 
-// Fails today: OperatorEntry::set_schema (dispatch/operator_entry.cpp) stores the schema before
-// checking the registered kernels against it, and keeps it when the check throws.
-TEST_CASE("registration: a schema refused at def is not kept" * doctest::may_fail()) {
+// OperatorEntry::set_schema checks the already-registered kernels against the new schema and
+// must not keep a schema it refused.
+TEST_CASE("registration: a schema refused at def is not kept") {
   Library impl(Library::Kind::Impl, "test_dispatch_late", RegKey::CPU, __FILE__, __LINE__);
   impl.impl("late2", ANATOMY_KERNEL(sig_checked_wrong));
   Library def(Library::Kind::Def, "test_dispatch_late", std::nullopt, __FILE__, __LINE__);
@@ -454,13 +454,11 @@ TEST_CASE("typed(): a signature that differs from the schema raises TypeError na
   CHECK_THROWS_WITH_AS(view.call_boxed(too_short), doctest::Contains("needs 2 arguments"), ValueError);
 }
 
-// Fails today: the signature check compares schema types only (const double& and double are both
-// "float"), but TypedOperatorHandle::invoke calls the kernel through a pointer of the handle's
-// exact C++ type. A kernel taking `double` called as taking `const double&` reads garbage (and
-// `Scalar` vs `const Scalar&` crashes). typed() should refuse a Sig whose exact C++ types differ
-// from the registered unboxed kernels' (or the call should go through a canonical trampoline).
-TEST_CASE("typed(): a handle whose C++ types differ from the kernel's in passing convention is refused or works" *
-          doctest::may_fail()) {
+// Schema types alone cannot tell `double` from `const double&` (both "float"), but a typed call
+// casts the kernel pointer to the handle's exact C++ type: calling a `double` kernel as
+// `const double&` would read garbage. typed() must refuse a Sig whose exact C++ type differs
+// from the registered typed kernels'.
+TEST_CASE("typed(): a handle whose C++ types differ from the kernel's in passing convention is refused or works") {
   OperatorHandle op = Dispatcher::singleton().find_or_throw("test_dispatch::difference");
   CHECK(op.typed<double(const Tensor&, double, double)>().call(cpu_tensor(), 5.0, 3.0) == 2.0);
   bool refused = false;
