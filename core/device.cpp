@@ -92,7 +92,10 @@ Device::Device(std::string_view text) : type_(DeviceType::CPU), index_(-1) {
 
 std::string Device::str() const {
   std::string s = device_type_name(type_);
-  if (index_ >= 0) s += ":" + std::to_string(index_);
+  if (index_ >= 0) {
+    s += ':';
+    s += std::to_string(index_);
+  }
   return s;
 }
 

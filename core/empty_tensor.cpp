@@ -1,6 +1,8 @@
 // Fresh tensors over new storage, and the overlap check for written-to tensors.
 #include "anatomy/core/empty_tensor.h"
 
+#include "anatomy/core/views.h"
+
 namespace anatomy {
 
 int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides, const char* op) {
@@ -43,6 +45,15 @@ Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, M
   }
   ANATOMY_CHECK(format != MemoryFormat::Preserve, ValueError, "{}: preserve_format needs an input to preserve", op);
   return make_empty_tensor(sizes, contiguous_strides(sizes), dtype, allocator, op);
+}
+
+Tensor checked_copy_source(const Tensor& self, const Tensor& src) {
+  check_no_internal_overlap(self, "copy_");
+  ANATOMY_CHECK(is_expandable_to(src.sizes(), self.sizes()), ValueError,
+                "copy_: source of shape [{}] cannot be broadcast to the destination's shape [{}]",
+                fmt::join(src.sizes(), ", "), fmt::join(self.sizes(), ", "));
+  if (src.sizes() == self.sizes()) return src;
+  return views::expand(src, self.sizes());
 }
 
 bool may_overlap(const Tensor& a, const Tensor& b) {

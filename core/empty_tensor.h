@@ -15,6 +15,10 @@ Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, M
 // a tensor is ambiguous, so in-place ops refuse it. ValueError names `op`.
 void check_no_internal_overlap(const Tensor& t, const char* op);
 
+// The checks every backend's copy_ makes before writing (self has no internal overlap, src
+// broadcasts to self's shape), returning src expanded to self's shape. Errors name copy_.
+Tensor checked_copy_source(const Tensor& self, const Tensor& src);
+
 // Whether the memory two tensors can reach intersects: they share storage and the element
 // ranges [offset, offset + extent) meet. Conservative (two interleaved views count as
 // overlapping); a copy between overlapping tensors goes through a temporary.

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 shift || true
 jobs=$(nproc 2>/dev/null || echo 2)
+# ccache keys on paths relative to the checkout, so every clone (CI's included) shares one cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
 fi

@@ -19,7 +19,7 @@ step "tests"
 (cd build && ctest -j "$jobs")
 
 step "build (ASan + UBSan, CPU only)"
-scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DANATOMY_CUDA=OFF \
+scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DANATOMY_CUDA=OFF \
   "-DANATOMY_SANITIZE=address;undefined" -DANATOMY_BUILD_BENCHMARKS=OFF -DANATOMY_BUILD_TOOLS=OFF
 step "tests under ASan + UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j "$jobs")

@@ -13,11 +13,7 @@ namespace {
 
 Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   ANATOMY_CHECK(src.device().is_cpu(), DeviceError, "copy_: the CPU kernel got a source on {}", src.device().str());
-  check_no_internal_overlap(self, "copy_");
-  ANATOMY_CHECK(is_expandable_to(src.sizes(), self.sizes()), ValueError,
-                "copy_: source of shape [{}] cannot be broadcast to the destination's shape [{}]",
-                fmt::join(src.sizes(), ", "), fmt::join(self.sizes(), ", "));
-  Tensor source = src.sizes() == self.sizes() ? src : expand(src, self.sizes());
+  Tensor source = checked_copy_source(self, src);
   if (self.numel() == 0) return self;
   if (self.is_same(src)) {
     self.impl()->bump_version();

@@ -33,10 +33,7 @@ Tensor empty_strided_meta(IntArrayRef size, IntArrayRef stride, std::optional<DT
 Tensor copy_meta(const Tensor& self, const Tensor& src, bool) {
   ANATOMY_CHECK(self.is_meta(), DeviceError, "copy_: cannot copy meta data into a {} tensor (meta tensors have no data)",
                 self.device().str());
-  check_no_internal_overlap(self, "copy_");
-  ANATOMY_CHECK(is_expandable_to(src.sizes(), self.sizes()), ValueError,
-                "copy_: source of shape [{}] cannot be broadcast to the destination's shape [{}]",
-                fmt::join(src.sizes(), ", "), fmt::join(self.sizes(), ", "));
+  checked_copy_source(self, src);
   self.impl()->bump_version();
   return self;
 }

@@ -17,7 +17,7 @@ TEST_CASE("docs/ops.md lists every built-in operator's schema") {
     if (name.rfind("aten::", 0) != 0) continue;
     auto op = anatomy::dispatch::Dispatcher::singleton().find_or_throw(name);
     INFO("operator " << name);
-    CHECK(doc.find("`" + op.schema().to_string() + "`") != std::string::npos);
+    CHECK(doc.find(fmt::format("`{}`", op.schema().to_string())) != std::string::npos);
     ++checked;
   }
   CHECK(checked >= 40);
