@@ -9,6 +9,7 @@
 #include "anatomy/core/dtype.h"
 #include "anatomy/core/error.h"
 #include "anatomy/core/generator.h"
+#include "anatomy/core/iteration_plan.h"
 #include "anatomy/core/print.h"
 #include "anatomy/core/scalar.h"
 #include "anatomy/core/tensor.h"

@@ -117,6 +117,16 @@ class Tensor {
     return item().to<T>();
   }
 
+  // ---- arithmetic (element-wise, broadcasting, with PyTorch's type promotion) ----
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor div(const Tensor& other) const;
+  const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  const Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  const Tensor& mul_(const Tensor& other) const;
+  const Tensor& div_(const Tensor& other) const;
+
   // ---- in-place fills ----
   const Tensor& fill_(const Scalar& value) const;
   const Tensor& zero_() const;
@@ -126,6 +136,21 @@ class Tensor {
  private:
   IntrusivePtr<TensorImpl> impl_;
 };
+
+// Operators: a scalar operand is a 0-dim tensor, which promotion treats as a weak type (an fp16
+// tensor times 2 stays fp16).
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
 
 // Wraps dimension `dim` (negative counts from the end) into [0, ndim); IndexError naming `op`.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);

@@ -77,6 +77,11 @@ class TensorImpl : public RefCounted {
   void bump_version() { version_->bump(); }
   const IntrusivePtr<VersionCounter>& version_counter() const { return version_; }
 
+  // A 0-dim tensor made from a C++ number for an operator (`t * 2.5`): promotion treats it as a
+  // Python scalar (by category only), as PyTorch's wrapped numbers.
+  bool is_wrapped_number() const { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
 
@@ -93,6 +98,7 @@ class TensorImpl : public RefCounted {
   DispatchKeySet key_set_;
   DType dtype_;
   bool is_contiguous_ = true;
+  bool is_wrapped_number_ = false;
 };
 
 // A hot structure: every op allocates one. Keep it within four cache lines.

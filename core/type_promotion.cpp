@@ -34,6 +34,11 @@ void ResultTypeState::add_scalar(const Scalar& s) {
   wrapped_ = combine(has_wrapped_, wrapped_, wrapped_dtype(s));
 }
 
+void ResultTypeState::add_wrapped_number(DType t) {
+  DType d = t == DType::Bool ? DType::Bool : is_floating(t) ? kDefaultFloat : DType::Int64;
+  wrapped_ = combine(has_wrapped_, wrapped_, d);
+}
+
 DType ResultTypeState::result() const {
   DType zero_and_wrapped = combine_categories(has_zero_, zero_, has_wrapped_, wrapped_);
   bool has_zw = has_zero_ || has_wrapped_;

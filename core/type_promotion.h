@@ -22,6 +22,8 @@ class ResultTypeState {
   // A 0-dim tensor: weak next to dimensioned tensors, strong among 0-dim tensors and scalars.
   void add_zero_dim_tensor(DType t);
   void add_scalar(const Scalar& s);
+  // A wrapped number (a 0-dim tensor standing for a scalar) of dtype t: counts like a Scalar.
+  void add_wrapped_number(DType t);
   DType result() const;
 
  private:

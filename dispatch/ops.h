@@ -118,6 +118,23 @@ Tensor _to_copy(const Tensor& self, std::optional<DType> dtype = std::nullopt,
 // the device for device tensors.
 Scalar _local_scalar_dense(const Tensor& self);
 
+// ---- element-wise arithmetic (broadcasting, PyTorch's promotion) ----
+// out = self + alpha * other; sub: self - alpha * other; div is true division (integers give
+// the default float). The _ forms write into self; the _out forms into `out` (whose shape must
+// be the broadcast shape and whose dtype the result can be cast to).
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor mul(const Tensor& self, const Tensor& other);
+Tensor div(const Tensor& self, const Tensor& other);
+Tensor add_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor mul_(const Tensor& self, const Tensor& other);
+Tensor div_(const Tensor& self, const Tensor& other);
+Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor mul_out(const Tensor& out, const Tensor& self, const Tensor& other);
+Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other);
+
 // The layout that elementwise outputs and clone choose for `t`: ChannelsLast for a 4-D tensor
 // laid out NHWC, else Contiguous.
 MemoryFormat suggest_memory_format(const Tensor& t);

@@ -1,0 +1,509 @@
+// The caching allocator's policy (see caching_allocator.h and docs/allocator.md). It follows
+// PyTorch's CUDACachingAllocator: the names of the steps (get_free_block, alloc_block,
+// release_available_cached_blocks, free_block, ...) are PyTorch's, so the two read side by side.
+#include "anatomy/alloc/caching_allocator.h"
+
+#include <bit>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "anatomy/core/error.h"
+
+namespace anatomy::alloc {
+
+struct Block;
+
+struct BlockComparator {
+  // Best fit per stream: blocks of one stream sorted by size, then address (lower addresses
+  // first, which keeps allocations packed toward the start of segments).
+  bool operator()(const Block* a, const Block* b) const;
+};
+
+struct BlockPool {
+  std::set<Block*, BlockComparator> blocks;  // free blocks only
+  bool is_small;
+  CachingAllocator::Impl* owner;
+};
+
+struct Block {
+  StreamId stream;
+  size_t size;
+  size_t requested = 0;
+  BlockPool* pool;
+  char* ptr;
+  bool allocated = false;
+  int event_count = 0;                  // outstanding record_stream events
+  std::unordered_set<StreamId> stream_uses;  // other streams that used the block
+  // Neighbours within the segment; a block with neither is a whole segment.
+  Block* prev = nullptr;
+  Block* next = nullptr;
+
+  Block(StreamId s, size_t sz, BlockPool* p, char* addr) : stream(s), size(sz), pool(p), ptr(addr) {}
+  bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+bool BlockComparator::operator()(const Block* a, const Block* b) const {
+  if (a->stream != b->stream) return a->stream < b->stream;
+  if (a->size != b->size) return a->size < b->size;
+  return std::less<char*>()(a->ptr, b->ptr);
+}
+
+namespace {
+
+std::string format_size(size_t n) {
+  if (n < 1024) return fmt::format("{} bytes", n);
+  if (n < kMB) return fmt::format("{:.2f} KiB", static_cast<double>(n) / 1024);
+  if (n < 1024 * kMB) return fmt::format("{:.2f} MiB", static_cast<double>(n) / static_cast<double>(kMB));
+  return fmt::format("{:.2f} GiB", static_cast<double>(n) / static_cast<double>(1024 * kMB));
+}
+
+void check_conf(const AllocConf& conf) {
+  ANATOMY_CHECK(!conf.expandable_segments, NotImplementedError,
+                "caching allocator: expandable_segments:True is not yet supported (see docs/allocator.md)");
+  ANATOMY_CHECK(conf.backend == AllocBackend::Native, NotImplementedError,
+                "caching allocator: backend:cudaMallocAsync is not yet supported; use backend:native");
+}
+
+// The next multiple of 2^floor(log2 size) / divisions above `size` (1200 MB, 4 -> 1280 MB).
+size_t roundup_power2_next_division(size_t size, size_t divisions) {
+  if (std::has_single_bit(size)) return size;
+  size_t power2_floor = std::bit_floor(size);
+  size_t step = power2_floor / divisions;
+  if (step == 0) return power2_floor << 1;
+  size_t floor = size & ~(step - 1);
+  return floor == size ? size : floor + step;
+}
+
+}  // namespace
+
+size_t round_size(size_t size, const AllocConf& conf) {
+  if (size < kMinBlockSize) return kMinBlockSize;
+  size_t divisions = conf.divisions_for(size);
+  if (divisions > 1 && size > kMinBlockSize * divisions) return roundup_power2_next_division(size, divisions);
+  return (size + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+}
+
+size_t allocation_size(size_t size) {
+  if (size <= kSmallSize) return kSmallBuffer;
+  if (size < kMinLargeAlloc) return kLargeBuffer;
+  return (size + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
+}
+
+struct CachingAllocator::Impl {
+  MemoryProvider& provider;
+  AllocConf conf;
+  mutable std::mutex mutex;
+  BlockPool small{{}, true, this}, large{{}, false, this};
+  std::unordered_map<void*, Block*> allocated_blocks;  // by pointer, for raw_free/record_stream
+  std::unordered_set<Block*> active_blocks;            // allocated or waiting for events
+  std::map<StreamId, std::deque<std::pair<EventId, Block*>>> outstanding_events;
+  MemoryStats stats;
+  size_t total_reserved = 0;
+
+  Impl(MemoryProvider& p, const AllocConf& c) : provider(p), conf(c) {}
+
+  template <typename F>
+  void for_stat(const BlockPool& pool, F&& f) {
+    f(StatType::All);
+    f(pool.is_small ? StatType::Small : StatType::Large);
+  }
+
+  // ---- allocation ----
+
+  Block* malloc(size_t orig_size, StreamId stream) {
+    process_events();
+    size_t size = round_size(orig_size, conf);
+    BlockPool& pool = size <= kSmallSize ? small : large;
+    size_t alloc_size = allocation_size(size);
+    Block* block = get_free_block(pool, size, stream);
+    if (!block) block = alloc_block(pool, alloc_size, stream, false);
+    if (!block && release_available_cached_blocks(pool, size, stream))
+      block = alloc_block(pool, alloc_size, stream, false);
+    if (!block) {
+      release_cached_blocks();
+      block = alloc_block(pool, alloc_size, stream, true);
+    }
+    if (!block) throw_oom(orig_size, size, alloc_size, stream);
+    return alloc_found_block(block, orig_size, size);
+  }
+
+  Block* get_free_block(BlockPool& pool, size_t size, StreamId stream) {
+    Block key(stream, size, &pool, nullptr);
+    auto it = pool.blocks.lower_bound(&key);
+    if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
+    // An oversize block is kept whole for requests that would not split it anyway, and a large
+    // request does not take a block much larger than itself (the rest would be wasted, unsplit).
+    if (size < conf.max_split_size && (*it)->size >= conf.max_split_size) return nullptr;
+    if (size >= conf.max_split_size && (*it)->size >= size + conf.max_non_split_rounding_size) return nullptr;
+    Block* b = *it;
+    pool.blocks.erase(it);
+    return b;
+  }
+
+  Block* alloc_block(BlockPool& pool, size_t alloc_size, StreamId stream, bool is_retry) {
+    if (is_retry) ++stats.num_alloc_retries;
+    if (conf.per_process_memory_fraction < 1.0 &&
+        static_cast<double>(total_reserved + alloc_size) >
+            conf.per_process_memory_fraction * static_cast<double>(provider.total_memory())) {
+      return nullptr;
+    }
+    void* ptr = provider.reserve(alloc_size);
+    if (!ptr) return nullptr;
+    total_reserved += alloc_size;
+    ++stats.num_provider_allocs;
+    for_stat(pool, [&](StatType t) {
+      stats.segment[t].increase(1);
+      stats.reserved_bytes[t].increase(static_cast<int64_t>(alloc_size));
+    });
+    return new Block(stream, alloc_size, &pool, static_cast<char*>(ptr));
+  }
+
+  bool should_split(const Block* block, size_t size) const {
+    size_t remaining = block->size - size;
+    if (block->pool->is_small) return remaining >= kMinBlockSize;
+    return size < conf.max_split_size && remaining > kSmallSize;
+  }
+
+  Block* alloc_found_block(Block* block, size_t orig_size, size_t size) {
+    BlockPool& pool = *block->pool;
+    const bool already_split = block->is_split();
+    if (should_split(block, size)) {
+      Block* remaining = block;
+      block = new Block(remaining->stream, size, &pool, remaining->ptr);
+      block->prev = remaining->prev;
+      if (block->prev) block->prev->next = block;
+      block->next = remaining;
+      remaining->prev = block;
+      remaining->ptr += size;
+      remaining->size -= size;
+      pool.blocks.insert(remaining);
+      for_stat(pool, [&](StatType t) {
+        if (already_split) {  // an inactive split block shrinks by `size`
+          stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(size));
+        } else {  // a whole block becomes split: its remainder is a new inactive split block
+          stats.inactive_split_bytes[t].increase(static_cast<int64_t>(remaining->size));
+          stats.inactive_split[t].increase(1);
+        }
+      });
+    } else if (already_split) {
+      for_stat(pool, [&](StatType t) {
+        stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(block->size));
+        stats.inactive_split[t].decrease(1);
+      });
+    }
+    block->allocated = true;
+    block->requested = orig_size;
+    active_blocks.insert(block);
+    allocated_blocks.emplace(block->ptr, block);
+    for_stat(pool, [&](StatType t) {
+      stats.allocation[t].increase(1);
+      stats.allocated_bytes[t].increase(static_cast<int64_t>(block->size));
+      stats.active[t].increase(1);
+      stats.active_bytes[t].increase(static_cast<int64_t>(block->size));
+      stats.requested_bytes[t].increase(static_cast<int64_t>(orig_size));
+    });
+    return block;
+  }
+
+  // ---- freeing ----
+
+  void free(Block* block) {
+    block->allocated = false;
+    allocated_blocks.erase(block->ptr);
+    for_stat(*block->pool, [&](StatType t) {
+      stats.allocation[t].decrease(1);
+      stats.allocated_bytes[t].decrease(static_cast<int64_t>(block->size));
+      stats.requested_bytes[t].decrease(static_cast<int64_t>(block->requested));
+    });
+    block->requested = 0;
+    if (block->stream_uses.empty()) {
+      free_block(block);
+      return;
+    }
+    // Other streams may still be using it: reuse waits for an event on each (Note in
+    // docs/allocator.md, "record_stream"); process_events() finishes the free later.
+    for (StreamId s : block->stream_uses) {
+      EventId e = provider.create_event();
+      provider.record_event(e, s);
+      ++block->event_count;
+      outstanding_events[s].emplace_back(e, block);
+    }
+    block->stream_uses.clear();
+  }
+
+  // Returns the block to its pool, merged with free neighbours.
+  void free_block(Block* block) {
+    BlockPool& pool = *block->pool;
+    size_t orig_size = block->size;
+    int64_t net_blocks = 0, net_bytes = 0;
+    for (Block* candidate : {block->prev, block->next}) {
+      size_t subsumed = try_merge_blocks(block, candidate, pool);
+      if (subsumed > 0) {
+        net_blocks -= 1;
+        net_bytes -= static_cast<int64_t>(subsumed);
+      }
+    }
+    active_blocks.erase(block);
+    pool.blocks.insert(block);
+    if (block->is_split()) {
+      net_blocks += 1;
+      net_bytes += static_cast<int64_t>(block->size);
+    }
+    for_stat(pool, [&](StatType t) {
+      if (net_blocks > 0) stats.inactive_split[t].increase(net_blocks);
+      if (net_blocks < 0) stats.inactive_split[t].decrease(-net_blocks);
+      if (net_bytes > 0) stats.inactive_split_bytes[t].increase(net_bytes);
+      if (net_bytes < 0) stats.inactive_split_bytes[t].decrease(-net_bytes);
+      stats.active[t].decrease(1);
+      stats.active_bytes[t].decrease(static_cast<int64_t>(orig_size));
+    });
+  }
+
+  size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
+    if (!src || src->allocated || src->event_count > 0 || !src->stream_uses.empty()) return 0;
+    if (dst->prev == src) {
+      dst->ptr = src->ptr;
+      dst->prev = src->prev;
+      if (dst->prev) dst->prev->next = dst;
+    } else {
+      dst->next = src->next;
+      if (dst->next) dst->next->prev = dst;
+    }
+    size_t subsumed = src->size;
+    dst->size += subsumed;
+    pool.blocks.erase(src);
+    delete src;
+    return subsumed;
+  }
+
+  // Finishes frees whose events have completed, without blocking. Per stream, events complete
+  // in order, so the first incomplete one ends that stream's scan.
+  void process_events() {
+    for (auto it = outstanding_events.begin(); it != outstanding_events.end();) {
+      auto& queue = it->second;
+      while (!queue.empty() && provider.query_event(queue.front().first)) {
+        finish_event(queue.front());
+        queue.pop_front();
+      }
+      it = queue.empty() ? outstanding_events.erase(it) : std::next(it);
+    }
+  }
+
+  void finish_event(std::pair<EventId, Block*> entry) {
+    provider.destroy_event(entry.first);
+    if (--entry.second->event_count == 0) free_block(entry.second);
+  }
+
+  void synchronize_and_free_events() {
+    provider.synchronize();
+    ++stats.num_sync_all_streams;
+    for (auto& [stream, queue] : outstanding_events) {
+      for (auto& entry : queue) finish_event(entry);
+    }
+    outstanding_events.clear();
+  }
+
+  // ---- releasing cache ----
+
+  void release_block(Block* block) {
+    BlockPool& pool = *block->pool;
+    provider.release(block->ptr, block->size);
+    total_reserved -= block->size;
+    ++stats.num_provider_frees;
+    for_stat(pool, [&](StatType t) {
+      stats.segment[t].decrease(1);
+      stats.reserved_bytes[t].decrease(static_cast<int64_t>(block->size));
+    });
+    pool.blocks.erase(block);
+    delete block;
+  }
+
+  // Frees cached oversize segments (>= max_split_size) of this stream: the one just large
+  // enough for the request, or else the largest ones until enough is released.
+  bool release_available_cached_blocks(BlockPool& pool, size_t size, StreamId stream) {
+    if (conf.max_split_size == std::numeric_limits<size_t>::max()) return false;
+    Block key(stream, std::max(size, conf.max_split_size), &pool, nullptr);
+    auto it = pool.blocks.lower_bound(&key);
+    if (it != pool.blocks.end() && (*it)->stream == stream && !(*it)->is_split()) {
+      release_block(*it);
+      return true;
+    }
+    size_t released = 0;
+    while (released < key.size && it != pool.blocks.begin()) {
+      Block* b = *std::prev(it);
+      if (b->stream != stream || b->size < conf.max_split_size) break;
+      if (b->is_split()) {
+        --it;
+        continue;
+      }
+      released += b->size;
+      release_block(b);  // invalidates only b's iterator; `it` stays valid
+    }
+    return released >= key.size;
+  }
+
+  void release_blocks(BlockPool& pool) {
+    for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
+      Block* b = *it++;
+      if (!b->is_split()) release_block(b);
+    }
+  }
+
+  void release_cached_blocks() {
+    synchronize_and_free_events();
+    release_blocks(large);
+    release_blocks(small);
+  }
+
+  [[noreturn]] void throw_oom(size_t orig_size, size_t size, size_t alloc_size, StreamId stream) {
+    ++stats.num_ooms;
+    size_t largest = 0;
+    for (const BlockPool* p : {&small, &large}) {
+      for (const Block* b : p->blocks) largest = std::max(largest, b->size);
+    }
+    size_t allocated = static_cast<size_t>(stats.allocated_bytes[StatType::All].current);
+    size_t reserved = static_cast<size_t>(stats.reserved_bytes[StatType::All].current);
+    std::string limit;
+    if (conf.per_process_memory_fraction < 1.0) {
+      limit = fmt::format(" This process may use {} of it (per_process_memory_fraction {}).",
+                          format_size(static_cast<size_t>(conf.per_process_memory_fraction *
+                                                          static_cast<double>(provider.total_memory()))),
+                          conf.per_process_memory_fraction);
+    }
+    ANATOMY_THROW(OutOfMemoryError,
+                  "caching allocator: out of memory. Tried to allocate {} (a {} block, needing a {} segment) on "
+                  "stream {}. Device {} has a total capacity of {} of which {} is free.{} Of the memory reserved "
+                  "by anatomy ({}), {} is allocated and {} is reserved but unallocated (largest free block: {}). "
+                  "If reserved but unallocated memory is large, try max_split_size_mb in ANATOMY_CUDA_ALLOC_CONF "
+                  "to limit fragmentation.",
+                  format_size(orig_size), format_size(size), format_size(alloc_size), stream,
+                  provider.device().str(), format_size(provider.total_memory()),
+                  format_size(provider.free_memory()), limit, format_size(reserved), format_size(allocated),
+                  format_size(reserved - allocated), format_size(largest));
+  }
+};
+
+namespace {
+
+void delete_block(void* ctx) {
+  auto* block = static_cast<Block*>(ctx);
+  CachingAllocator::Impl* impl = block->pool->owner;
+  std::lock_guard<std::mutex> g(impl->mutex);
+  impl->free(block);
+}
+
+}  // namespace
+
+CachingAllocator::CachingAllocator(MemoryProvider& provider, const AllocConf& conf) {
+  check_conf(conf);
+  impl_ = std::make_unique<Impl>(provider, conf);
+}
+
+CachingAllocator::~CachingAllocator() {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->release_cached_blocks();
+  // What is left is in use by someone who will never free it through us; drop the bookkeeping
+  // (the provider's memory stays with the provider).
+  std::unordered_set<Block*> heads;
+  for (Block* b : impl_->active_blocks) {
+    while (b->prev) b = b->prev;
+    heads.insert(b);
+  }
+  for (Block* b : heads) {
+    while (b) delete std::exchange(b, b->next);
+  }
+}
+
+DataPtr CachingAllocator::allocate(size_t nbytes) {
+  if (nbytes == 0) return DataPtr(nullptr, impl_->provider.device());
+  StreamId stream = impl_->provider.current_stream();
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  Block* block = impl_->malloc(nbytes, stream);
+  return DataPtr(block->ptr, block, &delete_block, impl_->provider.device());
+}
+
+void* CachingAllocator::raw_alloc(size_t nbytes, StreamId stream) {
+  if (nbytes == 0) return nullptr;
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->malloc(nbytes, stream)->ptr;
+}
+
+void CachingAllocator::raw_free(void* ptr) {
+  if (ptr == nullptr) return;
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  auto it = impl_->allocated_blocks.find(ptr);
+  ANATOMY_CHECK(it != impl_->allocated_blocks.end(), ValueError,
+                "raw_free: {} was not allocated by this caching allocator (or was already freed)", ptr);
+  impl_->free(it->second);
+}
+
+void CachingAllocator::record_stream(void* ptr, StreamId stream) {
+  if (ptr == nullptr) return;
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  auto it = impl_->allocated_blocks.find(ptr);
+  ANATOMY_CHECK(it != impl_->allocated_blocks.end(), ValueError,
+                "record_stream: {} is not the start of a block allocated by this caching allocator", ptr);
+  // Work on the allocation stream is ordered before reuse already; only other streams need events.
+  if (stream != it->second->stream) it->second->stream_uses.insert(stream);
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->release_cached_blocks();
+}
+
+MemoryStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->stats;
+}
+
+void CachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->stats.for_each_array([](StatArray& a) {
+    for (Stat& s : a.s) s.peak = s.current;
+  });
+}
+
+std::vector<SegmentInfo> CachingAllocator::segments() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  // Every block is either free (in a pool) or active; a segment is reached from any of its blocks.
+  std::set<Block*, std::less<>> heads;
+  auto add_head = [&](Block* b) {
+    while (b->prev) b = b->prev;
+    heads.insert(b);
+  };
+  for (const BlockPool* p : {&impl_->small, &impl_->large}) {
+    for (Block* b : p->blocks) add_head(b);
+  }
+  for (Block* b : impl_->active_blocks) add_head(b);
+  std::vector<SegmentInfo> out;
+  for (Block* head : heads) {
+    SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}};
+    for (Block* b = head; b; b = b->next) {
+      seg.size += b->size;
+      seg.blocks.push_back({b->ptr, b->size, b->requested, b->allocated, !b->allocated && b->event_count > 0});
+    }
+    out.push_back(std::move(seg));
+  }
+  std::sort(out.begin(), out.end(), [](const SegmentInfo& a, const SegmentInfo& b) {
+    return std::less<void*>()(a.address, b.address);
+  });
+  return out;
+}
+
+AllocConf CachingAllocator::conf() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->conf;
+}
+
+void CachingAllocator::set_conf(const AllocConf& conf) {
+  check_conf(conf);
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->conf = conf;
+}
+
+}  // namespace anatomy::alloc

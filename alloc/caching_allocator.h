@@ -1,0 +1,81 @@
+// CachingAllocator: PyTorch's caching device allocator, written against a MemoryProvider so the
+// same policy runs on the simulated device in tests and over CUDA. docs/allocator.md explains the
+// policy (rounding, small and large pools, best fit per stream, splitting and merging, deferred
+// frees after record_stream, the out-of-memory ladder) and every knob.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "anatomy/alloc/alloc_conf.h"
+#include "anatomy/alloc/memory_provider.h"
+#include "anatomy/alloc/memory_stats.h"
+#include "anatomy/core/allocator.h"
+
+namespace anatomy::alloc {
+
+inline constexpr size_t kMinBlockSize = 512;             // every size is a multiple of this
+inline constexpr size_t kSmallSize = 1 * kMB;            // requests up to this go to the small pool
+inline constexpr size_t kSmallBuffer = 2 * kMB;          // small-pool segment size
+inline constexpr size_t kLargeBuffer = 20 * kMB;         // large-pool segment size for requests...
+inline constexpr size_t kMinLargeAlloc = 10 * kMB;       // ...under this; above, round to...
+inline constexpr size_t kRoundLarge = 2 * kMB;           // ...this
+
+// The block size a request of `size` bytes gets: 512-byte multiples, or the next of
+// roundup_power2_divisions steps between two powers of two when that knob is set.
+size_t round_size(size_t size, const AllocConf& conf);
+// The segment size reserved from the provider when no cached block fits a rounded `size`.
+size_t allocation_size(size_t size);
+
+// One block of a segment, as segments() reports it.
+struct BlockInfo {
+  void* ptr;
+  size_t size;
+  size_t requested;   // what the caller asked for (0 when free)
+  bool allocated;
+  bool pending_free;  // freed, waiting for events of streams that used it (record_stream)
+};
+struct SegmentInfo {
+  void* address;
+  size_t size;
+  StreamId stream;
+  bool is_small;
+  std::vector<BlockInfo> blocks;  // in address order, tiling the segment
+};
+
+class CachingAllocator final : public Allocator {
+ public:
+  // `provider` must outlive the allocator. Throws NotImplementedError for settings this
+  // increment does not support (expandable_segments:True, backend:cudaMallocAsync).
+  explicit CachingAllocator(MemoryProvider& provider, const AllocConf& conf = alloc_conf_from_env());
+  // Releases the cache; blocks still allocated are reported by no one and freed by no one.
+  ~CachingAllocator() override;
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  // On the provider's current stream. Throws OutOfMemoryError.
+  DataPtr allocate(size_t nbytes) override;
+  // Memory for `nbytes` bytes used on `stream` (nullptr for 0 bytes); give it back with raw_free.
+  void* raw_alloc(size_t nbytes, StreamId stream);
+  void raw_free(void* ptr);
+  // `ptr` is also used by work queued on `stream`: its free waits until that work is done.
+  void record_stream(void* ptr, StreamId stream);
+
+  // Waits for the device, then gives every cached segment with no block in use back.
+  void empty_cache();
+
+  MemoryStats stats() const;
+  void reset_peak_stats();
+  std::vector<SegmentInfo> segments() const;
+
+  AllocConf conf() const;
+  void set_conf(const AllocConf& conf);  // same checks as the constructor
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace anatomy::alloc

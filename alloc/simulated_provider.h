@@ -1,0 +1,70 @@
+// SimulatedProvider: a MemoryProvider over host memory with a fixed capacity, and streams and
+// events whose completion the test decides, so that every allocator policy (reuse across streams,
+// record_stream, the out-of-memory ladder) is tested deterministically without a GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+#include "anatomy/alloc/memory_provider.h"
+
+namespace anatomy::alloc {
+
+class SimulatedProvider final : public MemoryProvider {
+ public:
+  // `capacity` bytes of "device" memory; a reservation that would go beyond it fails the way a
+  // device out-of-memory does (reserve returns nullptr).
+  explicit SimulatedProvider(size_t capacity, Device device = Device(DeviceType::PrivateUse1, 0));
+  ~SimulatedProvider() override;
+  SimulatedProvider(const SimulatedProvider&) = delete;
+  SimulatedProvider& operator=(const SimulatedProvider&) = delete;
+
+  Device device() const override { return device_; }
+  void* reserve(size_t nbytes) override;
+  void release(void* ptr, size_t nbytes) override;
+  EventId create_event() override;
+  void record_event(EventId event, StreamId stream) override;
+  bool query_event(EventId event) override;
+  void destroy_event(EventId event) override;
+  void synchronize() override;  // completes every recorded event
+  StreamId current_stream() const override;
+  size_t total_memory() const override { return capacity_; }
+  size_t free_memory() const override;
+
+  // The calling thread's current stream (thread-local, shared by all simulated providers).
+  static void set_current_stream(StreamId stream);
+
+  // Test controls: the work before `event` finishes; all work queued so far on `stream` finishes.
+  void complete(EventId event);
+  void complete_all(StreamId stream);
+  // Recorded events not yet completed (all streams, or one).
+  size_t pending_events() const;
+  size_t pending_events(StreamId stream) const;
+
+  struct Counters {
+    int64_t reserves = 0;         // successful reserve() calls
+    int64_t releases = 0;         // release() calls
+    int64_t failed_reserves = 0;  // reserve() calls refused for lack of capacity
+    size_t used_bytes = 0;        // reserved and not released
+    int64_t live_events = 0;      // created and not destroyed
+    int64_t synchronizes = 0;
+  };
+  Counters counters() const;
+
+ private:
+  struct EventState {
+    StreamId stream = -1;  // -1: created, never recorded (queries as complete, as CUDA does)
+    bool done = true;
+  };
+  const size_t capacity_;
+  const Device device_;
+  mutable std::mutex mutex_;  // the test thread completes events while the allocator queries them
+  std::unordered_map<EventId, EventState> events_;
+  std::unordered_map<void*, size_t> live_;  // what was reserved, to catch bad releases
+  EventId next_event_ = 1;
+  Counters counters_;
+};
+
+}  // namespace anatomy::alloc

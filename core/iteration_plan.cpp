@@ -1,0 +1,205 @@
+// Building the element-wise iteration plan (Note [Element-wise iteration plan]).
+#include "anatomy/core/iteration_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "anatomy/core/empty_tensor.h"
+#include "anatomy/core/type_promotion.h"
+
+namespace anatomy {
+
+IterationPlan::Builder& IterationPlan::Builder::add_output(const Tensor& t) {
+  outputs_.push_back(t);
+  return *this;
+}
+IterationPlan::Builder& IterationPlan::Builder::add_input(const Tensor& t) {
+  ANATOMY_CHECK(t.defined(), ValueError, "{}: input {} is an undefined tensor", op_, inputs_.size());
+  inputs_.push_back(t);
+  return *this;
+}
+IterationPlan::Builder& IterationPlan::Builder::common_dtype(DType t) {
+  common_ = t;
+  return *this;
+}
+IterationPlan::Builder& IterationPlan::Builder::output_dtype(DType t) {
+  output_ = t;
+  return *this;
+}
+IterationPlan::Builder& IterationPlan::Builder::promote_integers_to_float() {
+  int_to_float_ = true;
+  return *this;
+}
+
+namespace {
+
+// Strides (in bytes) of `t` seen over `shape`: broadcast and missing leading dims get 0.
+DimVector broadcast_byte_strides(const Tensor& t, IntArrayRef shape) {
+  DimVector out(shape.size(), 0);
+  const size_t offset = shape.size() - static_cast<size_t>(t.dim());
+  const int64_t esize = static_cast<int64_t>(t.element_size());
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] != 1) out[offset + d] = t.strides()[d] * esize;
+  }
+  return out;
+}
+
+// Exact aliasing (same data, same layout) is allowed between an output and an input; any other
+// sharing of memory is refused, because the result would depend on the loop order.
+void check_output_input_overlap(const Tensor& out, const Tensor& in, const char* op) {
+  if (!may_overlap(out, in)) return;
+  bool exact = out.data_ptr() == in.data_ptr() && out.sizes() == in.sizes() && out.strides() == in.strides() &&
+               out.dtype() == in.dtype();
+  ANATOMY_CHECK(exact, ValueError,
+                "{}: the output partially overlaps an input (some elements of one refer to the memory of another); "
+                "clone() the input first",
+                op);
+}
+
+}  // namespace
+
+IterationPlan IterationPlan::Builder::build() {
+  ANATOMY_CHECK(outputs_.size() + inputs_.size() <= static_cast<size_t>(kMaxOperands), ValueError,
+                "{}: at most {} operands", op_, kMaxOperands);
+  ANATOMY_INTERNAL_ASSERT(!inputs_.empty(), "an element-wise plan needs an input");
+  IterationPlan plan;
+
+  // 1. devices and the broadcast shape.
+  // A 0-dim CPU tensor (a wrapped scalar) may join tensors on any device; the others decide.
+  auto is_cpu_scalar = [](const Tensor& t) { return t.dim() == 0 && t.is_cpu(); };
+  Device device = inputs_[0].device();
+  for (const Tensor& t : inputs_) {
+    if (!is_cpu_scalar(t)) {
+      device = t.device();
+      break;
+    }
+  }
+  DimVector shape;
+  for (const Tensor& t : inputs_) {
+    ANATOMY_CHECK(is_cpu_scalar(t) || t.device() == device, DeviceError,
+                  "{}: expected all tensors on one device, found {} and {}", op_, device.str(), t.device().str());
+    shape = broadcast_shapes(shape, t.sizes(), op_);
+  }
+  plan.shape_ = shape;
+  plan.numel_ = checked_numel(shape, op_);
+
+  // 2. the common dtype.
+  if (common_) {
+    plan.common_ = *common_;
+  } else {
+    ResultTypeState state;
+    for (const Tensor& t : inputs_) {
+      if (t.impl()->is_wrapped_number()) state.add_wrapped_number(t.dtype());
+      else if (t.dim() == 0) state.add_zero_dim_tensor(t.dtype());
+      else state.add_tensor(t.dtype());
+    }
+    plan.common_ = state.result();
+  }
+  if (int_to_float_ && !is_floating(plan.common_)) plan.common_ = kDefaultFloat;
+  const DType out_dtype = output_.value_or(plan.common_);
+
+  // 3. outputs, checked or allocated.
+  for (const Tensor& out : outputs_) {
+    if (!out.defined()) continue;
+    ANATOMY_CHECK(out.device() == device, DeviceError, "{}: the output is on {} but the inputs are on {}", op_,
+                  out.device().str(), device.str());
+    ANATOMY_CHECK(out.sizes() == IntArrayRef(shape), ValueError,
+                  "{}: the output has shape [{}] but the result has shape [{}]", op_, fmt::join(out.sizes(), ", "),
+                  fmt::join(shape, ", "));
+    ANATOMY_CHECK(can_cast(out_dtype, out.dtype()), TypeError,
+                  "{}: result type {} can't be cast to the desired output type {}", op_, name(out_dtype),
+                  name(out.dtype()));
+    check_no_internal_overlap(out, op_);
+    for (const Tensor& in : inputs_) check_output_input_overlap(out, in, op_);
+  }
+  // The layout of new outputs: that of the first full-shape input when it is dense (keeps
+  // channels_last and transposed layouts), else row-major.
+  DimVector new_strides = contiguous_strides(shape);
+  for (const Tensor& in : inputs_) {
+    if (in.sizes() == IntArrayRef(shape) && in.is_non_overlapping_and_dense()) {
+      new_strides = DimVector(in.strides());
+      break;
+    }
+  }
+  Allocator* allocator = get_allocator(device.type());
+  for (const Tensor& out : outputs_) {
+    Tensor o = out.defined() ? out : make_empty_tensor(shape, new_strides, out_dtype, allocator, op_);
+    if (o.dtype() != out_dtype) {
+      // Computed in out_dtype, then cast into the user's tensor by finish().
+      plan.user_outputs_.push_back(o);
+      o = make_empty_tensor(shape, new_strides, out_dtype, allocator, op_);
+    } else {
+      plan.user_outputs_.push_back(Tensor());
+    }
+    plan.operands_.push_back(o);
+  }
+  plan.num_outputs_ = static_cast<int>(outputs_.size());
+  for (const Tensor& in : inputs_) {
+    Tensor t = in.dtype() == plan.common_ ? in : in.to(plan.common_);
+    // A CPU scalar next to device tensors moves to their device (a tiny copy).
+    if (t.device() != device) t = t.to(device);
+    plan.operands_.push_back(t);
+  }
+
+  // 4. byte strides over the broadcast shape, innermost dim first.
+  const int n = plan.num_operands();
+  const int ndim = static_cast<int>(shape.size());
+  std::array<DimVector, kMaxOperands> strides;
+  for (int k = 0; k < n; ++k) strides[k] = broadcast_byte_strides(plan.operands_[k], shape);
+
+  // 5. order dims by the operands' strides (the first output decides, inputs break ties), fastest
+  // innermost, then merge neighbours that every operand walks contiguously.
+  std::vector<int> perm(ndim);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
+    for (int k = 0; k < n; ++k) {
+      if (strides[k][a] == 0 || strides[k][b] == 0) continue;
+      if (strides[k][a] != strides[k][b]) return strides[k][a] < strides[k][b];
+    }
+    return a > b;  // ties keep row-major order: the last dim innermost
+  });
+  DimVector loop_shape;
+  std::array<DimVector, kMaxOperands> loop_strides;
+  for (int d : perm) {
+    const int64_t size = shape[d];
+    bool merge = !loop_shape.empty();
+    for (int k = 0; merge && k < n; ++k) {
+      merge = strides[k][d] == loop_strides[k].back() * loop_shape.back();
+    }
+    if (size == 1) continue;  // a size-1 dim moves nothing
+    if (merge) {
+      loop_shape[loop_shape.size() - 1] *= size;
+    } else {
+      loop_shape.push_back(size);
+      for (int k = 0; k < n; ++k) loop_strides[k].push_back(strides[k][d]);
+    }
+  }
+  if (loop_shape.empty()) {  // 0-dim or all-ones: one element
+    loop_shape.push_back(1);
+    for (int k = 0; k < n; ++k) loop_strides[k].push_back(0);
+  }
+  plan.loop_shape_ = loop_shape;
+  plan.strides_ = loop_strides;
+
+  // 6. the flat fast path and 32-bit offsets.
+  plan.contiguous_ = loop_shape.size() == 1;
+  for (int k = 0; k < n && plan.contiguous_; ++k) {
+    plan.contiguous_ = loop_shape[0] == 1 ||
+                       loop_strides[k][0] == static_cast<int64_t>(plan.operands_[k].element_size());
+  }
+  for (int k = 0; k < n; ++k) {
+    int64_t reach = 0;
+    for (size_t d = 0; d < loop_shape.size(); ++d) reach += (loop_shape[d] - 1) * loop_strides[k][d];
+    if (reach > std::numeric_limits<int32_t>::max()) plan.fits_32bit_ = false;
+  }
+  return plan;
+}
+
+void IterationPlan::finish() const {
+  for (int i = 0; i < num_outputs_; ++i) {
+    if (user_outputs_[i].defined()) user_outputs_[i].copy_(operands_[i]);
+  }
+}
+
+}  // namespace anatomy

@@ -1,0 +1,118 @@
+// The element-wise iteration plan: what every element-wise kernel (CPU now, CUDA next) needs to
+// know before its loop runs.
+//
+// Note [Element-wise iteration plan]
+// Given outputs and inputs, the plan works out, in this order:
+//   1. the broadcast shape of the inputs (NumPy rules);
+//   2. the common dtype (PyTorch's promotion, 0-dim tensors as weak types), and casts inputs of
+//      another dtype to it (so a kernel is instantiated per dtype, not per dtype combination);
+//   3. the outputs: allocated when undefined (keeping the layout of a dense input, e.g.
+//      channels_last), or checked when given (out= and in-place): same shape, a dtype the common
+//      dtype may be cast to, no internal overlap, and no partial overlap with an input (exact
+//      aliasing, as in `a.add_(b)`, is fine);
+//   4. byte strides of every operand over the broadcast shape (0 for broadcast dims);
+//   5. the dims reordered so the fastest-moving one (smallest output stride) is innermost, and
+//      adjacent dims merged where every operand steps through them contiguously;
+//   6. whether everything is contiguous (one flat loop) and whether 32-bit offsets suffice.
+// A kernel then calls for_each_chunk and runs a tight 1-D loop per chunk.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+class IterationPlan {
+ public:
+  static constexpr int kMaxOperands = 4;
+
+  class Builder {
+   public:
+    explicit Builder(const char* op) : op_(op) {}
+    // An output: undefined means "allocate it".
+    Builder& add_output(const Tensor& t);
+    Builder& add_input(const Tensor& t);
+    // The dtype of the computation: by default the inputs' common dtype.
+    Builder& common_dtype(DType t);
+    // The dtype of allocated outputs when it is not the common dtype (bool for comparisons).
+    Builder& output_dtype(DType t);
+    // Integer inputs promote to the default float (true division, sqrt, ...).
+    Builder& promote_integers_to_float();
+    IterationPlan build();
+
+   private:
+    const char* op_;
+    std::vector<Tensor> outputs_, inputs_;
+    std::optional<DType> common_, output_;
+    bool int_to_float_ = false;
+  };
+
+  // Operands: outputs first, then inputs.
+  int num_outputs() const { return num_outputs_; }
+  int num_operands() const { return static_cast<int>(operands_.size()); }
+  // The tensor the kernel writes (a temporary when the user's output has another dtype).
+  const Tensor& output(int i = 0) const { return operands_[i]; }
+  // What the operator returns: the user's output tensor, or the allocated one.
+  const Tensor& result(int i = 0) const { return user_outputs_[i].defined() ? user_outputs_[i] : operands_[i]; }
+  const Tensor& input(int i) const { return operands_[num_outputs_ + i]; }
+  // Outputs whose dtype is not the common dtype are computed into a temporary of the common
+  // dtype; finish() copies them into the user's tensors.
+  void finish() const;
+
+  DType common_dtype() const { return common_; }
+  IntArrayRef shape() const { return shape_; }  // the broadcast (output) shape
+  int64_t numel() const { return numel_; }
+  // The loop: dims innermost first, after reordering and merging.
+  IntArrayRef loop_shape() const { return loop_shape_; }
+  int64_t loop_stride(int operand, int dim) const { return strides_[operand][dim]; }
+  bool is_contiguous() const { return contiguous_; }
+  bool can_use_32bit_indexing() const { return fits_32bit_; }
+
+  // Calls fn(char* const* data, const int64_t* inner_strides, int64_t n) once per run of the
+  // innermost loop dim (once in total when the plan is contiguous). Strides are in bytes.
+  template <typename F>
+  void for_each_chunk(F&& fn) const;
+
+ private:
+  int num_outputs_ = 0;
+  std::vector<Tensor> operands_;
+  std::vector<Tensor> user_outputs_;  // outputs the user passed, when a temporary stands in
+  DType common_ = DType::Float32;
+  DimVector shape_, loop_shape_;
+  std::array<DimVector, kMaxOperands> strides_;
+  int64_t numel_ = 0;
+  bool contiguous_ = true, fits_32bit_ = true;
+};
+
+template <typename F>
+void IterationPlan::for_each_chunk(F&& fn) const {
+  if (numel_ == 0) return;
+  const int n = num_operands();
+  std::array<char*, kMaxOperands> base{};
+  for (int k = 0; k < n; ++k) base[k] = static_cast<char*>(operands_[k].data_ptr());
+  std::array<int64_t, kMaxOperands> inner{};
+  if (contiguous_) {
+    for (int k = 0; k < n; ++k) inner[k] = static_cast<int64_t>(operands_[k].element_size());
+    fn(base.data(), inner.data(), numel_);
+    return;
+  }
+  const int ndim = static_cast<int>(loop_shape_.size());
+  for (int k = 0; k < n; ++k) inner[k] = strides_[k][0];
+  const int64_t inner_size = loop_shape_[0];
+  DimVector index(ndim, 0);
+  std::array<char*, kMaxOperands> ptr = base;
+  for (int64_t done = 0; done < numel_; done += inner_size) {
+    fn(ptr.data(), inner.data(), inner_size);
+    for (int d = 1; d < ndim; ++d) {  // carry into the outer dims
+      for (int k = 0; k < n; ++k) ptr[k] += strides_[k][d];
+      if (++index[d] < loop_shape_[d]) break;
+      for (int k = 0; k < n; ++k) ptr[k] -= strides_[k][d] * loop_shape_[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace anatomy

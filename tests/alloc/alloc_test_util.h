@@ -1,0 +1,84 @@
+// Checks shared by the caching allocator tests: stats that must agree with each other and with
+// the simulated provider, and a walk over every segment proving blocks tile it, free neighbours
+// are merged and nothing is lost.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+
+#include "anatomy/alloc/caching_allocator.h"
+#include "anatomy/alloc/simulated_provider.h"
+
+namespace anatomy_test {
+
+using namespace anatomy::alloc;
+
+// What the test believes is allocated: pointer -> requested bytes.
+using Shadow = std::map<char*, size_t>;
+
+// Cheap checks, run after every step.
+inline void check_stats(const CachingAllocator& a, const SimulatedProvider& p, const Shadow& live) {
+  MemoryStats s = a.stats();
+  SimulatedProvider::Counters c = p.counters();
+  int64_t requested = 0;
+  for (auto& [ptr, n] : live) requested += static_cast<int64_t>(n);
+  REQUIRE(s.allocation[StatType::All].current == static_cast<int64_t>(live.size()));
+  REQUIRE(s.requested_bytes[StatType::All].current == requested);
+  REQUIRE(s.reserved_bytes[StatType::All].current == static_cast<int64_t>(c.used_bytes));
+  REQUIRE(s.num_provider_allocs == c.reserves);
+  REQUIRE(s.num_provider_frees == c.releases);
+  REQUIRE(s.segment[StatType::All].current == c.reserves - c.releases);
+  REQUIRE(s.active_bytes[StatType::All].current >= s.allocated_bytes[StatType::All].current);
+  REQUIRE(s.allocated_bytes[StatType::All].current >= requested);
+  MemoryStats copy = s;
+  copy.for_each_array([](StatArray& arr) {
+    REQUIRE(arr[StatType::All].current == arr[StatType::Small].current + arr[StatType::Large].current);
+    REQUIRE(arr[StatType::All].peak >= arr[StatType::All].current);
+    REQUIRE(arr[StatType::All].allocated - arr[StatType::All].freed == arr[StatType::All].current);
+  });
+}
+
+// The full walk: every segment is tiled by its blocks, no two free blocks touch, the allocated
+// blocks are exactly the live ones, and the stats equal what the walk counts.
+inline void check_segments(const CachingAllocator& a, const Shadow& live) {
+  MemoryStats s = a.stats();
+  int64_t reserved = 0, allocated = 0, active = 0, n_allocated = 0, n_active = 0, n_split = 0, split_bytes = 0;
+  for (const SegmentInfo& seg : a.segments()) {
+    reserved += static_cast<int64_t>(seg.size);
+    char* expect = static_cast<char*>(seg.address);
+    bool prev_free = false;
+    for (const BlockInfo& b : seg.blocks) {
+      REQUIRE(b.ptr == expect);
+      REQUIRE(b.size % kMinBlockSize == 0);
+      expect += b.size;
+      bool is_free = !b.allocated && !b.pending_free;
+      REQUIRE_FALSE((is_free && prev_free));  // merging left two free neighbours apart
+      prev_free = is_free;
+      if (b.allocated) {
+        auto it = live.find(static_cast<char*>(b.ptr));
+        REQUIRE(it != live.end());
+        REQUIRE(b.requested == it->second);
+        allocated += static_cast<int64_t>(b.size);
+        ++n_allocated;
+      }
+      if (!is_free) {
+        active += static_cast<int64_t>(b.size);
+        ++n_active;
+      } else if (seg.blocks.size() > 1) {
+        split_bytes += static_cast<int64_t>(b.size);
+        ++n_split;
+      }
+    }
+  }
+  REQUIRE(n_allocated == static_cast<int64_t>(live.size()));
+  REQUIRE(s.reserved_bytes[StatType::All].current == reserved);
+  REQUIRE(s.allocated_bytes[StatType::All].current == allocated);
+  REQUIRE(s.active_bytes[StatType::All].current == active);
+  REQUIRE(s.active[StatType::All].current == n_active);
+  REQUIRE(s.inactive_split[StatType::All].current == n_split);
+  REQUIRE(s.inactive_split_bytes[StatType::All].current == split_bytes);
+}
+
+}  // namespace anatomy_test

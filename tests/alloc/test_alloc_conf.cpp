@@ -1,0 +1,143 @@
+// ANATOMY_CUDA_ALLOC_CONF parsing: every key, both roundup forms, the environment fallback to
+// PYTORCH_CUDA_ALLOC_CONF, and errors that name the key and what is allowed.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include "../core/test_util.h"
+#include "anatomy/alloc/alloc_conf.h"
+#include "anatomy/alloc/caching_allocator.h"
+#include "anatomy/alloc/simulated_provider.h"
+
+using namespace anatomy::alloc;
+
+namespace {
+
+// Sets (or, with nullptr, unsets) an environment variable for one scope.
+struct EnvGuard {
+  std::string name;
+  std::string old;
+  bool had;
+  EnvGuard(const char* n, const char* value) : name(n) {
+    const char* o = std::getenv(n);
+    had = o != nullptr;
+    if (had) old = o;
+    if (value) setenv(n, value, 1);
+    else unsetenv(n);
+  }
+  ~EnvGuard() {
+    if (had) setenv(name.c_str(), old.c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("alloc conf: defaults and an empty string") {
+  AllocConf c = parse_alloc_conf("");
+  CHECK(c.backend == AllocBackend::Native);
+  CHECK(c.max_split_size == std::numeric_limits<size_t>::max());
+  CHECK(c.max_non_split_rounding_size == 20 * kMB);
+  CHECK(c.divisions_for(1200 * kMB) == 0);
+  CHECK(c.garbage_collection_threshold == 0.0);
+  CHECK_FALSE(c.expandable_segments);
+  CHECK(to_string(c).empty());
+}
+
+TEST_CASE("alloc conf: every key parses") {
+  AllocConf c = parse_alloc_conf(
+      "backend:cudaMallocAsync, max_split_size_mb:128,max_non_split_rounding_mb:64,"
+      "roundup_power2_divisions:4,garbage_collection_threshold:0.6,expandable_segments:True,"
+      "per_process_memory_fraction:0.5,release_lock_on_cudamalloc:True,pinned_use_cuda_host_register:true");
+  CHECK(c.backend == AllocBackend::CudaMallocAsync);
+  CHECK(c.max_split_size == 128 * kMB);
+  CHECK(c.max_non_split_rounding_size == 64 * kMB);
+  CHECK(c.divisions_for(1) == 4);
+  CHECK(c.divisions_for(100 * 1024 * kMB) == 4);
+  CHECK(c.garbage_collection_threshold == doctest::Approx(0.6));
+  CHECK(c.expandable_segments);
+  CHECK(c.per_process_memory_fraction == doctest::Approx(0.5));
+  CHECK(c.release_lock_on_cudamalloc);
+  CHECK(c.pinned_use_cuda_host_register);
+  // Written back and read again, the settings are the same.
+  AllocConf again = parse_alloc_conf(to_string(c));
+  CHECK(to_string(again) == to_string(c));
+  CHECK(again.max_split_size == c.max_split_size);
+}
+
+TEST_CASE("alloc conf: roundup_power2_divisions interval form") {
+  AllocConf c = parse_alloc_conf("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]");
+  // The first interval's value also covers everything smaller; `>` everything above the last.
+  CHECK(c.divisions_for(1 * kMB) == 1);
+  CHECK(c.divisions_for(100 * kMB) == 1);
+  CHECK(c.divisions_for(300 * kMB) == 1);
+  CHECK(c.divisions_for(600 * kMB) == 2);
+  CHECK(c.divisions_for(1200 * kMB) == 4);
+  CHECK(c.divisions_for(2048 * kMB) == 8);
+  CHECK(c.divisions_for(size_t{1} << 45) == 8);
+  CHECK(parse_alloc_conf(to_string(c)).roundup_power2_divisions == c.roundup_power2_divisions);
+}
+
+TEST_CASE("alloc conf: roundup_power2_divisions rounds 1200 MB to 1280 MB with 4 divisions") {
+  AllocConf c = parse_alloc_conf("roundup_power2_divisions:4");
+  CHECK(round_size(1200 * kMB, c) == 1280 * kMB);
+  CHECK(round_size(1024 * kMB, c) == 1024 * kMB);  // a power of two stays
+  CHECK(round_size(1025 * kMB, c) == 1280 * kMB);
+  CHECK(round_size(1500, c) == 1536);  // below 512 * divisions: plain 512-byte rounding
+  CHECK(round_size(1200 * kMB, AllocConf{}) == 1200 * kMB);
+  AllocConf by_interval = parse_alloc_conf("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]");
+  CHECK(round_size(1200 * kMB, by_interval) == 1280 * kMB);
+  CHECK(round_size(600 * kMB, by_interval) == 768 * kMB);
+  CHECK(round_size(300 * kMB, by_interval) == 300 * kMB);
+}
+
+TEST_CASE("alloc conf: unknown keys and bad values name the key and what is allowed") {
+  EXPECT_ERROR(ValueError, parse_alloc_conf("max_split_mb:100"), "unknown key 'max_split_mb'", "max_split_size_mb",
+               "roundup_power2_divisions");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("max_split_size_mb:20"), "max_split_size_mb", "greater than 20");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("max_split_size_mb:abc"), "'abc'", "max_split_size_mb");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("max_split_size_mb:-5"), "max_split_size_mb");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("roundup_power2_divisions:3"), "roundup_power2_divisions",
+               "power of two");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("roundup_power2_divisions:[300:2]"), "roundup_power2_divisions");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("roundup_power2_divisions:[256:1,512]"), "roundup_power2_divisions");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("garbage_collection_threshold:1.5"), "garbage_collection_threshold",
+               "0 < t < 1");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("expandable_segments:yes"), "expandable_segments", "True | False");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("backend:cuda"), "backend", "native | cudaMallocAsync");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("per_process_memory_fraction:0"), "per_process_memory_fraction");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("release_lock_on_cudamalloc"), "not key:value");
+}
+
+TEST_CASE("alloc conf: ANATOMY_CUDA_ALLOC_CONF first, then PYTORCH_CUDA_ALLOC_CONF") {
+  {
+    EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", nullptr);
+    EnvGuard theirs("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:64");
+    CHECK(alloc_conf_from_env().max_split_size == 64 * kMB);
+  }
+  {
+    EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", "max_split_size_mb:32");
+    EnvGuard theirs("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:64");
+    CHECK(alloc_conf_from_env().max_split_size == 32 * kMB);
+  }
+  {
+    EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", "bogus:1");
+    EXPECT_ERROR(ValueError, alloc_conf_from_env(), "ANATOMY_CUDA_ALLOC_CONF", "bogus");
+  }
+  {
+    EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", nullptr);
+    EnvGuard theirs("PYTORCH_CUDA_ALLOC_CONF", nullptr);
+    CHECK(to_string(alloc_conf_from_env()).empty());
+  }
+}
+
+TEST_CASE("alloc conf: settings this increment does not implement are refused by the allocator") {
+  SimulatedProvider provider(64 * kMB);
+  EXPECT_ERROR(NotImplementedError, CachingAllocator(provider, parse_alloc_conf("expandable_segments:True")),
+               "expandable_segments", "not yet supported");
+  CachingAllocator a(provider, AllocConf{});
+  EXPECT_ERROR(NotImplementedError, a.set_conf(parse_alloc_conf("backend:cudaMallocAsync")), "cudaMallocAsync");
+  // Parsed-only settings are accepted and kept.
+  a.set_conf(parse_alloc_conf("release_lock_on_cudamalloc:True,pinned_use_cuda_host_register:True"));
+  CHECK(a.conf().release_lock_on_cudamalloc);
+}
