@@ -185,10 +185,20 @@ AllocConf parse_alloc_conf(std::string_view text, std::string_view source) {
 }
 
 AllocConf alloc_conf_from_env() {
+  AllocConf conf;
   for (const char* name : {"ANATOMY_CUDA_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"}) {
-    if (const char* text = std::getenv(name)) return parse_alloc_conf(text, name);
+    if (const char* text = std::getenv(name)) {
+      conf = parse_alloc_conf(text, name);
+      break;
+    }
   }
-  return AllocConf{};
+  for (const char* name : {"ANATOMY_NO_CUDA_MEMORY_CACHING", "PYTORCH_NO_CUDA_MEMORY_CACHING"}) {
+    if (const char* flag = std::getenv(name)) {
+      conf.caching = std::string_view(flag).empty() || std::string_view(flag) == "0";
+      break;
+    }
+  }
+  return conf;
 }
 
 std::string to_string(const AllocConf& conf) {

@@ -40,6 +40,9 @@ struct AllocConf {
   double per_process_memory_fraction = 1.0;
   bool release_lock_on_cudamalloc = false;
   bool pinned_use_cuda_host_register = false;
+  // Not a key: false turns caching off for debugging (every request reserves from the provider
+  // and every free releases), set by ANATOMY_NO_CUDA_MEMORY_CACHING=1 (or PyTorch's variable).
+  bool caching = true;
 
   // The divisions that apply to a request of `size` bytes.
   size_t divisions_for(size_t size) const;
@@ -50,7 +53,8 @@ struct AllocConf {
 // environment variable's name, or "alloc conf") starts every message.
 AllocConf parse_alloc_conf(std::string_view text, std::string_view source = "alloc conf");
 
-// ANATOMY_CUDA_ALLOC_CONF, else PYTORCH_CUDA_ALLOC_CONF, else the defaults.
+// ANATOMY_CUDA_ALLOC_CONF, else PYTORCH_CUDA_ALLOC_CONF, else the defaults; caching is off when
+// ANATOMY_NO_CUDA_MEMORY_CACHING (else PYTORCH_NO_CUDA_MEMORY_CACHING) is set and not "0".
 AllocConf alloc_conf_from_env();
 
 // The settings written back in the parser's syntax (only those that differ from the defaults).

@@ -27,6 +27,9 @@ struct BlockPool {
   std::set<Block*, BlockComparator> blocks;  // free blocks only
   bool is_small;
   CachingAllocator::Impl* owner;
+  // Searches so far; a free block's age (for garbage_collection_threshold) is the number of
+  // searches since it was cached, so the clock costs nothing per block.
+  uint64_t get_free_block_calls = 0;
 };
 
 struct Block {
@@ -37,6 +40,7 @@ struct Block {
   char* ptr;
   bool allocated = false;
   int event_count = 0;                  // outstanding record_stream events
+  uint64_t gc_count_base = 0;           // pool's search count when it was last cached
   std::unordered_set<StreamId> stream_uses;  // other streams that used the block
   // Neighbours within the segment; a block with neither is a whole segment.
   Block* prev = nullptr;
@@ -118,8 +122,10 @@ struct CachingAllocator::Impl {
     process_events();
     size_t size = round_size(orig_size, conf);
     BlockPool& pool = size <= kSmallSize ? small : large;
-    size_t alloc_size = allocation_size(size);
-    Block* block = get_free_block(pool, size, stream);
+    // With caching off every request is a reservation of its own, released when freed.
+    size_t alloc_size = conf.caching ? allocation_size(size) : size;
+    Block* block = conf.caching ? get_free_block(pool, size, stream) : nullptr;
+    if (!block && conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
     if (!block) block = alloc_block(pool, alloc_size, stream, false);
     if (!block && release_available_cached_blocks(pool, size, stream))
       block = alloc_block(pool, alloc_size, stream, false);
@@ -132,6 +138,7 @@ struct CachingAllocator::Impl {
   }
 
   Block* get_free_block(BlockPool& pool, size_t size, StreamId stream) {
+    ++pool.get_free_block_calls;
     Block key(stream, size, &pool, nullptr);
     auto it = pool.blocks.lower_bound(&key);
     if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
@@ -146,9 +153,7 @@ struct CachingAllocator::Impl {
 
   Block* alloc_block(BlockPool& pool, size_t alloc_size, StreamId stream, bool is_retry) {
     if (is_retry) ++stats.num_alloc_retries;
-    if (conf.per_process_memory_fraction < 1.0 &&
-        static_cast<double>(total_reserved + alloc_size) >
-            conf.per_process_memory_fraction * static_cast<double>(provider.total_memory())) {
+    if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + alloc_size) > allowed_memory()) {
       return nullptr;
     }
     void* ptr = provider.reserve(alloc_size);
@@ -180,7 +185,7 @@ struct CachingAllocator::Impl {
       remaining->prev = block;
       remaining->ptr += size;
       remaining->size -= size;
-      pool.blocks.insert(remaining);
+      insert_into_blocks(remaining);
       for_stat(pool, [&](StatType t) {
         if (already_split) {  // an inactive split block shrinks by `size`
           stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(size));
@@ -248,7 +253,8 @@ struct CachingAllocator::Impl {
       }
     }
     active_blocks.erase(block);
-    pool.blocks.insert(block);
+    insert_into_blocks(block);
+    if (!conf.caching && !block->is_split()) release_block(block);
     if (block->is_split()) {
       net_blocks += 1;
       net_bytes += static_cast<int64_t>(block->size);
@@ -307,7 +313,49 @@ struct CachingAllocator::Impl {
     outstanding_events.clear();
   }
 
+  void insert_into_blocks(Block* block) {
+    block->gc_count_base = block->pool->get_free_block_calls;
+    block->pool->blocks.insert(block);
+  }
+
+  double allowed_memory() const {
+    return conf.per_process_memory_fraction * static_cast<double>(provider.total_memory());
+  }
+
   // ---- releasing cache ----
+
+  // garbage_collection_threshold: once reserved memory passes the threshold (a fraction of what
+  // may be reserved), release whole cached large segments older than the average, oldest first
+  // in effect, until back under it. Unlike the OOM path this never synchronizes.
+  void garbage_collect_cached_blocks() {
+    double threshold = conf.garbage_collection_threshold * allowed_memory();
+    if (static_cast<double>(total_reserved) <= threshold) return;
+    double target = static_cast<double>(total_reserved) - threshold, reclaimed = 0;
+    double total_age = 0;
+    int64_t freeable = 0;
+    auto age = [&](const Block* b) { return static_cast<double>(large.get_free_block_calls - b->gc_count_base); };
+    for (const Block* b : large.blocks) {
+      if (!b->is_split()) {
+        total_age += age(b);
+        ++freeable;
+      }
+    }
+    bool freed = true;
+    while (reclaimed < target && freed && freeable > 0) {
+      double age_threshold = total_age / static_cast<double>(freeable);
+      freed = false;
+      for (auto it = large.blocks.begin(); it != large.blocks.end();) {
+        Block* b = *it++;
+        if (!b->is_split() && age(b) >= age_threshold) {
+          freed = true;
+          reclaimed += static_cast<double>(b->size);
+          total_age -= age(b);
+          --freeable;
+          release_block(b);
+        }
+      }
+    }
+  }
 
   void release_block(Block* block) {
     BlockPool& pool = *block->pool;
@@ -370,9 +418,7 @@ struct CachingAllocator::Impl {
     std::string limit;
     if (conf.per_process_memory_fraction < 1.0) {
       limit = fmt::format(" This process may use {} of it (per_process_memory_fraction {}).",
-                          format_size(static_cast<size_t>(conf.per_process_memory_fraction *
-                                                          static_cast<double>(provider.total_memory()))),
-                          conf.per_process_memory_fraction);
+                          format_size(static_cast<size_t>(allowed_memory())), conf.per_process_memory_fraction);
     }
     ANATOMY_THROW(OutOfMemoryError,
                   "caching allocator: out of memory. Tried to allocate {} (a {} block, needing a {} segment) on "

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/simulated_provider.h"
@@ -18,26 +19,37 @@ using namespace anatomy::alloc;
 // What the test believes is allocated: pointer -> requested bytes.
 using Shadow = std::map<char*, size_t>;
 
-// Cheap checks, run after every step.
-inline void check_stats(const CachingAllocator& a, const SimulatedProvider& p, const Shadow& live) {
+// Cheap checks, run after every step: collected as text and asserted once, because a million
+// doctest assertions cost seconds in a Debug build. `requested` is the shadow's byte total.
+inline void check_stats(const CachingAllocator& a, const SimulatedProvider& p, const Shadow& live, int64_t requested) {
   MemoryStats s = a.stats();
   SimulatedProvider::Counters c = p.counters();
+  std::string bad;
+  auto expect = [&](bool ok, const char* what) {
+    if (!ok) bad += std::string(bad.empty() ? "" : "; ") + what;
+  };
+  expect(s.allocation[StatType::All].current == static_cast<int64_t>(live.size()), "allocation == live blocks");
+  expect(s.requested_bytes[StatType::All].current == requested, "requested_bytes == requested");
+  expect(s.reserved_bytes[StatType::All].current == static_cast<int64_t>(c.used_bytes), "reserved == provider used");
+  expect(s.num_provider_allocs == c.reserves, "provider allocs");
+  expect(s.num_provider_frees == c.releases, "provider frees");
+  expect(s.segment[StatType::All].current == c.reserves - c.releases, "segments == live reservations");
+  expect(s.active_bytes[StatType::All].current >= s.allocated_bytes[StatType::All].current, "active >= allocated");
+  expect(s.allocated_bytes[StatType::All].current >= requested, "allocated >= requested");
+  s.for_each_array([&](StatArray& arr) {
+    expect(arr[StatType::All].current == arr[StatType::Small].current + arr[StatType::Large].current,
+           "all == small + large");
+    expect(arr[StatType::All].peak >= arr[StatType::All].current, "peak >= current");
+    expect(arr[StatType::All].allocated - arr[StatType::All].freed == arr[StatType::All].current,
+           "allocated - freed == current");
+  });
+  REQUIRE_MESSAGE(bad.empty(), bad);
+}
+
+inline void check_stats(const CachingAllocator& a, const SimulatedProvider& p, const Shadow& live) {
   int64_t requested = 0;
   for (auto& [ptr, n] : live) requested += static_cast<int64_t>(n);
-  REQUIRE(s.allocation[StatType::All].current == static_cast<int64_t>(live.size()));
-  REQUIRE(s.requested_bytes[StatType::All].current == requested);
-  REQUIRE(s.reserved_bytes[StatType::All].current == static_cast<int64_t>(c.used_bytes));
-  REQUIRE(s.num_provider_allocs == c.reserves);
-  REQUIRE(s.num_provider_frees == c.releases);
-  REQUIRE(s.segment[StatType::All].current == c.reserves - c.releases);
-  REQUIRE(s.active_bytes[StatType::All].current >= s.allocated_bytes[StatType::All].current);
-  REQUIRE(s.allocated_bytes[StatType::All].current >= requested);
-  MemoryStats copy = s;
-  copy.for_each_array([](StatArray& arr) {
-    REQUIRE(arr[StatType::All].current == arr[StatType::Small].current + arr[StatType::Large].current);
-    REQUIRE(arr[StatType::All].peak >= arr[StatType::All].current);
-    REQUIRE(arr[StatType::All].allocated - arr[StatType::All].freed == arr[StatType::All].current);
-  });
+  check_stats(a, p, live, requested);
 }
 
 // The full walk: every segment is tiled by its blocks, no two free blocks touch, the allocated

@@ -131,6 +131,26 @@ TEST_CASE("alloc conf: ANATOMY_CUDA_ALLOC_CONF first, then PYTORCH_CUDA_ALLOC_CO
   }
 }
 
+TEST_CASE("alloc conf: ANATOMY_NO_CUDA_MEMORY_CACHING turns caching off") {
+  EnvGuard conf("ANATOMY_CUDA_ALLOC_CONF", "max_split_size_mb:64");
+  {
+    EnvGuard off("ANATOMY_NO_CUDA_MEMORY_CACHING", "1");
+    AllocConf c = alloc_conf_from_env();
+    CHECK_FALSE(c.caching);
+    CHECK(c.max_split_size == 64 * kMB);
+  }
+  {
+    EnvGuard off("ANATOMY_NO_CUDA_MEMORY_CACHING", "0");
+    EnvGuard theirs("PYTORCH_NO_CUDA_MEMORY_CACHING", "1");
+    CHECK(alloc_conf_from_env().caching);  // ours wins
+  }
+  {
+    EnvGuard off("ANATOMY_NO_CUDA_MEMORY_CACHING", nullptr);
+    EnvGuard theirs("PYTORCH_NO_CUDA_MEMORY_CACHING", "1");
+    CHECK_FALSE(alloc_conf_from_env().caching);
+  }
+}
+
 TEST_CASE("alloc conf: settings this increment does not implement are refused by the allocator") {
   SimulatedProvider provider(64 * kMB);
   EXPECT_ERROR(NotImplementedError, CachingAllocator(provider, parse_alloc_conf("expandable_segments:True")),

@@ -1,0 +1,470 @@
+// The caching allocator's policy on the simulated device: rounding and pools, best fit per
+// stream, splitting and merging, record_stream deferral, the knobs, the out-of-memory ladder and
+// its message, stats, a 1e5-step random run checked after every step, and 8 threads at once.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "../core/test_util.h"
+#include "alloc_test_util.h"
+
+using namespace anatomy::alloc;
+using anatomy_test::check_segments;
+using anatomy_test::check_stats;
+using anatomy_test::Shadow;
+
+namespace {
+
+char* alloc(CachingAllocator& a, size_t n, StreamId s = 0) { return static_cast<char*>(a.raw_alloc(n, s)); }
+
+int64_t all(const StatArray& s) { return s[StatType::All].current; }
+
+}  // namespace
+
+TEST_CASE("caching allocator: rounding and segment sizes") {
+  AllocConf d;
+  CHECK(round_size(1, d) == 512);
+  CHECK(round_size(512, d) == 512);
+  CHECK(round_size(513, d) == 1024);
+  CHECK(allocation_size(kSmallSize) == kSmallBuffer);
+  CHECK(allocation_size(kSmallSize + 512) == kLargeBuffer);
+  CHECK(allocation_size(10 * kMB - 512) == kLargeBuffer);
+  CHECK(allocation_size(10 * kMB) == 10 * kMB);
+  CHECK(allocation_size(11 * kMB + 512) == 12 * kMB);
+}
+
+TEST_CASE("caching allocator: small blocks split a 2 MiB segment and merge back when freed") {
+  SimulatedProvider p(64 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  char* x = alloc(a, 1000);
+  char* y = alloc(a, 1000);
+  CHECK(y == x + 1024);  // best fit by address packs toward the segment's start
+  MemoryStats s = a.stats();
+  CHECK(all(s.reserved_bytes) == static_cast<int64_t>(kSmallBuffer));
+  CHECK(s.reserved_bytes[StatType::Small].current == static_cast<int64_t>(kSmallBuffer));
+  CHECK(all(s.allocated_bytes) == 2048);
+  CHECK(all(s.requested_bytes) == 2000);
+  CHECK(all(s.inactive_split) == 1);
+  CHECK(all(s.inactive_split_bytes) == static_cast<int64_t>(kSmallBuffer - 2048));
+  a.raw_free(x);
+  CHECK(all(a.stats().inactive_split) == 2);  // x's hole and the tail, apart: y lies between
+  a.raw_free(y);
+  s = a.stats();
+  CHECK(all(s.inactive_split) == 0);  // all three merged into one whole segment
+  CHECK(all(s.allocated_bytes) == 0);
+  REQUIRE(a.segments().size() == 1);
+  CHECK(a.segments()[0].blocks.size() == 1);
+  CHECK(alloc(a, 4000) == x);  // cached: no second reservation
+  CHECK(p.counters().reserves == 1);
+  a.raw_free(x);
+}
+
+TEST_CASE("caching allocator: large pool segments, and no split that would leave 1 MiB or less") {
+  SimulatedProvider p(256 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  char* x = alloc(a, 3 * kMB);  // a 20 MiB segment, split
+  char* y = alloc(a, 11 * kMB);  // fits in the 17 MiB remainder
+  CHECK(y == x + 3 * kMB);
+  CHECK(p.counters().reserves == 1);
+  CHECK(a.stats().reserved_bytes[StatType::Large].current == static_cast<int64_t>(20 * kMB));
+  char* z = alloc(a, 11 * kMB + 1);  // a 12 MiB segment; the 0.5 MiB rest stays in the block
+  CHECK(p.counters().reserves == 2);
+  CHECK(all(a.stats().allocated_bytes) == static_cast<int64_t>(26 * kMB));
+  for (char* q : {x, y, z}) a.raw_free(q);
+  CHECK(all(a.stats().inactive_split) == 0);
+}
+
+TEST_CASE("caching allocator: best fit takes the smallest hole that fits") {
+  SimulatedProvider p(64 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  char* big = alloc(a, 4096);
+  char* sep1 = alloc(a, 512);
+  char* mid = alloc(a, 2048);
+  char* sep2 = alloc(a, 512);
+  a.raw_free(big);
+  a.raw_free(mid);
+  char* got = alloc(a, 1500);
+  CHECK(got == mid);
+  for (char* q : {got, sep1, sep2}) a.raw_free(q);
+}
+
+TEST_CASE("caching allocator: a block freed on one stream is not reused by another") {
+  SimulatedProvider p(64 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  char* x = alloc(a, 1000, 0);
+  a.raw_free(x);
+  char* y = alloc(a, 1000, 1);
+  CHECK(y != x);
+  CHECK(p.counters().reserves == 2);
+  CHECK(alloc(a, 1000, 0) == x);
+  a.raw_free(x);
+  a.raw_free(y);
+}
+
+TEST_CASE("caching allocator: record_stream defers reuse until the other stream's work is done") {
+  SimulatedProvider p(64 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  char* x = alloc(a, 1000, 0);
+  a.record_stream(x, 0);  // its own stream: nothing to wait for
+  a.record_stream(x, 1);
+  a.record_stream(x, 2);
+  a.raw_free(x);
+  CHECK(p.pending_events() == 2);
+  MemoryStats s = a.stats();
+  CHECK(all(s.allocated_bytes) == 0);
+  CHECK(all(s.active) == 1);  // freed, but still active until the events complete
+  char* y = alloc(a, 1000, 0);
+  CHECK(y != x);
+  a.raw_free(y);
+  p.complete_all(1);
+  char* z = alloc(a, 1000, 0);  // stream 2 has not finished
+  CHECK(z != x);
+  a.raw_free(z);
+  p.complete_all(2);
+  CHECK(alloc(a, 1000, 0) == x);  // processed at this allocation, without blocking
+  CHECK(p.counters().live_events == 0);
+  CHECK(p.counters().synchronizes == 0);
+  a.raw_free(x);
+  check_segments(a, {});
+}
+
+TEST_CASE("caching allocator: allocate() uses the current stream and returns an owning DataPtr") {
+  SimulatedProvider p(64 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  SimulatedProvider::set_current_stream(3);
+  {
+    anatomy::DataPtr d = a.allocate(100);
+    REQUIRE(d);
+    CHECK(d.device() == p.device());
+    REQUIRE(a.segments().size() == 1);
+    CHECK(a.segments()[0].stream == 3);
+    CHECK(all(a.stats().allocation) == 1);
+    CHECK_FALSE(a.allocate(0));
+  }
+  SimulatedProvider::set_current_stream(0);
+  CHECK(all(a.stats().allocation) == 0);
+}
+
+TEST_CASE("caching allocator: bad pointers are errors") {
+  SimulatedProvider p(64 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  char* x = alloc(a, 1000);
+  EXPECT_ERROR(ValueError, a.raw_free(x + 512), "raw_free", "was not allocated");
+  EXPECT_ERROR(ValueError, a.record_stream(x + 512, 1), "record_stream");
+  a.raw_free(x);
+  EXPECT_ERROR(ValueError, a.raw_free(x), "already freed");
+  a.raw_free(nullptr);
+  CHECK(a.raw_alloc(0, 0) == nullptr);
+}
+
+TEST_CASE("caching allocator: max_split_size_mb keeps oversize blocks whole") {
+  SimulatedProvider p(1024 * kMB);
+  SUBCASE("without the knob a 50 MiB block is split for 30 MiB") {
+    CachingAllocator a(p, AllocConf{});
+    a.raw_free(alloc(a, 50 * kMB));
+    char* x = alloc(a, 30 * kMB);
+    CHECK(p.counters().reserves == 1);
+    CHECK(all(a.stats().inactive_split) == 1);
+    a.raw_free(x);
+  }
+  SUBCASE("with max_split_size_mb:40") {
+    CachingAllocator a(p, parse_alloc_conf("max_split_size_mb:40"));
+    char* big = alloc(a, 50 * kMB);
+    a.raw_free(big);
+    char* x = alloc(a, 30 * kMB);  // below the limit: an oversize block is not used
+    CHECK(x != big);
+    CHECK(p.counters().reserves == 2);
+    char* y = alloc(a, 45 * kMB);  // at or above it: reused, and not split
+    CHECK(y == big);
+    CHECK(all(a.stats().allocated_bytes) == static_cast<int64_t>(80 * kMB));
+    CHECK(all(a.stats().inactive_split) == 0);
+    a.raw_free(y);
+    char* z = alloc(a, 29 * kMB);  // below the limit again: the oversize block stays whole
+    CHECK(z != big);
+    CHECK(p.counters().reserves == 3);
+    for (char* q : {x, z}) a.raw_free(q);
+  }
+}
+
+TEST_CASE("caching allocator: max_non_split_rounding_mb bounds how oversized a reused block may be") {
+  SimulatedProvider p(1024 * kMB);
+  CachingAllocator a(p, parse_alloc_conf("max_split_size_mb:40"));
+  a.raw_free(alloc(a, 100 * kMB));
+  char* x = alloc(a, 60 * kMB);  // 100 >= 60 + 20 (the default): a new segment
+  CHECK(p.counters().reserves == 2);
+  a.set_conf(parse_alloc_conf("max_split_size_mb:40,max_non_split_rounding_mb:64"));
+  char* y = alloc(a, 50 * kMB);  // 100 < 50 + 64: the cached block, whole
+  CHECK(p.counters().reserves == 2);
+  CHECK(all(a.stats().allocated_bytes) == static_cast<int64_t>(160 * kMB));
+  a.raw_free(x);
+  a.raw_free(y);
+}
+
+TEST_CASE("caching allocator: roundup_power2_divisions rounds the block size") {
+  SimulatedProvider p(4096 * kMB);
+  CachingAllocator a(p, parse_alloc_conf("roundup_power2_divisions:4"));
+  char* x = alloc(a, 1200 * kMB);
+  MemoryStats s = a.stats();
+  CHECK(all(s.allocated_bytes) == static_cast<int64_t>(1280 * kMB));
+  CHECK(all(s.requested_bytes) == static_cast<int64_t>(1200 * kMB));
+  a.raw_free(x);
+  CHECK(alloc(a, 1100 * kMB) == x);  // rounds to the same 1280 MiB class: reused without waste
+  a.raw_free(x);
+}
+
+TEST_CASE("caching allocator: OOM frees cached oversize blocks first, without counting a retry") {
+  SimulatedProvider p(80 * kMB);
+  CachingAllocator a(p, parse_alloc_conf("max_split_size_mb:40"));
+  a.raw_free(alloc(a, 60 * kMB));
+  char* x = alloc(a, 30 * kMB);  // 60 + 30 > 80: the cached 60 MiB block goes
+  MemoryStats s = a.stats();
+  CHECK(s.num_provider_frees == 1);
+  CHECK(s.num_alloc_retries == 0);
+  CHECK(s.num_sync_all_streams == 0);
+  a.raw_free(x);
+}
+
+TEST_CASE("caching allocator: OOM releases the whole cache and retries once, counted") {
+  SimulatedProvider p(24 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  a.raw_free(alloc(a, 21 * kMB, 1));  // a cached 22 MiB segment of stream 1
+  char* x = alloc(a, 3 * kMB, 0);     // needs 20 MiB: only after the cache is released
+  MemoryStats s = a.stats();
+  CHECK(s.num_alloc_retries == 1);
+  CHECK(s.num_sync_all_streams == 1);
+  CHECK(s.num_ooms == 0);
+  CHECK(all(s.reserved_bytes) == static_cast<int64_t>(20 * kMB));
+  a.raw_free(x);
+}
+
+TEST_CASE("caching allocator: out of memory message shows fragmentation, and the allocator goes on") {
+  SimulatedProvider p(40 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  Shadow live;
+  char* x = alloc(a, 3 * kMB);
+  char* y = alloc(a, 3 * kMB);
+  a.raw_free(x);  // a 3 MiB hole before y, and a 14 MiB tail after it
+  live[y] = 3 * kMB;
+  EXPECT_ERROR(OutOfMemoryError, a.raw_alloc(25 * kMB, 0), "out of memory", "Tried to allocate 25.00 MiB",
+               "total capacity of 40.00 MiB of which 20.00 MiB is free", "3.00 MiB is allocated",
+               "17.00 MiB is reserved but unallocated", "largest free block: 14.00 MiB", "max_split_size_mb");
+  MemoryStats s = a.stats();
+  CHECK(s.num_ooms == 1);
+  CHECK(s.num_alloc_retries == 1);
+  check_stats(a, p, live);
+  check_segments(a, live);
+  char* z = alloc(a, 1 * kMB);
+  live[z] = 1 * kMB;
+  check_stats(a, p, live);
+  for (char* q : {y, z}) a.raw_free(q);
+  a.empty_cache();
+  CHECK(p.counters().used_bytes == 0);
+}
+
+TEST_CASE("caching allocator: per_process_memory_fraction caps what may be reserved") {
+  SimulatedProvider p(100 * kMB);
+  CachingAllocator a(p, parse_alloc_conf("per_process_memory_fraction:0.5"));
+  char* x = alloc(a, 40 * kMB);
+  EXPECT_ERROR(OutOfMemoryError, a.raw_alloc(20 * kMB, 0), "per_process_memory_fraction 0.5", "50.00 MiB");
+  a.raw_free(x);
+}
+
+TEST_CASE("caching allocator: garbage_collection_threshold releases old cached segments first") {
+  SimulatedProvider p(100 * kMB);
+  SUBCASE("without it the cache grows") {
+    CachingAllocator a(p, AllocConf{});
+    a.raw_free(alloc(a, 30 * kMB, 1));
+    a.raw_free(alloc(a, 22 * kMB, 3));
+    char* x = alloc(a, 24 * kMB, 2);
+    CHECK(a.stats().num_provider_frees == 0);
+    CHECK(all(a.stats().reserved_bytes) == static_cast<int64_t>(76 * kMB));
+    a.raw_free(x);
+  }
+  SUBCASE("with garbage_collection_threshold:0.5") {
+    CachingAllocator a(p, parse_alloc_conf("garbage_collection_threshold:0.5"));
+    a.raw_free(alloc(a, 30 * kMB, 1));  // cached first: the oldest
+    a.raw_free(alloc(a, 22 * kMB, 3));  // reserved 52 MiB > 50: the next miss collects
+    char* x = alloc(a, 24 * kMB, 2);
+    MemoryStats s = a.stats();
+    CHECK(s.num_provider_frees == 1);  // only the 30 MiB segment: older than the average
+    CHECK(all(s.reserved_bytes) == static_cast<int64_t>(46 * kMB));
+    CHECK(s.num_sync_all_streams == 0);  // unlike the OOM path, no synchronization
+    a.raw_free(x);
+  }
+}
+
+TEST_CASE("caching allocator: with caching off every request reserves and every free releases") {
+  SimulatedProvider p(64 * kMB);
+  AllocConf conf;
+  conf.caching = false;
+  CachingAllocator a(p, conf);
+  char* x = alloc(a, 1000);
+  char* y = alloc(a, 3 * kMB);
+  CHECK(all(a.stats().reserved_bytes) == static_cast<int64_t>(1024 + 3 * kMB));
+  a.record_stream(x, 1);
+  a.raw_free(x);
+  a.raw_free(y);
+  CHECK(p.counters().releases == 1);  // x waits for stream 1
+  p.complete_all(1);
+  a.raw_free(alloc(a, 512));
+  MemoryStats s = a.stats();
+  CHECK(s.num_provider_allocs == 3);
+  CHECK(s.num_provider_frees == 3);
+  CHECK(p.counters().used_bytes == 0);
+}
+
+TEST_CASE("caching allocator: peak stats reset to the current values") {
+  SimulatedProvider p(64 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  std::vector<char*> xs;
+  for (int i = 0; i < 5; ++i) xs.push_back(alloc(a, 1000));
+  for (int i = 1; i < 5; ++i) a.raw_free(xs[i]);
+  MemoryStats s = a.stats();
+  CHECK(s.allocation[StatType::All].peak == 5);
+  CHECK(s.allocated_bytes[StatType::Small].peak == 5 * 1024);
+  a.reset_peak_stats();
+  s = a.stats();
+  CHECK(s.allocation[StatType::All].peak == 1);
+  CHECK(s.allocated_bytes[StatType::All].peak == 1024);
+  CHECK(s.allocation[StatType::All].allocated == 5);  // totals are not peaks: kept
+  CHECK(s.allocation[StatType::All].freed == 4);
+  a.raw_free(xs[0]);
+}
+
+TEST_CASE("caching allocator: empty_cache releases only segments with nothing in use") {
+  SimulatedProvider p(256 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  char* keep = alloc(a, 1000);
+  a.raw_free(alloc(a, 5 * kMB));
+  a.raw_free(alloc(a, 30 * kMB));
+  CHECK(all(a.stats().reserved_bytes) == static_cast<int64_t>(2 * kMB + 20 * kMB + 30 * kMB));
+  a.empty_cache();
+  CHECK(all(a.stats().reserved_bytes) == static_cast<int64_t>(2 * kMB));
+  CHECK(p.counters().used_bytes == 2 * kMB);
+  a.raw_free(keep);
+  a.empty_cache();
+  CHECK(p.counters().used_bytes == 0);
+}
+
+// 1e5 random allocations and frees of mixed sizes on three streams, some used on other streams
+// (record_stream) whose work completes at random; stats checked against a shadow model after
+// every step, every segment walked every 2,000 steps, and nothing left once all is freed.
+static void random_run(const AllocConf& conf, int steps, uint32_t seed) {
+  SimulatedProvider p(2048 * kMB);
+  CachingAllocator a(p, conf);
+  std::mt19937 rng(seed);
+  Shadow live;
+  std::map<char*, size_t> rounded;  // live blocks' extents, to prove they never overlap
+  std::vector<char*> order;
+  int64_t requested = 0;
+  auto size_of = [&]() -> size_t {
+    uint32_t kind = rng() % 100;
+    if (kind < 60) return 1 + rng() % (64 * 1024);         // small, mostly tiny
+    if (kind < 75) return 1 + rng() % kSmallSize;          // small, up to the pool's limit
+    if (kind < 97) return kSmallSize + 1 + rng() % (12 * kMB);  // large, both segment kinds
+    return 1 + rng() % (48 * kMB);                         // big ones, above max_split_size
+  };
+  for (int step = 0; step < steps; ++step) {
+    bool do_alloc = live.empty() || (live.size() < 300 && rng() % 100 < 52);
+    if (do_alloc) {
+      size_t n = size_of();
+      StreamId s = static_cast<StreamId>(rng() % 3);
+      char* ptr = static_cast<char*>(a.raw_alloc(n, s));
+      auto next = rounded.lower_bound(ptr);
+      REQUIRE((next == rounded.end() || ptr + n <= next->first));
+      if (next != rounded.begin()) {
+        auto prev = std::prev(next);
+        REQUIRE(prev->first + prev->second <= ptr);
+      }
+      live[ptr] = n;
+      rounded[ptr] = n;
+      requested += static_cast<int64_t>(n);
+      order.push_back(ptr);
+      if (rng() % 8 == 0) a.record_stream(ptr, static_cast<StreamId>(rng() % 3));
+    } else {
+      size_t i = rng() % order.size();
+      char* ptr = order[i];
+      order[i] = order.back();
+      order.pop_back();
+      a.raw_free(ptr);
+      requested -= static_cast<int64_t>(live[ptr]);
+      live.erase(ptr);
+      rounded.erase(ptr);
+    }
+    if (rng() % 16 == 0) p.complete_all(static_cast<StreamId>(rng() % 3));
+    if (step % 25000 == 24999) a.empty_cache();
+    check_stats(a, p, live, requested);
+    if (step % 2000 == 0) check_segments(a, live);
+  }
+  check_segments(a, live);
+  for (char* ptr : order) a.raw_free(ptr);
+  live.clear();
+  for (StreamId s = 0; s < 3; ++s) p.complete_all(s);
+  a.raw_free(a.raw_alloc(1, 0));  // processes the completed events
+  check_segments(a, live);
+  MemoryStats s = a.stats();
+  CHECK(all(s.allocated_bytes) == 0);
+  CHECK(all(s.active) == 0);
+  CHECK(all(s.inactive_split) == 0);  // every split segment merged back whole
+  CHECK(p.counters().live_events == 0);
+  a.empty_cache();
+  CHECK(all(a.stats().reserved_bytes) == 0);
+  CHECK(p.counters().used_bytes == 0);
+  CHECK(a.segments().empty());
+}
+
+TEST_CASE("caching allocator: 1e5 random steps keep split and merge invariants") {
+  random_run(AllocConf{}, 100000, 1234);
+}
+
+TEST_CASE("caching allocator: random steps with max_split_size and power-of-two rounding") {
+  random_run(parse_alloc_conf("max_split_size_mb:24,roundup_power2_divisions:[1:2,4:4,>:8]"), 30000, 99);
+}
+
+TEST_CASE("caching allocator: 8 threads allocate and free at once") {
+  SimulatedProvider p(1024 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  std::atomic<int> corrupted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&a, &corrupted, t] {
+      std::mt19937 rng(static_cast<uint32_t>(t));
+      SimulatedProvider::set_current_stream(t % 3);
+      std::vector<std::pair<anatomy::DataPtr, size_t>> held;
+      for (int i = 0; i < 3000; ++i) {
+        if (held.size() < 16 && rng() % 2 == 0) {
+          size_t n = 1 + rng() % (rng() % 4 == 0 ? 4 * kMB : 8192);
+          anatomy::DataPtr d = a.allocate(n);
+          // Fill with a byte of this thread's own: an overlap with another thread's block shows
+          // up as a changed byte (and as an error under ASan if it reaches outside a segment).
+          std::memset(d.get(), t + 1, std::min<size_t>(n, 4096));
+          if (rng() % 4 == 0) a.record_stream(d.get(), (t + 1) % 3);
+          held.emplace_back(std::move(d), n);
+        } else if (!held.empty()) {
+          auto& [d, n] = held.back();
+          const auto* bytes = static_cast<const unsigned char*>(d.get());
+          int bad = 0;
+          for (size_t k = 0; k < std::min<size_t>(n, 4096); ++k) bad += bytes[k] != t + 1;
+          corrupted += bad;
+          held.pop_back();
+        }
+      }
+    });
+  }
+  std::thread completer([&p] {
+    for (int i = 0; i < 2000; ++i) p.complete_all(i % 3);
+  });
+  for (auto& th : threads) th.join();
+  completer.join();
+  CHECK(corrupted.load() == 0);
+  a.empty_cache();  // synchronizes: every deferred free completes
+  MemoryStats s = a.stats();
+  CHECK(all(s.allocation) == 0);
+  CHECK(all(s.active) == 0);
+  CHECK(all(s.reserved_bytes) == 0);
+  CHECK(p.counters().used_bytes == 0);
+}
