@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/type_promotion.h"
@@ -60,8 +59,8 @@ void check_output_input_overlap(const Tensor& out, const Tensor& in, const char*
 }  // namespace
 
 IterationPlan IterationPlan::Builder::build() {
-  ANATOMY_CHECK(outputs_.size() + inputs_.size() <= static_cast<size_t>(kMaxOperands), ValueError,
-                "{}: at most {} operands", op_, kMaxOperands);
+  ANATOMY_CHECK(outputs_.size() + inputs_.size() <= kMaxOperands, ValueError, "{}: at most {} operands", op_,
+                kMaxOperands);
   ANATOMY_INTERNAL_ASSERT(!inputs_.empty(), "an element-wise plan needs an input");
   IterationPlan plan;
 
@@ -134,7 +133,7 @@ IterationPlan IterationPlan::Builder::build() {
     }
     plan.operands_.push_back(o);
   }
-  plan.num_outputs_ = static_cast<int>(outputs_.size());
+  plan.num_outputs_ = outputs_.size();
   for (const Tensor& in : inputs_) {
     Tensor t = in.dtype() == plan.common_ ? in : in.to(plan.common_);
     // A CPU scalar next to device tensors moves to their device (a tiny copy).
@@ -142,26 +141,45 @@ IterationPlan IterationPlan::Builder::build() {
     plan.operands_.push_back(t);
   }
 
-  // 4. byte strides over the broadcast shape, innermost dim first.
   const int n = plan.num_operands();
   const int ndim = static_cast<int>(shape.size());
+
+  // The common case, same-shape row-major operands: one flat loop, nothing to reorder.
+  bool all_flat = true;
+  for (int k = 0; k < n && all_flat; ++k) {
+    all_flat = plan.operands_[k].is_contiguous() && plan.operands_[k].sizes() == IntArrayRef(shape);
+  }
+  if (all_flat) {
+    plan.loop_shape_ = DimVector{plan.numel_};
+    for (int k = 0; k < n; ++k) plan.strides_[k] = DimVector{static_cast<int64_t>(plan.operands_[k].element_size())};
+    plan.contiguous_ = true;
+    plan.fits_32bit_ = plan.numel_ * 8 <= std::numeric_limits<int32_t>::max();
+    return plan;
+  }
+
+  // 4. byte strides over the broadcast shape, innermost dim first.
   std::array<DimVector, kMaxOperands> strides;
   for (int k = 0; k < n; ++k) strides[k] = broadcast_byte_strides(plan.operands_[k], shape);
 
   // 5. order dims by the operands' strides (the first output decides, inputs break ties), fastest
   // innermost, then merge neighbours that every operand walks contiguously.
-  std::vector<int> perm(ndim);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
+  auto inner_first = [&](int64_t a, int64_t b) {
     for (int k = 0; k < n; ++k) {
       if (strides[k][a] == 0 || strides[k][b] == 0) continue;
       if (strides[k][a] != strides[k][b]) return strides[k][a] < strides[k][b];
     }
     return a > b;  // ties keep row-major order: the last dim innermost
-  });
+  };
+  DimVector perm(ndim);
+  for (int i = 0; i < ndim; ++i) {  // insertion sort: few dims, no allocation
+    int64_t d = ndim - 1 - i;
+    int j = i;
+    for (; j > 0 && inner_first(d, perm[j - 1]); --j) perm[j] = perm[j - 1];
+    perm[j] = d;
+  }
   DimVector loop_shape;
   std::array<DimVector, kMaxOperands> loop_strides;
-  for (int d : perm) {
+  for (int64_t d : perm) {
     const int64_t size = shape[d];
     bool merge = !loop_shape.empty();
     for (int k = 0; merge && k < n; ++k) {

@@ -29,6 +29,25 @@ class IterationPlan {
  public:
   static constexpr int kMaxOperands = 4;
 
+  // Operands live inline: building a plan is on every element-wise call's path, so it makes no
+  // heap allocation of its own.
+  class OperandList {
+   public:
+    void push_back(Tensor t) {
+      ANATOMY_CHECK(size_ < kMaxOperands, ValueError, "iteration plan: at most {} operands", kMaxOperands);
+      items_[size_++] = std::move(t);
+    }
+    int size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const Tensor& operator[](int i) const { return items_[i]; }
+    const Tensor* begin() const { return items_.data(); }
+    const Tensor* end() const { return items_.data() + size_; }
+
+   private:
+    std::array<Tensor, kMaxOperands> items_;
+    int size_ = 0;
+  };
+
   class Builder {
    public:
     explicit Builder(const char* op) : op_(op) {}
@@ -45,14 +64,14 @@ class IterationPlan {
 
    private:
     const char* op_;
-    std::vector<Tensor> outputs_, inputs_;
+    OperandList outputs_, inputs_;
     std::optional<DType> common_, output_;
     bool int_to_float_ = false;
   };
 
   // Operands: outputs first, then inputs.
   int num_outputs() const { return num_outputs_; }
-  int num_operands() const { return static_cast<int>(operands_.size()); }
+  int num_operands() const { return operands_.size(); }
   // The tensor the kernel writes (a temporary when the user's output has another dtype).
   const Tensor& output(int i = 0) const { return operands_[i]; }
   // What the operator returns: the user's output tensor, or the allocated one.
@@ -78,8 +97,8 @@ class IterationPlan {
 
  private:
   int num_outputs_ = 0;
-  std::vector<Tensor> operands_;
-  std::vector<Tensor> user_outputs_;  // outputs the user passed, when a temporary stands in
+  OperandList operands_;
+  OperandList user_outputs_;  // outputs the user passed, when a temporary stands in (else undefined)
   DType common_ = DType::Float32;
   DimVector shape_, loop_shape_;
   std::array<DimVector, kMaxOperands> strides_;
