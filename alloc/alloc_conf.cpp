@@ -110,16 +110,19 @@ struct Knob {
 const Knob kKnobs[] = {
     {"backend", "native | cudaMallocAsync",
      [](const Ctx& c, std::string_view v, AllocConf& conf) {
-       if (v == "native") conf.backend = AllocBackend::Native;
-       else if (v == "cudaMallocAsync") conf.backend = AllocBackend::CudaMallocAsync;
-       else bad_value(c, v);
+       if (v == "native")
+         conf.backend = AllocBackend::Native;
+       else if (v == "cudaMallocAsync")
+         conf.backend = AllocBackend::CudaMallocAsync;
+       else
+         bad_value(c, v);
      }},
     {"max_split_size_mb", "an integer number of MB greater than 20",
      [](const Ctx& c, std::string_view v, AllocConf& conf) {
        size_t mb = parse_size(c, v);
        if (mb <= 20) bad_value(c, v);  // below a large segment it would forbid splitting them
-       conf.max_split_size = mb > std::numeric_limits<size_t>::max() / kMB ? std::numeric_limits<size_t>::max()
-                                                                           : mb * kMB;
+       conf.max_split_size =
+           mb > std::numeric_limits<size_t>::max() / kMB ? std::numeric_limits<size_t>::max() : mb * kMB;
      }},
     {"max_non_split_rounding_mb", "an integer number of MB",
      [](const Ctx& c, std::string_view v, AllocConf& conf) {
@@ -146,9 +149,7 @@ const Knob kKnobs[] = {
     {"release_lock_on_cudamalloc", "True | False",
      [](const Ctx& c, std::string_view v, AllocConf& conf) { conf.release_lock_on_cudamalloc = parse_bool(c, v); }},
     {"pinned_use_cuda_host_register", "True | False",
-     [](const Ctx& c, std::string_view v, AllocConf& conf) {
-       conf.pinned_use_cuda_host_register = parse_bool(c, v);
-     }},
+     [](const Ctx& c, std::string_view v, AllocConf& conf) { conf.pinned_use_cuda_host_register = parse_bool(c, v); }},
 };
 
 std::string known_keys() {
@@ -205,7 +206,8 @@ std::string to_string(const AllocConf& conf) {
   const AllocConf d;
   std::vector<std::string> parts;
   if (conf.backend != d.backend) parts.push_back("backend:cudaMallocAsync");
-  if (conf.max_split_size != d.max_split_size) parts.push_back(fmt::format("max_split_size_mb:{}", conf.max_split_size / kMB));
+  if (conf.max_split_size != d.max_split_size)
+    parts.push_back(fmt::format("max_split_size_mb:{}", conf.max_split_size / kMB));
   if (conf.max_non_split_rounding_size != d.max_non_split_rounding_size)
     parts.push_back(fmt::format("max_non_split_rounding_mb:{}", conf.max_non_split_rounding_size / kMB));
   const auto& div = conf.roundup_power2_divisions;

@@ -39,8 +39,8 @@ struct Block {
   BlockPool* pool;
   char* ptr;
   bool allocated = false;
-  int event_count = 0;                  // outstanding record_stream events
-  uint64_t gc_count_base = 0;           // pool's search count when it was last cached
+  int event_count = 0;                       // outstanding record_stream events
+  uint64_t gc_count_base = 0;                // pool's search count when it was last cached
   std::unordered_set<StreamId> stream_uses;  // other streams that used the block
   // Neighbours within the segment; a block with neither is a whole segment.
   Block* prev = nullptr;
@@ -57,6 +57,8 @@ bool BlockComparator::operator()(const Block* a, const Block* b) const {
 }
 
 namespace {
+
+constexpr size_t kMaxRequest = size_t{1} << 62;
 
 std::string format_size(size_t n) {
   if (n < 1024) return fmt::format("{} bytes", n);
@@ -119,6 +121,13 @@ struct CachingAllocator::Impl {
   // ---- allocation ----
 
   Block* malloc(size_t orig_size, StreamId stream) {
+    if (orig_size > kMaxRequest) {  // rounding would overflow; no device holds 2^62 bytes anyway
+      ++stats.num_ooms;
+      ANATOMY_THROW(OutOfMemoryError,
+                    "caching allocator: out of memory. Tried to allocate {} bytes, more than {} "
+                    "(device {} has a total capacity of {})",
+                    orig_size, kMaxRequest, provider.device().str(), format_size(provider.total_memory()));
+    }
     process_events();
     size_t size = round_size(orig_size, conf);
     BlockPool& pool = size <= kSmallSize ? small : large;
@@ -254,7 +263,6 @@ struct CachingAllocator::Impl {
     }
     active_blocks.erase(block);
     insert_into_blocks(block);
-    if (!conf.caching && !block->is_split()) release_block(block);
     if (block->is_split()) {
       net_blocks += 1;
       net_bytes += static_cast<int64_t>(block->size);
@@ -267,6 +275,7 @@ struct CachingAllocator::Impl {
       stats.active[t].decrease(1);
       stats.active_bytes[t].decrease(static_cast<int64_t>(orig_size));
     });
+    if (!conf.caching && !block->is_split()) release_block(block);
   }
 
   size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
@@ -426,10 +435,10 @@ struct CachingAllocator::Impl {
                   "by anatomy ({}), {} is allocated and {} is reserved but unallocated (largest free block: {}). "
                   "If reserved but unallocated memory is large, try max_split_size_mb in ANATOMY_CUDA_ALLOC_CONF "
                   "to limit fragmentation.",
-                  format_size(orig_size), format_size(size), format_size(alloc_size), stream,
-                  provider.device().str(), format_size(provider.total_memory()),
-                  format_size(provider.free_memory()), limit, format_size(reserved), format_size(allocated),
-                  format_size(reserved - allocated), format_size(largest));
+                  format_size(orig_size), format_size(size), format_size(alloc_size), stream, provider.device().str(),
+                  format_size(provider.total_memory()), format_size(provider.free_memory()), limit,
+                  format_size(reserved), format_size(allocated), format_size(reserved - allocated),
+                  format_size(largest));
   }
 };
 
@@ -535,9 +544,8 @@ std::vector<SegmentInfo> CachingAllocator::segments() const {
     }
     out.push_back(std::move(seg));
   }
-  std::sort(out.begin(), out.end(), [](const SegmentInfo& a, const SegmentInfo& b) {
-    return std::less<void*>()(a.address, b.address);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const SegmentInfo& a, const SegmentInfo& b) { return std::less<void*>()(a.address, b.address); });
   return out;
 }
 

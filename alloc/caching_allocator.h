@@ -15,12 +15,12 @@
 
 namespace anatomy::alloc {
 
-inline constexpr size_t kMinBlockSize = 512;             // every size is a multiple of this
-inline constexpr size_t kSmallSize = 1 * kMB;            // requests up to this go to the small pool
-inline constexpr size_t kSmallBuffer = 2 * kMB;          // small-pool segment size
-inline constexpr size_t kLargeBuffer = 20 * kMB;         // large-pool segment size for requests...
-inline constexpr size_t kMinLargeAlloc = 10 * kMB;       // ...under this; above, round to...
-inline constexpr size_t kRoundLarge = 2 * kMB;           // ...this
+inline constexpr size_t kMinBlockSize = 512;        // every size is a multiple of this
+inline constexpr size_t kSmallSize = 1 * kMB;       // requests up to this go to the small pool
+inline constexpr size_t kSmallBuffer = 2 * kMB;     // small-pool segment size
+inline constexpr size_t kLargeBuffer = 20 * kMB;    // large-pool segment size for requests...
+inline constexpr size_t kMinLargeAlloc = 10 * kMB;  // ...under this; above, round to...
+inline constexpr size_t kRoundLarge = 2 * kMB;      // ...this
 
 // The block size a request of `size` bytes gets: 512-byte multiples, or the next of
 // roundup_power2_divisions steps between two powers of two when that knob is set.
@@ -32,7 +32,7 @@ size_t allocation_size(size_t size);
 struct BlockInfo {
   void* ptr;
   size_t size;
-  size_t requested;   // what the caller asked for (0 when free)
+  size_t requested;  // what the caller asked for (0 when free)
   bool allocated;
   bool pending_free;  // freed, waiting for events of streams that used it (record_stream)
 };
@@ -49,7 +49,8 @@ class CachingAllocator final : public Allocator {
   // `provider` must outlive the allocator. Throws NotImplementedError for settings this
   // increment does not support (expandable_segments:True, backend:cudaMallocAsync).
   explicit CachingAllocator(MemoryProvider& provider, const AllocConf& conf = alloc_conf_from_env());
-  // Releases the cache; blocks still allocated are reported by no one and freed by no one.
+  // Synchronizes and releases the cache. Blocks still allocated then are a caller's leak: their
+  // segments stay with the provider.
   ~CachingAllocator() override;
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;

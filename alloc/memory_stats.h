@@ -37,20 +37,20 @@ struct StatArray {
 };
 
 struct MemoryStats {
-  StatArray allocation;            // blocks handed out
-  StatArray segment;               // provider reservations held
-  StatArray active;                // blocks handed out or waiting for their stream events
-  StatArray inactive_split;        // free blocks inside segments that are split (fragmentation)
-  StatArray allocated_bytes;       // bytes of the blocks handed out (rounded sizes)
-  StatArray reserved_bytes;        // bytes reserved from the provider
-  StatArray active_bytes;          // bytes of active blocks
-  StatArray inactive_split_bytes;  // bytes of inactive split blocks
-  StatArray requested_bytes;       // bytes callers asked for (before rounding)
-  int64_t num_alloc_retries = 0;   // allocations that had to release the whole cache and retry
-  int64_t num_ooms = 0;            // OutOfMemoryErrors thrown
-  int64_t num_provider_allocs = 0; // successful provider reservations (cudaMalloc calls)
-  int64_t num_provider_frees = 0;  // provider releases (cudaFree calls)
-  int64_t num_sync_all_streams = 0;// device-wide synchronizations (OOM path, empty_cache)
+  StatArray allocation;              // blocks handed out
+  StatArray segment;                 // provider reservations held
+  StatArray active;                  // blocks handed out or waiting for their stream events
+  StatArray inactive_split;          // free blocks inside segments that are split (fragmentation)
+  StatArray allocated_bytes;         // bytes of the blocks handed out (rounded sizes)
+  StatArray reserved_bytes;          // bytes reserved from the provider
+  StatArray active_bytes;            // bytes of active blocks
+  StatArray inactive_split_bytes;    // bytes of inactive split blocks
+  StatArray requested_bytes;         // bytes callers asked for (before rounding)
+  int64_t num_alloc_retries = 0;     // allocations that had to release the whole cache and retry
+  int64_t num_ooms = 0;              // OutOfMemoryErrors thrown
+  int64_t num_provider_allocs = 0;   // successful provider reservations (cudaMalloc calls)
+  int64_t num_provider_frees = 0;    // provider releases (cudaFree calls)
+  int64_t num_sync_all_streams = 0;  // device-wide synchronizations (OOM path, empty_cache)
 
   // Every StatArray, for code that treats them alike (reset, checks).
   template <typename F>

@@ -22,12 +22,16 @@ struct EnvGuard {
     const char* o = std::getenv(n);
     had = o != nullptr;
     if (had) old = o;
-    if (value) setenv(n, value, 1);
-    else unsetenv(n);
+    if (value)
+      setenv(n, value, 1);
+    else
+      unsetenv(n);
   }
   ~EnvGuard() {
-    if (had) setenv(name.c_str(), old.c_str(), 1);
-    else unsetenv(name.c_str());
+    if (had)
+      setenv(name.c_str(), old.c_str(), 1);
+    else
+      unsetenv(name.c_str());
   }
 };
 
@@ -97,8 +101,7 @@ TEST_CASE("alloc conf: unknown keys and bad values name the key and what is allo
   EXPECT_ERROR(ValueError, parse_alloc_conf("max_split_size_mb:20"), "max_split_size_mb", "greater than 20");
   EXPECT_ERROR(ValueError, parse_alloc_conf("max_split_size_mb:abc"), "'abc'", "max_split_size_mb");
   EXPECT_ERROR(ValueError, parse_alloc_conf("max_split_size_mb:-5"), "max_split_size_mb");
-  EXPECT_ERROR(ValueError, parse_alloc_conf("roundup_power2_divisions:3"), "roundup_power2_divisions",
-               "power of two");
+  EXPECT_ERROR(ValueError, parse_alloc_conf("roundup_power2_divisions:3"), "roundup_power2_divisions", "power of two");
   EXPECT_ERROR(ValueError, parse_alloc_conf("roundup_power2_divisions:[300:2]"), "roundup_power2_divisions");
   EXPECT_ERROR(ValueError, parse_alloc_conf("roundup_power2_divisions:[256:1,512]"), "roundup_power2_divisions");
   EXPECT_ERROR(ValueError, parse_alloc_conf("garbage_collection_threshold:1.5"), "garbage_collection_threshold",
