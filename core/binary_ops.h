@@ -27,3 +27,34 @@ IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, co
                           const Scalar& alpha);
 
 }  // namespace anatomy
+
+namespace anatomy {
+
+// The functional, in-place and out= entry points of one binary operator, around a backend's
+// loop: `Loop(op, plan, alpha)` runs the plan (and finishes it); the Meta backend's does nothing.
+// Each backend registers these with dispatch::register_binary_kernels.
+template <BinaryOp Op, void (*Loop)(BinaryOp, const IterationPlan&, const Scalar&)>
+struct BinaryKernels {
+  static Tensor functional(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+    IterationPlan plan = plan_binary(Op, Tensor(), self, other, alpha);
+    Loop(Op, plan, alpha);
+    return plan.result();
+  }
+  static Tensor inplace(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+    return out(self, other, alpha, self);
+  }
+  static Tensor out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& result) {
+    IterationPlan plan = plan_binary(Op, result, self, other, alpha);
+    Loop(Op, plan, alpha);
+    result.impl()->bump_version();
+    return result;
+  }
+  // mul and div take no alpha.
+  static Tensor functional_noalpha(const Tensor& self, const Tensor& other) { return functional(self, other, 1); }
+  static Tensor inplace_noalpha(const Tensor& self, const Tensor& other) { return inplace(self, other, 1); }
+  static Tensor out_noalpha(const Tensor& self, const Tensor& other, const Tensor& result) {
+    return out(self, other, 1, result);
+  }
+};
+
+}  // namespace anatomy

@@ -3,9 +3,8 @@
 // vectorizes when the operands are contiguous.
 #include <type_traits>
 
-#include "anatomy/core/binary_ops.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/binary_registration.h"
 
 namespace anatomy::cpu {
 namespace {
@@ -66,54 +65,8 @@ void binary_kernel(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) 
   plan.finish();
 }
 
-template <BinaryOp Op>
-Tensor binary_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  IterationPlan plan = plan_binary(Op, Tensor(), self, other, alpha);
-  binary_kernel(Op, plan, alpha);
-  return plan.result();
-}
-template <BinaryOp Op>
-Tensor binary_cpu_noalpha(const Tensor& self, const Tensor& other) {
-  return binary_cpu<Op>(self, other, 1);
-}
-template <BinaryOp Op>
-Tensor binary_inplace_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  IterationPlan plan = plan_binary(Op, self, self, other, alpha);
-  binary_kernel(Op, plan, alpha);
-  self.impl()->bump_version();
-  return self;
-}
-template <BinaryOp Op>
-Tensor binary_inplace_cpu_noalpha(const Tensor& self, const Tensor& other) {
-  return binary_inplace_cpu<Op>(self, other, 1);
-}
-template <BinaryOp Op>
-Tensor binary_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  IterationPlan plan = plan_binary(Op, out, self, other, alpha);
-  binary_kernel(Op, plan, alpha);
-  out.impl()->bump_version();
-  return out;
-}
-template <BinaryOp Op>
-Tensor binary_out_cpu_noalpha(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_out_cpu<Op>(self, other, 1, out);
-}
-
 }  // namespace
 
-ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("add.Tensor", ANATOMY_KERNEL(binary_cpu<BinaryOp::Add>));
-  m.impl("sub.Tensor", ANATOMY_KERNEL(binary_cpu<BinaryOp::Sub>));
-  m.impl("mul.Tensor", ANATOMY_KERNEL(binary_cpu_noalpha<BinaryOp::Mul>));
-  m.impl("div.Tensor", ANATOMY_KERNEL(binary_cpu_noalpha<BinaryOp::Div>));
-  m.impl("add_.Tensor", ANATOMY_KERNEL(binary_inplace_cpu<BinaryOp::Add>));
-  m.impl("sub_.Tensor", ANATOMY_KERNEL(binary_inplace_cpu<BinaryOp::Sub>));
-  m.impl("mul_.Tensor", ANATOMY_KERNEL(binary_inplace_cpu_noalpha<BinaryOp::Mul>));
-  m.impl("div_.Tensor", ANATOMY_KERNEL(binary_inplace_cpu_noalpha<BinaryOp::Div>));
-  m.impl("add.out", ANATOMY_KERNEL(binary_out_cpu<BinaryOp::Add>));
-  m.impl("sub.out", ANATOMY_KERNEL(binary_out_cpu<BinaryOp::Sub>));
-  m.impl("mul.out", ANATOMY_KERNEL(binary_out_cpu_noalpha<BinaryOp::Mul>));
-  m.impl("div.out", ANATOMY_KERNEL(binary_out_cpu_noalpha<BinaryOp::Div>));
-}
+ANATOMY_LIBRARY_IMPL(aten, CPU, m) { dispatch::register_binary_kernels<&binary_kernel>(m); }
 
 }  // namespace anatomy::cpu
