@@ -153,7 +153,7 @@ IterationPlan IterationPlan::Builder::build() {
     plan.loop_shape_ = DimVector{plan.numel_};
     for (int k = 0; k < n; ++k) plan.strides_[k] = DimVector{static_cast<int64_t>(plan.operands_[k].element_size())};
     plan.contiguous_ = true;
-    plan.fits_32bit_ = plan.numel_ * 8 <= std::numeric_limits<int32_t>::max();
+    plan.fits_32bit_ = plan.numel_ <= std::numeric_limits<int32_t>::max() / 8;  // bytes of the widest dtype
     return plan;
   }
 
