@@ -17,10 +17,12 @@
 // A kernel then calls for_each_chunk and runs a tight 1-D loop per chunk.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
 
+#include "anatomy/core/parallel.h"
 #include "anatomy/core/tensor.h"
 
 namespace anatomy {
@@ -91,9 +93,14 @@ class IterationPlan {
   bool can_use_32bit_indexing() const { return fits_32bit_; }
 
   // Calls fn(char* const* data, const int64_t* inner_strides, int64_t n) once per run of the
-  // innermost loop dim (once in total when the plan is contiguous). Strides are in bytes.
+  // innermost loop dim (once per thread's range when the plan is contiguous). Strides are in
+  // bytes. Large plans are split over threads (core/parallel.h), so fn must be safe to call
+  // concurrently on disjoint ranges, as a pure element-wise loop is.
   template <typename F>
   void for_each_chunk(F&& fn) const;
+  // The same over elements [begin, end) of the loop order, on the calling thread.
+  template <typename F>
+  void for_each_chunk_in(int64_t begin, int64_t end, F& fn) const;
 
  private:
   int num_outputs_ = 0;
@@ -109,23 +116,45 @@ class IterationPlan {
 template <typename F>
 void IterationPlan::for_each_chunk(F&& fn) const {
   if (numel_ == 0) return;
+  parallel_for(0, numel_, kParallelGrain, [&](int64_t begin, int64_t end) { for_each_chunk_in(begin, end, fn); });
+}
+
+template <typename F>
+void IterationPlan::for_each_chunk_in(int64_t begin, int64_t end, F& fn) const {
   const int n = num_operands();
-  std::array<char*, kMaxOperands> base{};
-  for (int k = 0; k < n; ++k) base[k] = static_cast<char*>(operands_[k].data_ptr());
+  std::array<char*, kMaxOperands> ptr{};
   std::array<int64_t, kMaxOperands> inner{};
   if (contiguous_) {
-    for (int k = 0; k < n; ++k) inner[k] = static_cast<int64_t>(operands_[k].element_size());
-    fn(base.data(), inner.data(), numel_);
+    for (int k = 0; k < n; ++k) {
+      inner[k] = static_cast<int64_t>(operands_[k].element_size());
+      ptr[k] = static_cast<char*>(operands_[k].data_ptr()) + begin * inner[k];
+    }
+    fn(ptr.data(), inner.data(), end - begin);
     return;
   }
   const int ndim = static_cast<int>(loop_shape_.size());
-  for (int k = 0; k < n; ++k) inner[k] = strides_[k][0];
-  const int64_t inner_size = loop_shape_[0];
+  // The position of element `begin`: its index in the loop shape (innermost first).
   DimVector index(ndim, 0);
-  std::array<char*, kMaxOperands> ptr = base;
-  for (int64_t done = 0; done < numel_; done += inner_size) {
-    fn(ptr.data(), inner.data(), inner_size);
-    for (int d = 1; d < ndim; ++d) {  // carry into the outer dims
+  int64_t rest = begin;
+  for (int d = 0; d < ndim; ++d) {
+    index[d] = rest % loop_shape_[d];
+    rest /= loop_shape_[d];
+  }
+  for (int k = 0; k < n; ++k) {
+    inner[k] = strides_[k][0];
+    ptr[k] = static_cast<char*>(operands_[k].data_ptr());
+    for (int d = 0; d < ndim; ++d) ptr[k] += index[d] * strides_[k][d];
+  }
+  const int64_t inner_size = loop_shape_[0];
+  for (int64_t done = begin; done < end;) {
+    const int64_t count = std::min(inner_size - index[0], end - done);
+    fn(ptr.data(), inner.data(), count);
+    done += count;
+    if (done == end) break;
+    // The run ended at the end of the innermost dim: rewind it and carry into the outer dims.
+    for (int k = 0; k < n; ++k) ptr[k] -= index[0] * strides_[k][0];
+    index[0] = 0;
+    for (int d = 1; d < ndim; ++d) {
       for (int k = 0; k < n; ++k) ptr[k] += strides_[k][d];
       if (++index[d] < loop_shape_[d]) break;
       for (int k = 0; k < n; ++k) ptr[k] -= strides_[k][d] * loop_shape_[d];

@@ -8,10 +8,12 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
 #include "anatomy/core/error.h"
+#include "anatomy/core/op_lists.h"
 #include "anatomy/core/scalar.h"
 #include "anatomy/core/tensor_impl.h"
 #include "anatomy/core/tensor_options.h"
@@ -126,6 +128,109 @@ class Tensor {
   const Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
   const Tensor& mul_(const Tensor& other) const;
   const Tensor& div_(const Tensor& other) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  const Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+
+  // ---- element-wise functions (dispatch/ops_unary.h, ops_binary.h; lists in core/op_lists.h) ----
+#define ANATOMY_UNARY_METHODS(name) \
+  Tensor name() const;              \
+  const Tensor& name##_() const;
+  ANATOMY_FORALL_UNARY_SAME_DTYPE_OPS(ANATOMY_UNARY_METHODS)
+  ANATOMY_FORALL_UNARY_FLOAT_OPS(ANATOMY_UNARY_METHODS)
+#undef ANATOMY_UNARY_METHODS
+  Tensor gelu(std::string_view approximate = "none") const;
+  Tensor softplus(const Scalar& beta = 1, const Scalar& threshold = 20) const;
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor logical_not() const;
+  Tensor bitwise_not() const;
+#define ANATOMY_BINARY_METHODS(name)                     \
+  Tensor name(const Tensor& other) const;                \
+  Tensor name(const Scalar& other) const;                \
+  const Tensor& name##_(const Tensor& other) const;      \
+  const Tensor& name##_(const Scalar& other) const;
+  ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_BINARY_METHODS)
+#undef ANATOMY_BINARY_METHODS
+  Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const;
+  const Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  // self where condition, else other.
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor where(const Tensor& condition, const Scalar& other) const;
+
+  // ---- reductions (dispatch/ops_reduce.h; an empty dim list reduces every dim) ----
+  Tensor sum(std::optional<DType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<DType> dtype = std::nullopt) const;
+  Tensor prod(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(IntArrayRef dim = {}, double correction = 1, bool keepdim = false) const;
+  Tensor std(IntArrayRef dim = {}, double correction = 1, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2, IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(IntArrayRef dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(IntArrayRef dim, bool keepdim = false) const;
+  Tensor count_nonzero(IntArrayRef dim = {}) const;
+
+  // ---- nn (dispatch/ops_nn.h) ----
+  Tensor softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+
+  // ---- matrix products (dispatch/ops_linalg.h) ----
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor outer(const Tensor& vec2) const;
+
+  // ---- shape and data movement (dispatch/ops_indexing.h) ----
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor nonzero() const;
+  Tensor take(const Tensor& index) const;
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  // self[indices] (NumPy advanced indexing; an undefined Tensor is a full slice) and
+  // self[indices] = values.
+  Tensor index(const std::vector<Tensor>& indices) const;
+  const Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
+  const Tensor& index_put_(const std::vector<Tensor>& indices, const Scalar& value) const;
 
   // ---- in-place fills ----
   const Tensor& fill_(const Scalar& value) const;
@@ -151,6 +256,27 @@ Tensor operator+(const Scalar& a, const Tensor& b);
 Tensor operator-(const Scalar& a, const Tensor& b);
 Tensor operator*(const Scalar& a, const Tensor& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);  // neg
+// remainder (Python's %), comparisons (bool results), bitwise ops (integers and bool).
+#define ANATOMY_DECLARE_BINARY_OPERATOR(op)            \
+  Tensor operator op(const Tensor& a, const Tensor& b); \
+  Tensor operator op(const Tensor& a, const Scalar& b); \
+  Tensor operator op(const Scalar& a, const Tensor& b);
+ANATOMY_DECLARE_BINARY_OPERATOR(%)
+ANATOMY_DECLARE_BINARY_OPERATOR(==)
+ANATOMY_DECLARE_BINARY_OPERATOR(!=)
+ANATOMY_DECLARE_BINARY_OPERATOR(<)
+ANATOMY_DECLARE_BINARY_OPERATOR(<=)
+ANATOMY_DECLARE_BINARY_OPERATOR(>)
+ANATOMY_DECLARE_BINARY_OPERATOR(>=)
+ANATOMY_DECLARE_BINARY_OPERATOR(&)
+ANATOMY_DECLARE_BINARY_OPERATOR(|)
+ANATOMY_DECLARE_BINARY_OPERATOR(^)
+ANATOMY_DECLARE_BINARY_OPERATOR(<<)
+ANATOMY_DECLARE_BINARY_OPERATOR(>>)
+#undef ANATOMY_DECLARE_BINARY_OPERATOR
+Tensor operator~(const Tensor& a);  // bitwise_not
+Tensor operator!(const Tensor& a);  // logical_not
 
 // Wraps dimension `dim` (negative counts from the end) into [0, ndim); IndexError naming `op`.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);

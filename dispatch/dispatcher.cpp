@@ -73,7 +73,7 @@ OperatorHandle Dispatcher::def(std::string_view ns, std::string_view schema_text
   OperatorHandle h = find_or_create(qualified);
   std::lock_guard<std::mutex> g(mutex_);
   try {
-    h.entry().set_schema(std::move(schema));
+    h.entry().set_schema(std::move(schema), std::string(where));
   } catch (const TypeError& e) {
     ANATOMY_THROW(TypeError, "def at {}: {}", where, e.what());
   }

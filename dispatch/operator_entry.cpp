@@ -50,7 +50,7 @@ void OperatorEntry::check_signature(RegKey k, const RegisteredKernel& kernel) co
                 schema_->to_string(), types_to_string(want_args), types_to_string(want_returns));
 }
 
-void OperatorEntry::set_schema(Schema s) {
+void OperatorEntry::set_schema(Schema s, std::string where) {
   ANATOMY_CHECK(!schema_, ValueError, "{}: defined twice (first as '{}')", name_, schema_->to_string());
   schema_ = std::move(s);
   try {
@@ -61,6 +61,7 @@ void OperatorEntry::set_schema(Schema s) {
     schema_.reset();  // a refused definition leaves the operator undefined
     throw;
   }
+  defined_at_ = std::move(where);
 }
 
 void OperatorEntry::set_kernel(RegKey k, RegisteredKernel kernel) {

@@ -64,6 +64,8 @@ class OperatorEntry {
   const std::string& name() const { return name_; }
   bool has_schema() const { return schema_.has_value(); }
   const Schema& schema() const;
+  // Where the schema was defined ("ops_binary.cpp:12"); empty until it is.
+  const std::string& defined_at() const { return defined_at_; }
 
   // The kernel that handles `ks` (already masked). ks empty gives the "no keys" entry.
   const KernelFunction& lookup(DispatchKeySet ks) const {
@@ -78,7 +80,7 @@ class OperatorEntry {
   std::vector<DispatchKey> keys_with_kernels() const;
 
   // Called by the Dispatcher with its registration lock held.
-  void set_schema(Schema s);
+  void set_schema(Schema s, std::string where = {});
   void set_kernel(RegKey k, RegisteredKernel kernel);
   void recompute(const std::array<std::optional<RegisteredKernel>, kNumDispatchKeys>& fallbacks);
 
@@ -88,6 +90,7 @@ class OperatorEntry {
 
   std::string name_;
   std::optional<Schema> schema_;
+  std::string defined_at_;
   std::array<std::optional<RegisteredKernel>, kNumRegKeys> kernels_;
   std::array<KernelFunction, kNumDispatchKeys + 1> table_;
   std::array<std::string, kNumDispatchKeys + 1> table_names_;

@@ -1,4 +1,5 @@
-// The built-in operators: each is declared here once, defined (schema and dispatching function)
+// The built-in operators: each is declared once (here, or in the family header ops_<family>.h
+// included below), defined (schema and dispatching function)
 // in one of dispatch/ops_*.cpp, and implemented by kernels in backends/ or by composites.
 // docs/ops.md lists them with their schemas and backends.
 #pragma once
@@ -10,6 +11,12 @@
 #include <vector>
 
 #include "anatomy/core/tensor.h"
+#include "anatomy/dispatch/ops_binary.h"
+#include "anatomy/dispatch/ops_indexing.h"
+#include "anatomy/dispatch/ops_linalg.h"
+#include "anatomy/dispatch/ops_nn.h"
+#include "anatomy/dispatch/ops_reduce.h"
+#include "anatomy/dispatch/ops_unary.h"
 
 namespace anatomy {
 
@@ -117,23 +124,6 @@ Tensor _to_copy(const Tensor& self, std::optional<DType> dtype = std::nullopt,
 // The value of a one-element tensor (what item() calls after its checks). Synchronizes with
 // the device for device tensors.
 Scalar _local_scalar_dense(const Tensor& self);
-
-// ---- element-wise arithmetic (broadcasting, PyTorch's promotion) ----
-// out = self + alpha * other; sub: self - alpha * other; div is true division (integers give
-// the default float). The _ forms write into self; the _out forms into `out` (whose shape must
-// be the broadcast shape and whose dtype the result can be cast to).
-Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor mul(const Tensor& self, const Tensor& other);
-Tensor div(const Tensor& self, const Tensor& other);
-Tensor add_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor mul_(const Tensor& self, const Tensor& other);
-Tensor div_(const Tensor& self, const Tensor& other);
-Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor mul_out(const Tensor& out, const Tensor& self, const Tensor& other);
-Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other);
 
 // The layout that elementwise outputs and clone choose for `t`: ChannelsLast for a 4-D tensor
 // laid out NHWC, else Contiguous.

@@ -1,0 +1,138 @@
+// The intra-op thread pool (Note [Intra-op parallelism]).
+#include "anatomy/core/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace anatomy {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+int default_num_threads() {
+  if (const char* env = std::getenv("ANATOMY_NUM_THREADS")) {
+    const int n = std::atoi(env);
+    if (n >= 1) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::atomic<int> g_num_threads{0};  // 0: not yet read from the environment
+
+// One job at a time: a caller holds submit_mutex_ while its ranges run, so concurrent callers
+// from different user threads queue up instead of sharing workers mid-job.
+class ThreadPool {
+ public:
+  static ThreadPool& instance() {
+    static ThreadPool* pool = new ThreadPool();  // never destroyed: workers may outlive main's statics
+    return *pool;
+  }
+
+  void run(int64_t begin, int64_t end, int64_t grain, int threads, const std::function<void(int64_t, int64_t)>& fn) {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    ensure_workers(threads - 1);
+    const int64_t n = end - begin;
+    const int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
+    const int64_t per = (n + chunks - 1) / chunks;
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      fn_ = &fn;
+      begin_ = begin;
+      end_ = end;
+      per_ = per;
+      num_chunks_.store(chunks);
+      pending_ = chunks;
+      error_ = nullptr;
+      ++generation_;
+      // Last: a worker still spinning from an earlier job sees the new fields once it can take
+      // a chunk (the store releases them).
+      next_chunk_.store(1);  // the caller takes chunk 0
+    }
+    wake_.notify_all();
+    run_chunk(0);
+    while (true) {  // help with chunks no worker has taken yet
+      const int64_t c = next_chunk_.fetch_add(1);
+      if (c >= num_chunks_.load()) break;
+      run_chunk(c);
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    next_chunk_.store(kNoChunks);
+    fn_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void ensure_workers(int wanted) {
+    while (static_cast<int>(workers_.size()) < wanted) workers_.emplace_back([this] { worker(); });
+  }
+
+  void run_chunk(int64_t c) {
+    const int64_t b = begin_ + c * per_, e = std::min(end_, b + per_);
+    t_in_parallel = true;
+    try {
+      if (b < e) (*fn_)(b, e);
+    } catch (...) {
+      std::lock_guard<std::mutex> g(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    t_in_parallel = false;
+    std::lock_guard<std::mutex> g(mutex_);
+    if (--pending_ == 0) done_.notify_all();
+  }
+
+  void worker() {
+    uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+      }
+      while (true) {
+        const int64_t c = next_chunk_.fetch_add(1);
+        if (c >= num_chunks_.load()) break;
+        run_chunk(c);
+      }
+    }
+  }
+
+  std::mutex submit_mutex_, mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  static constexpr int64_t kNoChunks = int64_t{1} << 62;
+  int64_t begin_ = 0, end_ = 0, per_ = 0, pending_ = 0;
+  std::atomic<int64_t> num_chunks_{0}, next_chunk_{kNoChunks};
+  std::exception_ptr error_;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace
+
+int get_num_threads() {
+  int n = g_num_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    n = default_num_threads();
+    g_num_threads.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+void set_num_threads(int n) { g_num_threads.store(std::max(1, n), std::memory_order_relaxed); }
+
+bool in_parallel_region() { return t_in_parallel; }
+
+namespace detail {
+void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  ThreadPool::instance().run(begin, end, grain, get_num_threads(), fn);
+}
+}  // namespace detail
+
+}  // namespace anatomy

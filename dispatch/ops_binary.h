@@ -1,0 +1,76 @@
+// Element-wise binary and ternary operators: broadcasting, PyTorch's type promotion (0-dim
+// tensors and Scalars are weak types), a functional form, an in-place form (name_, which writes
+// into self and may not need a wider dtype than self's) and an out= form (name_out, whose shape
+// must be the broadcast shape and whose dtype the result can be cast to). The Scalar overloads
+// wrap the scalar as a 0-dim "wrapped number" tensor, as PyTorch's Python bindings do.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "anatomy/core/op_lists.h"
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+// ---- arithmetic: out = self + alpha * other; sub: self - alpha * other ----
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor mul(const Tensor& self, const Tensor& other);
+// True division (integers give the default float); rounding_mode "trunc" or "floor" rounds the
+// quotient and keeps integer dtypes (integer division by zero raises ValueError).
+Tensor div(const Tensor& self, const Tensor& other);
+Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
+Tensor add_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor mul_(const Tensor& self, const Tensor& other);
+Tensor div_(const Tensor& self, const Tensor& other);
+Tensor div_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
+Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor mul_out(const Tensor& out, const Tensor& self, const Tensor& other);
+Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other);
+Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other,
+               std::optional<std::string_view> rounding_mode);
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor mul(const Tensor& self, const Scalar& other);
+Tensor div(const Tensor& self, const Scalar& other);
+
+// ---- the other binary functions (core/op_lists.h says what each does), each with a Tensor and
+// a Scalar `other` ----
+#define ANATOMY_DECLARE_BINARY_FUNCTIONS(name)                               \
+  Tensor name(const Tensor& self, const Tensor& other);                      \
+  Tensor name(const Tensor& self, const Scalar& other);                      \
+  Tensor name##_(const Tensor& self, const Tensor& other);                   \
+  Tensor name##_(const Tensor& self, const Scalar& other);                   \
+  Tensor name##_out(const Tensor& out, const Tensor& self, const Tensor& other);
+ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DECLARE_BINARY_FUNCTIONS)
+#undef ANATOMY_DECLARE_BINARY_FUNCTIONS
+// A Scalar base: pow(2, x).
+Tensor pow(const Scalar& self, const Tensor& exponent);
+
+// ---- ternary ----
+// where(condition, self, other): self where condition is true, else other; all three broadcast,
+// condition is bool.
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other);
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other);
+Tensor where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
+// clamp: min(max(self, min), max); either bound may be absent (not both). NaN stays NaN.
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
+                 const std::optional<Scalar>& max = std::nullopt);
+Tensor clamp_min(const Tensor& self, const Scalar& min);
+Tensor clamp_max(const Tensor& self, const Scalar& max);
+// lerp: self + weight * (end - self), floating dtypes.
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight);
+
+}  // namespace anatomy

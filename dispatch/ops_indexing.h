@@ -1,0 +1,61 @@
+// Shape and data movement: joining, selecting by index, scattering, masking, sorting, scans and
+// padding. Index tensors are int64 (int32 accepted); an index out of range raises IndexError
+// naming the operator, the index and the size, and writes nothing.
+#pragma once
+
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+Tensor cat(TensorList tensors, int64_t dim = 0);
+Tensor stack(TensorList tensors, int64_t dim = 0);
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+// A copy of self with src's values written at index along dim (scatter_add: added).
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor masked_select(const Tensor& self, const Tensor& mask);  // 1-D
+Tensor nonzero(const Tensor& self);                             // [count, ndim] int64
+Tensor take(const Tensor& self, const Tensor& index);           // index into the flattened self
+Tensor embedding(const Tensor& weight, const Tensor& indices);  // rows of weight
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats);
+Tensor flip(const Tensor& self, IntArrayRef dims);
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {});
+Tensor tril(const Tensor& self, int64_t diagonal = 0);
+Tensor triu(const Tensor& self, int64_t diagonal = 0);
+// pad = (left of the last dim, right of the last dim, left of the one before, ...); negative
+// amounts crop.
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value = 0);
+
+// Stable sort: (values, int64 indices).
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true,
+                                bool sorted = true);
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// int64 [..., num_classes]; num_classes = -1 takes max(self) + 1.
+Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+
+// Advanced indexing, as self[indices] in NumPy: one entry per leading dim, an undefined Tensor
+// for a full slice, an integer tensor to pick positions or a bool mask to pick by mask.
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+// self[indices] = values (broadcast); accumulate adds instead (repeated indices add up).
+Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                  bool accumulate = false);
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate = false);
+
+}  // namespace anatomy

@@ -1,0 +1,194 @@
+// The op-table driver: every entry of testing/op_table.h, for every dtype it accepts and every
+// sample, is run and compared with its fp64 reference; its in-place and out= forms too; and
+// its bad inputs must throw the documented error and leave every tensor unchanged.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "anatomy/testing/op_table.h"
+
+using namespace anatomy;
+using namespace anatomy::testing;
+
+namespace {
+
+std::string short_description(const Tensor& t) {
+  if (!t.defined()) return "None";
+  return fmt::format("{}[{}] strides [{}] offset {}{}", name(t.dtype()), fmt::join(t.sizes(), ", "),
+                     fmt::join(t.strides(), ", "), t.storage_offset(), t.impl()->is_wrapped_number() ? " (wrapped)" : "");
+}
+
+std::string describe_sample(const SampleInput& s) {
+  std::string out = s.label + ":";
+  for (const Tensor& t : s.tensors) out += " " + short_description(t);
+  if (!s.dims.empty()) out += fmt::format(" dims=[{}]", fmt::join(s.dims, ","));
+  if (!s.ints.empty()) out += fmt::format(" ints=[{}]", fmt::join(s.ints, ","));
+  if (!s.scalars.empty()) out += fmt::format(" scalars=[{}]", fmt::join(s.scalars, ","));
+  if (s.keepdim) out += " keepdim";
+  return out;
+}
+
+// A copy of a sample whose tensors are fresh clones with the same layout (so an in-place call
+// cannot disturb the next one); the clone keeps strides by restriding a dense copy.
+SampleInput clone_sample(const SampleInput& s) {
+  SampleInput c = s;
+  for (Tensor& t : c.tensors) {
+    if (!t.defined()) continue;
+    bool wrapped = t.impl()->is_wrapped_number();
+    Tensor copy = empty_strided(t.sizes(), t.strides(), t.options());
+    // A broadcast (stride-0) layout cannot be written through; keep it dense.
+    if (copy.numel() > 0 && !t.is_non_overlapping_and_dense()) copy = empty(t.sizes(), t.options());
+    copy.copy_(t);
+    copy.impl()->set_wrapped_number(wrapped);
+    t = copy;
+  }
+  return c;
+}
+
+void check_entry(const OpInfo& info) {
+  for (DType dtype : info.dtypes) {
+    manual_seed(1234);
+    auto tolerance = [&](DType t) { return info.tolerance ? info.tolerance(t) : default_tolerance(t); };
+    // The looser of the sample dtype's and the result dtype's tolerances (an fp16 op may return
+    // fp32, an int8 sample meet an fp32 operand).
+    auto tolerance_for = [&](DType result) {
+      const Tolerance a = tolerance(dtype), b = tolerance(result);
+      return Tolerance{std::max(a.atol, b.atol), std::max(a.rtol, b.rtol)};
+    };
+    for (const SampleInput& sample : info.samples(dtype)) {
+      INFO(info.name, " ", name(dtype), " ", describe_sample(sample));
+      std::vector<RefTensor> inputs;
+      for (const Tensor& t : sample.tensors) inputs.push_back(to_ref(t));
+      std::vector<Tensor> got;
+      try {
+        got = info.op(sample);
+      } catch (const std::exception& e) {
+        FAIL_CHECK("threw: ", std::string(e.what()));
+        continue;
+      }
+      if (info.check) {
+        const std::string problem = info.check(got, sample);
+        CHECK_MESSAGE(problem.empty(), problem);
+        continue;
+      }
+      const std::vector<RefTensor> want = info.reference(inputs, sample);
+      REQUIRE(got.size() == want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        const std::string diff = compare(got[i], want[i], tolerance_for(want[i].dtype));
+        CHECK_MESSAGE(diff.empty(), "result ", i, ": ", diff);
+      }
+      // The inputs are unchanged by the functional form.
+      for (size_t i = 0; i < sample.tensors.size(); ++i) {
+        if (!sample.tensors[i].defined()) continue;
+        const std::string diff = compare(sample.tensors[i], inputs[i], {0, 0});
+        CHECK_MESSAGE(diff.empty(), "input ", i, " changed: ", diff);
+      }
+      const RefTensor& first = want[0];
+      const Tolerance tol = tolerance_for(first.dtype);
+      if (info.out) {
+        Tensor out = empty(first.shape, TensorOptions().dtype(first.dtype));
+        SampleInput c = clone_sample(sample);
+        try {
+          info.out(out, c);
+          const std::string diff = compare(out, first, tol);
+          CHECK_MESSAGE(diff.empty(), "out=: ", diff);
+        } catch (const std::exception& e) {
+          FAIL_CHECK("out= threw: ", std::string(e.what()));
+        }
+      }
+      const Tensor& self = sample.tensors.empty() ? Tensor() : sample.tensors[0];
+      if (info.inplace && self.defined() && self.dtype() == first.dtype &&
+          std::vector<int64_t>(self.sizes().begin(), self.sizes().end()) == first.shape &&
+          !self.impl()->is_wrapped_number()) {
+        SampleInput c = clone_sample(sample);
+        const uint32_t version = c.tensors[0].version();
+        try {
+          info.inplace(c);
+          const std::string diff = compare(c.tensors[0], first, tol);
+          CHECK_MESSAGE(diff.empty(), "in-place: ", diff);
+          CHECK_MESSAGE(c.tensors[0].version() > version, "in-place: the version counter did not move");
+        } catch (const std::exception& e) {
+          FAIL_CHECK("in-place threw: ", std::string(e.what()));
+        }
+      }
+    }
+  }
+  if (info.error_inputs) {
+    for (const ErrorInput& bad : info.error_inputs()) {
+      INFO(info.name, " bad input ", describe_sample(bad.sample));
+      std::vector<RefTensor> before;
+      std::vector<uint32_t> versions;
+      for (const Tensor& t : bad.sample.tensors) {
+        before.push_back(to_ref(t));
+        versions.push_back(t.defined() ? t.version() : 0);
+      }
+      bool threw = false;
+      try {
+        (void)info.op(bad.sample);
+      } catch (const Error& e) {
+        threw = true;
+        CHECK_MESSAGE(typeid(e) == *bad.error, "threw ", std::string(typeid(e).name()), " (", std::string(e.what()), "), expected ",
+                      std::string(bad.error->name()));
+        for (const std::string& needle : bad.needles) {
+          CHECK_MESSAGE(std::string(e.what()).find(needle) != std::string::npos, "message '", std::string(e.what()),
+                        "' lacks '", needle, "'");
+        }
+      }
+      CHECK_MESSAGE(threw, "did not throw");
+      for (size_t i = 0; i < bad.sample.tensors.size(); ++i) {
+        const Tensor& t = bad.sample.tensors[i];
+        if (!t.defined()) continue;
+        CHECK_MESSAGE(compare(t, before[i], {0, 0}).empty(), "input ", i, " changed");
+        CHECK_MESSAGE(t.version() == versions[i], "input ", i, "'s version changed");
+      }
+    }
+  }
+}
+
+void check_family(OpFamily family) {
+  const auto entries = ops_in(family);
+  CHECK_MESSAGE(!entries.empty(), "no entries for family ", family_name(family));
+  for (const OpInfo* info : entries) check_entry(*info);
+}
+
+}  // namespace
+
+TEST_CASE("op table: every entry is well formed") {
+  for (const OpInfo& info : op_table()) {
+    INFO(info.name);
+    CHECK(!info.schemas.empty());
+    CHECK(!info.dtypes.empty());
+    CHECK(static_cast<bool>(info.samples));
+    CHECK(static_cast<bool>(info.op));
+    CHECK((static_cast<bool>(info.reference) || static_cast<bool>(info.check)));
+    for (const std::string& s : info.schemas) {
+      INFO("schema ", s);
+      auto op = dispatch::Dispatcher::singleton().find("aten::" + s);
+      CHECK((op.has_value() && op->entry().has_schema()));
+    }
+  }
+}
+
+TEST_CASE("op table: binary ops against their references") { check_family(OpFamily::Binary); }
+TEST_CASE("op table: unary ops against their references") { check_family(OpFamily::Unary); }
+TEST_CASE("op table: reductions against their references") { check_family(OpFamily::Reduction); }
+TEST_CASE("op table: nn functions against their references") { check_family(OpFamily::NN); }
+TEST_CASE("op table: matrix products against their references") { check_family(OpFamily::Linalg); }
+TEST_CASE("op table: shape and data movement against their references") { check_family(OpFamily::Indexing); }
+
+TEST_CASE("docs/ops.md holds the generated operator tables") {
+  std::ifstream in(ANATOMY_SOURCE_DIR "/docs/ops.md");
+  REQUIRE(in.good());
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string doc = buf.str();
+  const std::string begin = "<!-- generated by scripts/update-ops-doc.sh: begin -->\n";
+  const std::string end = "<!-- generated: end -->";
+  const size_t b = doc.find(begin), e = doc.find(end);
+  REQUIRE_MESSAGE((b != std::string::npos && e != std::string::npos), "docs/ops.md lacks the generated markers");
+  const std::string section = doc.substr(b + begin.size(), e - b - begin.size());
+  const std::string expected = render_ops_markdown();
+  CHECK_MESSAGE(section == expected, "docs/ops.md is out of date: run scripts/update-ops-doc.sh");
+}
