@@ -153,6 +153,22 @@ void check_family(OpFamily family) {
   for (const OpInfo* info : entries) check_entry(*info);
 }
 
+// The table rows with their CUDA cell (the third) blanked.
+[[maybe_unused]] std::string without_cuda_column(const std::string& markdown) {
+  std::istringstream in(markdown);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.rfind("| `", 0) == 0) {
+      size_t pos = 0;
+      for (int bar = 0; bar < 2 && pos != std::string::npos; ++bar) pos = line.find(" | ", pos + 1);
+      const size_t next = pos == std::string::npos ? pos : line.find(" | ", pos + 1);
+      if (next != std::string::npos) line = line.substr(0, pos + 3) + "?" + line.substr(next);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("op table: every entry is well formed") {
@@ -188,7 +204,12 @@ TEST_CASE("docs/ops.md holds the generated operator tables") {
   const std::string end = "<!-- generated: end -->";
   const size_t b = doc.find(begin), e = doc.find(end);
   REQUIRE_MESSAGE((b != std::string::npos && e != std::string::npos), "docs/ops.md lacks the generated markers");
-  const std::string section = doc.substr(b + begin.size(), e - b - begin.size());
-  const std::string expected = render_ops_markdown();
-  CHECK_MESSAGE(section == expected, "docs/ops.md is out of date: run scripts/update-ops-doc.sh");
+  std::string section = doc.substr(b + begin.size(), e - b - begin.size());
+  std::string expected = render_ops_markdown();
+#if !ANATOMY_WITH_CUDA
+  // Without the CUDA backend compiled in, this build cannot know the CUDA column: compare the rest.
+  section = without_cuda_column(section);
+  expected = without_cuda_column(expected);
+#endif
+  CHECK_MESSAGE(section == expected, "docs/ops.md is out of date: run scripts/update-ops-doc.sh (in a CUDA build)");
 }
