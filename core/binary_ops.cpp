@@ -1,5 +1,10 @@
-// Argument rules of add, sub, mul and div (PyTorch's), and their plans.
+// Argument rules of the element-wise binary operators (PyTorch's), and their plans.
 #include "anatomy/core/binary_ops.h"
+
+#include <atomic>
+
+#include "anatomy/core/dtype_visit.h"
+#include "anatomy/dispatch/ops.h"
 
 namespace anatomy {
 
@@ -14,12 +19,46 @@ const char* binary_op_name(BinaryOp op) {
   return "?";
 }
 
+bool binary_op_gives_bool(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+    case BinaryOp::LogicalAnd:
+    case BinaryOp::LogicalOr:
+    case BinaryOp::LogicalXor:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool binary_op_divides(BinaryOp op) {
+  return op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::Remainder || op == BinaryOp::Fmod;
+}
+
+namespace {
+bool is_bitwise(BinaryOp op) {
+  return op == BinaryOp::BitwiseAnd || op == BinaryOp::BitwiseOr || op == BinaryOp::BitwiseXor ||
+         op == BinaryOp::LeftShift || op == BinaryOp::RightShift;
+}
+// Ops with no meaning on bool (PyTorch has no bool kernel for them either).
+bool refuses_bool(BinaryOp op) {
+  return binary_op_divides(op) || op == BinaryOp::Pow || op == BinaryOp::ClampMin || op == BinaryOp::ClampMax ||
+         op == BinaryOp::LeftShift || op == BinaryOp::RightShift;
+}
+}  // namespace
+
 IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
                           const Scalar& alpha) {
   const char* name = binary_op_name(op);
   IterationPlan::Builder builder(name);
   builder.add_output(out).add_input(self).add_input(other);
-  if (op == BinaryOp::Div) builder.promote_integers_to_float();
+  if (op == BinaryOp::Div || op == BinaryOp::Atan2) builder.promote_integers_to_float();
+  if (binary_op_gives_bool(op)) builder.output_dtype(DType::Bool);
   IterationPlan plan = builder.build();
   const DType t = plan.common_dtype();
   if (op == BinaryOp::Sub) {
@@ -32,7 +71,44 @@ IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, co
     ANATOMY_CHECK(t != DType::Bool || alpha.is_bool() || alpha.to_int() == 1, TypeError,
                   "{}: for bool inputs alpha must be a bool, got {}", name, alpha.to_string());
   }
+  if (is_bitwise(op)) {
+    ANATOMY_CHECK(!is_floating(t), TypeError, "{}: expected integer or bool operands, got {}", name,
+                  anatomy::name(t));
+  }
+  if (refuses_bool(op)) {
+    ANATOMY_CHECK(t != DType::Bool, TypeError, "{}: not supported for bool operands", name);
+  }
   return plan;
+}
+
+void check_binary_values(BinaryOp op, const IterationPlan& plan) {
+  const DType t = plan.common_dtype();
+  const bool divides = binary_op_divides(op);
+  if (is_floating(t) || t == DType::Bool || (!divides && op != BinaryOp::Pow)) return;
+  // Scans the second input (the divisor or the exponent) over the plan, in parallel.
+  std::atomic<bool> bad{false};
+  visit_dtype(t, binary_op_name(op), [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const int operand = plan.num_outputs() + 1;
+      plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          const T v = *reinterpret_cast<const T*>(data[operand] + i * s[operand]);
+          if (divides ? v == 0 : v < 0) {
+            bad.store(true, std::memory_order_relaxed);
+            return;
+          }
+        }
+      });
+    }
+  });
+  if (divides) ANATOMY_CHECK(!bad.load(), ValueError, "{}: integer division by zero", binary_op_name(op));
+  ANATOMY_CHECK(!bad.load(), ValueError, "pow: Integers to negative integer powers are not allowed");
+}
+
+Tensor wrapped_scalar(const Scalar& s) {
+  Tensor t = scalar_tensor(s, s.dtype());
+  t.impl()->set_wrapped_number(true);
+  return t;
 }
 
 }  // namespace anatomy

@@ -1,4 +1,4 @@
-// The element-wise arithmetic operators' shared front half: their argument checks and their
+// The element-wise binary operators' shared front half: their argument checks and their
 // iteration plans, used by every backend's kernels (the loops differ, the rules do not).
 #pragma once
 
@@ -6,12 +6,37 @@
 
 namespace anatomy {
 
-// _(enumerator, operator name)
-#define ANATOMY_FORALL_BINARY_OPS(_) \
-  _(Add, "add")                      \
-  _(Sub, "sub")                      \
-  _(Mul, "mul")                      \
-  _(Div, "div")
+// _(enumerator, operator name). Several enumerators may share a name: the rounding modes of div,
+// the one-sided forms of clamp.
+#define ANATOMY_FORALL_BINARY_OPS(_)            \
+  _(Add, "add")                                 \
+  _(Sub, "sub")                                 \
+  _(Mul, "mul")                                 \
+  _(Div, "div")                                 \
+  _(DivTrunc, "div")                            \
+  _(DivFloor, "div")                            \
+  _(Remainder, "remainder")                     \
+  _(Fmod, "fmod")                               \
+  _(Pow, "pow")                                 \
+  _(Maximum, "maximum")                         \
+  _(Minimum, "minimum")                         \
+  _(ClampMin, "clamp")                          \
+  _(ClampMax, "clamp")                          \
+  _(Atan2, "atan2")                             \
+  _(Eq, "eq")                                   \
+  _(Ne, "ne")                                   \
+  _(Lt, "lt")                                   \
+  _(Le, "le")                                   \
+  _(Gt, "gt")                                   \
+  _(Ge, "ge")                                   \
+  _(LogicalAnd, "logical_and")                  \
+  _(LogicalOr, "logical_or")                    \
+  _(LogicalXor, "logical_xor")                  \
+  _(BitwiseAnd, "bitwise_and")                  \
+  _(BitwiseOr, "bitwise_or")                    \
+  _(BitwiseXor, "bitwise_xor")                  \
+  _(LeftShift, "bitwise_left_shift")            \
+  _(RightShift, "bitwise_right_shift")
 
 enum class BinaryOp : int8_t {
 #define ANATOMY_BINARY_ENUM(e, n) e,
@@ -19,42 +44,54 @@ enum class BinaryOp : int8_t {
 #undef ANATOMY_BINARY_ENUM
 };
 
+// The binary functions of core/op_lists.h with their schemas, PyTorch's names:
+// _(enumerator, name, functional overload, in-place overload, out= overload). An empty in-place
+// overload means PyTorch has no in-place form: name_ runs the out= form with out = self.
+#define ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(_)                                                             \
+  _(Remainder, remainder, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out")                   \
+  _(Fmod, fmod, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out")                                            \
+  _(Pow, pow, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out")                                   \
+  _(Maximum, maximum, "maximum", "", "maximum.out")                                                          \
+  _(Minimum, minimum, "minimum", "", "minimum.out")                                                          \
+  _(Atan2, atan2, "atan2", "atan2_", "atan2.out")                                                            \
+  _(Eq, eq, "eq.Tensor", "eq_.Tensor", "eq.Tensor_out")                                                      \
+  _(Ne, ne, "ne.Tensor", "ne_.Tensor", "ne.Tensor_out")                                                      \
+  _(Lt, lt, "lt.Tensor", "lt_.Tensor", "lt.Tensor_out")                                                      \
+  _(Le, le, "le.Tensor", "le_.Tensor", "le.Tensor_out")                                                      \
+  _(Gt, gt, "gt.Tensor", "gt_.Tensor", "gt.Tensor_out")                                                      \
+  _(Ge, ge, "ge.Tensor", "ge_.Tensor", "ge.Tensor_out")                                                      \
+  _(LogicalAnd, logical_and, "logical_and", "logical_and_", "logical_and.out")                               \
+  _(LogicalOr, logical_or, "logical_or", "logical_or_", "logical_or.out")                                    \
+  _(LogicalXor, logical_xor, "logical_xor", "logical_xor_", "logical_xor.out")                               \
+  _(BitwiseAnd, bitwise_and, "bitwise_and.Tensor", "bitwise_and_.Tensor", "bitwise_and.Tensor_out")          \
+  _(BitwiseOr, bitwise_or, "bitwise_or.Tensor", "bitwise_or_.Tensor", "bitwise_or.Tensor_out")               \
+  _(BitwiseXor, bitwise_xor, "bitwise_xor.Tensor", "bitwise_xor_.Tensor", "bitwise_xor.Tensor_out")          \
+  _(LeftShift, bitwise_left_shift, "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor",                \
+    "bitwise_left_shift.Tensor_out")                                                                          \
+  _(RightShift, bitwise_right_shift, "bitwise_right_shift.Tensor", "bitwise_right_shift_.Tensor",            \
+    "bitwise_right_shift.Tensor_out")
+
 const char* binary_op_name(BinaryOp op);
 
-// Checks the arguments (alpha only for add and sub; an integral computation takes an integral
-// alpha; bool tensors cannot be subtracted) and builds the plan: `out` undefined allocates.
+// Comparisons and logical ops: bool results, computed in the inputs' common dtype.
+bool binary_op_gives_bool(BinaryOp op);
+// Integer forms that divide (div with a rounding mode, remainder, fmod): a zero divisor raises.
+bool binary_op_divides(BinaryOp op);
+
+// Checks the arguments and builds the plan (`out` undefined allocates). The rules, PyTorch's:
+// alpha only for add and sub (integral for an integral computation); bool tensors cannot be
+// subtracted; true division and atan2 promote integers to the default float; comparisons and
+// logical ops give bool; bitwise ops refuse floating dtypes, shifts bool too; the arithmetic
+// that has no bool meaning (rounding division, remainder, fmod, pow, clamp) refuses bool.
 IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
                           const Scalar& alpha);
 
-}  // namespace anatomy
+// The data-dependent checks a kernel runs before it writes anything: integer division by zero
+// (ValueError), integer pow with a negative exponent (ValueError). Reads the plan's CPU inputs.
+void check_binary_values(BinaryOp op, const IterationPlan& plan);
 
-namespace anatomy {
-
-// The functional, in-place and out= entry points of one binary operator, around a backend's
-// loop: `Loop(op, plan, alpha)` runs the plan (and finishes it); the Meta backend's does nothing.
-// Each backend registers these with dispatch::register_binary_kernels.
-template <BinaryOp Op, void (*Loop)(BinaryOp, const IterationPlan&, const Scalar&)>
-struct BinaryKernels {
-  static Tensor functional(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-    IterationPlan plan = plan_binary(Op, Tensor(), self, other, alpha);
-    Loop(Op, plan, alpha);
-    return plan.result();
-  }
-  static Tensor inplace(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-    return out(self, other, alpha, self);
-  }
-  static Tensor out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& result) {
-    IterationPlan plan = plan_binary(Op, result, self, other, alpha);
-    Loop(Op, plan, alpha);
-    result.impl()->bump_version();
-    return result;
-  }
-  // mul and div take no alpha.
-  static Tensor functional_noalpha(const Tensor& self, const Tensor& other) { return functional(self, other, 1); }
-  static Tensor inplace_noalpha(const Tensor& self, const Tensor& other) { return inplace(self, other, 1); }
-  static Tensor out_noalpha(const Tensor& self, const Tensor& other, const Tensor& result) {
-    return out(self, other, 1, result);
-  }
-};
+// A Scalar as a 0-dim CPU "wrapped number" tensor (fp64, int64 or bool) that promotion treats as
+// a Python scalar.
+Tensor wrapped_scalar(const Scalar& s);
 
 }  // namespace anatomy

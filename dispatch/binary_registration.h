@@ -1,18 +1,156 @@
-// Registers a backend's add, sub, mul and div (functional, in-place, out=) from its one loop
-// function, so each backend writes the loop and nothing else.
+// Registers a backend's element-wise binary and ternary operators (functional, in-place, out=)
+// from its two loop functions, so each backend writes the loops and nothing else:
+//   BinaryLoop(op, plan, alpha)  runs a binary plan (and finishes it);
+//   TernaryLoop(op, plan)        runs a where / lerp / clamp plan (and finishes it).
+// The Meta backend's loops do nothing: it gets the same plans, checks and result metadata.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "anatomy/core/binary_ops.h"
+#include "anatomy/core/ternary_ops.h"
 #include "anatomy/dispatch/library.h"
 
 namespace anatomy::dispatch {
 
-template <void (*Loop)(BinaryOp, const IterationPlan&, const Scalar&)>
+// `str?` arguments (div's rounding_mode): the boxed value is an owning std::string.
+// TODO(lead): belongs in dispatch/boxing.h beside arg_traits<std::string_view>.
+template <>
+struct arg_traits<std::optional<std::string_view>> {
+  static constexpr ArgType type = ArgType::OptionalString;
+  using Holder = std::optional<std::string>;
+  static IValue box(const std::optional<std::string_view>& v) { return v ? IValue(std::string(*v)) : IValue(); }
+  static Holder unbox(IValue& v) {
+    if (v.is_none()) return std::nullopt;
+    return std::move(v.get<std::string>());
+  }
+};
+
+}  // namespace anatomy::dispatch
+
+namespace anatomy {
+
+using BinaryLoopFn = void (*)(BinaryOp, const IterationPlan&, const Scalar&);
+using TernaryLoopFn = void (*)(TernaryOp, const IterationPlan&);
+
+// The kernels of one backend, written once over its loops.
+template <BinaryLoopFn Loop, TernaryLoopFn Loop3>
+struct ElementwiseKernels {
+  // A binary op into `out` (undefined: a new tensor).
+  static Tensor binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
+                       const Scalar& alpha = 1) {
+    IterationPlan plan = plan_binary(op, out, self, other, alpha);
+    Loop(op, plan, alpha);
+    if (out.defined()) out.impl()->bump_version();
+    return plan.result();
+  }
+  static Tensor ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c) {
+    IterationPlan plan = plan_ternary(op, out, a, b, c);
+    Loop3(op, plan);
+    if (out.defined()) out.impl()->bump_version();
+    return plan.result();
+  }
+
+  // ---- one binary op, fixed at compile time ----
+  template <BinaryOp Op>
+  struct Binary {
+    static Tensor functional(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+      return binary(Op, Tensor(), self, other, alpha);
+    }
+    static Tensor inplace(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+      return binary(Op, self, self, other, alpha);
+    }
+    static Tensor out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& result) {
+      return binary(Op, result, self, other, alpha);
+    }
+    // The ops without alpha.
+    static Tensor functional_noalpha(const Tensor& self, const Tensor& other) { return functional(self, other, 1); }
+    static Tensor inplace_noalpha(const Tensor& self, const Tensor& other) { return inplace(self, other, 1); }
+    static Tensor out_noalpha(const Tensor& self, const Tensor& other, const Tensor& result) {
+      return out(self, other, 1, result);
+    }
+  };
+
+  // ---- div with a rounding mode ----
+  static BinaryOp div_op(std::optional<std::string_view> mode) {
+    if (!mode) return BinaryOp::Div;
+    if (*mode == "trunc") return BinaryOp::DivTrunc;
+    if (*mode == "floor") return BinaryOp::DivFloor;
+    ANATOMY_THROW(ValueError, "div: expected rounding_mode to be one of None, 'trunc' or 'floor', got '{}'", *mode);
+  }
+  static Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode) {
+    return binary(div_op(mode), Tensor(), self, other);
+  }
+  static Tensor div_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode) {
+    return binary(div_op(mode), self, self, other);
+  }
+  static Tensor div_mode_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode,
+                             const Tensor& out) {
+    return binary(div_op(mode), out, self, other);
+  }
+
+  // ---- clamp: both bounds make a ternary plan, one bound a binary one ----
+  static Tensor clamp_any(const Tensor& out, const Tensor& self, const Tensor& min, const Tensor& max) {
+    ANATOMY_CHECK(min.defined() || max.defined(), ValueError, "clamp: at least one of min and max must be given");
+    if (min.defined() && max.defined()) return ternary(TernaryOp::Clamp, out, self, min, max);
+    if (min.defined()) return binary(BinaryOp::ClampMin, out, self, min);
+    return binary(BinaryOp::ClampMax, out, self, max);
+  }
+  static Tensor wrap(const std::optional<Scalar>& s) { return s ? wrapped_scalar(*s) : Tensor(); }
+  static Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+    return clamp_any(Tensor(), self, wrap(min), wrap(max));
+  }
+  static Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+    return clamp_any(self, self, wrap(min), wrap(max));
+  }
+  static Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                          const Tensor& out) {
+    return clamp_any(out, self, wrap(min), wrap(max));
+  }
+  static Tensor clamp_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+    return clamp_any(Tensor(), self, min.value_or(Tensor()), max.value_or(Tensor()));
+  }
+
+  // ---- where and lerp ----
+  static Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+    return ternary(TernaryOp::Where, Tensor(), condition, self, other);
+  }
+  static Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
+    return ternary(TernaryOp::Where, out, condition, self, other);
+  }
+  static Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+    return ternary(TernaryOp::Lerp, Tensor(), self, end, wrapped_scalar(weight));
+  }
+  static Tensor lerp_scalar_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+    return ternary(TernaryOp::Lerp, self, self, end, wrapped_scalar(weight));
+  }
+  static Tensor lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+    return ternary(TernaryOp::Lerp, out, self, end, wrapped_scalar(weight));
+  }
+  static Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+    return ternary(TernaryOp::Lerp, Tensor(), self, end, weight);
+  }
+  static Tensor lerp_tensor_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+    return ternary(TernaryOp::Lerp, self, self, end, weight);
+  }
+  static Tensor lerp_tensor_out(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
+    return ternary(TernaryOp::Lerp, out, self, end, weight);
+  }
+};
+
+}  // namespace anatomy
+
+namespace anatomy::dispatch {
+
+template <BinaryLoopFn Loop, TernaryLoopFn Loop3>
 void register_binary_kernels(Library& m) {
-  using Add = BinaryKernels<BinaryOp::Add, Loop>;
-  using Sub = BinaryKernels<BinaryOp::Sub, Loop>;
-  using Mul = BinaryKernels<BinaryOp::Mul, Loop>;
-  using Div = BinaryKernels<BinaryOp::Div, Loop>;
+  using K = ElementwiseKernels<Loop, Loop3>;
+  using Add = typename K::template Binary<BinaryOp::Add>;
+  using Sub = typename K::template Binary<BinaryOp::Sub>;
+  using Mul = typename K::template Binary<BinaryOp::Mul>;
+  using Div = typename K::template Binary<BinaryOp::Div>;
   m.impl("add.Tensor", named_kernel(&Add::functional, "add"));
   m.impl("sub.Tensor", named_kernel(&Sub::functional, "sub"));
   m.impl("mul.Tensor", named_kernel(&Mul::functional_noalpha, "mul"));
@@ -25,6 +163,32 @@ void register_binary_kernels(Library& m) {
   m.impl("sub.out", named_kernel(&Sub::out, "sub.out"));
   m.impl("mul.out", named_kernel(&Mul::out_noalpha, "mul.out"));
   m.impl("div.out", named_kernel(&Div::out_noalpha, "div.out"));
+  m.impl("div.Tensor_mode", named_kernel(&K::div_mode, "div_mode"));
+  m.impl("div_.Tensor_mode", named_kernel(&K::div_mode_, "div_mode_"));
+  m.impl("div.out_mode", named_kernel(&K::div_mode_out, "div.out_mode"));
+
+#define ANATOMY_REGISTER_BINARY_FUNCTION(e, name, functional, inplace, out)                              \
+  {                                                                                                      \
+    using B = typename K::template Binary<BinaryOp::e>;                                                  \
+    m.impl(functional, named_kernel(&B::functional_noalpha, #name));                                     \
+    if (std::string_view(inplace).size() > 0) m.impl(inplace, named_kernel(&B::inplace_noalpha, #name "_")); \
+    m.impl(out, named_kernel(&B::out_noalpha, #name ".out"));                                            \
+  }
+  ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_REGISTER_BINARY_FUNCTION)
+#undef ANATOMY_REGISTER_BINARY_FUNCTION
+
+  m.impl("clamp", named_kernel(&K::clamp, "clamp"));
+  m.impl("clamp_", named_kernel(&K::clamp_, "clamp_"));
+  m.impl("clamp.out", named_kernel(&K::clamp_out, "clamp.out"));
+  m.impl("clamp.Tensor", named_kernel(&K::clamp_tensor, "clamp.Tensor"));
+  m.impl("where.self", named_kernel(&K::where, "where"));
+  m.impl("where.self_out", named_kernel(&K::where_out, "where.out"));
+  m.impl("lerp.Scalar", named_kernel(&K::lerp_scalar, "lerp"));
+  m.impl("lerp_.Scalar", named_kernel(&K::lerp_scalar_, "lerp_"));
+  m.impl("lerp.Scalar_out", named_kernel(&K::lerp_scalar_out, "lerp.out"));
+  m.impl("lerp.Tensor", named_kernel(&K::lerp_tensor, "lerp"));
+  m.impl("lerp_.Tensor", named_kernel(&K::lerp_tensor_, "lerp_"));
+  m.impl("lerp.Tensor_out", named_kernel(&K::lerp_tensor_out, "lerp.out"));
 }
 
 }  // namespace anatomy::dispatch

@@ -1,4 +1,7 @@
-// Element-wise arithmetic operators: schemas, the C++ functions, Tensor methods and operators.
+// Element-wise binary and ternary operators: schemas, the C++ functions, Tensor methods and operators.
+#include <string>
+
+#include "anatomy/dispatch/binary_registration.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -17,6 +20,30 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
   m.def("mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor");
+  m.def("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)");
+  m.def("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)");
+  // remainder ... bitwise_right_shift: the three forms each (core/binary_ops.h lists the names).
+#define ANATOMY_DEF_BINARY_FUNCTION(e, name, functional, inplace, out)                                \
+  m.def(std::string(functional) + "(Tensor self, Tensor other) -> Tensor");                          \
+  if (std::string_view(inplace).size() > 0) {                                                        \
+    m.def(std::string(inplace) + "(Tensor(a!) self, Tensor other) -> Tensor(a!)");                   \
+  }                                                                                                  \
+  m.def(std::string(out) + "(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
+  ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_DEF_BINARY_FUNCTION)
+#undef ANATOMY_DEF_BINARY_FUNCTION
+  m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
+  m.def("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
+  m.def("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor");
+  m.def("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
+  m.def("clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor");
+  m.def("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor");
+  m.def("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)");
+  m.def("lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)");
+  m.def("lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)");
 }
 
 using AlphaSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
@@ -95,27 +122,204 @@ const Tensor& Tensor::div_(const Tensor& other) const {
   return *this;
 }
 
-// ---- operators: a Scalar becomes a wrapped number (a 0-dim CPU tensor of fp64, int64 or bool
-// that promotion treats as a Python scalar) ----
-namespace {
-Tensor wrap(const Scalar& s) {
-  Tensor t = scalar_tensor(s, s.dtype());
-  t.impl()->set_wrapped_number(true);
-  return t;
+// ---- div with a rounding mode ----
+using ModeSig = Tensor(const Tensor&, const Tensor&, std::optional<std::string_view>);
+using ModeOutSig = Tensor(const Tensor&, const Tensor&, std::optional<std::string_view>, const Tensor&);
+Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  ANATOMY_OP(op, "aten::div.Tensor_mode", ModeSig);
+  return op.call(self, other, rounding_mode);
 }
-}  // namespace
+Tensor div_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  ANATOMY_OP(op, "aten::div_.Tensor_mode", ModeSig);
+  return op.call(self, other, rounding_mode);
+}
+Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other,
+               std::optional<std::string_view> rounding_mode) {
+  ANATOMY_OP(op, "aten::div.out_mode", ModeOutSig);
+  return op.call(self, other, rounding_mode, out);
+}
 
+// ---- Scalar `other`: a wrapped number, as PyTorch's Python bindings pass it ----
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return add(self, wrapped_scalar(other), alpha);
+}
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub(self, wrapped_scalar(other), alpha);
+}
+Tensor mul(const Tensor& self, const Scalar& other) { return mul(self, wrapped_scalar(other)); }
+Tensor div(const Tensor& self, const Scalar& other) { return div(self, wrapped_scalar(other)); }
+
+// ---- remainder ... bitwise_right_shift ----
+// Without a PyTorch in-place schema (maximum, minimum), name_ is the out= form writing into self.
+#define ANATOMY_DEFINE_BINARY_FUNCTION(e, name, functional, inplace, out)                         \
+  Tensor name(const Tensor& self, const Tensor& other) {                                          \
+    ANATOMY_OP(op, "aten::" functional, PlainSig);                                                \
+    return op.call(self, other);                                                                  \
+  }                                                                                               \
+  Tensor name(const Tensor& self, const Scalar& other) { return name(self, wrapped_scalar(other)); } \
+  Tensor name##_out(const Tensor& result, const Tensor& self, const Tensor& other) {              \
+    ANATOMY_OP(op, "aten::" out, PlainOutSig);                                                    \
+    return op.call(self, other, result);                                                          \
+  }                                                                                               \
+  Tensor name##_(const Tensor& self, const Tensor& other) {                                       \
+    if (sizeof(inplace) == 1) return name##_out(self, self, other);                               \
+    ANATOMY_OP(op, "aten::" inplace, PlainSig);                                                   \
+    return op.call(self, other);                                                                  \
+  }                                                                                               \
+  Tensor name##_(const Tensor& self, const Scalar& other) { return name##_(self, wrapped_scalar(other)); }
+ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_DEFINE_BINARY_FUNCTION)
+#undef ANATOMY_DEFINE_BINARY_FUNCTION
+
+Tensor pow(const Scalar& self, const Tensor& exponent) { return pow(wrapped_scalar(self), exponent); }
+
+// ---- where ----
+using TernarySig = Tensor(const Tensor&, const Tensor&, const Tensor&);
+using TernaryOutSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&);
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  ANATOMY_OP(op, "aten::where.self", TernarySig);
+  return op.call(condition, self, other);
+}
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return where(condition, self, wrapped_scalar(other));
+}
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return where(condition, wrapped_scalar(self), other);
+}
+Tensor where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  ANATOMY_OP(op, "aten::where.self_out", TernaryOutSig);
+  return op.call(condition, self, other, out);
+}
+
+// ---- clamp ----
+using ClampSig = Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&);
+using ClampOutSig = Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&, const Tensor&);
+using ClampTensorSig = Tensor(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&);
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  ANATOMY_OP(op, "aten::clamp", ClampSig);
+  return op.call(self, min, max);
+}
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  ANATOMY_OP(op, "aten::clamp.Tensor", ClampTensorSig);
+  return op.call(self, min, max);
+}
+Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  ANATOMY_OP(op, "aten::clamp_", ClampSig);
+  return op.call(self, min, max);
+}
+Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
+                 const std::optional<Scalar>& max) {
+  ANATOMY_OP(op, "aten::clamp.out", ClampOutSig);
+  return op.call(self, min, max, out);
+}
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return clamp(self, std::optional<Scalar>(min), std::optional<Scalar>());
+}
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return clamp(self, std::optional<Scalar>(), std::optional<Scalar>(max));
+}
+
+// ---- lerp ----
+using LerpScalarSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
+using LerpScalarOutSig = Tensor(const Tensor&, const Tensor&, const Scalar&, const Tensor&);
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  ANATOMY_OP(op, "aten::lerp.Scalar", LerpScalarSig);
+  return op.call(self, end, weight);
+}
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  ANATOMY_OP(op, "aten::lerp.Tensor", TernarySig);
+  return op.call(self, end, weight);
+}
+Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  ANATOMY_OP(op, "aten::lerp_.Scalar", LerpScalarSig);
+  return op.call(self, end, weight);
+}
+Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  ANATOMY_OP(op, "aten::lerp_.Tensor", TernarySig);
+  return op.call(self, end, weight);
+}
+Tensor lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
+  ANATOMY_OP(op, "aten::lerp.Scalar_out", LerpScalarOutSig);
+  return op.call(self, end, weight, out);
+}
+Tensor lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  ANATOMY_OP(op, "aten::lerp.Tensor_out", TernaryOutSig);
+  return op.call(self, end, weight, out);
+}
+
+// ---- the other methods ----
+Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const { return anatomy::add(*this, other, alpha); }
+Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const { return anatomy::sub(*this, other, alpha); }
+Tensor Tensor::mul(const Scalar& other) const { return anatomy::mul(*this, other); }
+Tensor Tensor::div(const Scalar& other) const { return anatomy::div(*this, other); }
+Tensor Tensor::div(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+  return anatomy::div(*this, other, rounding_mode);
+}
+const Tensor& Tensor::div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+  anatomy::div_(*this, other, rounding_mode);
+  return *this;
+}
+#define ANATOMY_DEFINE_BINARY_METHODS(name)                                                            \
+  Tensor Tensor::name(const Tensor& other) const { return anatomy::name(*this, other); }               \
+  Tensor Tensor::name(const Scalar& other) const { return anatomy::name(*this, other); }               \
+  const Tensor& Tensor::name##_(const Tensor& other) const {                                           \
+    anatomy::name##_(*this, other);                                                                    \
+    return *this;                                                                                      \
+  }                                                                                                    \
+  const Tensor& Tensor::name##_(const Scalar& other) const {                                           \
+    anatomy::name##_(*this, other);                                                                    \
+    return *this;                                                                                      \
+  }
+ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEFINE_BINARY_METHODS)
+#undef ANATOMY_DEFINE_BINARY_METHODS
+Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
+  return anatomy::clamp(*this, min, max);
+}
+Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const {
+  return anatomy::clamp(*this, min, max);
+}
+const Tensor& Tensor::clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
+  anatomy::clamp_(*this, min, max);
+  return *this;
+}
+Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const { return anatomy::lerp(*this, end, weight); }
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const { return anatomy::lerp(*this, end, weight); }
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return anatomy::where(condition, *this, other);
+}
+Tensor Tensor::where(const Tensor& condition, const Scalar& other) const {
+  return anatomy::where(condition, *this, other);
+}
+
+// ---- operators: a Scalar becomes a wrapped number ----
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrap(b)); }
-Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrap(b)); }
-Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrap(b)); }
-Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrap(b)); }
-Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrap(a), b); }
-Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap(a), b); }
-Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrap(a), b); }
-Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a), b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrapped_scalar(b)); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrapped_scalar(b)); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrapped_scalar(b)); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrapped_scalar(b)); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrapped_scalar(a), b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrapped_scalar(a), b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrapped_scalar(a), b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrapped_scalar(a), b); }
+
+#define ANATOMY_DEFINE_BINARY_OPERATOR(op, fn)                                              \
+  Tensor operator op(const Tensor& a, const Tensor& b) { return fn(a, b); }                 \
+  Tensor operator op(const Tensor& a, const Scalar& b) { return fn(a, wrapped_scalar(b)); } \
+  Tensor operator op(const Scalar& a, const Tensor& b) { return fn(wrapped_scalar(a), b); }
+ANATOMY_DEFINE_BINARY_OPERATOR(%, remainder)
+ANATOMY_DEFINE_BINARY_OPERATOR(==, eq)
+ANATOMY_DEFINE_BINARY_OPERATOR(!=, ne)
+ANATOMY_DEFINE_BINARY_OPERATOR(<, lt)
+ANATOMY_DEFINE_BINARY_OPERATOR(<=, le)
+ANATOMY_DEFINE_BINARY_OPERATOR(>, gt)
+ANATOMY_DEFINE_BINARY_OPERATOR(>=, ge)
+ANATOMY_DEFINE_BINARY_OPERATOR(&, bitwise_and)
+ANATOMY_DEFINE_BINARY_OPERATOR(|, bitwise_or)
+ANATOMY_DEFINE_BINARY_OPERATOR(^, bitwise_xor)
+ANATOMY_DEFINE_BINARY_OPERATOR(<<, bitwise_left_shift)
+ANATOMY_DEFINE_BINARY_OPERATOR(>>, bitwise_right_shift)
+#undef ANATOMY_DEFINE_BINARY_OPERATOR
 
 }  // namespace anatomy

@@ -1,5 +1,6 @@
 // Op-table entries: element-wise binary and ternary operators.
 #include <cmath>
+#include <limits>
 
 #include "anatomy/testing/op_table.h"
 
@@ -10,6 +11,10 @@ const std::vector<DType> kAll = {DType::Bool,    DType::UInt8,    DType::Int8,  
                                  DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
 const std::vector<DType> kNumeric = {DType::UInt8,   DType::Int8,     DType::Int32,   DType::Int64,
                                      DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+const std::vector<DType> kIntegers = {DType::UInt8, DType::Int8, DType::Int32, DType::Int64};
+const std::vector<DType> kIntegersAndBool = {DType::Bool, DType::UInt8, DType::Int8, DType::Int32, DType::Int64};
+const std::vector<DType> kFloating = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Values that keep products and sums of 8-bit integers in range (wrapping is not under test).
 Domain small() {
@@ -18,93 +23,561 @@ Domain small() {
   d.int_high = 10;
   return d;
 }
+Domain nonzero() {
+  Domain d = small();
+  d.exclude_zero = true;
+  return d;
+}
+Domain range(double low, double high, int64_t int_low, int64_t int_high) {
+  Domain d;
+  d.low = low, d.high = high, d.int_low = int_low, d.int_high = int_high;
+  return d;
+}
 
-// A binary arithmetic entry: result dtype by promotion (integers to the default float when
-// `int_to_float`), the reference applying f to the promoted values.
-OpInfo arithmetic(std::string name, std::vector<DType> dtypes, std::function<double(double, double)> f,
-                  std::function<Tensor(const Tensor&, const Tensor&)> fn,
-                  std::function<void(const Tensor&, const Tensor&)> inplace,
-                  std::function<void(const Tensor&, const Tensor&, const Tensor&)> out, bool int_to_float = false,
-                  Domain other_domain = small()) {
+// The dtype an entry's result has, from the promoted dtype of its inputs.
+enum class Result { Promoted, IntToFloat, Bool };
+
+using Fn2 = std::function<Tensor(const Tensor&, const Tensor&)>;
+using Inplace2 = std::function<void(const Tensor&, const Tensor&)>;
+using Out2 = std::function<void(const Tensor&, const Tensor&, const Tensor&)>;
+// The reference of one element: f(a, b, t) with a and b already rounded to the computation dtype t.
+using Ref2 = std::function<double(double, double, DType)>;
+
+SampleInput bad_sample(std::string label, std::vector<Tensor> tensors) {
+  SampleInput s;
+  s.label = std::move(label);
+  s.tensors = std::move(tensors);
+  return s;
+}
+
+// A binary entry over the standard element-wise samples, with the schemas {name.Tensor,
+// name_.Tensor, name.out} unless changed, and a "shapes do not broadcast" bad input.
+OpInfo binary(std::string name, std::vector<DType> dtypes, Ref2 f, Fn2 fn, Inplace2 inplace, Out2 out,
+              Result result = Result::Promoted, std::vector<Domain> domains = {small()}, bool mixed = true) {
   OpInfo info;
   info.name = name;
   info.family = OpFamily::Binary;
   info.schemas = {name + ".Tensor", name + "_.Tensor", name + ".out"};
   info.dtypes = std::move(dtypes);
-  info.differentiable = true;
-  info.samples = [other_domain](DType t) { return elementwise_samples(2, t, {small(), other_domain}); };
+  info.differentiable = result != Result::Bool;
+  info.samples = [domains, mixed](DType t) { return elementwise_samples(2, t, domains, mixed); };
   info.op = [fn](const SampleInput& s) { return std::vector<Tensor>{fn(s.tensors[0], s.tensors[1])}; };
-  info.reference = [f, int_to_float](const std::vector<RefTensor>& in, const SampleInput& s) {
+  info.reference = [f, result](const std::vector<RefTensor>& in, const SampleInput& s) {
     DType t = promoted_dtype(s.tensors);
-    if (int_to_float && !is_floating(t)) t = kDefaultFloat;
+    if (result == Result::IntToFloat && !is_floating(t)) t = kDefaultFloat;
     // The kernel computes in the promoted dtype: inputs are first rounded to it.
-    auto cast = [t](double v) { return round_to(v, t); };
-    return std::vector<RefTensor>{map_binary(in[0], in[1], t, [&](double a, double b) { return f(cast(a), cast(b)); })};
+    auto fa = [&](double a, double b) { return f(round_to(a, t), round_to(b, t), t); };
+    return std::vector<RefTensor>{map_binary(in[0], in[1], result == Result::Bool ? DType::Bool : t, fa)};
   };
-  info.inplace = [inplace](const SampleInput& s) { inplace(s.tensors[0], s.tensors[1]); };
-  info.out = [out](const Tensor& o, const SampleInput& s) { out(o, s.tensors[0], s.tensors[1]); };
+  if (inplace) info.inplace = [inplace](const SampleInput& s) { inplace(s.tensors[0], s.tensors[1]); };
+  if (out) info.out = [out](const Tensor& o, const SampleInput& s) { out(o, s.tensors[0], s.tensors[1]); };
+  // The message names the operator: div_trunc's is div's.
+  info.error_inputs = [op = name.rfind("div_", 0) == 0 ? std::string("div") : name] {
+    return std::vector<ErrorInput>{{bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}),
+                                    &typeid(ValueError), {op, "[2, 3]", "[4]"}}};
+  };
+  return info;
+}
+
+OpInfo& with_bench(OpInfo& info) {
   info.bench_input = [](int64_t n) {
     SampleInput s;
     s.tensors = {randn({n}), randn({n})};
     return s;
   };
-  info.error_inputs = [fn_name = name] {
-    std::vector<ErrorInput> bad;
-    SampleInput shapes;
-    shapes.label = "shapes that do not broadcast";
-    shapes.tensors = {randn({2, 3}), randn({4})};
-    bad.push_back({shapes, &typeid(ValueError), {fn_name, "[2, 3]", "[4]"}});
-    return bad;
+  return info;
+}
+
+OpInfo& with_errors(OpInfo& info, std::vector<ErrorInput> more) {
+  auto base = info.error_inputs;
+  info.error_inputs = [base, more] {
+    std::vector<ErrorInput> all = base ? base() : std::vector<ErrorInput>{};
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
   };
   return info;
+}
+
+// The number of value bits of an integer dtype.
+int bits_of(DType t) { return static_cast<int>(element_size(t)) * 8; }
+// An integer value wrapped into dtype t (two's complement), as the kernels' arithmetic wraps.
+double wrap_int(uint64_t v, DType t) {
+  switch (t) {
+    case DType::UInt8: return static_cast<uint8_t>(v);
+    case DType::Int8: return static_cast<int8_t>(v);
+    case DType::Int32: return static_cast<int32_t>(v);
+    default: return static_cast<double>(static_cast<int64_t>(v));
+  }
+}
+
+// PyTorch's floor division and remainder of floats, from fmod (exact); integers are exact in
+// fp64 at these sizes.
+double floor_div(double a, double b, DType t) {
+  if (!is_floating(t)) return std::floor(a / b);
+  if (b == 0) return a / b;
+  const double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+  if (div == 0) return std::copysign(0.0, a / b);
+  double fl = std::floor(div);
+  if (div - fl > 0.5) fl += 1;
+  return fl;
+}
+double python_mod(double a, double b) {
+  double mod = std::fmod(a, b);
+  if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+  return mod;
+}
+double nan_max(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
+double nan_min(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b); }
+
+void add_arithmetic(std::vector<OpInfo>& ops) {
+  // bool + bool is logical or and bool * bool logical and: the reference's rounding to bool agrees.
+  OpInfo add = binary(
+      "add", kAll, [](double a, double b, DType) { return a + b; }, [](const Tensor& a, const Tensor& b) { return a + b; },
+      [](const Tensor& a, const Tensor& b) { a.add_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { add_out(o, a, b); });
+  ops.push_back(with_bench(add));
+
+  OpInfo add_alpha = binary(
+      "add_alpha", kNumeric, [](double a, double b, DType) { return a + 3 * b; },
+      [](const Tensor& a, const Tensor& b) { return anatomy::add(a, b, 3); },
+      [](const Tensor& a, const Tensor& b) { a.add_(b, 3); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { add_out(o, a, b, 3); });
+  add_alpha.notes = "add with alpha = 3";
+  add_alpha.schemas = {"add.Tensor", "add_.Tensor", "add.out"};
+  add_alpha.error_inputs = nullptr;  // add's
+  ops.push_back(add_alpha);
+
+  OpInfo sub = binary(
+      "sub", kNumeric, [](double a, double b, DType) { return a - b; }, [](const Tensor& a, const Tensor& b) { return a - b; },
+      [](const Tensor& a, const Tensor& b) { a.sub_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { sub_out(o, a, b); });
+  with_errors(sub, {{bad_sample("bool operands", {tensor({true, false}), tensor({true, true})}), &typeid(TypeError),
+                     {"sub", "bool"}}});
+  ops.push_back(with_bench(sub));
+
+  OpInfo mul = binary(
+      "mul", kAll, [](double a, double b, DType) { return a * b; }, [](const Tensor& a, const Tensor& b) { return a * b; },
+      [](const Tensor& a, const Tensor& b) { a.mul_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { mul_out(o, a, b); });
+  ops.push_back(with_bench(mul));
+
+  OpInfo div = binary(
+      "div", kAll, [](double a, double b, DType) { return a / b; }, [](const Tensor& a, const Tensor& b) { return a / b; },
+      [](const Tensor& a, const Tensor& b) { a.div_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { div_out(o, a, b); }, Result::IntToFloat,
+      {small(), nonzero()});
+  ops.push_back(with_bench(div));
+
+  // Rounding division keeps integer dtypes; an integer zero divisor raises before writing.
+  for (const char* mode : {"trunc", "floor"}) {
+    const bool trunc = std::string(mode) == "trunc";
+    OpInfo e = binary(
+        std::string("div_") + mode, kNumeric,
+        [trunc](double a, double b, DType t) { return trunc ? std::trunc(a / b) : floor_div(a, b, t); },
+        [mode](const Tensor& a, const Tensor& b) { return anatomy::div(a, b, mode); },
+        [mode](const Tensor& a, const Tensor& b) { a.div_(b, mode); },
+        [mode](const Tensor& o, const Tensor& a, const Tensor& b) { div_out(o, a, b, mode); }, Result::Promoted,
+        {small(), nonzero()});
+    e.schemas = {"div.Tensor_mode", "div_.Tensor_mode", "div.out_mode"};
+    e.notes = std::string("div with rounding_mode='") + mode + "'";
+    e.differentiable = false;
+    with_errors(e, {{bad_sample("integer division by zero", {tensor({7, 8, 9}), tensor({1, 0, 2})}), &typeid(ValueError),
+                     {"div", "division by zero"}},
+                    {bad_sample("bool operands", {tensor({true}), tensor({true})}), &typeid(TypeError), {"div", "bool"}}});
+    ops.push_back(e);
+  }
+
+  OpInfo remainder = binary(
+      "remainder", kNumeric, [](double a, double b, DType) { return python_mod(a, b); },
+      [](const Tensor& a, const Tensor& b) { return a % b; }, [](const Tensor& a, const Tensor& b) { a.remainder_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { remainder_out(o, a, b); }, Result::Promoted,
+      {small(), nonzero()});
+  remainder.schemas = {"remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out"};
+  with_errors(remainder, {{bad_sample("integer division by zero", {tensor({7, 8}), tensor({0, 2})}), &typeid(ValueError),
+                           {"remainder", "division by zero"}}});
+  ops.push_back(remainder);
+
+  OpInfo fmod = binary(
+      "fmod", kNumeric, [](double a, double b, DType) { return std::fmod(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::fmod(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.fmod_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { fmod_out(o, a, b); }, Result::Promoted,
+      {small(), nonzero()});
+  fmod.schemas = {"fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out"};
+  with_errors(fmod, {{bad_sample("integer division by zero", {tensor({7, 8}), tensor({2, 0})}), &typeid(ValueError),
+                      {"fmod", "division by zero"}}});
+  ops.push_back(fmod);
+
+  // Integer exponents non-negative and small (no wrapping); float bases of both signs.
+  OpInfo pow = binary(
+      "pow", kNumeric, [](double a, double b, DType) { return std::pow(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::pow(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.pow_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { pow_out(o, a, b); }, Result::Promoted,
+      {range(-3, 3, -4, 5), range(-2, 3, 0, 4)});
+  pow.schemas = {"pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out"};
+  pow.tolerance = [](DType t) {
+    Tolerance tol = default_tolerance(t);
+    if (t == DType::Float32) tol.rtol = 1e-5;  // powf is not correctly rounded
+    return tol;
+  };
+  with_errors(pow, {{bad_sample("integer to a negative power", {tensor({2, 3}), tensor({1, -1})}), &typeid(ValueError),
+                     {"pow", "negative integer powers"}},
+                    {bad_sample("integer to a negative Scalar power", {tensor({2, 3}), scalar_tensor(-2)}),
+                     &typeid(ValueError), {"pow", "negative"}}});
+  ops.push_back(pow);
+
+  OpInfo pow_base;
+  pow_base.name = "pow_scalar_base";
+  pow_base.family = OpFamily::Binary;
+  pow_base.notes = "pow(2.5, tensor)";
+  pow_base.schemas = {"pow.Tensor_Tensor"};
+  pow_base.dtypes = kNumeric;
+  pow_base.differentiable = true;
+  pow_base.samples = [](DType t) { return elementwise_samples(1, t, {range(-2, 3, 0, 5)}); };
+  pow_base.op = [](const SampleInput& s) { return std::vector<Tensor>{anatomy::pow(Scalar(2.5), s.tensors[0])}; };
+  pow_base.tolerance = pow.tolerance;
+  pow_base.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const DType t = is_floating(s.tensors[0].dtype()) ? s.tensors[0].dtype() : kDefaultFloat;
+    return std::vector<RefTensor>{map_unary(in[0], t, [t](double e) { return std::pow(2.5, round_to(e, t)); })};
+  };
+  ops.push_back(pow_base);
+
+  OpInfo atan2 = binary(
+      "atan2", kAll, [](double a, double b, DType) { return std::atan2(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::atan2(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.atan2_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { atan2_out(o, a, b); }, Result::IntToFloat);
+  atan2.schemas = {"atan2", "atan2_", "atan2.out"};
+  ops.push_back(atan2);
+}
+
+void add_min_max(std::vector<OpInfo>& ops) {
+  // No in-place schema in PyTorch: maximum_ is the out= form into self.
+  OpInfo maximum = binary(
+      "maximum", kAll, [](double a, double b, DType) { return nan_max(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::maximum(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.maximum_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { maximum_out(o, a, b); });
+  maximum.schemas = {"maximum", "maximum.out"};
+  ops.push_back(with_bench(maximum));
+  OpInfo minimum = binary(
+      "minimum", kAll, [](double a, double b, DType) { return nan_min(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::minimum(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.minimum_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { minimum_out(o, a, b); });
+  minimum.schemas = {"minimum", "minimum.out"};
+  ops.push_back(minimum);
+}
+
+#define ANATOMY_BOOL_ENTRY(op_name, schema_base, op_expr, ref_expr)                                          \
+  binary(                                                                                                      \
+      #op_name, kAll, [](double a, double b, DType) -> double { return ref_expr; },                            \
+      [](const Tensor& a, const Tensor& b) { return op_expr; }, [](const Tensor& a, const Tensor& b) { a.op_name##_(b); }, \
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { op_name##_out(o, a, b); }, Result::Bool)
+
+void add_comparisons(std::vector<OpInfo>& ops) {
+  std::vector<OpInfo> cmp = {
+      ANATOMY_BOOL_ENTRY(eq, "eq", a == b, a == b), ANATOMY_BOOL_ENTRY(ne, "ne", a != b, a != b),
+      ANATOMY_BOOL_ENTRY(lt, "lt", a < b, a < b),   ANATOMY_BOOL_ENTRY(le, "le", a <= b, a <= b),
+      ANATOMY_BOOL_ENTRY(gt, "gt", a > b, a > b),   ANATOMY_BOOL_ENTRY(ge, "ge", a >= b, a >= b),
+  };
+  for (OpInfo& e : cmp) {
+    e.schemas = {e.name + ".Tensor", e.name + "_.Tensor", e.name + ".Tensor_out"};
+    if (e.name == "eq") with_bench(e);
+    ops.push_back(e);
+  }
+  std::vector<OpInfo> logical = {
+      ANATOMY_BOOL_ENTRY(logical_and, "logical_and", logical_and(a, b), (a != 0) && (b != 0)),
+      ANATOMY_BOOL_ENTRY(logical_or, "logical_or", logical_or(a, b), (a != 0) || (b != 0)),
+      ANATOMY_BOOL_ENTRY(logical_xor, "logical_xor", logical_xor(a, b), (a != 0) != (b != 0)),
+  };
+  for (OpInfo& e : logical) {
+    e.schemas = {e.name, e.name + "_", e.name + ".out"};
+    ops.push_back(e);
+  }
+}
+#undef ANATOMY_BOOL_ENTRY
+
+void add_bitwise(std::vector<OpInfo>& ops) {
+  struct Bitwise {
+    const char* name;
+    Fn2 fn;
+    Inplace2 inplace;
+    Out2 out;
+    std::function<int64_t(int64_t, int64_t)> f;
+  };
+  const std::vector<Bitwise> list = {
+      {"bitwise_and", [](const Tensor& a, const Tensor& b) { return a & b; }, [](const Tensor& a, const Tensor& b) { a.bitwise_and_(b); },
+       [](const Tensor& o, const Tensor& a, const Tensor& b) { bitwise_and_out(o, a, b); },
+       [](int64_t a, int64_t b) { return a & b; }},
+      {"bitwise_or", [](const Tensor& a, const Tensor& b) { return a | b; }, [](const Tensor& a, const Tensor& b) { a.bitwise_or_(b); },
+       [](const Tensor& o, const Tensor& a, const Tensor& b) { bitwise_or_out(o, a, b); },
+       [](int64_t a, int64_t b) { return a | b; }},
+      {"bitwise_xor", [](const Tensor& a, const Tensor& b) { return a ^ b; }, [](const Tensor& a, const Tensor& b) { a.bitwise_xor_(b); },
+       [](const Tensor& o, const Tensor& a, const Tensor& b) { bitwise_xor_out(o, a, b); },
+       [](int64_t a, int64_t b) { return a ^ b; }},
+  };
+  for (const Bitwise& b : list) {
+    auto f = b.f;
+    OpInfo e = binary(
+        b.name, kIntegersAndBool,
+        [f](double x, double y, DType) { return static_cast<double>(f(static_cast<int64_t>(x), static_cast<int64_t>(y))); },
+        b.fn, b.inplace, b.out, Result::Promoted, {small()}, /*mixed=*/false);
+    e.differentiable = false;
+    e.schemas = {e.name + ".Tensor", e.name + "_.Tensor", e.name + ".Tensor_out"};
+    with_errors(e, {{bad_sample("floating operands", {randn({3}), randn({3})}), &typeid(TypeError), {b.name, "fp32"}},
+                    {bad_sample("an integer and a float", {tensor({1, 2}), tensor({1.5, 2.5})}), &typeid(TypeError),
+                     {b.name}}});
+    ops.push_back(e);
+  }
+
+  // Shifts by the width or more (and by negative amounts): left gives 0, right the sign fill.
+  for (const bool left : {true, false}) {
+    const std::string name = left ? "bitwise_left_shift" : "bitwise_right_shift";
+    OpInfo e = binary(
+        name, kIntegers,
+        [left](double x, double y, DType t) {
+          const int64_t a = static_cast<int64_t>(x), s = static_cast<int64_t>(y);
+          const bool out_of_range = s < 0 || s >= bits_of(t);
+          if (left) return out_of_range ? 0.0 : wrap_int(static_cast<uint64_t>(a) << s, t);
+          if (out_of_range) return a < 0 ? -1.0 : 0.0;
+          return static_cast<double>(a >> s);
+        },
+        [left](const Tensor& a, const Tensor& b) { return left ? a << b : a >> b; },
+        [left](const Tensor& a, const Tensor& b) { left ? a.bitwise_left_shift_(b) : a.bitwise_right_shift_(b); },
+        [left](const Tensor& o, const Tensor& a, const Tensor& b) {
+          left ? bitwise_left_shift_out(o, a, b) : bitwise_right_shift_out(o, a, b);
+        },
+        Result::Promoted, {range(-4, 4, -100, 100), range(0, 4, 0, 10)}, /*mixed=*/false);
+    e.differentiable = false;
+    e.schemas = {name + ".Tensor", name + "_.Tensor", name + ".Tensor_out"};
+    with_errors(e, {{bad_sample("bool operands", {tensor({true}), tensor({true})}), &typeid(TypeError), {name, "bool"}},
+                    {bad_sample("floating operands", {randn({3}), tensor({1, 2, 3})}), &typeid(TypeError), {name}}});
+    ops.push_back(e);
+  }
+}
+
+// The condition of where: a bool tensor of the sample's first tensor's shape and strides.
+Tensor bool_like(const Tensor& t) {
+  Tensor c = random_tensor(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), DType::Bool);
+  if (t.is_non_overlapping_and_dense() && t.numel() > 0) {
+    Tensor strided = empty_strided(t.sizes(), t.strides(), TensorOptions().dtype(DType::Bool));
+    strided.copy_(c);
+    return strided;
+  }
+  return c;
+}
+
+void add_ternary_entries(std::vector<OpInfo>& ops) {
+  OpInfo where;
+  where.name = "where";
+  where.family = OpFamily::Binary;
+  where.schemas = {"where.self", "where.self_out"};
+  where.dtypes = kAll;
+  where.differentiable = true;
+  // where(condition, self, other): the standard 3-input samples with a bool first input.
+  where.samples = [](DType t) {
+    std::vector<SampleInput> samples = elementwise_samples(3, t, {small()});
+    for (SampleInput& s : samples) {
+      if (s.tensors[0].impl()->is_wrapped_number()) continue;
+      const bool expanded = s.label == "expanded";
+      s.tensors[0] = expanded ? bool_like(s.tensors[0].select(0, 0)).expand(s.tensors[0].sizes()) : bool_like(s.tensors[0]);
+    }
+    return samples;
+  };
+  where.op = [](const SampleInput& s) { return std::vector<Tensor>{anatomy::where(s.tensors[0], s.tensors[1], s.tensors[2])}; };
+  where.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const DType t = promoted_dtype({s.tensors[1], s.tensors[2]});
+    return std::vector<RefTensor>{
+        map_ternary(in[0], in[1], in[2], t, [t](double c, double a, double b) { return round_to(c != 0 ? a : b, t); })};
+  };
+  where.out = [](const Tensor& o, const SampleInput& s) { where_out(o, s.tensors[0], s.tensors[1], s.tensors[2]); };
+  where.bench_input = [](int64_t n) {
+    SampleInput s;
+    s.tensors = {randn({n}) > 0.0, randn({n}), randn({n})};
+    return s;
+  };
+  where.error_inputs = [] {
+    return std::vector<ErrorInput>{
+        {bad_sample("a float condition", {randn({3}), randn({3}), randn({3})}), &typeid(TypeError), {"where", "bool"}},
+        {bad_sample("shapes that do not broadcast", {tensor({true, false}), randn({3}), randn({3})}), &typeid(ValueError),
+         {"where", "[2]", "[3]"}}};
+  };
+  ops.push_back(where);
+
+  // lerp, PyTorch's two-sided formula (exact at weight 0 and 1; the same inf/NaN results).
+  auto lerp_ref = [](double a, double b, double w) { return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w); };
+  auto lerp_tol = [](DType t) {
+    Tolerance tol = default_tolerance(t);
+    if (t == DType::Float32) tol.atol = 1e-5;  // cancellation in end - self
+    return tol;
+  };
+  OpInfo lerp_s;
+  lerp_s.name = "lerp_scalar";
+  lerp_s.family = OpFamily::Binary;
+  lerp_s.notes = "lerp with a Scalar weight (0.3, or 0.8 on every other sample)";
+  lerp_s.schemas = {"lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out"};
+  lerp_s.dtypes = kFloating;
+  lerp_s.differentiable = true;
+  lerp_s.tolerance = lerp_tol;
+  lerp_s.samples = [](DType t) {
+    std::vector<SampleInput> samples = elementwise_samples(2, t, {Domain{}}, /*mixed=*/false);
+    for (size_t i = 0; i < samples.size(); ++i) samples[i].scalars = {i % 2 == 0 ? 0.3 : 0.8};
+    return samples;
+  };
+  lerp_s.op = [](const SampleInput& s) { return std::vector<Tensor>{anatomy::lerp(s.tensors[0], s.tensors[1], s.scalars[0])}; };
+  lerp_s.reference = [lerp_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const DType t = promoted_dtype(s.tensors);
+    const double w = s.scalars[0];
+    return std::vector<RefTensor>{map_binary(in[0], in[1], t, [&](double a, double b) {
+      return lerp_ref(round_to(a, t), round_to(b, t), round_to(w, t));
+    })};
+  };
+  lerp_s.inplace = [](const SampleInput& s) { lerp_(s.tensors[0], s.tensors[1], s.scalars[0]); };
+  lerp_s.out = [](const Tensor& o, const SampleInput& s) { lerp_out(o, s.tensors[0], s.tensors[1], s.scalars[0]); };
+  lerp_s.error_inputs = [] {
+    SampleInput s = bad_sample("integer inputs", {tensor({1, 2}), tensor({3, 4})});
+    s.scalars = {0.5};
+    return std::vector<ErrorInput>{{s, &typeid(TypeError), {"lerp", "floating", "int64"}}};
+  };
+  ops.push_back(lerp_s);
+
+  OpInfo lerp_t;
+  lerp_t.name = "lerp_tensor";
+  lerp_t.family = OpFamily::Binary;
+  lerp_t.notes = "lerp with a Tensor weight";
+  lerp_t.schemas = {"lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out"};
+  lerp_t.dtypes = kFloating;
+  lerp_t.differentiable = true;
+  lerp_t.tolerance = lerp_tol;
+  lerp_t.samples = [](DType t) {
+    return elementwise_samples(3, t, {Domain{}, Domain{}, range(-0.5, 1.5, 0, 2)}, /*mixed=*/false);
+  };
+  lerp_t.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{anatomy::lerp(s.tensors[0], s.tensors[1], s.tensors[2])};
+  };
+  lerp_t.reference = [lerp_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const DType t = promoted_dtype(s.tensors);
+    return std::vector<RefTensor>{map_ternary(in[0], in[1], in[2], t, [&](double a, double b, double w) {
+      return lerp_ref(round_to(a, t), round_to(b, t), round_to(w, t));
+    })};
+  };
+  lerp_t.inplace = [](const SampleInput& s) { lerp_(s.tensors[0], s.tensors[1], s.tensors[2]); };
+  lerp_t.out = [](const Tensor& o, const SampleInput& s) { lerp_out(o, s.tensors[0], s.tensors[1], s.tensors[2]); };
+  ops.push_back(lerp_t);
+
+  // clamp with Scalar bounds: sample.ints says which bounds are given, sample.scalars their values.
+  auto clamp_ref = [](double x, double lo, double hi) {
+    if (std::isnan(x) || std::isnan(lo) || std::isnan(hi)) return kNaN;
+    return std::min(std::max(x, lo), hi);
+  };
+  auto bound = [](const SampleInput& s, int i) -> std::optional<Scalar> {
+    if (!s.ints[i]) return std::nullopt;
+    const double v = s.scalars[i];
+    if (v == std::floor(v)) return Scalar(static_cast<int64_t>(v));
+    return Scalar(v);
+  };
+  OpInfo clamp;
+  clamp.name = "clamp";
+  clamp.family = OpFamily::Binary;
+  clamp.notes = "Scalar bounds: both, min only, max only, min > max, a float bound on integers";
+  clamp.schemas = {"clamp", "clamp_", "clamp.out"};
+  clamp.dtypes = kNumeric;
+  clamp.differentiable = true;
+  clamp.samples = [](DType t) {
+    std::vector<SampleInput> out;
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<double>>> bounds = {
+        {{1, 1}, {-2, 3}}, {{1, 0}, {-1, 0}}, {{0, 1}, {0, 2}}, {{1, 1}, {3, -1}}, {{1, 1}, {-1.5, 2.5}}};
+    std::vector<SampleInput> base = elementwise_samples(1, t, {small()});
+    for (size_t i = 0; i < base.size(); ++i) {
+      for (const auto& [given, values] : bounds) {
+        SampleInput s = base[i];
+        s.ints = given;
+        s.scalars = values;
+        out.push_back(s);
+      }
+    }
+    return out;
+  };
+  clamp.op = [bound](const SampleInput& s) { return std::vector<Tensor>{anatomy::clamp(s.tensors[0], bound(s, 0), bound(s, 1))}; };
+  clamp.reference = [bound, clamp_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+    std::vector<Tensor> operands = {s.tensors[0]};
+    for (int i = 0; i < 2; ++i) {
+      if (auto b = bound(s, i)) {
+        Tensor w = scalar_tensor(*b, b->dtype());
+        w.impl()->set_wrapped_number(true);
+        operands.push_back(w);
+      }
+    }
+    const DType t = promoted_dtype(operands);
+    const double inf = std::numeric_limits<double>::infinity();
+    const double lo = s.ints[0] ? round_to(s.scalars[0], t) : -inf, hi = s.ints[1] ? round_to(s.scalars[1], t) : inf;
+    return std::vector<RefTensor>{map_unary(in[0], t, [&](double x) { return clamp_ref(round_to(x, t), lo, hi); })};
+  };
+  clamp.inplace = [bound](const SampleInput& s) { s.tensors[0].clamp_(bound(s, 0), bound(s, 1)); };
+  clamp.out = [bound](const Tensor& o, const SampleInput& s) { clamp_out(o, s.tensors[0], bound(s, 0), bound(s, 1)); };
+  clamp.error_inputs = [] {
+    SampleInput none = bad_sample("no bound", {randn({3})});
+    none.ints = {0, 0};
+    none.scalars = {0, 0};
+    return std::vector<ErrorInput>{{none, &typeid(ValueError), {"clamp", "min", "max"}}};
+  };
+  clamp.bench_input = [](int64_t n) {
+    SampleInput s;
+    s.tensors = {randn({n})};
+    s.ints = {1, 1};
+    s.scalars = {-0.5, 0.5};
+    return s;
+  };
+  ops.push_back(clamp);
+
+  // clamp with Tensor bounds: both (mostly min <= max, some min > max), or one of them absent.
+  OpInfo clamp_t;
+  clamp_t.name = "clamp_tensor";
+  clamp_t.family = OpFamily::Binary;
+  clamp_t.notes = "Tensor bounds, broadcast with self; one may be None";
+  clamp_t.schemas = {"clamp.Tensor"};
+  clamp_t.dtypes = kNumeric;
+  clamp_t.differentiable = true;
+  clamp_t.samples = [](DType t) {
+    std::vector<SampleInput> out = elementwise_samples(3, t, {small(), range(-3, 1, -5, 2), range(-1, 3, -2, 5)});
+    std::vector<SampleInput> one_sided = elementwise_samples(2, t, {small(), range(-2, 2, -3, 3)});
+    for (size_t i = 0; i < one_sided.size(); ++i) {
+      SampleInput s = one_sided[i];
+      s.label += i % 2 == 0 ? " (min only)" : " (max only)";
+      s.tensors.insert(i % 2 == 0 ? s.tensors.end() : s.tensors.begin() + 1, Tensor());
+      out.push_back(s);
+    }
+    return out;
+  };
+  auto opt = [](const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; };
+  clamp_t.op = [opt](const SampleInput& s) {
+    return std::vector<Tensor>{anatomy::clamp(s.tensors[0], opt(s.tensors[1]), opt(s.tensors[2]))};
+  };
+  clamp_t.reference = [clamp_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const DType t = promoted_dtype(s.tensors);
+    const double inf = std::numeric_limits<double>::infinity();
+    auto given = [&](const RefTensor& r, double fill) { return r.defined ? r : RefTensor({}, DType::Float64, fill); };
+    return std::vector<RefTensor>{map_ternary(in[0], given(in[1], -inf), given(in[2], inf), t, [&](double x, double lo, double hi) {
+      auto r = [t](double v) { return std::isinf(v) ? v : round_to(v, t); };  // an absent bound stays infinite
+      return clamp_ref(r(x), r(lo), r(hi));
+    })};
+  };
+  ops.push_back(clamp_t);
 }
 
 }  // namespace
 
 ANATOMY_REGISTER_OPS(binary) {
   std::vector<OpInfo> ops;
-  // bool + bool is logical or and bool * bool logical and: the reference's rounding to bool agrees.
-  ops.push_back(arithmetic(
-      "add", kAll, [](double a, double b) { return a + b; }, [](const Tensor& a, const Tensor& b) { return a + b; },
-      [](const Tensor& a, const Tensor& b) { a.add_(b); },
-      [](const Tensor& o, const Tensor& a, const Tensor& b) { add_out(o, a, b); }));
-
-  OpInfo add_alpha = arithmetic(
-      "add_alpha", kNumeric, [](double a, double b) { return a + 3 * b; },
-      [](const Tensor& a, const Tensor& b) { return anatomy::add(a, b, 3); },
-      [](const Tensor& a, const Tensor& b) { a.add_(b, 3); },
-      [](const Tensor& o, const Tensor& a, const Tensor& b) { add_out(o, a, b, 3); });
-  add_alpha.notes = "add with alpha = 3";
-  add_alpha.schemas = {"add.Tensor", "add_.Tensor", "add.out"};
-  add_alpha.bench_input = nullptr;
-  add_alpha.error_inputs = nullptr;  // add's
-  ops.push_back(add_alpha);
-
-  OpInfo sub = arithmetic(
-      "sub", kNumeric, [](double a, double b) { return a - b; }, [](const Tensor& a, const Tensor& b) { return a - b; },
-      [](const Tensor& a, const Tensor& b) { a.sub_(b); },
-      [](const Tensor& o, const Tensor& a, const Tensor& b) { sub_out(o, a, b); });
-  sub.error_inputs = [] {
-    std::vector<ErrorInput> bad;
-    SampleInput s;
-    s.label = "bool operands";
-    s.tensors = {tensor({true, false}), tensor({true, true})};
-    bad.push_back({s, &typeid(TypeError), {"sub", "bool"}});
-    return bad;
-  };
-  ops.push_back(sub);
-
-  ops.push_back(arithmetic(
-      "mul", kAll, [](double a, double b) { return a * b; }, [](const Tensor& a, const Tensor& b) { return a * b; },
-      [](const Tensor& a, const Tensor& b) { a.mul_(b); },
-      [](const Tensor& o, const Tensor& a, const Tensor& b) { mul_out(o, a, b); }));
-
-  Domain divisor = small();
-  divisor.exclude_zero = true;
-  ops.push_back(arithmetic(
-      "div", kAll, [](double a, double b) { return a / b; }, [](const Tensor& a, const Tensor& b) { return a / b; },
-      [](const Tensor& a, const Tensor& b) { a.div_(b); },
-      [](const Tensor& o, const Tensor& a, const Tensor& b) { div_out(o, a, b); }, /*int_to_float=*/true, divisor));
+  add_arithmetic(ops);
+  add_min_max(ops);
+  add_comparisons(ops);
+  add_bitwise(ops);
+  add_ternary_entries(ops);
   return ops;
 }
 

@@ -1,0 +1,53 @@
+// Argument rules of where, lerp and clamp (PyTorch's), and their plans.
+#include "anatomy/core/ternary_ops.h"
+
+#include "anatomy/core/type_promotion.h"
+
+namespace anatomy {
+
+const char* ternary_op_name(TernaryOp op) {
+  switch (op) {
+    case TernaryOp::Where: return "where";
+    case TernaryOp::Lerp: return "lerp";
+    case TernaryOp::Clamp: return "clamp";
+  }
+  return "?";
+}
+
+namespace {
+void add_to(ResultTypeState& state, const Tensor& t) {
+  if (t.impl()->is_wrapped_number()) state.add_wrapped_number(t.dtype());
+  else if (t.dim() == 0) state.add_zero_dim_tensor(t.dtype());
+  else state.add_tensor(t.dtype());
+}
+}  // namespace
+
+IterationPlan plan_ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c) {
+  const char* name = ternary_op_name(op);
+  IterationPlan::Builder builder(name);
+  builder.add_output(out).add_input(a).add_input(b).add_input(c);
+  if (op == TernaryOp::Where) {
+    ANATOMY_CHECK(a.dtype() == DType::Bool, TypeError, "where: expected a bool condition, got {}",
+                  anatomy::name(a.dtype()));
+    // The condition takes no part in promotion.
+    ResultTypeState state;
+    add_to(state, b);
+    add_to(state, c);
+    builder.common_dtype(state.result());
+  }
+  IterationPlan plan = builder.build();
+  const DType t = plan.common_dtype();
+  if (op == TernaryOp::Lerp) {
+    // Every tensor floating (a Scalar weight is a wrapped number, which any float accepts).
+    for (const Tensor* x : {&a, &b, &c}) {
+      ANATOMY_CHECK(is_floating(x->dtype()) || x->impl()->is_wrapped_number(), TypeError,
+                    "lerp: expected floating-point inputs, got {}", anatomy::name(x->dtype()));
+    }
+  }
+  if (op == TernaryOp::Clamp) {
+    ANATOMY_CHECK(t != DType::Bool, TypeError, "clamp: not supported for bool operands");
+  }
+  return plan;
+}
+
+}  // namespace anatomy
