@@ -1,0 +1,35 @@
+// The front half of softmax, log_softmax, layer_norm and rms_norm shared by every backend: the
+// argument checks, the result dtype and the allocated results. The loops (backends/cpu/
+// softmax_cpu.cpp, norm_cpu.cpp) read a contiguous input as [P, N, M] (softmax over N) or as
+// rows x cols (a normalization over each row of `cols` trailing elements).
+#pragma once
+
+#include <optional>
+
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+struct SoftmaxPlan {
+  Tensor input;  // contiguous, of the computation dtype (floating)
+  Tensor out;    // contiguous, same shape and dtype
+  int64_t outer = 1, size = 1, inner = 1;  // P, N, M
+};
+
+// `dtype` casts the input first; a non-floating computation raises TypeError.
+SoftmaxPlan prepare_softmax(const char* op, const Tensor& self, int64_t dim, std::optional<DType> dtype);
+
+struct RowNormPlan {
+  Tensor input;           // contiguous
+  Tensor weight, bias;    // contiguous, of the input's dtype; undefined when absent
+  Tensor out;             // contiguous, like input
+  int64_t rows = 0, cols = 1;
+  DimVector stat_shape;   // the leading dims followed by ones (layer_norm's mean and rstd)
+};
+
+// normalized_shape must be non-empty and equal the input's trailing dims; weight and bias, when
+// given, have exactly that shape.
+RowNormPlan prepare_row_norm(const char* op, const Tensor& input, IntArrayRef normalized_shape,
+                             const std::optional<Tensor>& weight, const std::optional<Tensor>& bias);
+
+}  // namespace anatomy

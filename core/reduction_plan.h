@@ -1,0 +1,75 @@
+// The reduction plan: what every reduction kernel (CPU now, Meta and CUDA alike) needs to know
+// before its loop runs, and the argument checks and result dtypes of the reduction operators.
+//
+// Note [Reduction plan]
+// Given the input and the dims to reduce, the plan
+//   1. wraps the dims (IndexError when out of range, ValueError when repeated; an empty list
+//      reduces every dim) and computes the result shape, with or without keepdim;
+//   2. presents the input as a dense [P, N, M] array: P and M are the kept elements before and
+//      after the N reduced ones. When the input is dense and, in memory order, its reduced dims
+//      form one block (the common cases: reducing the innermost or the outermost dims of a
+//      contiguous or transposed tensor) the input is used as it is; otherwise the kernel first
+//      copies permute(kept dims, reduced dims) into a contiguous [P, N, 1] tensor;
+//   3. allocates the outputs so that output element (p, m) sits at offset p * M + m: dense, in
+//      the input's memory order.
+// A kernel then reduces N contiguous values per output when M == 1 ("inner" reduction), or
+// accumulates N rows of M contiguous values element-wise ("outer" reduction).
+#pragma once
+
+#include <optional>
+
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+class ReductionPlan {
+ public:
+  // `ordered`: the N index must count the reduced dims in their logical (row-major) order, as
+  // argmax's flattened index does; a layout that does not keep that order is copied.
+  ReductionPlan(const char* op, const Tensor& self, IntArrayRef dims, bool keepdim, bool ordered = false);
+
+  const char* op() const { return op_; }
+  int64_t outer() const { return p_; }    // P
+  int64_t reduced() const { return n_; }  // N
+  int64_t inner() const { return m_; }    // M
+  int64_t num_outputs() const { return p_ * m_; }
+  IntArrayRef result_shape() const { return result_shape_; }
+  bool is_reduced(int64_t d) const { return (mask_ >> d) & 1; }
+
+  // A result tensor of `dtype` on `device`, laid out so element (p, m) sits at offset p * M + m.
+  Tensor allocate(DType dtype, Device device) const;
+  // The input as a dense [P, N, M] block: `self` itself, or a contiguous copy (CPU kernels).
+  Tensor dense_input(const Tensor& self) const;
+
+ private:
+  const char* op_;
+  uint64_t mask_ = 0;
+  int64_t p_ = 1, n_ = 1, m_ = 1;
+  bool direct_ = true;
+  DimVector perm_;  // the input's dims in [P, N, M] order
+  DimVector result_shape_, result_strides_;
+};
+
+// ---- the operators' front half: checks, result dtypes, allocated results ----
+
+enum class ReduceKind : int8_t {
+  Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Var, Std, Norm, LogSumExp, Any, All, CountNonzero
+};
+
+// Everything a backend's loop needs: the plan, the input to read (already cast to the dtype the
+// operator computes in) and the allocated results (`indices` for max.dim and min.dim).
+struct Reduction {
+  ReductionPlan plan;
+  Tensor input;
+  Tensor values, indices;
+};
+
+// `dims` empty means every dim. `all_dims`: the operator was called without dims (max(),
+// argmax() with dim=None), which over an empty input raises ValueError rather than IndexError.
+Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, IntArrayRef dims, bool keepdim,
+                            std::optional<DType> dtype = std::nullopt, bool all_dims = false, bool with_indices = false);
+
+// out= of sum: the result must fit `out` (same shape, a dtype it may be cast to).
+void check_reduction_out(const char* op, const Tensor& out, const Tensor& self, IntArrayRef shape, DType dtype);
+
+}  // namespace anatomy

@@ -1,0 +1,145 @@
+// Registers a backend's reduction kernels from its one loop function, so each backend writes the
+// loop and nothing else: the checks, result dtypes and allocation are prepare_reduction's
+// (core/reduction_plan.h), shared by every backend.
+#pragma once
+
+#include "anatomy/core/reduction_plan.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy::dispatch {
+
+// The non-tensor arguments some reductions take.
+struct ReduceArgs {
+  double correction = 1;  // var, std
+  double p = 2;           // norm
+};
+
+// Loop(kind, reduction, args) fills reduction.values (and .indices); the Meta backend's does
+// nothing.
+using ReduceLoop = void (*)(ReduceKind, const Reduction&, const ReduceArgs&);
+
+template <ReduceLoop Loop>
+struct ReduceKernels {
+  static Tensor run(ReduceKind kind, const char* op, const Tensor& self, IntArrayRef dims, bool keepdim,
+                    std::optional<DType> dtype = std::nullopt, bool all_dims = false, ReduceArgs args = {}) {
+    Reduction r = prepare_reduction(kind, op, self, dims, keepdim, dtype, all_dims);
+    Loop(kind, r, args);
+    return r.values;
+  }
+  static Tensor sum(const Tensor& self, std::optional<DType> dtype) {
+    return run(ReduceKind::Sum, "sum", self, {}, false, dtype);
+  }
+  static Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+    return run(ReduceKind::Sum, "sum", self, dim, keepdim, dtype);
+  }
+  static Tensor sum_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype,
+                        const Tensor& out) {
+    Reduction r = prepare_reduction(ReduceKind::Sum, "sum.out", self, dim, keepdim, dtype);
+    check_reduction_out("sum.out", out, self, r.plan.result_shape(), r.values.dtype());
+    Loop(ReduceKind::Sum, r, {});
+    copy_(out, r.values);
+    return out;
+  }
+  static Tensor mean(const Tensor& self, std::optional<DType> dtype) {
+    return run(ReduceKind::Mean, "mean", self, {}, false, dtype);
+  }
+  static Tensor mean_dim(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+    return run(ReduceKind::Mean, "mean", self, dim, keepdim, dtype);
+  }
+  static Tensor prod(const Tensor& self, std::optional<DType> dtype) {
+    return run(ReduceKind::Prod, "prod", self, {}, false, dtype);
+  }
+  static Tensor prod_dim(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+    return run(ReduceKind::Prod, "prod", self, dim, keepdim, dtype);
+  }
+  static Tensor max(const Tensor& self) { return run(ReduceKind::Max, "max", self, {}, false, {}, true); }
+  static Tensor min(const Tensor& self) { return run(ReduceKind::Min, "min", self, {}, false, {}, true); }
+  static std::tuple<Tensor, Tensor> extreme_dim(ReduceKind kind, const char* op, const Tensor& self, int64_t dim,
+                                                bool keepdim) {
+    const int64_t d[1] = {wrap_dim(dim, self.dim(), op)};
+    Reduction r = prepare_reduction(kind, op, self, d, keepdim, std::nullopt, false, /*with_indices=*/true);
+    Loop(kind, r, {});
+    return {r.values, r.indices};
+  }
+  static std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+    return extreme_dim(ReduceKind::Max, "max", self, dim, keepdim);
+  }
+  static std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+    return extreme_dim(ReduceKind::Min, "min", self, dim, keepdim);
+  }
+  static Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+    return run(ReduceKind::Max, "amax", self, dim, keepdim);
+  }
+  static Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+    return run(ReduceKind::Min, "amin", self, dim, keepdim);
+  }
+  static Tensor arg(ReduceKind kind, const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+    if (!dim) return run(kind, op, self, {}, keepdim, {}, /*all_dims=*/true);
+    const int64_t d[1] = {wrap_dim(*dim, self.dim(), op)};
+    return run(kind, op, self, d, keepdim);
+  }
+  static Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+    return arg(ReduceKind::ArgMax, "argmax", self, dim, keepdim);
+  }
+  static Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+    return arg(ReduceKind::ArgMin, "argmin", self, dim, keepdim);
+  }
+  static Tensor var(const Tensor& self, IntArrayRef dim, double correction, bool keepdim) {
+    return run(ReduceKind::Var, "var", self, dim, keepdim, {}, false, {correction, 2});
+  }
+  static Tensor std(const Tensor& self, IntArrayRef dim, double correction, bool keepdim) {
+    return run(ReduceKind::Std, "std", self, dim, keepdim, {}, false, {correction, 2});
+  }
+  static Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim) {
+    const double pv = p.to<double>();
+    ANATOMY_CHECK(pv >= 0 || pv == -std::numeric_limits<double>::infinity(), ValueError,
+                  "norm: p must be >= 0, inf or -inf, got {}", pv);
+    return run(ReduceKind::Norm, "norm", self, dim, keepdim, {}, false, {1, pv});
+  }
+  static Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+    return run(ReduceKind::LogSumExp, "logsumexp", self, dim, keepdim);
+  }
+  static Tensor any(const Tensor& self) { return run(ReduceKind::Any, "any", self, {}, false); }
+  static Tensor any_dims(const Tensor& self, IntArrayRef dim, bool keepdim) {
+    return run(ReduceKind::Any, "any", self, dim, keepdim);
+  }
+  static Tensor all(const Tensor& self) { return run(ReduceKind::All, "all", self, {}, false); }
+  static Tensor all_dims(const Tensor& self, IntArrayRef dim, bool keepdim) {
+    return run(ReduceKind::All, "all", self, dim, keepdim);
+  }
+  static Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+    return run(ReduceKind::CountNonzero, "count_nonzero", self, dim, false);
+  }
+};
+
+template <ReduceLoop Loop>
+void register_reduce_kernels(Library& m) {
+  using K = ReduceKernels<Loop>;
+  m.impl("sum", named_kernel(&K::sum, "sum"));
+  m.impl("sum.dim_IntList", named_kernel(&K::sum_dim, "sum.dim_IntList"));
+  m.impl("sum.IntList_out", named_kernel(&K::sum_out, "sum.IntList_out"));
+  m.impl("mean", named_kernel(&K::mean, "mean"));
+  m.impl("mean.dim", named_kernel(&K::mean_dim, "mean.dim"));
+  m.impl("prod", named_kernel(&K::prod, "prod"));
+  m.impl("prod.dim_IntList", named_kernel(&K::prod_dim, "prod.dim_IntList"));
+  m.impl("max", named_kernel(&K::max, "max"));
+  m.impl("min", named_kernel(&K::min, "min"));
+  m.impl("max.dim", named_kernel(&K::max_dim, "max.dim"));
+  m.impl("min.dim", named_kernel(&K::min_dim, "min.dim"));
+  m.impl("amax", named_kernel(&K::amax, "amax"));
+  m.impl("amin", named_kernel(&K::amin, "amin"));
+  m.impl("argmax", named_kernel(&K::argmax, "argmax"));
+  m.impl("argmin", named_kernel(&K::argmin, "argmin"));
+  m.impl("var.correction", named_kernel(&K::var, "var.correction"));
+  m.impl("std.correction", named_kernel(&K::std, "std.correction"));
+  m.impl("norm.ScalarOpt_dim", named_kernel(&K::norm, "norm.ScalarOpt_dim"));
+  m.impl("logsumexp", named_kernel(&K::logsumexp, "logsumexp"));
+  m.impl("any", named_kernel(&K::any, "any"));
+  m.impl("any.dims", named_kernel(&K::any_dims, "any.dims"));
+  m.impl("all", named_kernel(&K::all, "all"));
+  m.impl("all.dims", named_kernel(&K::all_dims, "all.dims"));
+  m.impl("count_nonzero.dim_IntList", named_kernel(&K::count_nonzero, "count_nonzero.dim_IntList"));
+}
+
+}  // namespace anatomy::dispatch
