@@ -1,0 +1,48 @@
+// CPU: one_hot. The class count may come from the data (num_classes = -1: max + 1), so every
+// value is read and checked before the result is allocated.
+#include <algorithm>
+#include <limits>
+
+#include "anatomy/core/strided_loop.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/shape_checks.h"
+
+namespace anatomy::cpu {
+namespace {
+
+Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
+  shape::check_one_hot(self, num_classes);
+  const int64_t* in = static_cast<const int64_t*>(self.data_ptr());
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for_each_strided<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& o) {
+    lo = std::min(lo, in[o[0]]);
+    hi = std::max(hi, in[o[0]]);
+  });
+  const bool empty_input = self.numel() == 0;
+  if (num_classes == -1) {
+    ANATOMY_CHECK(!empty_input, ValueError, "one_hot: cannot infer num_classes from an empty tensor; pass num_classes");
+    ANATOMY_CHECK(hi < std::numeric_limits<int64_t>::max(), ValueError, "one_hot: class value {} is too large", hi);
+    num_classes = hi + 1;
+  }
+  if (!empty_input) {
+    ANATOMY_CHECK(lo >= 0, ValueError, "one_hot: class values must be non-negative, got {}", lo);
+    ANATOMY_CHECK(hi < num_classes, ValueError, "one_hot: class value {} is out of range for num_classes {}", hi,
+                  num_classes);
+  }
+  Tensor out = zeros(shape::one_hot_shape(self, num_classes), self.options());
+  int64_t* o = static_cast<int64_t*>(out.data_ptr());
+  // out is contiguous: element i of self (row-major) owns the row starting at i * num_classes.
+  int64_t row = 0;
+  for_each_strided<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& off) {
+    o[row * num_classes + in[off[0]]] = 1;
+    ++row;
+  });
+  return out;
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CPU, m) { m.impl("one_hot", ANATOMY_KERNEL(one_hot_cpu)); }
+
+}  // namespace anatomy::cpu

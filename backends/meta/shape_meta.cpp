@@ -1,0 +1,69 @@
+// Meta: flip, tril, triu, sort, topk, cumsum, cumprod and one_hot. The same checks as the CPU
+// kernels (dispatch/shape_checks.h) and the same result metadata, without data. one_hot needs
+// num_classes: with -1 its result's shape would depend on the values.
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/shape_checks.h"
+
+namespace anatomy::meta {
+namespace {
+
+Tensor flip_meta(const Tensor& self, IntArrayRef dims) {
+  shape::flipped_dims(self, dims);
+  return empty(self.sizes(), self.options());
+}
+
+Tensor tril_meta(const Tensor& self, int64_t) {
+  shape::check_matrix(self, "tril");
+  return empty(self.sizes(), self.options());
+}
+
+Tensor triu_meta(const Tensor& self, int64_t) {
+  shape::check_matrix(self, "triu");
+  return empty(self.sizes(), self.options());
+}
+
+std::tuple<Tensor, Tensor> sort_meta(const Tensor& self, int64_t dim, bool) {
+  shape::checked_dim(self, dim, "sort");
+  return {empty(self.sizes(), self.options()), empty(self.sizes(), self.options().dtype(DType::Int64))};
+}
+
+std::tuple<Tensor, Tensor> topk_meta(const Tensor& self, int64_t k, int64_t dim, bool, bool) {
+  const int64_t d = shape::checked_dim(self, dim, "topk");
+  shape::check_topk(self, k, d);
+  const DimVector sizes = shape::topk_shape(self, k, d);
+  return {empty(sizes, self.options()), empty(sizes, self.options().dtype(DType::Int64))};
+}
+
+Tensor cumsum_meta(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  shape::checked_dim(self, dim, "cumsum");
+  return empty(self.sizes(), self.options().dtype(shape::scan_dtype(self.dtype(), dtype)));
+}
+
+Tensor cumprod_meta(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  shape::checked_dim(self, dim, "cumprod");
+  return empty(self.sizes(), self.options().dtype(shape::scan_dtype(self.dtype(), dtype)));
+}
+
+Tensor one_hot_meta(const Tensor& self, int64_t num_classes) {
+  shape::check_one_hot(self, num_classes);
+  ANATOMY_CHECK(num_classes >= 0, NotImplementedError,
+                "one_hot: num_classes=-1 is inferred from the values, which a meta tensor does not have; pass "
+                "num_classes");
+  return empty(shape::one_hot_shape(self, num_classes), self.options());
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("flip", ANATOMY_KERNEL(flip_meta));
+  m.impl("tril", ANATOMY_KERNEL(tril_meta));
+  m.impl("triu", ANATOMY_KERNEL(triu_meta));
+  m.impl("sort", ANATOMY_KERNEL(sort_meta));
+  m.impl("topk", ANATOMY_KERNEL(topk_meta));
+  m.impl("cumsum", ANATOMY_KERNEL(cumsum_meta));
+  m.impl("cumprod", ANATOMY_KERNEL(cumprod_meta));
+  m.impl("one_hot", ANATOMY_KERNEL(one_hot_meta));
+}
+
+}  // namespace anatomy::meta

@@ -1,0 +1,197 @@
+// Reordering, padding, sorting and scans: schemas, the composites (repeat, roll,
+// constant_pad_nd, argsort: written with views, empty, fill_ and copy_, so every backend has
+// them), the C++ functions and the Tensor methods. Kernels: backends/cpu/{reorder,sort,scan,
+// one_hot}_cpu.cpp and backends/meta/shape_meta.cpp; shared checks in dispatch/shape_checks.h.
+#include <algorithm>
+
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/shape_checks.h"
+
+namespace anatomy {
+namespace {
+
+// Each dim i of the (left-padded with 1s) input becomes a pair (repeats[i], size[i]): the input
+// viewed as (1, size[i]) pairs is expanded to that shape and copied once, then the pairs merge.
+Tensor repeat_composite(const Tensor& self, IntArrayRef repeats) {
+  const int64_t n = static_cast<int64_t>(repeats.size());
+  ANATOMY_CHECK(n >= self.dim(), ValueError,
+                "repeat: the number of repeats ({}) must be at least the number of dims of the tensor ({})", n,
+                self.dim());
+  for (int64_t r : repeats) ANATOMY_CHECK(r >= 0, ValueError, "repeat: repeats must be non-negative, got {}", r);
+  const int64_t lead = n - self.dim();
+  DimVector pairs, expanded, result;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t size = i < lead ? 1 : self.sizes()[i - lead];
+    pairs.push_back(1);
+    pairs.push_back(size);
+    expanded.push_back(repeats[i]);
+    expanded.push_back(size);
+    result.push_back(repeats[i] * size);
+  }
+  Tensor out = empty(expanded, self.options());
+  copy_(out, expand(reshape(self, pairs), expanded));
+  return view(out, result);
+}
+
+// Rolls one dim (0 <= d < t.dim()) by `shift`: two narrowed copies. Returns t itself when the
+// shift is a whole number of turns.
+Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
+  const int64_t n = t.sizes()[d];
+  if (n == 0) return t;
+  const int64_t s = ((shift % n) + n) % n;
+  if (s == 0) return t;
+  Tensor out = empty(t.sizes(), t.options());
+  copy_(narrow(out, d, s, n - s), narrow(t, d, 0, n - s));
+  copy_(narrow(out, d, 0, s), narrow(t, d, n - s, s));
+  return out;
+}
+
+// No dims: the tensor is flattened, rolled and given its shape back.
+Tensor roll_composite(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  if (dims.empty()) {
+    ANATOMY_CHECK(shifts.size() == 1, ValueError, "roll: without dims, shifts must hold one value, got {}",
+                  shifts.size());
+    const int64_t flat_dim = 0;
+    return view(roll_composite(reshape(self, {-1}), shifts, IntArrayRef(&flat_dim, 1)), self.sizes());
+  }
+  ANATOMY_CHECK(shifts.size() == dims.size(), ValueError, "roll: shifts ({} values) and dims ({} values) must align",
+                shifts.size(), dims.size());
+  DimVector wrapped;
+  for (int64_t d : dims) wrapped.push_back(wrap_dim(d, self.dim(), "roll"));
+  Tensor cur = self;
+  if (self.dim() > 0) {
+    for (size_t i = 0; i < wrapped.size(); ++i) cur = roll_one(cur, shifts[i], wrapped[i]);
+  }
+  // The result never aliases the input.
+  return cur.is_same(self) ? clone(self) : cur;
+}
+
+// pad holds (left, right) pairs from the last dim backwards. The result is filled with `value`,
+// then the part of the input that survives the (possibly negative) pads is copied into place.
+Tensor constant_pad_nd_composite(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  const int64_t npad = static_cast<int64_t>(pad.size());
+  ANATOMY_CHECK(npad % 2 == 0, ValueError, "constant_pad_nd: pad must hold (left, right) pairs, got {} values", npad);
+  ANATOMY_CHECK(npad / 2 <= self.dim(), ValueError,
+                "constant_pad_nd: pad of {} values pads {} dims, but the tensor has {}", npad, npad / 2, self.dim());
+  check_scalar_fits(value, self.dtype(), "constant_pad_nd");
+  DimVector sizes(self.sizes());
+  for (int64_t i = 0; i < npad / 2; ++i) {
+    const int64_t d = self.dim() - 1 - i;
+    const int64_t size = self.sizes()[d] + pad[2 * i] + pad[2 * i + 1];
+    ANATOMY_CHECK(size >= 0, ValueError, "constant_pad_nd: pads ({}, {}) of dim {} (size {}) give a negative size {}",
+                  pad[2 * i], pad[2 * i + 1], d, self.sizes()[d], size);
+    sizes[d] = size;
+  }
+  Tensor out = empty(sizes, self.options());
+  fill_(out, value);
+  Tensor dst = out, src = self;
+  for (int64_t i = 0; i < npad / 2; ++i) {
+    const int64_t d = self.dim() - 1 - i;
+    const int64_t left = pad[2 * i], right = pad[2 * i + 1];
+    const int64_t in_start = std::max<int64_t>(-left, 0), out_start = std::max<int64_t>(left, 0);
+    const int64_t length = self.sizes()[d] - in_start - std::max<int64_t>(-right, 0);
+    if (length <= 0) return out;  // everything cropped: only padding remains
+    dst = narrow(dst, d, out_start, length);
+    src = narrow(src, d, in_start, length);
+  }
+  copy_(dst, src);
+  return out;
+}
+
+Tensor argsort_composite(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(sort(self, dim, descending));
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY(aten, m) {
+  m.def("repeat(Tensor self, int[] repeats) -> Tensor");
+  m.def("flip(Tensor self, int[] dims) -> Tensor");
+  m.def("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor");
+  m.def("tril(Tensor self, int diagonal=0) -> Tensor");
+  m.def("triu(Tensor self, int diagonal=0) -> Tensor");
+  m.def("constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor");
+  m.def("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)");
+  m.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", ANATOMY_KERNEL(argsort_composite));
+  m.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
+  m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
+  m.def("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
+  m.def("one_hot(Tensor self, int num_classes=-1) -> Tensor");
+}
+
+ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("repeat", ANATOMY_KERNEL(repeat_composite));
+  m.impl("roll", ANATOMY_KERNEL(roll_composite));
+  m.impl("constant_pad_nd", ANATOMY_KERNEL(constant_pad_nd_composite));
+}
+
+// ---- the C++ API ----
+using TwoTensors = std::tuple<Tensor, Tensor>;
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  ANATOMY_OP(op, "aten::repeat", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, repeats);
+}
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  ANATOMY_OP(op, "aten::flip", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, dims);
+}
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  ANATOMY_OP(op, "aten::roll", Tensor(const Tensor&, IntArrayRef, IntArrayRef));
+  return op.call(self, shifts, dims);
+}
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  ANATOMY_OP(op, "aten::tril", Tensor(const Tensor&, int64_t));
+  return op.call(self, diagonal);
+}
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  ANATOMY_OP(op, "aten::triu", Tensor(const Tensor&, int64_t));
+  return op.call(self, diagonal);
+}
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  ANATOMY_OP(op, "aten::constant_pad_nd", Tensor(const Tensor&, IntArrayRef, const Scalar&));
+  return op.call(self, pad, value);
+}
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  ANATOMY_OP(op, "aten::sort", TwoTensors(const Tensor&, int64_t, bool));
+  return op.call(self, dim, descending);
+}
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  ANATOMY_OP(op, "aten::argsort", Tensor(const Tensor&, int64_t, bool));
+  return op.call(self, dim, descending);
+}
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  ANATOMY_OP(op, "aten::topk", TwoTensors(const Tensor&, int64_t, int64_t, bool, bool));
+  return op.call(self, k, dim, largest, sorted);
+}
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  ANATOMY_OP(op, "aten::cumsum", Tensor(const Tensor&, int64_t, std::optional<DType>));
+  return op.call(self, dim, dtype);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  ANATOMY_OP(op, "aten::cumprod", Tensor(const Tensor&, int64_t, std::optional<DType>));
+  return op.call(self, dim, dtype);
+}
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  ANATOMY_OP(op, "aten::one_hot", Tensor(const Tensor&, int64_t));
+  return op.call(self, num_classes);
+}
+
+// ---- Tensor methods ----
+Tensor Tensor::repeat(IntArrayRef repeats) const { return anatomy::repeat(*this, repeats); }
+Tensor Tensor::flip(IntArrayRef dims) const { return anatomy::flip(*this, dims); }
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const { return anatomy::roll(*this, shifts, dims); }
+Tensor Tensor::tril(int64_t diagonal) const { return anatomy::tril(*this, diagonal); }
+Tensor Tensor::triu(int64_t diagonal) const { return anatomy::triu(*this, diagonal); }
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
+  return anatomy::sort(*this, dim, descending);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending) const { return anatomy::argsort(*this, dim, descending); }
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return anatomy::topk(*this, k, dim, largest, sorted);
+}
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const { return anatomy::cumsum(*this, dim, dtype); }
+Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const { return anatomy::cumprod(*this, dim, dtype); }
+
+}  // namespace anatomy
