@@ -7,6 +7,7 @@
 // repeats a value). The scatter loop runs serially, so accumulation is deterministic.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/indexing_rules.h"
+#include "anatomy/core/parallel.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/core/tensor.h"
 
@@ -57,6 +59,33 @@ inline T add_values(T a, T b) {
   }
 }
 
+// for_each_strided, split across threads along the first dim when the walk is large. Only for
+// loops whose writes never meet (each position writes its own element).
+template <size_t N, typename F>
+void parallel_for_each_strided(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides, const F& fn) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (sizes.empty() || numel < 2 * kParallelGrain) {
+    for_each_strided<N>(sizes, strides, fn);
+    return;
+  }
+  const int64_t rows = sizes[0], row_numel = numel / rows;
+  const IntArrayRef inner(sizes.data() + 1, sizes.size() - 1);
+  std::array<IntArrayRef, N> inner_strides;
+  for (size_t k = 0; k < N; ++k) inner_strides[k] = IntArrayRef(strides[k].data() + 1, strides[k].size() - 1);
+  parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / row_numel), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      std::array<int64_t, N> base;
+      for (size_t k = 0; k < N; ++k) base[k] = r * strides[k][0];
+      for_each_strided<N>(inner, inner_strides, [&](const std::array<int64_t, N>& o) {
+        std::array<int64_t, N> at;
+        for (size_t k = 0; k < N; ++k) at[k] = base[k] + o[k];
+        fn(at);
+      });
+    }
+  });
+}
+
 // out[p] = src[src_base(p) + offsets[offset_pos(p)]] over `sizes` (out and src of one dtype).
 inline void gather_elements(IntArrayRef sizes, const Tensor& out, IntArrayRef out_strides, const Tensor& src,
                             IntArrayRef src_strides, const std::vector<int64_t>& offsets, IntArrayRef offset_strides,
@@ -65,8 +94,9 @@ inline void gather_elements(IntArrayRef sizes, const Tensor& out, IntArrayRef ou
     T* o = static_cast<T*>(out.data_ptr());
     const T* s = static_cast<const T*>(src.data_ptr());
     const int64_t* off = offsets.data();
-    for_each_strided<3>(sizes, {out_strides, src_strides, offset_strides},
-                        [&](const std::array<int64_t, 3>& p) { o[p[0]] = s[p[1] + off[p[2]]]; });
+    // Every position writes its own element of the fresh out: safe to split across threads.
+    parallel_for_each_strided<3>(sizes, {out_strides, src_strides, offset_strides},
+                                 [&](const std::array<int64_t, 3>& p) { o[p[0]] = s[p[1] + off[p[2]]]; });
   });
 }
 

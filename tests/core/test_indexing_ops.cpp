@@ -106,3 +106,22 @@ TEST_CASE("indexing: Meta kernels give shapes without data") {
   EXPECT_ERROR(NotImplementedError, nonzero(meta({3})), "nonzero");
   EXPECT_ERROR(NotImplementedError, masked_select(meta({3}), meta({3}, DType::Bool)), "masked_select");
 }
+
+TEST_CASE("indexing: large reads split across threads give every element") {
+  // 1000 x 200 rows reversed: more than two parallel grains, so the loop is split.
+  Tensor x = arange(200000).view({1000, 200});
+  Tensor rev = arange(999, -1, -1);
+  auto check_reversed = [](const Tensor& r) {
+    REQUIRE(vec(r.sizes()) == V{1000, 200});
+    const D v = values(r);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < 1000; ++i)
+      for (int64_t j = 0; j < 200; ++j) wrong += v[i * 200 + j] != static_cast<double>((999 - i) * 200 + j);
+    CHECK(wrong == 0);
+  };
+  check_reversed(x.index_select(0, rev));
+  check_reversed(x.index({rev}));
+  check_reversed(x.t().index_select(1, rev).t());  // a transposed self and result
+  Tensor g = x.gather(0, rev.view({1000, 1}).expand({1000, 200}).contiguous());
+  check_reversed(g);
+}
