@@ -1,7 +1,8 @@
 // Meta: the indexing ops whose result shape does not depend on index values: the same argument
 // checks as the CPU kernels (core/indexing_rules.h), then a result with no data. Index values
-// cannot be range-checked without data. masked_select, nonzero and advanced indexing have
-// data-dependent shapes, so they have no Meta kernel.
+// cannot be range-checked without data. masked_select and nonzero have data-dependent shapes,
+// so they have no Meta kernel; advanced indexing has one for integer indices only (a bool mask's
+// count is data).
 #include <fmt/ranges.h>
 
 #include "anatomy/core/empty_tensor.h"
@@ -66,9 +67,38 @@ Tensor masked_fill_meta(const Tensor& self, const Tensor& mask, const Scalar& va
   return self;
 }
 
+// Advanced indexing with integer index tensors only: a bool mask raises NotImplementedError.
+AdvancedIndexShape meta_advanced_index(const Tensor& self, TensorList indices, const char* op) {
+  for (const Tensor& e : indices) {
+    if (!e.defined()) continue;
+    ANATOMY_CHECK(e.dtype() != DType::Bool, NotImplementedError,
+                  "{}: a bool mask gives a data-dependent shape, which the Meta backend cannot compute", op);
+  }
+  return plan_advanced_index(self, std::vector<Tensor>(indices.begin(), indices.end()), op);
+}
+
+Tensor index_meta(const Tensor& self, TensorList indices) {
+  return empty(meta_advanced_index(self, indices, "index").result_shape, self.options());
+}
+
+Tensor index_put_meta(const Tensor& self, TensorList indices, const Tensor& values, bool) {
+  const char* op = "index_put_";
+  ANATOMY_CHECK(values.dtype() == self.dtype(), TypeError, "{}: values have dtype {} but self has {} (they must match)",
+                op, name(values.dtype()), name(self.dtype()));
+  check_no_internal_overlap(self, op);
+  const AdvancedIndexShape plan = meta_advanced_index(self, indices, op);
+  ANATOMY_CHECK(is_expandable_to(values.sizes(), plan.result_shape), ValueError,
+                "{}: values of shape [{}] cannot be broadcast to the indexing result of shape [{}]", op,
+                fmt::join(values.sizes(), ", "), fmt::join(plan.result_shape, ", "));
+  self.impl()->bump_version();
+  return self;
+}
+
 }  // namespace
 
 ANATOMY_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("index.Tensor", ANATOMY_KERNEL(index_meta));
+  m.impl("index_put_", ANATOMY_KERNEL(index_put_meta));
   m.impl("index_select", ANATOMY_KERNEL(index_select_meta));
   m.impl("gather", ANATOMY_KERNEL(gather_meta));
   m.impl("take", ANATOMY_KERNEL(take_meta));

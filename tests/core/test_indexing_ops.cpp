@@ -102,6 +102,11 @@ TEST_CASE("indexing: Meta kernels give shapes without data") {
   CHECK(vec(scatter_add(meta({3, 3}), 1, meta({3, 2}, DType::Int64), meta({3, 2})).sizes()) == V{3, 3});
   CHECK(vec(masked_fill(meta({3}), meta({2, 3}, DType::Bool), 1).sizes()) == V{2, 3});
   EXPECT_ERROR(ValueError, gather(meta({4, 5}), 0, meta({2, 6}, DType::Int64)), "gather", "[2, 6]");
+  // Advanced indexing with integer tensors: the shape follows from the index shapes.
+  CHECK(vec(meta({4, 5, 6}).index({meta({2}, DType::Int64), Tensor(), meta({3, 1}, DType::Int64)}).sizes()) == V{3, 2, 5});
+  CHECK(vec(index_put(meta({4, 5}), {Tensor(), meta({2}, DType::Int64)}, meta({2})).sizes()) == V{4, 5});
+  EXPECT_ERROR(ValueError, meta({4, 5}).index_put_({meta({2}, DType::Int64)}, meta({3})), "index_put_", "[3]", "[2, 5]");
+  EXPECT_ERROR(NotImplementedError, meta({4}).index({meta({4}, DType::Bool)}), "index", "bool");
   // Data-dependent shapes have no Meta kernel.
   EXPECT_ERROR(NotImplementedError, nonzero(meta({3})), "nonzero");
   EXPECT_ERROR(NotImplementedError, masked_select(meta({3}), meta({3}, DType::Bool)), "masked_select");
