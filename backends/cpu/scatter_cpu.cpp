@@ -1,0 +1,86 @@
+// CPU: writing by index: scatter_ (tensor and value sources), scatter_add_ and index_put_.
+// Every dtype, any strides; every index is checked before the first write, and the loops run
+// serially so repeated indices accumulate deterministically (in index order).
+#include "anatomy/backends/cpu/index_utils.h"
+#include "anatomy/core/empty_tensor.h"
+#include "anatomy/core/shape_rules.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy::cpu {
+namespace {
+
+// gather/scatter treat a 0-dim tensor as one dim of size 1.
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+// The shared body of scatter_ and scatter_add_: `src` is a tensor of self's dtype, already
+// checked against index (0-dim src: one value for every index).
+Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
+                    const char* op) {
+  check_no_internal_overlap(self, op);
+  const Tensor self1 = as_1d(self), index1 = as_1d(index);
+  std::vector<int64_t> offsets = read_indices(index1);
+  for (int64_t& v : offsets) v = checked_index(v, self1.size(dim), dim, /*allow_negative=*/false, op) * self1.stride(dim);
+  // A source sharing memory with self is read before anything is written.
+  const Tensor source = may_overlap(self, src) ? src.clone() : src;
+  DimVector dst_strides(self1.strides());
+  dst_strides[dim] = 0;
+  DimVector src_strides(index1.dim(), 0);
+  if (source.dim() > 0) src_strides = DimVector(source.strides());
+  const DimVector offset_strides = contiguous_strides(index1.sizes());
+  scatter_elements(index1.sizes(), self1, dst_strides, source, src_strides, offsets, offset_strides, accumulate, op);
+  self.impl()->bump_version();
+  return self;
+}
+
+Tensor scatter_src_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  dim = check_gather_scatter(self, dim, index, src, "scatter_");
+  return scatter_impl(self, dim, index, as_1d(src), false, "scatter_");
+}
+
+Tensor scatter_value_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  dim = check_gather_scatter(self, dim, index, Tensor(), "scatter_");
+  check_scalar_fits(value, self.dtype(), "scatter_");
+  return scatter_impl(self, dim, index, scalar_tensor(value, self.options()), false, "scatter_");
+}
+
+Tensor scatter_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  dim = check_gather_scatter(self, dim, index, src, "scatter_add_");
+  return scatter_impl(self, dim, index, as_1d(src), true, "scatter_add_");
+}
+
+Tensor index_put_cpu(const Tensor& self, TensorList indices, const Tensor& values, bool accumulate) {
+  const char* op = "index_put_";
+  for (const Tensor& e : indices) {
+    ANATOMY_CHECK(!e.defined() || e.dtype() == DType::Bool || e.dtype() == DType::Int64 || e.dtype() == DType::Int32,
+                  TypeError, "{}: tensors used as indices must be int64, int32 or bool, got {}", op, name(e.dtype()));
+  }
+  ANATOMY_CHECK(values.dtype() == self.dtype(), TypeError, "{}: values have dtype {} but self has {} (they must match)",
+                op, name(values.dtype()), name(self.dtype()));
+  check_no_internal_overlap(self, op);
+  const std::vector<Tensor> entries = expand_bool_masks(self, indices, op);
+  const AdvancedIndexShape plan = plan_advanced_index(self, entries, op);
+  ANATOMY_CHECK(is_expandable_to(values.sizes(), plan.result_shape), ValueError,
+                "{}: values of shape [{}] cannot be broadcast to the indexing result of shape [{}]", op,
+                fmt::join(values.sizes(), ", "), fmt::join(plan.result_shape, ", "));
+  const std::vector<int64_t> offsets = advanced_index_offsets(self, entries, plan, op);
+  const Tensor source = may_overlap(self, values) ? values.clone() : values;
+  const Tensor walk_values = source.expand(plan.result_shape).permute(plan.result_perm);
+  DimVector sizes, self_strides, offset_strides;
+  advanced_index_walk(self, plan, sizes, self_strides, offset_strides);
+  scatter_elements(sizes, self, self_strides, walk_values, walk_values.strides(), offsets, offset_strides, accumulate,
+                   op);
+  self.impl()->bump_version();
+  return self;
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("scatter_.src", ANATOMY_KERNEL(scatter_src_cpu));
+  m.impl("scatter_.value", ANATOMY_KERNEL(scatter_value_cpu));
+  m.impl("scatter_add_", ANATOMY_KERNEL(scatter_add_cpu));
+  m.impl("index_put_", ANATOMY_KERNEL(index_put_cpu));
+}
+
+}  // namespace anatomy::cpu

@@ -1,0 +1,126 @@
+// The indexing operators' argument rules (see indexing_rules.h).
+#include "anatomy/core/indexing_rules.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace anatomy {
+
+void check_index_dtype(const Tensor& index, const char* op) {
+  ANATOMY_CHECK(index.defined(), ValueError, "{}: the index tensor is undefined", op);
+  ANATOMY_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, TypeError,
+                "{}: index tensors must be int64 or int32, got {}", op, name(index.dtype()));
+}
+
+void check_mask_dtype(const Tensor& mask, const char* op) {
+  ANATOMY_CHECK(mask.defined(), ValueError, "{}: the mask is undefined", op);
+  ANATOMY_CHECK(mask.dtype() == DType::Bool, TypeError, "{}: the mask must be bool, got {}", op, name(mask.dtype()));
+}
+
+namespace {
+// A 0-dim tensor counts as one dim of size 1, as in PyTorch's gather and scatter.
+int64_t size_or_one(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
+}  // namespace
+
+int64_t check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const char* op) {
+  check_index_dtype(index, op);
+  dim = wrap_dim(dim, self.dim(), op);
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  ANATOMY_CHECK(std::max<int64_t>(index.dim(), 1) == nd, ValueError,
+                "{}: index has {} dims but self has {} (they must have the same number)", op, index.dim(), self.dim());
+  if (src.defined()) {
+    ANATOMY_CHECK(src.dtype() == self.dtype(), TypeError, "{}: src has dtype {} but self has {} (they must match)", op,
+                  name(src.dtype()), name(self.dtype()));
+    ANATOMY_CHECK(std::max<int64_t>(src.dim(), 1) == nd, ValueError,
+                  "{}: src has {} dims but self has {} (they must have the same number)", op, src.dim(), self.dim());
+  }
+  // An empty index selects nothing, and PyTorch skips the size rules then.
+  if (index.numel() == 0) return dim;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d != dim) {
+      ANATOMY_CHECK(size_or_one(index, d) <= size_or_one(self, d), ValueError,
+                    "{}: index has shape [{}] and self [{}]: index.size({}) must not exceed self.size({})", op,
+                    fmt::join(index.sizes(), ", "), fmt::join(self.sizes(), ", "), d, d);
+    }
+    if (src.defined()) {
+      ANATOMY_CHECK(size_or_one(index, d) <= size_or_one(src, d), ValueError,
+                    "{}: index has shape [{}] and src [{}]: index.size({}) must not exceed src.size({})", op,
+                    fmt::join(index.sizes(), ", "), fmt::join(src.sizes(), ", "), d, d);
+    }
+  }
+  return dim;
+}
+
+int64_t check_index_select(const Tensor& self, int64_t dim, const Tensor& index, DimVector& result_shape) {
+  const char* op = "index_select";
+  check_index_dtype(index, op);
+  dim = wrap_dim(dim, self.dim(), op);
+  ANATOMY_CHECK(index.dim() <= 1, ValueError, "index_select: the index must be 0-dim or 1-D, got shape [{}]",
+                fmt::join(index.sizes(), ", "));
+  result_shape = DimVector(self.sizes());
+  if (self.dim() == 0) {
+    ANATOMY_CHECK(index.numel() == 1, ValueError, "index_select: a 0-dim self takes exactly one index, got {}",
+                  index.numel());
+  } else {
+    result_shape[dim] = index.numel();
+  }
+  return dim;
+}
+
+DimVector embedding_shape(const Tensor& weight, const Tensor& indices) {
+  ANATOMY_CHECK(weight.dim() == 2, ValueError, "embedding: weight must be 2-D, got shape [{}]",
+                fmt::join(weight.sizes(), ", "));
+  check_index_dtype(indices, "embedding");
+  DimVector shape(indices.sizes());
+  shape.push_back(weight.size(1));
+  return shape;
+}
+
+AdvancedIndexShape plan_advanced_index(const Tensor& self, const std::vector<Tensor>& entries, const char* op) {
+  ANATOMY_CHECK(static_cast<int64_t>(entries.size()) <= self.dim(), IndexError,
+                "{}: too many indices for a tensor of dimension {} (got {})", op, self.dim(), entries.size());
+  AdvancedIndexShape p;
+  bool first = true;
+  for (size_t d = 0; d < static_cast<size_t>(self.dim()); ++d) {
+    const bool indexed = d < entries.size() && entries[d].defined();
+    if (!indexed) {
+      p.rest_dims.push_back(static_cast<int64_t>(d));
+      continue;
+    }
+    const Tensor& e = entries[d];
+    ANATOMY_CHECK(e.dtype() == DType::Int64 || e.dtype() == DType::Int32, TypeError,
+                  "{}: tensors used as indices must be int64, int32 or bool, got {}", op, name(e.dtype()));
+    p.indexed_dims.push_back(static_cast<int64_t>(d));
+    if (first) {
+      p.index_shape = DimVector(e.sizes());
+      first = false;
+      continue;
+    }
+    // Broadcast the index shapes (right-aligned, size 1 stretches).
+    const IntArrayRef a = p.index_shape, b = e.sizes();
+    const size_t n = std::max(a.size(), b.size());
+    DimVector out(n, 1);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t sa = i < n - a.size() ? 1 : a[i - (n - a.size())];
+      const int64_t sb = i < n - b.size() ? 1 : b[i - (n - b.size())];
+      ANATOMY_CHECK(sa == sb || sa == 1 || sb == 1, IndexError,
+                    "{}: indexing tensors could not be broadcast together with shapes [{}] and [{}]", op,
+                    fmt::join(a, ", "), fmt::join(b, ", "));
+      out[i] = sa == 1 ? sb : sa;
+    }
+    p.index_shape = out;
+  }
+  bool adjacent = true;
+  for (size_t i = 1; i < p.indexed_dims.size(); ++i) adjacent = adjacent && p.indexed_dims[i] == p.indexed_dims[i - 1] + 1;
+  const int64_t at = adjacent && !p.indexed_dims.empty() ? p.indexed_dims[0] : 0;
+  const int64_t nb = static_cast<int64_t>(p.index_shape.size());
+  // The result: the rest dims before `at`, the index block, the remaining rest dims.
+  for (int64_t r = 0; r < at; ++r) p.result_shape.push_back(self.sizes()[p.rest_dims[r]]);
+  for (int64_t s : p.index_shape) p.result_shape.push_back(s);
+  for (size_t r = at; r < p.rest_dims.size(); ++r) p.result_shape.push_back(self.sizes()[p.rest_dims[r]]);
+  for (int64_t j = 0; j < nb; ++j) p.result_perm.push_back(at + j);
+  for (int64_t r = 0; r < static_cast<int64_t>(p.rest_dims.size()); ++r) p.result_perm.push_back(r < at ? r : r + nb);
+  return p;
+}
+
+}  // namespace anatomy

@@ -1,0 +1,48 @@
+// The argument rules of the indexing operators (gather, scatter, index_select, take, masked_*,
+// cat, advanced indexing), shared by every backend's kernels: index dtypes, shape rules and
+// result shapes. Nothing here reads tensor data, so the Meta kernels use it too; the checks on
+// index values (range, wrapping) live with the CPU kernels (backends/cpu/index_utils.h).
+#pragma once
+
+#include <vector>
+
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+// Index tensors are int64 or int32; anything else is a TypeError naming op.
+void check_index_dtype(const Tensor& index, const char* op);
+
+// gather: index has self's number of dims and index.size(d) <= self.size(d) for d != dim.
+// scatter (src given): also index.size(d) <= src.size(d) for every d, and src's dtype is self's.
+// Returns the wrapped dim.
+int64_t check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const char* op);
+
+// index_select: index is 0-dim or 1-D; the result is self's shape with dim's size replaced by
+// index.numel() (a 0-dim self takes exactly one index and gives a 0-dim result). Returns the
+// wrapped dim and writes the result shape.
+int64_t check_index_select(const Tensor& self, int64_t dim, const Tensor& index, DimVector& result_shape);
+
+// embedding: weight is 2-D, indices int64/int32; the result is indices' shape + [weight.size(1)].
+DimVector embedding_shape(const Tensor& weight, const Tensor& indices);
+
+// masked_fill_ / masked_select: the mask is bool.
+void check_mask_dtype(const Tensor& mask, const char* op);
+
+// Advanced indexing after bool masks have become integer tensors (their nonzero positions): one
+// entry per leading dim of self, an undefined entry for a full slice.
+struct AdvancedIndexShape {
+  std::vector<int64_t> indexed_dims;  // the dims of self that an integer tensor indexes, in order
+  std::vector<int64_t> rest_dims;     // the other dims of self, in order
+  DimVector index_shape;              // the integer tensors' broadcast shape
+  DimVector result_shape;
+  // The result seen in (index_shape + rest dims) order: result.permute(result_perm). The
+  // indexed block sits where the first indexed dim was when the indexed dims are adjacent, at
+  // the front otherwise (NumPy's rule).
+  std::vector<int64_t> result_perm;
+};
+// Checks the entries (integer dtypes, no more than self.dim(), broadcastable: IndexError) and
+// computes the shapes; `entries` must already hold no bool masks.
+AdvancedIndexShape plan_advanced_index(const Tensor& self, const std::vector<Tensor>& entries, const char* op);
+
+}  // namespace anatomy
