@@ -36,11 +36,11 @@ std::optional<BlasLayout> blas_layout(int64_t rows, int64_t cols, int64_t rs, in
   return std::nullopt;
 }
 
-// `t` (3-D) as BLAS can read it: itself when its matrices have a BLAS layout, else one
-// contiguous copy (whose layout always is one).
+// `t` (3-D) as BLAS can read it: itself when its matrices have a BLAS layout whose leading
+// dimension fits BLAS's int, else one contiguous copy (whose layout always is one).
 Tensor blas_operand(const Tensor& t, BlasLayout& layout) {
   const int64_t rows = t.sizes()[1], cols = t.sizes()[2];
-  if (auto l = blas_layout(rows, cols, t.strides()[1], t.strides()[2])) {
+  if (auto l = blas_layout(rows, cols, t.strides()[1], t.strides()[2]); l && l->ld <= INT_MAX) {
     layout = *l;
     return t;
   }
@@ -76,9 +76,10 @@ void gemm_blas(const Tensor& c, const Tensor& a_in, const Tensor& b_in, T alpha,
     for (int64_t i = 0; i < total; ++i) pc[i] = beta == T(0) ? T(0) : beta * pc[i];
     return;
   }
+  // Sizes first, before any copy; the leading dimensions then fit too (blas_operand).
+  for (int64_t v : {n, m, k}) check_blas_int(v);
   BlasLayout la{}, lb{};
   const Tensor a = blas_operand(a_in, la), b = blas_operand(b_in, lb);
-  for (int64_t v : {n, m, k, la.ld, lb.ld}) check_blas_int(v);
   const T* pa = static_cast<const T*>(a.data_ptr());
   const T* pb = static_cast<const T*>(b.data_ptr());
   const int64_t sa = a.strides()[0], sb = b.strides()[0], sc = n * m;
