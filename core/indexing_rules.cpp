@@ -111,7 +111,8 @@ AdvancedIndexShape plan_advanced_index(const Tensor& self, const std::vector<Ten
     p.index_shape = out;
   }
   bool adjacent = true;
-  for (size_t i = 1; i < p.indexed_dims.size(); ++i) adjacent = adjacent && p.indexed_dims[i] == p.indexed_dims[i - 1] + 1;
+  for (size_t i = 1; i < p.indexed_dims.size(); ++i)
+    adjacent = adjacent && p.indexed_dims[i] == p.indexed_dims[i - 1] + 1;
   const int64_t at = adjacent && !p.indexed_dims.empty() ? p.indexed_dims[0] : 0;
   const int64_t nb = static_cast<int64_t>(p.index_shape.size());
   // The result: the rest dims before `at`, the index block, the remaining rest dims.

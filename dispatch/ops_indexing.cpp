@@ -244,7 +244,9 @@ const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tenso
   anatomy::scatter_add_(*this, dim, index, src);
   return *this;
 }
-Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const { return anatomy::masked_fill(*this, mask, value); }
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  return anatomy::masked_fill(*this, mask, value);
+}
 const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
   anatomy::masked_fill_(*this, mask, value);
   return *this;

@@ -153,8 +153,10 @@ OpInfo cat_entry() {
     e.push_back(bad(sample("sizes differ outside dim", {randn({2, 3}), randn({2, 4})}, {0}), &typeid(ValueError),
                     {"cat", "[2, 3]", "[2, 4]"}));
     e.push_back(bad(sample("dims differ", {randn({2, 3}), randn({3})}, {0}), &typeid(ValueError), {"cat", "[3]"}));
-    e.push_back(bad(sample("dim out of range", {randn({2, 3}), randn({2, 3})}, {2}), &typeid(IndexError), {"cat", "2"}));
-    e.push_back(bad(sample("0-dim input", {randn({2}), scalar_tensor(1.0)}, {0}), &typeid(ValueError), {"cat", "0-dim"}));
+    e.push_back(
+        bad(sample("dim out of range", {randn({2, 3}), randn({2, 3})}, {2}), &typeid(IndexError), {"cat", "2"}));
+    e.push_back(
+        bad(sample("0-dim input", {randn({2}), scalar_tensor(1.0)}, {0}), &typeid(ValueError), {"cat", "0-dim"}));
     e.push_back(bad(sample("no tensors", {}, {0}), &typeid(ValueError), {"cat", "non-empty"}));
     return e;
   };
@@ -229,7 +231,9 @@ OpInfo index_select_entry() {
     s.push_back(sample("0-dim self", {rnd({}, t), idx({0}, {1})}, {0}));
     return s;
   };
-  info.op = [](const SampleInput& s) { return std::vector<Tensor>{index_select(s.tensors[0], s.ints[0], s.tensors[1])}; };
+  info.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{index_select(s.tensors[0], s.ints[0], s.tensors[1])};
+  };
   info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     const RefTensor& self = in[0];
     const RefTensor& index = in[1];
@@ -255,8 +259,10 @@ OpInfo index_select_entry() {
                     {"index_select", "5"}));
     e.push_back(bad(sample("negative index out of range", {randn({4, 5}), idx({-5})}, {0}), &typeid(IndexError),
                     {"index_select", "-5"}));
-    e.push_back(bad(sample("float index", {randn({4, 5}), randn({2})}, {0}), &typeid(TypeError), {"index_select", "fp32"}));
-    e.push_back(bad(sample("dim out of range", {randn({4, 5}), idx({0})}, {2}), &typeid(IndexError), {"index_select", "2"}));
+    e.push_back(
+        bad(sample("float index", {randn({4, 5}), randn({2})}, {0}), &typeid(TypeError), {"index_select", "fp32"}));
+    e.push_back(
+        bad(sample("dim out of range", {randn({4, 5}), idx({0})}, {2}), &typeid(IndexError), {"index_select", "2"}));
     e.push_back(bad(sample("2-D index", {randn({4, 5}), idx({0, 1, 2, 3}, {2, 2})}, {0}), &typeid(ValueError),
                     {"index_select", "[2, 2]"}));
     return e;
@@ -310,9 +316,10 @@ OpInfo gather_entry() {
     std::vector<ErrorInput> e;
     e.push_back(bad(sample("index out of range", {randn({3, 4}), idx({0, 4}, {1, 2})}, {1}), &typeid(IndexError),
                     {"gather", "4"}));
-    e.push_back(bad(sample("negative index", {randn({3, 4}), idx({-1}, {1, 1})}, {1}), &typeid(IndexError),
-                    {"gather", "-1"}));
-    e.push_back(bad(sample("float index", {randn({3, 4}), randn({1, 1})}, {1}), &typeid(TypeError), {"gather", "fp32"}));
+    e.push_back(
+        bad(sample("negative index", {randn({3, 4}), idx({-1}, {1, 1})}, {1}), &typeid(IndexError), {"gather", "-1"}));
+    e.push_back(
+        bad(sample("float index", {randn({3, 4}), randn({1, 1})}, {1}), &typeid(TypeError), {"gather", "fp32"}));
     e.push_back(bad(sample("index larger than self outside dim", {randn({3, 4}), idx({0, 0, 0, 0}, {4, 1})}, {1}),
                     &typeid(ValueError), {"gather", "[4, 1]", "[3, 4]"}));
     e.push_back(bad(sample("dims differ", {randn({3, 4}), idx({0, 1})}, {1}), &typeid(ValueError), {"gather"}));
@@ -320,7 +327,9 @@ OpInfo gather_entry() {
                     {"gather", "-3"}));
     return e;
   };
-  info.bench_input = [](int64_t n) { return sample("bench", {randn({n / 64, 64}), random_idx({n / 64, 64}, 0, 64)}, {1}); };
+  info.bench_input = [](int64_t n) {
+    return sample("bench", {randn({n / 64, 64}), random_idx({n / 64, 64}, 0, 64)}, {1});
+  };
   return info;
 }
 
@@ -352,7 +361,8 @@ OpInfo take_entry() {
   info.error_inputs = [] {
     std::vector<ErrorInput> e;
     e.push_back(bad(sample("index out of range", {randn({3, 4}), idx({12})}), &typeid(IndexError), {"take", "12"}));
-    e.push_back(bad(sample("negative out of range", {randn({3, 4}), idx({-13})}), &typeid(IndexError), {"take", "-13"}));
+    e.push_back(
+        bad(sample("negative out of range", {randn({3, 4}), idx({-13})}), &typeid(IndexError), {"take", "-13"}));
     e.push_back(bad(sample("empty self", {randn({0}), idx({0})}), &typeid(IndexError), {"take", "0"}));
     e.push_back(bad(sample("float index", {randn({3, 4}), randn({1})}), &typeid(TypeError), {"take", "fp32"}));
     return e;
@@ -433,8 +443,8 @@ std::vector<SampleInput> scatter_samples(DType t, bool distinct) {
   std::vector<SampleInput> s;
   s.push_back(sample("contiguous, dim 1", {rnd({3, 5}, t), index({3, 3}, 1, 5, 1), rnd({3, 3}, t)}, {1}));
   s.push_back(sample("smaller index, dim 0", {rnd({4, 3}, t), index({3, 2}, 0, 4, 2), rnd({3, 3}, t)}, {0}));
-  s.push_back(sample("transposed self, dim -1", {transposed({3, 5}, t), index({2, 4}, 1, 5, 3), transposed({2, 4}, t)},
-                     {-1}));
+  s.push_back(
+      sample("transposed self, dim -1", {transposed({3, 5}, t), index({2, 4}, 1, 5, 3), transposed({2, 4}, t)}, {-1}));
   s.push_back(sample("offset self, transposed index, larger src",
                      {sliced({4, 3}, t), index({3, 2}, 0, 4, 4).t().contiguous().t(), rnd({4, 4}, t)}, {0}));
   s.push_back(sample("3-D", {rnd({2, 4, 3}, t), index({2, 3, 3}, 1, 4, 5), rnd({2, 3, 3}, t)}, {1}));
@@ -456,15 +466,16 @@ std::vector<ErrorInput> scatter_errors(const std::string& name, bool inplace) {
                   &typeid(TypeError), {op, "fp32"}));
   e.push_back(bad(sample(prefix + "index larger than src", {randn({3, 4}), idx({0, 1, 2}, {1, 3}), randn({1, 2})}, {1}),
                   &typeid(ValueError), {op, "[1, 3]", "[1, 2]"}));
-  e.push_back(bad(sample(prefix + "src dtype differs", {randn({3, 4}), idx({0}, {1, 1}), randn({1, 1}, DType::Float64)},
-                         {1}),
-                  &typeid(TypeError), {op, "fp64", "fp32"}));
+  e.push_back(
+      bad(sample(prefix + "src dtype differs", {randn({3, 4}), idx({0}, {1, 1}), randn({1, 1}, DType::Float64)}, {1}),
+          &typeid(TypeError), {op, "fp64", "fp32"}));
   e.push_back(bad(sample(prefix + "dim out of range", {randn({3, 4}), idx({0}, {1, 1}), randn({1, 1})}, {2}),
                   &typeid(IndexError), {op, "2"}));
   // The functional forms write into a fresh copy, which never overlaps itself.
   if (inplace) {
-    e.push_back(bad(sample(prefix + "expanded self", {randn({1, 4}).expand({3, 4}), idx({0}, {1, 1}), randn({1, 1})}, {1}),
-                    &typeid(ValueError), {op}));
+    e.push_back(
+        bad(sample(prefix + "expanded self", {randn({1, 4}).expand({3, 4}), idx({0}, {1, 1}), randn({1, 1})}, {1}),
+            &typeid(ValueError), {op}));
   }
   return e;
 }
@@ -519,7 +530,8 @@ OpInfo scatter_value_entry() {
     std::vector<ErrorInput> e;
     SampleInput big = sample("value out of range", {zeros({3}, DType::Int8), idx({0})}, {0}, {300});
     e.push_back(bad(big, &typeid(ValueError), {"scatter_", "300"}));
-    e.push_back(bad(sample("index out of range", {randn({3}), idx({3})}, {0}, {1}), &typeid(IndexError), {"scatter_", "3"}));
+    e.push_back(
+        bad(sample("index out of range", {randn({3}), idx({3})}, {0}, {1}), &typeid(IndexError), {"scatter_", "3"}));
     return e;
   };
   return info;
@@ -535,16 +547,15 @@ OpInfo scatter_add_entry() {
   info.notes = "repeated indices add up, in index order (deterministic)";
   info.samples = [](DType t) { return scatter_samples(t, /*distinct=*/false); };
   info.op = [](const SampleInput& s) {
-    if (is_inplace_error(s)) return std::vector<Tensor>{s.tensors[0].scatter_add_(s.ints[0], s.tensors[1], s.tensors[2])};
+    if (is_inplace_error(s))
+      return std::vector<Tensor>{s.tensors[0].scatter_add_(s.ints[0], s.tensors[1], s.tensors[2])};
     return std::vector<Tensor>{scatter_add(s.tensors[0], s.ints[0], s.tensors[1], s.tensors[2])};
   };
   info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     return std::vector<RefTensor>{ref_scatter(in[0], s.ints[0], in[1], &in[2], 0, true)};
   };
   // bf16 rounds after every addition.
-  info.tolerance = [](DType t) {
-    return t == DType::BFloat16 ? Tolerance{6e-2, 2e-2} : default_tolerance(t);
-  };
+  info.tolerance = [](DType t) { return t == DType::BFloat16 ? Tolerance{6e-2, 2e-2} : default_tolerance(t); };
   info.inplace = [](const SampleInput& s) { s.tensors[0].scatter_add_(s.ints[0], s.tensors[1], s.tensors[2]); };
   info.error_inputs = [] {
     std::vector<ErrorInput> e = scatter_errors("scatter_add", false);
@@ -586,22 +597,26 @@ OpInfo masked_fill_entry() {
   };
   info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     const Shape shape = broadcast_shape({in[0], in[1]});
-    RefTensor out = map_binary(in[0], in[1], in[0].dtype, [&](double v, double m) { return m != 0 ? s.scalars[0] : v; });
+    RefTensor out =
+        map_binary(in[0], in[1], in[0].dtype, [&](double v, double m) { return m != 0 ? s.scalars[0] : v; });
     (void)shape;
     return std::vector<RefTensor>{out};
   };
   info.inplace = [](const SampleInput& s) { s.tensors[0].masked_fill_(s.tensors[1], s.scalars[0]); };
   info.error_inputs = [] {
     std::vector<ErrorInput> e;
-    e.push_back(bad(sample("in-place: mask not bool", {randn({3}), ones({3}, DType::UInt8)}, {}, {1}), &typeid(TypeError),
-                    {"masked_fill_", "uint8"}));
-    e.push_back(bad(sample("in-place: mask does not broadcast to self", {randn({4}), ones({2, 4}, DType::Bool)}, {}, {1}),
-                    &typeid(ValueError), {"masked_fill_", "[2, 4]", "[4]"}));
-    e.push_back(bad(sample("in-place: value out of range", {zeros({3}, DType::Int8), ones({3}, DType::Bool)}, {}, {300}),
-                    &typeid(ValueError), {"masked_fill_", "300"}));
-    e.push_back(bad(sample("shapes do not broadcast", {randn({3}), ones({4}, DType::Bool)}, {}, {1}), &typeid(ValueError),
-                    {"masked_fill", "[3]", "[4]"}));
-    e.push_back(bad(sample("mask not bool", {randn({3}), ones({3})}, {}, {1}), &typeid(TypeError), {"masked_fill", "fp32"}));
+    e.push_back(bad(sample("in-place: mask not bool", {randn({3}), ones({3}, DType::UInt8)}, {}, {1}),
+                    &typeid(TypeError), {"masked_fill_", "uint8"}));
+    e.push_back(
+        bad(sample("in-place: mask does not broadcast to self", {randn({4}), ones({2, 4}, DType::Bool)}, {}, {1}),
+            &typeid(ValueError), {"masked_fill_", "[2, 4]", "[4]"}));
+    e.push_back(
+        bad(sample("in-place: value out of range", {zeros({3}, DType::Int8), ones({3}, DType::Bool)}, {}, {300}),
+            &typeid(ValueError), {"masked_fill_", "300"}));
+    e.push_back(bad(sample("shapes do not broadcast", {randn({3}), ones({4}, DType::Bool)}, {}, {1}),
+                    &typeid(ValueError), {"masked_fill", "[3]", "[4]"}));
+    e.push_back(
+        bad(sample("mask not bool", {randn({3}), ones({3})}, {}, {1}), &typeid(TypeError), {"masked_fill", "fp32"}));
     return e;
   };
   info.bench_input = [](int64_t n) { return sample("bench", {randn({n}), randint(0, 2, {n}, DType::Bool)}, {}, {0}); };
@@ -631,7 +646,8 @@ OpInfo masked_select_entry() {
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{masked_select(s.tensors[0], s.tensors[1])}; };
   info.reference = [](const std::vector<RefTensor>& in, const SampleInput&) {
     // Broadcast both (a placeholder value marks the selected positions), then collect.
-    const RefTensor picked = map_binary(in[0], in[1], DType::Float64, [](double v, double m) { return m != 0 ? v : NAN; });
+    const RefTensor picked =
+        map_binary(in[0], in[1], DType::Float64, [](double v, double m) { return m != 0 ? v : NAN; });
     const RefTensor mask = map_binary(in[0], in[1], DType::Float64, [](double, double m) { return m; });
     std::vector<double> v;
     for (int64_t i = 0; i < mask.numel(); ++i)
@@ -761,7 +777,8 @@ Shape for_each_indexed(const RefTensor& self, const std::vector<RefTensor>& entr
 
 std::vector<DType> index_dtypes(const SampleInput& s) {
   std::vector<DType> t;
-  for (size_t k = 1; k < s.tensors.size(); ++k) t.push_back(s.tensors[k].defined() ? s.tensors[k].dtype() : DType::Int64);
+  for (size_t k = 1; k < s.tensors.size(); ++k)
+    t.push_back(s.tensors[k].defined() ? s.tensors[k].dtype() : DType::Int64);
   return t;
 }
 
@@ -796,9 +813,10 @@ std::vector<ErrorInput> index_errors(bool inplace) {
                   {op, "4"}));
   e.push_back(bad(sample(prefix + "negative out of range", with_values({randn({4, 3}), Tensor(), idx({-4})})),
                   &typeid(IndexError), {op, "-4"}));
-  e.push_back(bad(sample(prefix + "float index", with_values({randn({4, 3}), randn({2})})), &typeid(TypeError), {op, "fp32"}));
-  e.push_back(bad(sample(prefix + "too many indices", with_values({randn({4}), idx({0}), idx({0})})), &typeid(IndexError),
-                  {op, "too many"}));
+  e.push_back(
+      bad(sample(prefix + "float index", with_values({randn({4, 3}), randn({2})})), &typeid(TypeError), {op, "fp32"}));
+  e.push_back(bad(sample(prefix + "too many indices", with_values({randn({4}), idx({0}), idx({0})})),
+                  &typeid(IndexError), {op, "too many"}));
   e.push_back(bad(sample(prefix + "shapes do not broadcast", with_values({randn({4, 3}), idx({0, 1}), idx({0, 1, 2})})),
                   &typeid(IndexError), {op, "[2]", "[3]"}));
   e.push_back(bad(sample(prefix + "mask shape mismatch", with_values({randn({4, 3}), tensor({true, false})})),
@@ -848,10 +866,10 @@ OpInfo index_put_entry() {
     const Tensor none;
     s.push_back(sample("int tensor, full values", {rnd({4, 3}, t), idx({2, 0, -1}), rnd({3, 3}, t)}, {0}));
     s.push_back(sample("broadcast scalar value", {rnd({4, 3}, t), none, idx({2, 0}), rnd({}, t)}, {0}));
-    s.push_back(sample("transposed self, broadcast row", {transposed({4, 3}, t), idx({1, 3}), transposed({1, 3}, t)}, {0}));
-    s.push_back(sample("separated pair, offset self", {sliced({3, 4, 2}, t), idx({0, 2}), none, idx({1, -1}),
-                                                        rnd({2, 4}, t)},
-                       {0}));
+    s.push_back(
+        sample("transposed self, broadcast row", {transposed({4, 3}, t), idx({1, 3}), transposed({1, 3}, t)}, {0}));
+    s.push_back(sample("separated pair, offset self",
+                       {sliced({3, 4, 2}, t), idx({0, 2}), none, idx({1, -1}), rnd({2, 4}, t)}, {0}));
     s.push_back(sample("bool mask", {rnd({3, 4}, t), rnd({3, 4}, DType::Bool), rnd({1}, t)}, {0}));
     s.push_back(sample("accumulate, repeated indices", {rnd({4, 3}, t), idx({1, 3, 1, 1}), rnd({4, 3}, t)}, {1}));
     s.push_back(sample("accumulate, 2-D repeated", {rnd({3, 4}, t), idx({0, 0, 2}), idx({1, 1, 1}), rnd({3}, t)}, {1}));
@@ -863,7 +881,8 @@ OpInfo index_put_entry() {
   };
   info.op = [indices_of](const SampleInput& s) {
     const bool accumulate = !s.ints.empty() && s.ints[0] != 0;
-    if (is_inplace_error(s)) return std::vector<Tensor>{s.tensors[0].index_put_(indices_of(s), s.tensors.back(), accumulate)};
+    if (is_inplace_error(s))
+      return std::vector<Tensor>{s.tensors[0].index_put_(indices_of(s), s.tensors.back(), accumulate)};
     return std::vector<Tensor>{index_put(s.tensors[0], indices_of(s), s.tensors.back(), accumulate)};
   };
   info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
@@ -874,7 +893,8 @@ OpInfo index_put_entry() {
     RefTensor out = in[0];
     const RefTensor& values = in.back();
     std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> pairs;
-    const Shape shape = for_each_indexed(in[0], entries, dtypes, [&](const auto& o, const auto& dst) { pairs.emplace_back(o, dst); });
+    const Shape shape =
+        for_each_indexed(in[0], entries, dtypes, [&](const auto& o, const auto& dst) { pairs.emplace_back(o, dst); });
     // values broadcast to the result shape (right-aligned).
     for (const auto& [o, dst] : pairs) {
       std::vector<int64_t> vi(values.dim());
@@ -900,8 +920,9 @@ OpInfo index_put_entry() {
     std::vector<ErrorInput> e = index_errors(true);
     e.push_back(bad(sample("in-place: values do not broadcast", {randn({4, 3}), idx({0, 1}), randn({3, 3})}, {0}),
                     &typeid(ValueError), {"index_put_", "[3, 3]", "[2, 3]"}));
-    e.push_back(bad(sample("in-place: values dtype differs", {randn({4, 3}), idx({0}), randn({3}, DType::Float64)}, {0}),
-                    &typeid(TypeError), {"index_put_", "fp64"}));
+    e.push_back(
+        bad(sample("in-place: values dtype differs", {randn({4, 3}), idx({0}), randn({3}, DType::Float64)}, {0}),
+            &typeid(TypeError), {"index_put_", "fp64"}));
     e.push_back(bad(sample("functional: index out of range", {randn({4, 3}), idx({4}), randn({3})}, {0}),
                     &typeid(IndexError), {"index_put_", "4"}));
     return e;
@@ -912,9 +933,9 @@ OpInfo index_put_entry() {
 }  // namespace
 
 ANATOMY_REGISTER_OPS(indexing) {
-  return {cat_entry(),          stack_entry(),        index_select_entry(), gather_entry(),        take_entry(),
-          embedding_entry(),    scatter_entry(),      scatter_value_entry(), scatter_add_entry(),  masked_fill_entry(),
-          masked_select_entry(), nonzero_entry(),     index_entry(),        index_put_entry()};
+  return {cat_entry(),           stack_entry(),   index_select_entry(),  gather_entry(),      take_entry(),
+          embedding_entry(),     scatter_entry(), scatter_value_entry(), scatter_add_entry(), masked_fill_entry(),
+          masked_select_entry(), nonzero_entry(), index_entry(),         index_put_entry()};
 }
 
 }  // namespace anatomy::testing

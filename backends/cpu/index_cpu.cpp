@@ -1,4 +1,4 @@
-// CPU: reading by index: index_select, gather, take and advanced indexing (index.Tensor).
+// CPU: reading by index: index_select, gather, take, embedding and advanced indexing (index.Tensor).
 // Every dtype, any strides and offsets; all indices are checked before the result is written.
 #include "anatomy/backends/cpu/index_utils.h"
 #include "anatomy/core/indexing_rules.h"
@@ -39,12 +39,13 @@ Tensor gather_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   dim = check_gather_scatter(self, dim, index, Tensor(), "gather");
   const Tensor self1 = as_1d(self), index1 = as_1d(index);
   std::vector<int64_t> offsets = read_indices(index1);
-  for (int64_t& v : offsets) v = checked_index(v, self1.size(dim), dim, /*allow_negative=*/false, "gather") * self1.stride(dim);
+  for (int64_t& v : offsets)
+    v = checked_index(v, self1.size(dim), dim, /*allow_negative=*/false, "gather") * self1.stride(dim);
   Tensor out = empty(index.sizes(), self.options());
   const Tensor out1 = as_1d(out);
   // The offsets table is index's values in row-major order: out's contiguous strides.
-  gather_elements(out1.sizes(), out1, out1.strides(), self1, without_dim(self1.strides(), dim), offsets,
-                  out1.strides(), "gather");
+  gather_elements(out1.sizes(), out1, out1.strides(), self1, without_dim(self1.strides(), dim), offsets, out1.strides(),
+                  "gather");
   return out;
 }
 
@@ -73,7 +74,8 @@ Tensor take_cpu(const Tensor& self, const Tensor& index) {
 Tensor embedding_cpu(const Tensor& weight, const Tensor& indices) {
   const DimVector shape = embedding_shape(weight, indices);
   std::vector<int64_t> offsets = read_indices(indices);
-  for (int64_t& v : offsets) v = checked_index(v, weight.size(0), 0, /*allow_negative=*/false, "embedding") * weight.stride(0);
+  for (int64_t& v : offsets)
+    v = checked_index(v, weight.size(0), 0, /*allow_negative=*/false, "embedding") * weight.stride(0);
   Tensor out = empty(shape, weight.options());
   DimVector weight_strides(indices.dim(), 0), offset_strides = contiguous_strides(indices.sizes());
   weight_strides.push_back(weight.stride(1));

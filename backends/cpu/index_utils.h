@@ -30,8 +30,10 @@ inline std::vector<int64_t> read_indices(const Tensor& index) {
     for_each_strided<1>(index.sizes(), {index.strides()},
                         [&](const std::array<int64_t, 1>& o) { v.push_back(static_cast<int64_t>(data[o[0]])); });
   };
-  if (index.dtype() == DType::Int32) read.template operator()<int32_t>();
-  else read.template operator()<int64_t>();
+  if (index.dtype() == DType::Int32)
+    read.template operator()<int32_t>();
+  else
+    read.template operator()<int64_t>();
   return v;
 }
 

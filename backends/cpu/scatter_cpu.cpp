@@ -20,7 +20,8 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   check_no_internal_overlap(self, op);
   const Tensor self1 = as_1d(self), index1 = as_1d(index);
   std::vector<int64_t> offsets = read_indices(index1);
-  for (int64_t& v : offsets) v = checked_index(v, self1.size(dim), dim, /*allow_negative=*/false, op) * self1.stride(dim);
+  for (int64_t& v : offsets)
+    v = checked_index(v, self1.size(dim), dim, /*allow_negative=*/false, op) * self1.stride(dim);
   // A source sharing memory with self is read before anything is written.
   const Tensor source = may_overlap(self, src) ? src.clone() : src;
   DimVector dst_strides(self1.strides());

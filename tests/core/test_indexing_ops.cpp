@@ -7,7 +7,9 @@ using namespace anatomy;
 using namespace anatomy_test;
 
 namespace {
-Tensor ints(std::vector<int64_t> v) { return tensor(v, {static_cast<int64_t>(v.size())}, TensorOptions().dtype(DType::Int64)); }
+Tensor ints(std::vector<int64_t> v) {
+  return tensor(v, {static_cast<int64_t>(v.size())}, TensorOptions().dtype(DType::Int64));
+}
 Tensor meta(std::initializer_list<int64_t> shape, DType t = DType::Float32) {
   return empty(shape, TensorOptions().device(kMeta).dtype(t));
 }
@@ -103,9 +105,11 @@ TEST_CASE("indexing: Meta kernels give shapes without data") {
   CHECK(vec(masked_fill(meta({3}), meta({2, 3}, DType::Bool), 1).sizes()) == V{2, 3});
   EXPECT_ERROR(ValueError, gather(meta({4, 5}), 0, meta({2, 6}, DType::Int64)), "gather", "[2, 6]");
   // Advanced indexing with integer tensors: the shape follows from the index shapes.
-  CHECK(vec(meta({4, 5, 6}).index({meta({2}, DType::Int64), Tensor(), meta({3, 1}, DType::Int64)}).sizes()) == V{3, 2, 5});
+  CHECK(vec(meta({4, 5, 6}).index({meta({2}, DType::Int64), Tensor(), meta({3, 1}, DType::Int64)}).sizes()) ==
+        V{3, 2, 5});
   CHECK(vec(index_put(meta({4, 5}), {Tensor(), meta({2}, DType::Int64)}, meta({2})).sizes()) == V{4, 5});
-  EXPECT_ERROR(ValueError, meta({4, 5}).index_put_({meta({2}, DType::Int64)}, meta({3})), "index_put_", "[3]", "[2, 5]");
+  EXPECT_ERROR(ValueError, meta({4, 5}).index_put_({meta({2}, DType::Int64)}, meta({3})), "index_put_", "[3]",
+               "[2, 5]");
   EXPECT_ERROR(NotImplementedError, meta({4}).index({meta({4}, DType::Bool)}), "index", "bool");
   // Data-dependent shapes have no Meta kernel.
   EXPECT_ERROR(NotImplementedError, nonzero(meta({3})), "nonzero");
