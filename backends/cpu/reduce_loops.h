@@ -33,7 +33,7 @@ inline constexpr int64_t kLanes = 16;
 inline constexpr int64_t kBlock = 2048;
 inline constexpr int64_t kChunk = 65536;   // a multiple of kBlock
 inline constexpr int64_t kRowBlock = 16;
-inline constexpr int64_t kTile = 256;      // columns per outer-reduction work item
+inline constexpr int64_t kTile = 1024;     // most columns per outer-reduction work item (4 KiB of fp32)
 
 // Reduces x[0, n) (contiguous) whose first element has reduced index `base`.
 template <typename T, typename Op>
@@ -121,13 +121,16 @@ void reduce_kernel(const ReductionPlan& plan, const Tensor& in, const Op& op) {
     });
     return;
   }
-  const int64_t tiles = (M + kTile - 1) / kTile;
-  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (N * std::min(M, kTile)));
+  // Wide tiles read whole pages per row; narrower ones when there would be too few for the threads.
+  int64_t tile = kTile;
+  while (tile > 128 && P * ((M + tile - 1) / tile) < 2 * get_num_threads()) tile /= 2;
+  const int64_t tiles = (M + tile - 1) / tile;
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (N * std::min(M, tile)));
   parallel_for(0, P * tiles, grain, [&](int64_t b, int64_t e) {
-    std::unique_ptr<A[]> buf(new A[kTile * 66]);
+    std::unique_ptr<A[]> buf(new A[tile * 66]);
     for (int64_t item = b; item < e; ++item) {
-      const int64_t p = item / tiles, m0 = (item % tiles) * kTile, w = std::min(kTile, M - m0);
-      reduce_rows(x + p * N * M + m0, M, w, 0, N, buf.get(), buf.get() + kTile, op);
+      const int64_t p = item / tiles, m0 = (item % tiles) * tile, w = std::min(tile, M - m0);
+      reduce_rows(x + p * N * M + m0, M, w, 0, N, buf.get(), buf.get() + tile, op);
       for (int64_t j = 0; j < w; ++j) op.write(p * M + m0 + j, buf[j]);
     }
   });
