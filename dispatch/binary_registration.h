@@ -13,23 +13,6 @@
 #include "anatomy/core/ternary_ops.h"
 #include "anatomy/dispatch/library.h"
 
-namespace anatomy::dispatch {
-
-// `str?` arguments (div's rounding_mode): the boxed value is an owning std::string.
-// TODO(lead): belongs in dispatch/boxing.h beside arg_traits<std::string_view>.
-template <>
-struct arg_traits<std::optional<std::string_view>> {
-  static constexpr ArgType type = ArgType::OptionalString;
-  using Holder = std::optional<std::string>;
-  static IValue box(const std::optional<std::string_view>& v) { return v ? IValue(std::string(*v)) : IValue(); }
-  static Holder unbox(IValue& v) {
-    if (v.is_none()) return std::nullopt;
-    return std::move(v.get<std::string>());
-  }
-};
-
-}  // namespace anatomy::dispatch
-
 namespace anatomy {
 
 using BinaryLoopFn = void (*)(BinaryOp, const IterationPlan&, const Scalar&);

@@ -65,6 +65,18 @@ struct arg_traits<std::string_view> {
   static Holder unbox(IValue& v) { return std::move(v.get<std::string>()); }
 };
 
+// `str?` arguments (div's rounding_mode): the boxed value is an owning std::string.
+template <>
+struct arg_traits<std::optional<std::string_view>> {
+  static constexpr ArgType type = ArgType::OptionalString;
+  using Holder = std::optional<std::string>;
+  static IValue box(const std::optional<std::string_view>& v) { return v ? IValue(std::string(*v)) : IValue(); }
+  static Holder unbox(IValue& v) {
+    if (v.is_none()) return std::nullopt;
+    return std::move(v.get<std::string>());
+  }
+};
+
 // optional<T> for the T above whose schema type has an optional form.
 constexpr ArgType optional_of(ArgType t) {
   switch (t) {

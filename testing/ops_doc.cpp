@@ -26,6 +26,7 @@ constexpr Section kSections[] = {
     {"ops_unary.cpp", "Element-wise unary"},
     {"ops_reduce.cpp", "Reductions"},
     {"ops_nn.cpp", "Neural-network functions"},
+    {"ops_attention.cpp", "Dropout and attention"},
     {"ops_linalg.cpp", "Matrix products"},
     {"ops_indexing.cpp", "Joining, indexing, scattering and masking"},
     {"ops_shape.cpp", "Reordering, padding, sorting and scans"},

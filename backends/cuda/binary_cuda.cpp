@@ -27,8 +27,13 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
   plan.finish();
 }
 
+// where, lerp and clamp with tensor bounds: no CUDA kernels yet.
+void ternary_cuda(TernaryOp op, const IterationPlan&) {
+  ANATOMY_THROW(NotImplementedError, "{}: no CUDA kernel yet", ternary_op_name(op));
+}
+
 }  // namespace
 
-ANATOMY_LIBRARY_IMPL(aten, CUDA, m) { dispatch::register_binary_kernels<&binary_cuda>(m); }
+ANATOMY_LIBRARY_IMPL(aten, CUDA, m) { dispatch::register_binary_kernels<&binary_cuda, &ternary_cuda>(m); }
 
 }  // namespace anatomy::cuda
