@@ -22,7 +22,7 @@ std::string short_description(const Tensor& t) {
 
 std::string describe_sample(const SampleInput& s) {
   std::string out = s.label + ":";
-  for (const Tensor& t : s.tensors) out += " " + short_description(t);
+  for (const Tensor& t : s.tensors) out += fmt::format(" {}", short_description(t));
   if (!s.dims.empty()) out += fmt::format(" dims=[{}]", fmt::join(s.dims, ","));
   if (!s.ints.empty()) out += fmt::format(" ints=[{}]", fmt::join(s.ints, ","));
   if (!s.scalars.empty()) out += fmt::format(" scalars=[{}]", fmt::join(s.scalars, ","));
