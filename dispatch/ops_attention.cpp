@@ -9,18 +9,23 @@
 namespace anatomy {
 namespace {
 
-std::tuple<Tensor, Tensor> native_dropout_composite(const Tensor& input, double p, bool train) {
+void check_dropout_args(const Tensor& input, double p) {
+  ANATOMY_CHECK(input.is_floating_point(), TypeError, "dropout: expected a floating input, got {}",
+                name(input.dtype()));
   ANATOMY_CHECK(p >= 0 && p <= 1, ValueError, "dropout: probability has to be between 0 and 1, but got {}", p);
+}
+
+std::tuple<Tensor, Tensor> native_dropout_composite(const Tensor& input, double p, bool train) {
+  check_dropout_args(input, p);
   if (!train || p == 0) return {input.clone(), ones_like(input, TensorOptions().dtype(DType::Bool))};
   if (p == 1) return {zeros_like(input), zeros_like(input, TensorOptions().dtype(DType::Bool))};
   // Keep an element when its uniform draw in [0, 1) is at least p: probability 1 - p.
   Tensor keep = ge(rand_like(input, TensorOptions().dtype(DType::Float32)), Scalar(p));
-  Tensor out = input * keep * Scalar(1.0 / (1.0 - p));
-  return {out.to(input.dtype()), keep};
+  return {input * keep * Scalar(1.0 / (1.0 - p)), keep};
 }
 
 Tensor dropout_composite(const Tensor& input, double p, bool train) {
-  ANATOMY_CHECK(p >= 0 && p <= 1, ValueError, "dropout: probability has to be between 0 and 1, but got {}", p);
+  check_dropout_args(input, p);
   if (!train || p == 0) return input;
   return std::get<0>(native_dropout_composite(input, p, train));
 }

@@ -226,6 +226,12 @@ Tolerance default_tolerance(DType dtype) {
   }
 }
 
+Tolerance tolerance_for(const OpInfo& info, DType sample, DType result) {
+  auto of = [&](DType t) { return info.tolerance ? info.tolerance(t) : default_tolerance(t); };
+  const Tolerance a = of(sample), b = of(result);
+  return {std::max(a.atol, b.atol), std::max(a.rtol, b.rtol)};
+}
+
 const char* family_name(OpFamily f) {
   switch (f) {
     case OpFamily::Unary: return "unary";

@@ -137,6 +137,11 @@ struct OpInfo {
   std::function<SampleInput(int64_t numel)> bench_input;
 };
 
+// The tolerance for a result of `info` on a sample of dtype `sample`: the looser of the sample
+// dtype's and the result dtype's (an fp16 op may return fp32; an int8 sample may meet an fp32
+// operand), from info.tolerance or default_tolerance.
+Tolerance tolerance_for(const OpInfo& info, DType sample, DType result);
+
 // Every registered entry, sorted by family, then name.
 const std::vector<OpInfo>& op_table();
 std::vector<const OpInfo*> ops_in(OpFamily family);

@@ -116,7 +116,11 @@ ANATOMY_REGISTER_OPS(attention) {
     SampleInput s;
     s.tensors = {randn({3})};
     s.scalars = {1.5};
-    return std::vector<ErrorInput>{{s, &typeid(ValueError), {"dropout", "1.5"}}};
+    SampleInput ints;
+    ints.tensors = {tensor({1, 2, 3})};
+    ints.scalars = {0.5};
+    return std::vector<ErrorInput>{{s, &typeid(ValueError), {"dropout", "1.5"}},
+                                   {ints, &typeid(TypeError), {"dropout", "floating", "int64"}}};
   };
   ops.push_back(dropout);
 

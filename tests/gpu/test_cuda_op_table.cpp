@@ -69,15 +69,13 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
         REQUIRE(got.size() == want.size());
         for (size_t i = 0; i < got.size(); ++i) {
           CHECK(got[i].is_cuda());
-          const Tolerance a = info.tolerance ? info.tolerance(dtype) : default_tolerance(dtype);
-          const Tolerance b = info.tolerance ? info.tolerance(want[i].dtype) : default_tolerance(want[i].dtype);
-          const std::string diff = compare(got[i], want[i], {std::max(a.atol, b.atol), std::max(a.rtol, b.rtol)});
+          const std::string diff = compare(got[i], want[i], tolerance_for(info, dtype, want[i].dtype));
           CHECK_MESSAGE(diff.empty(), "result ", i, ": ", diff);
         }
         if (info.out && !want.empty()) {
           Tensor out = empty(want[0].shape, TensorOptions().dtype(want[0].dtype).device(kCuda));
           info.out(out, sample);
-          const std::string diff = compare(out, want[0], info.tolerance ? info.tolerance(dtype) : default_tolerance(dtype));
+          const std::string diff = compare(out, want[0], tolerance_for(info, dtype, want[0].dtype));
           CHECK_MESSAGE(diff.empty(), "out=: ", diff);
         }
       }

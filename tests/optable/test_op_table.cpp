@@ -50,13 +50,6 @@ SampleInput clone_sample(const SampleInput& s) {
 void check_entry(const OpInfo& info) {
   for (DType dtype : info.dtypes) {
     manual_seed(1234);
-    auto tolerance = [&](DType t) { return info.tolerance ? info.tolerance(t) : default_tolerance(t); };
-    // The looser of the sample dtype's and the result dtype's tolerances (an fp16 op may return
-    // fp32, an int8 sample meet an fp32 operand).
-    auto tolerance_for = [&](DType result) {
-      const Tolerance a = tolerance(dtype), b = tolerance(result);
-      return Tolerance{std::max(a.atol, b.atol), std::max(a.rtol, b.rtol)};
-    };
     for (const SampleInput& sample : info.samples(dtype)) {
       INFO(info.name, " ", name(dtype), " ", describe_sample(sample));
       std::vector<RefTensor> inputs;
@@ -76,7 +69,7 @@ void check_entry(const OpInfo& info) {
       const std::vector<RefTensor> want = info.reference(inputs, sample);
       REQUIRE(got.size() == want.size());
       for (size_t i = 0; i < got.size(); ++i) {
-        const std::string diff = compare(got[i], want[i], tolerance_for(want[i].dtype));
+        const std::string diff = compare(got[i], want[i], tolerance_for(info, dtype, want[i].dtype));
         CHECK_MESSAGE(diff.empty(), "result ", i, ": ", diff);
       }
       // The inputs are unchanged by the functional form.
@@ -86,7 +79,7 @@ void check_entry(const OpInfo& info) {
         CHECK_MESSAGE(diff.empty(), "input ", i, " changed: ", diff);
       }
       const RefTensor& first = want[0];
-      const Tolerance tol = tolerance_for(first.dtype);
+      const Tolerance tol = tolerance_for(info, dtype, first.dtype);
       if (info.out) {
         Tensor out = empty(first.shape, TensorOptions().dtype(first.dtype));
         SampleInput c = clone_sample(sample);
