@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole GPU check in one command, for the GPU test machine (docs: shared GPU.md):
 #   configure and build (CUDA on, sm_90), run the GPU tests (ctest -L gpu), run them again under
-#   compute-sanitizer memcheck and racecheck, record `gpu-anatomy device-info --json`, and run
-#   every anatomy_bench* benchmark that was built, with JSON output.
+#   compute-sanitizer memcheck and racecheck, record `gpu-anatomy device-info --json`, run
+#   every anatomy_bench* benchmark that was built, with JSON output, and run anatomy_peer_torch
+#   (anatomy next to libtorch, built when torch is importable) into peer-report.md.
 #
 #   scripts/gpu-check.sh [OUT_DIR]      (default: $OUT, else ./gpu-check-out)
 #
@@ -42,12 +43,20 @@ step_environment() {
     echo; nvidia-smi 2>&1 || true
     echo; command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version 2>&1 || true
     echo; cmake --version | head -1
+    python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda)' 2>&1 || true
   } >"$out/environment.txt" 2>&1
 }
 
 step_configure() {
-  local prefix_args=()
-  if [ -d "$root/.deps/usr" ]; then prefix_args=("-DCMAKE_PREFIX_PATH=$root/.deps/usr"); fi
+  # CMAKE_PREFIX_PATH is a ;-list: .deps/usr (the DLPack header) and torch's CMake package, which
+  # turns on the benchmarks against libtorch (bench/peer, ANATOMY_BUILD_PEER=AUTO).
+  local prefixes=() prefix_args=() torch_prefix
+  if [ -d "$root/.deps/usr" ]; then prefixes+=("$root/.deps/usr"); fi
+  if torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) &&
+    [ -n "$torch_prefix" ]; then
+    prefixes+=("$torch_prefix")
+  fi
+  if [ "${#prefixes[@]}" -gt 0 ]; then prefix_args=("-DCMAKE_PREFIX_PATH=$(IFS=';'; echo "${prefixes[*]}")"); fi
   local generator=()
   if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
   # shellcheck disable=SC2086  # ANATOMY_CMAKE_ARGS is a list of words on purpose
@@ -106,6 +115,34 @@ step_benchmarks() {
   if [ "$found" -eq 0 ]; then return 3; fi
 }
 
+# anatomy next to libtorch: the same operations on the same inputs in this run (bench/peer), and
+# the paired table scripts/peer-report.py makes of them. Skipped when torch was not found at
+# configure time (the executable was not built).
+step_peer() {
+  local bench="$build/bench/peer/anatomy_peer_torch"
+  if [ ! -x "$bench" ]; then
+    echo "anatomy_peer_torch was not built (torch not found at configure time)" >"$out/peer.log"
+    return 3
+  fi
+  # A row that fails its check against torch, or cannot run, is an error row in the JSON (the
+  # executable still exits 0): the report is written first, then the errors judged here. Without
+  # a GPU the CUDA rows are skipped as expected; with one, no row may be.
+  "$bench" --benchmark_format=json >"$out/anatomy_peer_torch.json" 2>"$out/peer.log"
+  python3 "$root/scripts/peer-report.py" "$out/anatomy_peer_torch.json" >"$out/peer-report.md" 2>>"$out/peer.log"
+  cat "$out/peer-report.md" >>"$out/peer.log"
+  local errors
+  errors=$(grep -c '"error_occurred": true' "$out/anatomy_peer_torch.json" || true)
+  echo "rows with errors: $errors" >>"$out/peer.log"
+  if grep -q 'anatomy and torch disagree' "$out/anatomy_peer_torch.json"; then
+    echo "error: anatomy and torch disagree on some row (see peer-report.md)" | tee -a "$out/peer.log" >&2
+    return 1
+  fi
+  if $has_gpu && [ "$errors" -gt 0 ]; then
+    echo "error: $errors rows were skipped although nvidia-smi shows a GPU" | tee -a "$out/peer.log" >&2
+    return 1
+  fi
+}
+
 # ---- driver ----
 
 declare -a summary=()
@@ -153,4 +190,5 @@ run_step memcheck step_memcheck sanitizer-memcheck.log
 run_step racecheck step_racecheck sanitizer-racecheck.log
 run_step device-info step_device_info device-info.log
 run_step benchmarks step_benchmarks benchmarks.log
+run_step peer step_peer peer.log
 finish

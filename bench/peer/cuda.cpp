@@ -1,0 +1,85 @@
+// CUDA pairs, for the operators anatomy's CUDA backend has today (element-wise binary ops and
+// copies): host overhead of a 1-element add, and device time of a 64 MiB add and copy next to a
+// cudaMemcpyAsync of the same size (the bandwidth ceiling in the same run). Each row is skipped
+// unless anatomy has its CUDA backend and both libraries see a GPU. Inputs are made on the CPU
+// and copied to the device, so both sides add the same values.
+#include "peer.h"
+
+namespace peer {
+namespace {
+
+const anatomy::Device kCuda(anatomy::DeviceType::CUDA);  // the current device
+
+// One input on both sides: anatomy's CPU values copied to the GPU by each library.
+struct CudaPair {
+  anatomy::Tensor a;
+  at::Tensor t;
+  explicit CudaPair(const anatomy::Tensor& cpu) : a(cpu.to(kCuda)), t(to_torch(cpu).to(at::kCUDA)) {}
+};
+
+// Host time per call, end to end with the output's allocation: what the host pays to queue one
+// tiny kernel (the device synchronize at the end of the loop keeps the queue honest).
+struct AddTinyCuda : CaseDefaults {
+  static constexpr const char* kName = "add_tiny_cuda";
+  static constexpr Timing kTiming = Timing::kHostSynced;
+  CudaPair a{anatomy::randn({1})}, b{anatomy::randn({1})};
+  anatomy::Tensor run_anatomy() { return a.a + b.a; }
+  at::Tensor run_torch() { return a.t + b.t; }
+};
+
+struct LargeCudaCase : CaseDefaults {
+  static constexpr Timing kTiming = Timing::kCudaEvents;
+  static constexpr benchmark::TimeUnit kUnit = benchmark::kMicrosecond;
+  static constexpr int64_t kBytes = 3 * k64MiBFloats * 4;
+  CudaPair a{anatomy::randn({k64MiBFloats})}, b{anatomy::randn({k64MiBFloats})};
+};
+
+// Into an output allocated once: the kernel alone.
+struct AddOutCuda : LargeCudaCase {
+  static constexpr const char* kName = "add_out_64mib_cuda";
+  anatomy::Tensor out = anatomy::empty({k64MiBFloats}, kCuda);
+  at::Tensor tout = at::empty({k64MiBFloats}, at::kCUDA);
+  anatomy::Tensor run_anatomy() { return anatomy::add_out(out, a.a, b.a); }
+  at::Tensor run_torch() { return at::add_out(tout, a.t, b.t); }
+};
+
+// A fresh output per call: the kernel plus whatever the device allocator does between the events
+// (torch's caching allocator reuses the block; a driver allocation would show here).
+struct AddCuda : LargeCudaCase {
+  static constexpr const char* kName = "add_64mib_cuda";
+  anatomy::Tensor run_anatomy() { return a.a + b.a; }
+  at::Tensor run_torch() { return a.t + b.t; }
+};
+
+// The ceiling: one cudaMemcpyAsync, the same code on both sides (each copying its own tensors).
+// Bytes read plus written, as for memcpy on the CPU.
+struct MemcpyCuda : LargeCudaCase {
+  static constexpr const char* kName = "memcpy_64mib_cuda";
+  static constexpr int64_t kBytes = 2 * k64MiBFloats * 4;
+  anatomy::Tensor out = anatomy::empty({k64MiBFloats}, kCuda);
+  at::Tensor tout = at::empty({k64MiBFloats}, at::kCUDA);
+  anatomy::Tensor run_anatomy() {
+    cuda_memcpy_device(out.data_ptr(), a.a.data_ptr(), out.nbytes());
+    return out;
+  }
+  at::Tensor run_torch() {
+    cuda_memcpy_device(tout.data_ptr(), a.t.data_ptr(), tout.nbytes());
+    return tout;
+  }
+};
+
+// Each library's own device-to-device copy_ between contiguous tensors.
+struct CopyCuda : LargeCudaCase {
+  static constexpr const char* kName = "copy_64mib_cuda";
+  static constexpr int64_t kBytes = 2 * k64MiBFloats * 4;
+  anatomy::Tensor out = anatomy::empty({k64MiBFloats}, kCuda);
+  at::Tensor tout = at::empty({k64MiBFloats}, at::kCUDA);
+  anatomy::Tensor run_anatomy() { return out.copy_(a.a); }
+  at::Tensor run_torch() { return tout.copy_(a.t); }
+};
+
+const int registered = (register_pair<AddTinyCuda>(), register_pair<MemcpyCuda>(), register_pair<CopyCuda>(),
+                        register_pair<AddOutCuda>(), register_pair<AddCuda>(), 0);
+
+}  // namespace
+}  // namespace peer

@@ -1,0 +1,180 @@
+// The pairing machinery of anatomy_peer_torch: one case describes an operation once, for both
+// libraries, and is registered as two benchmarks with the same name under the prefixes
+// "anatomy/" and "torch/", which scripts/peer-report.py pairs into one row.
+//
+// A case is a struct with
+//   kName                        "add_tiny_cpu"
+//   kTiming                      how an iteration is timed (Timing below)
+//   kUnit                        the time unit Google Benchmark reports in
+//   kBytes                       bytes read plus written per call, for bytes/s (0: not a bandwidth row)
+//   kFlops                       floating-point operations per call, for GFLOP/s (0: none)
+//   kTol                         how close anatomy's result must be to torch's
+//   run_anatomy(), run_torch()   one call of the timed operation, returning its result
+// (CaseDefaults holds the defaults). Its constructor makes the inputs, random and the same for
+// both sides. Before timing, each side runs both functions once and compares the results, so a
+// wrong anatomy result fails the row (SkipWithError) instead of producing a figure.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <benchmark/benchmark.h>
+
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "anatomy/anatomy.h"
+#include "anatomy/core/parallel.h"
+
+namespace peer {
+
+constexpr int64_t k64MiBFloats = int64_t{64} << 18;  // 64 MiB of fp32: larger than any L2/L3 here
+
+enum class Timing {
+  kHost,        // wall-clock time per call (CPU work, whatever threads it uses)
+  kHostSynced,  // host time per call of queued CUDA work, with one device synchronize at the end
+                // of the timing loop counted in (the queue cannot run ahead of the device unseen)
+  kCudaEvents,  // device time per call between two CUDA events on the default stream
+};
+
+// |anatomy - torch| <= atol + rtol * |torch|, elementwise, compared in fp64.
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
+struct CaseDefaults {
+  static constexpr Timing kTiming = Timing::kHost;
+  static constexpr benchmark::TimeUnit kUnit = benchmark::kNanosecond;
+  static constexpr int64_t kBytes = 0;
+  static constexpr double kFlops = 0;
+  static constexpr Tolerance kTol{0, 1e-6};
+};
+
+// A copy of a contiguous anatomy CPU tensor as a torch CPU tensor.
+at::Tensor to_torch(const anatomy::Tensor& t);
+// Empty when `got` (any device) matches `want` within `tol`; otherwise what differs.
+std::string compare(const anatomy::Tensor& got, const at::Tensor& want, Tolerance tol);
+
+// CUDA, shared by both sides (both libraries queue on the legacy default stream). Empty when
+// anatomy was built with its CUDA backend and both libraries see a device; otherwise why not.
+std::string cuda_unavailable_reason();
+void cuda_synchronize();
+// cudaMemcpyAsync device to device on that stream: the copy baseline both sides share.
+void cuda_memcpy_device(void* dst, const void* src, size_t bytes);
+class CudaEventTimer {
+ public:
+  CudaEventTimer();
+  ~CudaEventTimer();
+  CudaEventTimer(const CudaEventTimer&) = delete;
+  CudaEventTimer& operator=(const CudaEventTimer&) = delete;
+  void start();
+  // Records the stop event, waits for it, and returns the seconds between the two.
+  double stop_seconds();
+
+ private:
+  void* start_ = nullptr;
+  void* stop_ = nullptr;
+};
+
+struct AnatomySide {
+  template <class Case>
+  static auto call(Case& c) {
+    return c.run_anatomy();
+  }
+  static int threads() { return anatomy::get_num_threads(); }
+};
+
+struct TorchSide {
+  template <class Case>
+  static auto call(Case& c) {
+    return c.run_torch();
+  }
+  static int threads() { return at::get_num_threads(); }
+};
+
+template <class Case>
+constexpr bool is_cuda_case() {
+  return Case::kTiming != Timing::kHost;
+}
+
+// Makes the case and compares both sides once; nullopt (the row skipped with the reason) when
+// something is missing, throws, or disagrees.
+template <class Case>
+std::optional<Case> prepare(benchmark::State& state) {
+  try {
+    if constexpr (is_cuda_case<Case>()) {
+      if (std::string why = cuda_unavailable_reason(); !why.empty()) {
+        state.SkipWithError(why.c_str());
+        return std::nullopt;
+      }
+    }
+    std::optional<Case> c(std::in_place);
+    std::string diff = compare(c->run_anatomy(), c->run_torch(), Case::kTol);
+    if (!diff.empty()) {
+      state.SkipWithError(("anatomy and torch disagree: " + diff).c_str());
+      return std::nullopt;
+    }
+    return c;
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return std::nullopt;
+  }
+}
+
+template <class Case, class Side>
+void run_case(benchmark::State& state) {
+  std::optional<Case> c = prepare<Case>(state);
+  if (!c) return;
+  if constexpr (Case::kTiming == Timing::kHost) {
+    for (auto _ : state) {
+      auto r = Side::call(*c);
+      benchmark::DoNotOptimize(r.data_ptr());
+    }
+    state.counters["num_threads"] = Side::threads();
+  } else if constexpr (Case::kTiming == Timing::kHostSynced) {
+    cuda_synchronize();
+    benchmark::IterationCount i = 0;
+    for (auto _ : state) {
+      auto r = Side::call(*c);
+      benchmark::DoNotOptimize(r.data_ptr());
+      if (++i == state.max_iterations) cuda_synchronize();
+    }
+  } else {
+    CudaEventTimer timer;
+    for (auto _ : state) {
+      timer.start();
+      auto r = Side::call(*c);
+      benchmark::DoNotOptimize(r.data_ptr());
+      state.SetIterationTime(timer.stop_seconds());
+    }
+  }
+  if (Case::kBytes > 0) state.SetBytesProcessed(state.iterations() * Case::kBytes);
+  if (Case::kFlops > 0) {
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(Case::kFlops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  }
+}
+
+template <class Case>
+void configure(benchmark::internal::Benchmark* b) {
+  b->Unit(Case::kUnit);
+  if constexpr (Case::kTiming == Timing::kCudaEvents) {
+    b->UseManualTime();
+  } else {
+    b->UseRealTime();  // CPU time would count only the calling thread of a multi-threaded kernel
+  }
+}
+
+// Registers the pair; used as `const int registered_x = peer::register_pair<X>();` so it runs
+// during static initialization, before main reads the command line.
+template <class Case>
+int register_pair() {
+  configure<Case>(
+      benchmark::RegisterBenchmark((std::string("anatomy/") + Case::kName).c_str(), run_case<Case, AnatomySide>));
+  configure<Case>(
+      benchmark::RegisterBenchmark((std::string("torch/") + Case::kName).c_str(), run_case<Case, TorchSide>));
+  return 0;
+}
+
+}  // namespace peer
