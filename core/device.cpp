@@ -51,7 +51,9 @@ void register_privateuse1_backend(std::string_view name) {
   privateuse1_name() = std::string(name);
 }
 
-Device::Device(DeviceType type, Index index) : type_(type), index_(index) {
+void Device::normalize() {
+  const DeviceType type = type_;
+  const Index index = index_;
   ANATOMY_CHECK(index >= -1, ValueError, "Device: index {} must be >= 0 (or -1 for the current device)", index);
   ANATOMY_CHECK(type == DeviceType::CUDA || type == DeviceType::PrivateUse1 || index <= 0, ValueError,
                 "Device: {} takes no index other than 0, got {}", device_type_name(type), index);

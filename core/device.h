@@ -24,7 +24,11 @@ class Device {
  public:
   using Index = int8_t;
 
-  Device(DeviceType type = DeviceType::CPU, Index index = -1);
+  // Inline because every DataPtr and tensor handle makes Devices: the common case (index -1, or
+  // any index on a type that takes one) costs a compare; the rest goes to normalize().
+  Device(DeviceType type = DeviceType::CPU, Index index = -1) : type_(type), index_(index) {
+    if (index != -1) normalize();
+  }
   // "cpu", "cuda", "cuda:1", "meta", or the registered PrivateUse1 name. Throws ValueError.
   explicit Device(std::string_view text);
   Device(const char* text) : Device(std::string_view(text)) {}
@@ -43,6 +47,9 @@ class Device {
   bool operator!=(const Device& o) const { return !(*this == o); }
 
  private:
+  // Checks an explicit index and drops it for CPU and Meta (which have one device).
+  void normalize();
+
   DeviceType type_;
   Index index_;
 };

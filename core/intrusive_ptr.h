@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -16,6 +17,13 @@ class RefCounted {
   virtual ~RefCounted() = default;
 
   uint32_t use_count() const { return refcount_.load(std::memory_order_relaxed); }
+
+  // Objects of up to kPooledMaxBytes (TensorImpl, StorageImpl, version counters, autograd nodes)
+  // come from per-thread free lists (core/thread_block_cache.h): every operator call makes and
+  // frees a few, and malloc/free would cost more than a small op's whole kernel.
+  static constexpr size_t kPooledMaxBytes = 512;
+  static void* operator new(size_t size);
+  static void operator delete(void* p, size_t size) noexcept;
 
  private:
   template <typename T>
@@ -40,13 +48,25 @@ class IntrusivePtr {
     return *this;
   }
 
+  // A new object with its count set to 1 by a plain store: no other thread can see it yet, so
+  // the first reference needs no atomic read-modify-write.
   template <typename... Args>
   static IntrusivePtr make(Args&&... args) {
-    return IntrusivePtr(new T(std::forward<Args>(args)...));
+    IntrusivePtr out;
+    out.p_ = new T(std::forward<Args>(args)...);
+    out.p_->refcount_.store(1, std::memory_order_relaxed);
+    return out;
   }
 
+  // The last reference skips the atomic decrement: holding the only reference, no other thread
+  // can be copying or dropping one (there are no weak references), so nothing can race with
+  // the delete. Temporaries, the common case, are freed with one load instead of a locked
+  // instruction.
   void reset() noexcept {
-    if (p_ && p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p_;
+    if (p_ && (p_->refcount_.load(std::memory_order_acquire) == 1 ||
+               p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1)) {
+      delete p_;
+    }
     p_ = nullptr;
   }
   // Gives up ownership without decrementing; used for conversions between pointer types.

@@ -58,10 +58,60 @@ void check_output_input_overlap(const Tensor& out, const Tensor& in, const char*
 
 }  // namespace
 
+void IterationPlan::set_flat_loop() {
+  loop_shape_ = DimVector{numel_};
+  for (int k = 0; k < operands_.size(); ++k) {
+    strides_[k] = DimVector{static_cast<int64_t>(operands_[k].element_size())};
+  }
+  contiguous_ = true;
+  fits_32bit_ = numel_ <= std::numeric_limits<int32_t>::max() / 8;  // bytes of the widest dtype
+}
+
+bool IterationPlan::Builder::is_flat_case() const {
+  const Tensor& first = inputs_[0];
+  const DType dtype = first.dtype();
+  if ((common_ && *common_ != dtype) || (output_ && *output_ != dtype) || (int_to_float_ && !is_floating(dtype))) {
+    return false;
+  }
+  for (const Tensor& out : outputs_) {
+    if (out.defined()) return false;
+  }
+  if (!first.is_contiguous()) return false;
+  for (int i = 1; i < inputs_.size(); ++i) {
+    const Tensor& t = inputs_[i];
+    if (t.dtype() != dtype || !t.is_contiguous() || t.device() != first.device() || t.sizes() != first.sizes()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+IterationPlan IterationPlan::Builder::build_flat() const {
+  // Promotion of one dtype gives that dtype, and there is nothing to broadcast or to check
+  // against a given output. New outputs take the first input's (contiguous) strides, as the
+  // general path does.
+  const Tensor& first = inputs_[0];
+  IterationPlan plan;
+  plan.shape_ = first.sizes();
+  plan.numel_ = first.numel();
+  plan.common_ = first.dtype();
+  Allocator* allocator = get_allocator(first.device().type());
+  ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for {}", op_, first.device().str());
+  for (int i = 0; i < outputs_.size(); ++i) {
+    plan.operands_.push_back(make_dense_tensor(first.sizes(), first.strides(), plan.numel_, plan.common_, allocator));
+    plan.user_outputs_.push_back(Tensor());
+  }
+  plan.num_outputs_ = outputs_.size();
+  for (const Tensor& in : inputs_) plan.operands_.push_back(in);
+  plan.set_flat_loop();
+  return plan;
+}
+
 IterationPlan IterationPlan::Builder::build() {
   ANATOMY_CHECK(outputs_.size() + inputs_.size() <= kMaxOperands, ValueError, "{}: at most {} operands", op_,
                 kMaxOperands);
   ANATOMY_INTERNAL_ASSERT(!inputs_.empty(), "an element-wise plan needs an input");
+  if (is_flat_case()) return build_flat();
   IterationPlan plan;
 
   // 1. devices and the broadcast shape.
@@ -150,10 +200,7 @@ IterationPlan IterationPlan::Builder::build() {
     all_flat = plan.operands_[k].is_contiguous() && plan.operands_[k].sizes() == IntArrayRef(shape);
   }
   if (all_flat) {
-    plan.loop_shape_ = DimVector{plan.numel_};
-    for (int k = 0; k < n; ++k) plan.strides_[k] = DimVector{static_cast<int64_t>(plan.operands_[k].element_size())};
-    plan.contiguous_ = true;
-    plan.fits_32bit_ = plan.numel_ <= std::numeric_limits<int32_t>::max() / 8;  // bytes of the widest dtype
+    plan.set_flat_loop();
     return plan;
   }
 

@@ -50,6 +50,36 @@ class IterationPlan {
     int size_ = 0;
   };
 
+  // The builder's view of its operands: references, not copies, because copying a Tensor is an
+  // atomic increment and decrement and the plan is on every element-wise call's path. The
+  // tensors given to a Builder must outlive its build() (a full expression ending in build(), or
+  // tensors held by the caller).
+  class OperandRefs {
+   public:
+    struct Iterator {
+      const Tensor* const* p;
+      const Tensor& operator*() const { return **p; }
+      Iterator& operator++() {
+        ++p;
+        return *this;
+      }
+      bool operator!=(const Iterator& o) const { return p != o.p; }
+    };
+    void push_back(const Tensor& t) {
+      ANATOMY_CHECK(size_ < kMaxOperands, ValueError, "iteration plan: at most {} operands", kMaxOperands);
+      items_[size_++] = &t;
+    }
+    int size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const Tensor& operator[](int i) const { return *items_[i]; }
+    Iterator begin() const { return {items_.data()}; }
+    Iterator end() const { return {items_.data() + size_}; }
+
+   private:
+    std::array<const Tensor*, kMaxOperands> items_{};
+    int size_ = 0;
+  };
+
   class Builder {
    public:
     explicit Builder(const char* op) : op_(op) {}
@@ -65,8 +95,13 @@ class IterationPlan {
     IterationPlan build();
 
    private:
+    // The common case, handled without broadcasting, promotion or dim reordering: inputs of one
+    // dtype, shape and device, all contiguous, and outputs to allocate in that dtype.
+    bool is_flat_case() const;
+    IterationPlan build_flat() const;
+
     const char* op_;
-    OperandList outputs_, inputs_;
+    OperandRefs outputs_, inputs_;
     std::optional<DType> common_, output_;
     bool int_to_float_ = false;
   };
@@ -103,6 +138,9 @@ class IterationPlan {
   void for_each_chunk_in(int64_t begin, int64_t end, F& fn) const;
 
  private:
+  // One flat loop over numel_ elements of every operand (all contiguous, same shape).
+  void set_flat_loop();
+
   int num_outputs_ = 0;
   OperandList operands_;
   OperandList user_outputs_;  // outputs the user passed, when a temporary stands in (else undefined)

@@ -4,6 +4,7 @@
 // its nested calls, an autocast scope includes Autocast, a tracing scope includes Tracer.
 #pragma once
 
+#include "anatomy/core/macros.h"
 #include "anatomy/dispatch/key_set.h"
 
 namespace anatomy::dispatch {
@@ -14,7 +15,7 @@ struct LocalDispatchKeySet {
 };
 
 // The calling thread's sets. Inline so the dispatcher's hot path reads them without a call.
-inline thread_local LocalDispatchKeySet tls_local_key_set;
+inline thread_local LocalDispatchKeySet tls_local_key_set ANATOMY_TLS_FAST;
 
 class IncludeDispatchKeyGuard {
  public:
