@@ -5,6 +5,8 @@
 //   auto b = a.t().contiguous();
 #pragma once
 
+#include "anatomy/autograd/autograd.h"
+#include "anatomy/autograd/gradcheck.h"
 #include "anatomy/core/device.h"
 #include "anatomy/core/dtype.h"
 #include "anatomy/core/error.h"

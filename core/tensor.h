@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -21,6 +22,9 @@
 namespace anatomy {
 
 class Tensor;
+namespace autograd {
+class Node;
+}
 using TensorList = ArrayRef<Tensor>;
 
 class Tensor {
@@ -75,6 +79,19 @@ class Tensor {
   // ---- autograd slot (filled by the autograd module) ----
   bool requires_grad() const;
   Tensor& requires_grad_(bool value = true);
+  // Defined in autograd/tensor_autograd.cpp (docs/autograd.md).
+  Tensor grad() const;  // the accumulated gradient (undefined until a backward reaches this tensor)
+  void set_grad(const Tensor& g) const;  // replaces .grad (undefined clears it)
+  autograd::Node* grad_fn() const;  // the node that made this tensor; nullptr for leaves
+  bool is_leaf() const;             // no grad_fn: made by the user, or by ops that did not record
+  void retain_grad() const;         // a non-leaf keeps its .grad too
+  bool retains_grad() const;
+  Tensor detach() const;            // same data and version counter, no history
+  const Tensor& detach_() const;    // drops this tensor's history; it becomes a leaf
+  // Runs backward from this tensor (a scalar, or with `gradient` of its shape).
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false, bool create_graph = false) const;
+  // Runs on this tensor's gradient in backward; return a replacement, or an undefined tensor.
+  void register_hook(std::function<Tensor(const Tensor&)> hook) const;
 
   // ---- views (share storage; see docs/tensor.md) ----
   Tensor view(IntArrayRef size) const;

@@ -67,17 +67,21 @@ TEST_CASE("trace: zeros({2}) is BackendSelect, a redispatch to CPU, and the nest
   CHECK(capture.text() == text);
 }
 
-TEST_CASE("trace: clone of a CPU tensor goes through the CompositeExplicitAutograd kernels to copy_") {
+TEST_CASE("trace: clone of a CPU tensor passes its autograd kernel, then the CompositeExplicitAutograd kernels to copy_") {
+  // clone is differentiable: the call reaches its autograd kernel first, which (nothing requires
+  // grad) redispatches below autograd. empty_like and copy_ have no autograd kernels, so their
+  // AutogradCPU entries fall through and the trace does not show that key for them.
   Tensor x = zeros({2, 3});
   TraceCapture capture;
   x.clone();
   CHECK(Lines(capture.lines()) ==
         Lines{
-            "[dispatch] aten::clone [CPU] -> CPU (clone_composite [CompositeExplicitAutograd])",
-            "[dispatch]   aten::empty_like [CPU] -> CPU (empty_like_composite [CompositeExplicitAutograd])",
-            "[dispatch]     aten::empty_strided [BackendSelect] -> BackendSelect (backend_select)",
-            "[dispatch]       redispatch aten::empty_strided [CPU] -> CPU (empty_strided_cpu)",
-            "[dispatch]   aten::copy_ [CPU] -> CPU (copy_cpu)",
+            "[dispatch] aten::clone [AutogradCPU, CPU] -> AutogradCPU (CloneBackward0 [Autograd])",
+            "[dispatch]   redispatch aten::clone [CPU] -> CPU (clone_composite [CompositeExplicitAutograd])",
+            "[dispatch]     aten::empty_like [CPU] -> CPU (empty_like_composite [CompositeExplicitAutograd])",
+            "[dispatch]       aten::empty_strided [BackendSelect] -> BackendSelect (backend_select)",
+            "[dispatch]         redispatch aten::empty_strided [CPU] -> CPU (empty_strided_cpu)",
+            "[dispatch]     aten::copy_ [CPU] -> CPU (copy_cpu)",
         });
 }
 
@@ -101,7 +105,8 @@ TEST_CASE("trace: a failing call is traced, and the indentation recovers after t
   CHECK_THROWS_AS(x.uniform_(0.0, -1.0), ValueError);
   zeros({2});
   Lines want{
-      "[dispatch] aten::view [CPU] -> CPU (views::view [CompositeExplicitAutograd])",
+      "[dispatch] aten::view [AutogradCPU, CPU] -> AutogradCPU (ViewBackward0 [Autograd])",
+      "[dispatch]   redispatch aten::view [CPU] -> CPU (views::view [CompositeExplicitAutograd])",
       "[dispatch] aten::uniform_ [CPU] -> CPU (uniform_cpu)",
   };
   want.insert(want.end(), kZeros2.begin(), kZeros2.end());
@@ -157,7 +162,8 @@ TEST_CASE("trace: call_boxed from a user is traced as a call, a fallback's redis
   Stack stack{IValue(x), IValue(std::vector<int64_t>{6})};
   Dispatcher::singleton().find_or_throw("aten::view").call_boxed(stack);
   CHECK(Lines(capture.lines()) ==
-        Lines{"[dispatch] aten::view [CPU] -> CPU (views::view [CompositeExplicitAutograd])"});
+        Lines{"[dispatch] aten::view [AutogradCPU, CPU] -> AutogradCPU (ViewBackward0 [Autograd])",
+              "[dispatch]   redispatch aten::view [CPU] -> CPU (views::view [CompositeExplicitAutograd])"});
 }
 
 // ~TraceCapture must restore the capture that was active when it was made, so an outer

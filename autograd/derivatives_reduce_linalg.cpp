@@ -1,0 +1,93 @@
+// Derivatives of sum and mean, and of the matrix products mm, addmm and bmm (matmul, linear,
+// dot and outer are composites differentiated through these).
+#include "anatomy/autograd/derivative.h"
+#include "anatomy/autograd/formula_helpers.h"
+
+namespace anatomy::autograd {
+namespace {
+
+using DTypeSig = Tensor(const Tensor&, std::optional<DType>);
+using DimDTypeSig = Tensor(const Tensor&, IntArrayRef, bool, std::optional<DType>);
+using PairSig = Tensor(const Tensor&, const Tensor&);
+using AddmmSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
+
+// The gradient of a reduction's input, in the input's dtype.
+Tensor to_input_dtype(const BackwardContext& ctx, const Tensor& g) {
+  return g.dtype() == ctx.input_dtype(0) ? g : g.to(ctx.input_dtype(0));
+}
+
+int64_t reduced_count(IntArrayRef sizes, IntArrayRef dims) {
+  int64_t n = 1;
+  for (int64_t d : reduced_dims(dims, static_cast<int64_t>(sizes.size()))) n *= sizes[d];
+  return n;
+}
+
+variable_list sum_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  ctx.set(out, 0, to_input_dtype(ctx, g[0].expand(ctx.input_sizes(0))));
+  return out;
+}
+variable_list sum_dim_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  ctx.set(out, 0, to_input_dtype(ctx, unreduce(g[0], ctx.input_sizes(0), dims, ctx.arg<bool>(2))));
+  return out;
+}
+variable_list mean_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const double n = static_cast<double>(std::max<int64_t>(reduced_count(ctx.input_sizes(0), {}), 1));
+  ctx.set(out, 0, to_input_dtype(ctx, (g[0] / n).expand(ctx.input_sizes(0))));
+  return out;
+}
+variable_list mean_dim_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const double n = static_cast<double>(std::max<int64_t>(reduced_count(ctx.input_sizes(0), dims), 1));
+  ctx.set(out, 0, to_input_dtype(ctx, unreduce(g[0] / n, ctx.input_sizes(0), dims, ctx.arg<bool>(2))));
+  return out;
+}
+
+variable_list mm_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, g[0].mm(ctx.input(1).t()));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, ctx.input(0).t().mm(g[0]));
+  return out;
+}
+variable_list bmm_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, g[0].bmm(ctx.input(1).transpose(1, 2)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, ctx.input(0).transpose(1, 2).bmm(g[0]));
+  return out;
+}
+// addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * mat1 @ mat2.
+variable_list addmm_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const double beta = ctx.arg<Scalar>(3).to<double>(), alpha = ctx.arg<Scalar>(4).to<double>();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, beta == 1.0 ? g[0] : g[0] * beta));
+  const Tensor ga = alpha == 1.0 ? g[0] : g[0] * alpha;
+  if (ctx.needs_grad(1)) ctx.set(out, 1, ga.mm(ctx.input(2).t()));
+  if (ctx.needs_grad(2)) ctx.set(out, 2, ctx.input(1).t().mm(ga));
+  return out;
+}
+
+const DerivativeEntry kSum{"aten::sum", "SumBackward0", 0, 0, &sum_backward};
+const DerivativeEntry kSumDim{"aten::sum.dim_IntList", "SumBackward1", 0, 0, &sum_dim_backward};
+const DerivativeEntry kMean{"aten::mean", "MeanBackward0", 0, 0, &mean_backward};
+const DerivativeEntry kMeanDim{"aten::mean.dim", "MeanBackward1", 0, 0, &mean_dim_backward};
+const DerivativeEntry kMm{"aten::mm", "MmBackward0", args_mask({0, 1}), 0, &mm_backward};
+const DerivativeEntry kBmm{"aten::bmm", "BmmBackward0", args_mask({0, 1}), 0, &bmm_backward};
+const DerivativeEntry kAddmm{"aten::addmm", "AddmmBackward0", args_mask({1, 2}), 0, &addmm_backward};
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
+  register_derivative<&kSum, DTypeSig>(m, "sum");
+  register_derivative<&kSumDim, DimDTypeSig>(m, "sum.dim_IntList");
+  register_derivative<&kMean, DTypeSig>(m, "mean");
+  register_derivative<&kMeanDim, DimDTypeSig>(m, "mean.dim");
+  register_derivative<&kMm, PairSig>(m, "mm");
+  register_derivative<&kBmm, PairSig>(m, "bmm");
+  register_derivative<&kAddmm, AddmmSig>(m, "addmm");
+}
+
+}  // namespace anatomy::autograd

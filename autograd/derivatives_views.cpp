@@ -1,0 +1,126 @@
+// Derivatives of the view operators (each maps the gradient back onto its input's geometry),
+// and of clone, _to_copy and constant_pad_nd.
+#include "anatomy/autograd/derivative.h"
+#include "anatomy/autograd/formula_helpers.h"
+
+namespace anatomy::autograd {
+namespace {
+
+using OptInt = std::optional<int64_t>;
+
+#define ANATOMY_VIEW_FORMULA(fn, body)                             \
+  variable_list fn(BackwardContext& ctx, const variable_list& g) { \
+    variable_list out = ctx.grads();                               \
+    ctx.set(out, 0, body);                                         \
+    return out;                                                    \
+  }
+
+// The gradient of a slice or selection: the slice's gradient padded with zeros back to the
+// input's extent along `dim` (constant_pad_nd, so it is differentiable again).
+Tensor pad_along(const Tensor& g, int64_t dim, int64_t before, int64_t after) {
+  std::vector<int64_t> pad(2 * static_cast<size_t>(g.dim() - dim), 0);
+  // constant_pad_nd lists pads from the last dim backwards.
+  pad[pad.size() - 2] = before;
+  pad[pad.size() - 1] = after;
+  return constant_pad_nd(g, pad, 0);
+}
+
+Tensor select_backward(const BackwardContext& ctx, const Tensor& g) {
+  const IntArrayRef sizes = ctx.input_sizes(0);
+  const int64_t dim = wrap_dim(ctx.arg<int64_t>(1), static_cast<int64_t>(sizes.size()), "select");
+  int64_t index = ctx.arg<int64_t>(2);
+  if (index < 0) index += sizes[dim];
+  return pad_along(g.unsqueeze(dim), dim, index, sizes[dim] - index - 1);
+}
+
+Tensor slice_backward(const BackwardContext& ctx, const Tensor& g) {
+  const IntArrayRef sizes = ctx.input_sizes(0);
+  const int64_t dim = wrap_dim(ctx.arg<int64_t>(1), static_cast<int64_t>(sizes.size()), "slice");
+  const int64_t step = ctx.arg<int64_t>(4);
+  const int64_t n = sizes[dim];
+  auto clampi = [&](int64_t v) { return std::min<int64_t>(std::max<int64_t>(v < 0 ? v + n : v, 0), n); };
+  const int64_t start = ctx.is_none(2) ? 0 : clampi(ctx.arg<int64_t>(2));
+  if (step == 1) return pad_along(g, dim, start, n - start - g.sizes()[dim]);
+  ANATOMY_CHECK(!GradMode::is_enabled(), NotImplementedError,
+                "slice: double backward of a slice with step {} is not implemented yet", step);
+  Tensor grad_input = zeros(sizes, g.options());
+  grad_input.slice(dim, start, n, step).copy_(g);
+  return grad_input;
+}
+
+std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> inv(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    inv[wrap_dim(dims[i], static_cast<int64_t>(dims.size()), "permute")] = static_cast<int64_t>(i);
+  }
+  return inv;
+}
+
+Tensor unsqueeze_backward(const BackwardContext& ctx, const Tensor& g) {
+  return g.squeeze(wrap_dim(ctx.arg<int64_t>(1), static_cast<int64_t>(ctx.input_sizes(0).size()) + 1, "unsqueeze"));
+}
+
+Tensor pad_backward(const BackwardContext& ctx, const Tensor& g) {
+  const auto& pad = ctx.arg<std::vector<int64_t>>(1);
+  Tensor out = g;
+  const int64_t ndim = g.dim();
+  for (size_t i = 0; 2 * i + 1 < pad.size(); ++i) {
+    const int64_t dim = ndim - 1 - static_cast<int64_t>(i);
+    const int64_t before = pad[2 * i];
+    ANATOMY_CHECK(before >= 0 && pad[2 * i + 1] >= 0, NotImplementedError,
+                  "constant_pad_nd: the derivative of negative padding (cropping) is not implemented yet");
+    out = out.narrow(dim, before, ctx.input_sizes(0)[dim]);
+  }
+  return out;
+}
+
+ANATOMY_VIEW_FORMULA(view_backward, g[0].reshape(ctx.input_sizes(0)))
+ANATOMY_VIEW_FORMULA(transpose_backward, g[0].transpose(ctx.arg<int64_t>(1), ctx.arg<int64_t>(2)))
+ANATOMY_VIEW_FORMULA(permute_backward, g[0].permute(inverse_permutation(ctx.arg<std::vector<int64_t>>(1))))
+ANATOMY_VIEW_FORMULA(expand_backward, sum_to(g[0], ctx.input_sizes(0)))
+ANATOMY_VIEW_FORMULA(unsqueeze_backward_f, unsqueeze_backward(ctx, g[0]))
+ANATOMY_VIEW_FORMULA(squeeze_backward, g[0].reshape(ctx.input_sizes(0)))
+ANATOMY_VIEW_FORMULA(select_backward_f, select_backward(ctx, g[0]))
+ANATOMY_VIEW_FORMULA(slice_backward_f, slice_backward(ctx, g[0]))
+ANATOMY_VIEW_FORMULA(clone_backward, g[0])
+ANATOMY_VIEW_FORMULA(to_copy_backward, g[0].to(ctx.input_device(0), ctx.input_dtype(0)))
+ANATOMY_VIEW_FORMULA(pad_backward_f, pad_backward(ctx, g[0]))
+#undef ANATOMY_VIEW_FORMULA
+
+const DerivativeEntry kView{"aten::view", "ViewBackward0", 0, 0, &view_backward};
+const DerivativeEntry kTranspose{"aten::transpose.int", "TransposeBackward0", 0, 0, &transpose_backward};
+const DerivativeEntry kPermute{"aten::permute", "PermuteBackward0", 0, 0, &permute_backward};
+const DerivativeEntry kExpand{"aten::expand", "ExpandBackward0", 0, 0, &expand_backward};
+const DerivativeEntry kUnsqueeze{"aten::unsqueeze", "UnsqueezeBackward0", 0, 0, &unsqueeze_backward_f};
+const DerivativeEntry kSqueeze{"aten::squeeze", "SqueezeBackward0", 0, 0, &squeeze_backward};
+const DerivativeEntry kSqueezeDim{"aten::squeeze.dim", "SqueezeBackward1", 0, 0, &squeeze_backward};
+const DerivativeEntry kSelect{"aten::select.int", "SelectBackward0", 0, 0, &select_backward_f};
+const DerivativeEntry kSlice{"aten::slice.Tensor", "SliceBackward0", 0, 0, &slice_backward_f};
+const DerivativeEntry kClone{"aten::clone", "CloneBackward0", 0, 0, &clone_backward};
+const DerivativeEntry kToCopy{"aten::_to_copy", "ToCopyBackward0", 0, 0, &to_copy_backward};
+const DerivativeEntry kPad{"aten::constant_pad_nd", "ConstantPadNdBackward0", 0, 0, &pad_backward_f};
+// as_strided: no formula yet (recording raises NotImplementedError rather than dropping the graph).
+const DerivativeEntry kAsStrided{"aten::as_strided", "AsStridedBackward0", 0, 0, nullptr};
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
+  using ListSig = Tensor(const Tensor&, IntArrayRef);
+  register_derivative<&kView, ListSig>(m, "view");
+  register_derivative<&kTranspose, Tensor(const Tensor&, int64_t, int64_t)>(m, "transpose.int");
+  register_derivative<&kPermute, ListSig>(m, "permute");
+  register_derivative<&kExpand, ListSig>(m, "expand");
+  register_derivative<&kUnsqueeze, Tensor(const Tensor&, int64_t)>(m, "unsqueeze");
+  register_derivative<&kSqueeze, Tensor(const Tensor&)>(m, "squeeze");
+  register_derivative<&kSqueezeDim, Tensor(const Tensor&, int64_t)>(m, "squeeze.dim");
+  register_derivative<&kSelect, Tensor(const Tensor&, int64_t, int64_t)>(m, "select.int");
+  register_derivative<&kSlice, Tensor(const Tensor&, int64_t, OptInt, OptInt, int64_t)>(m, "slice.Tensor");
+  register_derivative<&kClone, Tensor(const Tensor&, std::optional<MemoryFormat>)>(m, "clone");
+  register_derivative<&kToCopy,
+                      Tensor(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(
+      m, "_to_copy");
+  register_derivative<&kPad, Tensor(const Tensor&, IntArrayRef, const Scalar&)>(m, "constant_pad_nd");
+  register_derivative<&kAsStrided, Tensor(const Tensor&, IntArrayRef, IntArrayRef, OptInt)>(m, "as_strided");
+}
+
+}  // namespace anatomy::autograd

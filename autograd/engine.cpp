@@ -1,0 +1,145 @@
+// The backward engine (Note [Backward engine]).
+#include "anatomy/autograd/engine.h"
+
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "anatomy/autograd/accumulate_grad.h"
+#include "anatomy/autograd/anomaly_mode.h"
+#include "anatomy/autograd/autograd_meta.h"
+#include "anatomy/autograd/grad_mode.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy::autograd {
+namespace {
+
+class GraphRoot final : public Node {
+ public:
+  GraphRoot(std::vector<Edge> roots, variable_list grads) : Node(std::move(roots)), grads_(std::move(grads)) {}
+  std::string name() const override { return "GraphRoot"; }
+  variable_list apply(variable_list&&) override { return grads_; }
+
+ private:
+  variable_list grads_;
+};
+
+struct NodeState {
+  int dependencies = 0;
+  bool needed = true;
+  variable_list buffer;
+};
+
+void check_no_nan(const Node& node, const variable_list& grads) {
+  for (const Tensor& g : grads) {
+    if (!g.defined() || !g.is_floating_point()) continue;
+    NoGradGuard no_grad;
+    const bool has_nan = isnan(g).any().item().to<bool>();
+    ANATOMY_CHECK(!has_nan, ValueError, "{} returned nan values in its output (the forward op was {})",
+                  node.name(), node.forward_op().empty() ? "unknown" : node.forward_op());
+  }
+}
+
+}  // namespace
+
+variable_list run_backward(const std::vector<Edge>& roots, const variable_list& grads, bool keep_graph,
+                           bool create_graph, const std::vector<Edge>& inputs) {
+  auto root = IntrusivePtr<GraphRoot>::make(roots, grads);
+  std::unordered_map<Node*, NodeState> state;
+
+  // 2. dependencies, and which nodes lead to a requested input.
+  std::unordered_map<Node*, std::vector<uint32_t>> targets;  // node -> input_nrs to capture
+  for (const Edge& e : inputs) {
+    if (e.is_valid()) targets[e.function.get()].push_back(e.input_nr);
+  }
+  std::vector<Node*> order;  // post-order, for the "needed" pass
+  {
+    std::vector<std::pair<Node*, size_t>> stack{{root.get(), 0}};
+    std::unordered_set<Node*> seen{root.get()};
+    state[root.get()];
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next == node->next_edges().size()) {
+        order.push_back(node);
+        stack.pop_back();
+        continue;
+      }
+      const Edge& e = node->next_edges()[next++];
+      if (!e.is_valid()) continue;
+      Node* child = e.function.get();
+      state[child].dependencies++;
+      if (seen.insert(child).second) stack.emplace_back(child, 0);
+    }
+  }
+  if (!inputs.empty()) {
+    // Only nodes from which a requested input can be reached run; a leaf's AccumulateGrad never
+    // does (autograd::grad leaves .grad alone).
+    std::unordered_map<Node*, bool> leads;
+    for (Node* node : order) {  // children before parents
+      bool l = targets.count(node) > 0;
+      for (const Edge& e : node->next_edges()) {
+        if (e.is_valid() && leads[e.function.get()]) l = true;
+      }
+      leads[node] = l;
+      state[node].needed = l && dynamic_cast<AccumulateGrad*>(node) == nullptr;
+    }
+  }
+
+  variable_list captured(inputs.size());
+  auto capture = [&](Node* node, const variable_list& buffer) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].function.get() == node && inputs[i].input_nr < buffer.size()) {
+        captured[i] = buffer[inputs[i].input_nr];
+      }
+    }
+  };
+
+  // 3. run.
+  auto later_first = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  ready.push(root.get());
+  AutoGradMode grad_mode(create_graph);
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    NodeState& st = state[node];
+    variable_list in = std::move(st.buffer);
+    in.resize(std::max<size_t>(in.size(), node->outputs().size()));
+    if (node != root.get()) {
+      for (const auto& [nr, hook] : node->tensor_pre_hooks()) {
+        if (nr < in.size() && in[nr].defined()) {
+          if (Tensor replaced = hook(in[nr]); replaced.defined()) in[nr] = std::move(replaced);
+        }
+      }
+      for (const auto& [nr, meta] : node->retained()) {
+        if (nr < in.size() && in[nr].defined()) {
+          meta->grad_ = meta->grad_.defined() ? meta->grad_ + in[nr] : (create_graph ? in[nr] : in[nr].clone());
+        }
+      }
+    }
+    if (!inputs.empty()) capture(node, in);
+    if (!st.needed) continue;
+    variable_list received;
+    if (!node->post_hooks().empty()) received = in;
+    variable_list out = node->apply(std::move(in));
+    if (AnomalyMode::is_enabled()) check_no_nan(*node, out);
+    for (const NodePostHook& hook : node->post_hooks()) hook(out, received);
+    if (!keep_graph) node->release_saved();
+    const auto& edges = node->next_edges();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (!e.is_valid()) continue;
+      Node* child = e.function.get();
+      NodeState& cs = state[child];
+      if (i < out.size() && out[i].defined()) {
+        if (cs.buffer.size() <= e.input_nr) cs.buffer.resize(e.input_nr + 1);
+        Tensor& slot = cs.buffer[e.input_nr];
+        slot = slot.defined() ? slot + out[i] : std::move(out[i]);
+      }
+      if (--cs.dependencies == 0) ready.push(child);
+    }
+  }
+  return captured;
+}
+
+}  // namespace anatomy::autograd

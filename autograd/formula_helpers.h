@@ -1,0 +1,23 @@
+// Helpers the derivative formulas share: reducing a broadcast gradient back to an input's
+// shape and dtype, and undoing a reduction's dropped dims. Written with public operators, so
+// the formulas they serve are differentiable again (double backward).
+#pragma once
+
+#include <vector>
+
+#include "anatomy/autograd/formula_node.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy::autograd {
+
+// Sums `grad` over the dims that broadcasting added or expanded to reach `sizes`.
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
+// sum_to the input's sizes, then cast to the input's dtype (mixed-dtype inputs).
+Tensor grad_for_input(const BackwardContext& ctx, int arg, const Tensor& grad, int k = 0);
+// A reduction's gradient over `dims` (empty: all) of an input of `sizes`, brought back to the
+// input's rank (keepdim=false dropped them) and expanded to its shape.
+Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim);
+// The wrapped, sorted, unique dims of a reduction over `dims` (empty: every dim).
+std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim);
+
+}  // namespace anatomy::autograd
