@@ -99,8 +99,6 @@ const DerivativeEntry kSlice{"aten::slice.Tensor", "SliceBackward0", 0, 0, &slic
 const DerivativeEntry kClone{"aten::clone", "CloneBackward0", 0, 0, &clone_backward};
 const DerivativeEntry kToCopy{"aten::_to_copy", "ToCopyBackward0", 0, 0, &to_copy_backward};
 const DerivativeEntry kPad{"aten::constant_pad_nd", "ConstantPadNdBackward0", 0, 0, &pad_backward_f};
-// as_strided: no formula yet (recording raises NotImplementedError rather than dropping the graph).
-const DerivativeEntry kAsStrided{"aten::as_strided", "AsStridedBackward0", 0, 0, nullptr};
 
 }  // namespace
 
@@ -120,7 +118,6 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
                       Tensor(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(
       m, "_to_copy");
   register_derivative<&kPad, Tensor(const Tensor&, IntArrayRef, const Scalar&)>(m, "constant_pad_nd");
-  register_derivative<&kAsStrided, Tensor(const Tensor&, IntArrayRef, IntArrayRef, OptInt)>(m, "as_strided");
 }
 
 }  // namespace anatomy::autograd
