@@ -77,7 +77,8 @@ class ThreadCounters {
   };
   static Block* current() {
     Slot& slot = slot_;
-    if (slot.block != nullptr || slot.gone) [[likely]] return slot.block;
+    if (slot.block != nullptr || slot.gone) [[likely]]
+      return slot.block;
     thread_local Owner owner;
     slot.block = &owner.block;
     return slot.block;

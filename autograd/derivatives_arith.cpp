@@ -51,11 +51,11 @@ const DerivativeEntry kDiv{"aten::div.Tensor", "DivBackward0", args_mask({0, 1})
 const DerivativeEntry kDiv_{"aten::div_.Tensor", "DivBackward0", args_mask({0, 1}), 0, &div_backward};
 
 // ---- unary: each from its input or its result ----
-#define ANATOMY_UNARY_FORMULA(fn, body)                                   \
-  variable_list fn(BackwardContext& ctx, const variable_list& g) {        \
-    variable_list out = ctx.grads();                                      \
-    ctx.set(out, 0, body);                                                \
-    return out;                                                           \
+#define ANATOMY_UNARY_FORMULA(fn, body)                            \
+  variable_list fn(BackwardContext& ctx, const variable_list& g) { \
+    variable_list out = ctx.grads();                               \
+    ctx.set(out, 0, body);                                         \
+    return out;                                                    \
   }
 ANATOMY_UNARY_FORMULA(neg_backward, -g[0])
 ANATOMY_UNARY_FORMULA(exp_backward, g[0] * ctx.output(0))
@@ -73,8 +73,8 @@ ANATOMY_UNARY_FORMULA(reciprocal_backward, -g[0] * ctx.output(0) * ctx.output(0)
 constexpr uint32_t kSelf = args_mask({0});
 constexpr uint32_t kResult = args_mask({0});  // output 0
 
-#define ANATOMY_UNARY_ENTRIES(op, Name, save_args, save_outputs, fn)                           \
-  const DerivativeEntry k_##op{"aten::" #op, Name, save_args, save_outputs, &fn};              \
+#define ANATOMY_UNARY_ENTRIES(op, Name, save_args, save_outputs, fn)              \
+  const DerivativeEntry k_##op{"aten::" #op, Name, save_args, save_outputs, &fn}; \
   const DerivativeEntry k_##op##_{"aten::" #op "_", Name, save_args, save_outputs, &fn};
 ANATOMY_UNARY_ENTRIES(neg, "NegBackward0", 0, 0, neg_backward)
 ANATOMY_UNARY_ENTRIES(exp, "ExpBackward0", 0, kResult, exp_backward)
@@ -100,8 +100,8 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kMul_, BinSig>(m, "mul_.Tensor");
   register_derivative<&kDiv, BinSig>(m, "div.Tensor");
   register_derivative<&kDiv_, BinSig>(m, "div_.Tensor");
-#define ANATOMY_UNARY_REGISTER(op)                         \
-  register_derivative<&k_##op, UnarySig>(m, #op);          \
+#define ANATOMY_UNARY_REGISTER(op)                \
+  register_derivative<&k_##op, UnarySig>(m, #op); \
   register_derivative<&k_##op##_, UnarySig>(m, #op "_");
   ANATOMY_UNARY_REGISTER(neg)
   ANATOMY_UNARY_REGISTER(exp)

@@ -114,9 +114,8 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kSelect, Tensor(const Tensor&, int64_t, int64_t)>(m, "select.int");
   register_derivative<&kSlice, Tensor(const Tensor&, int64_t, OptInt, OptInt, int64_t)>(m, "slice.Tensor");
   register_derivative<&kClone, Tensor(const Tensor&, std::optional<MemoryFormat>)>(m, "clone");
-  register_derivative<&kToCopy,
-                      Tensor(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(
-      m, "_to_copy");
+  register_derivative<&kToCopy, Tensor(const Tensor&, std::optional<DType>, std::optional<Device>, bool,
+                                       std::optional<MemoryFormat>)>(m, "_to_copy");
   register_derivative<&kPad, Tensor(const Tensor&, IntArrayRef, const Scalar&)>(m, "constant_pad_nd");
 }
 

@@ -35,8 +35,8 @@ void check_no_nan(const Node& node, const variable_list& grads) {
     if (!g.defined() || !g.is_floating_point()) continue;
     NoGradGuard no_grad;
     const bool has_nan = isnan(g).any().item().to<bool>();
-    ANATOMY_CHECK(!has_nan, ValueError, "{} returned nan values in its output (the forward op was {})",
-                  node.name(), node.forward_op().empty() ? "unknown" : node.forward_op());
+    ANATOMY_CHECK(!has_nan, ValueError, "{} returned nan values in its output (the forward op was {})", node.name(),
+                  node.forward_op().empty() ? "unknown" : node.forward_op());
   }
 }
 

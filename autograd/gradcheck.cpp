@@ -83,8 +83,9 @@ std::string gradcheck_report(const GradcheckFn& fn, const std::vector<Tensor>& i
           const Tensor& g = rows[j][k];
           const double analytical = g.defined() ? *element(g.contiguous().to(DType::Float64), e) : 0.0;
           if (!close(analytical, numerical, opts)) {
-            return fmt::format("gradcheck: d(output {}[{}]) / d(input {}[{}]): autograd gives {}, finite differences {}",
-                               o, j, diff_index[k], e, analytical, numerical);
+            return fmt::format(
+                "gradcheck: d(output {}[{}]) / d(input {}[{}]): autograd gives {}, finite differences {}", o, j,
+                diff_index[k], e, analytical, numerical);
           }
         }
       }

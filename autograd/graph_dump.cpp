@@ -11,7 +11,8 @@ namespace {
 
 std::string leaf_label(const Node& node) {
   if (const auto* acc = dynamic_cast<const AccumulateGrad*>(&node)) {
-    return fmt::format("AccumulateGrad (leaf [{}] {})", fmt::join(acc->leaf().sizes(), ", "), name(acc->leaf().dtype()));
+    return fmt::format("AccumulateGrad (leaf [{}] {})", fmt::join(acc->leaf().sizes(), ", "),
+                       name(acc->leaf().dtype()));
   }
   return node.name();
 }
@@ -41,8 +42,9 @@ void print_node(const Node& node, int depth, std::unordered_map<const Node*, int
 std::string print_graph(const Tensor& t) {
   Node* root = t.grad_fn();
   if (root == nullptr) {
-    return t.requires_grad() ? fmt::format("leaf [{}] {} (requires grad)\n", fmt::join(t.sizes(), ", "), name(t.dtype()))
-                             : "no graph (the tensor does not require grad)\n";
+    return t.requires_grad()
+               ? fmt::format("leaf [{}] {} (requires grad)\n", fmt::join(t.sizes(), ", "), name(t.dtype()))
+               : "no graph (the tensor does not require grad)\n";
   }
   std::unordered_map<const Node*, int> ids;
   std::string out;

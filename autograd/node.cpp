@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 
-
 namespace anatomy::autograd {
 namespace {
 // Later nodes run first in backward when several are ready (the engine's priority).

@@ -67,7 +67,9 @@ class Node : public RefCounted {
 
   // Hooks registered on a non-leaf tensor made by this node run on the gradient of its output
   // `output_nr` before apply.
-  void add_tensor_pre_hook(uint32_t output_nr, TensorHook hook) { tensor_pre_hooks_.emplace_back(output_nr, std::move(hook)); }
+  void add_tensor_pre_hook(uint32_t output_nr, TensorHook hook) {
+    tensor_pre_hooks_.emplace_back(output_nr, std::move(hook));
+  }
   const std::vector<std::pair<uint32_t, TensorHook>>& tensor_pre_hooks() const { return tensor_pre_hooks_; }
   void add_post_hook(NodePostHook hook) { post_hooks_.push_back(std::move(hook)); }
   const std::vector<NodePostHook>& post_hooks() const { return post_hooks_; }

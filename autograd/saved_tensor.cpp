@@ -13,8 +13,11 @@ Tensor detach(const Tensor& t) {
 }
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
-    : data_(is_output ? detach(t) : t), version_(t.defined() ? t.version() : 0), is_output_(is_output),
-      output_nr_(output_nr), requires_grad_(t.defined() && t.requires_grad()) {}
+    : data_(is_output ? detach(t) : t),
+      version_(t.defined() ? t.version() : 0),
+      is_output_(is_output),
+      output_nr_(output_nr),
+      requires_grad_(t.defined() && t.requires_grad()) {}
 
 Tensor SavedTensor::unpack(Node* node) const {
   const std::string op = node ? node->name() : std::string("backward");

@@ -26,7 +26,10 @@ class SavedTensor {
   // The saved tensor; `node` is the node that saved it (reattached as grad_fn of a saved
   // output). ValueError when it was modified in place, or released by an earlier backward.
   Tensor unpack(Node* node) const;
-  void release() { data_ = Tensor(); released_ = true; }
+  void release() {
+    data_ = Tensor();
+    released_ = true;
+  }
   bool defined() const { return data_.defined() || released_; }
   std::string describe() const;  // "[2, 3] float32"
 

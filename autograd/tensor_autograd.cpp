@@ -33,8 +33,9 @@ autograd::Node* Tensor::grad_fn() const {
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 void Tensor::retain_grad() const {
-  ANATOMY_CHECK(requires_grad(), ValueError, "retain_grad: can't retain the gradient of a tensor that does not "
-                                             "require grad");
+  ANATOMY_CHECK(requires_grad(), ValueError,
+                "retain_grad: can't retain the gradient of a tensor that does not "
+                "require grad");
   autograd::AutogradMeta& m = autograd::meta_of(*this);
   if (!m.grad_fn_ || m.retains_grad_) return;  // a leaf keeps its .grad anyway
   m.retains_grad_ = true;
@@ -60,13 +61,14 @@ const Tensor& Tensor::detach_() const {
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
-  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
-                     retain_graph, create_graph);
+  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{}, retain_graph,
+                     create_graph);
 }
 
 void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
-  ANATOMY_CHECK(requires_grad(), ValueError, "register_hook: can't register a hook on a tensor that doesn't "
-                                             "require grad");
+  ANATOMY_CHECK(requires_grad(), ValueError,
+                "register_hook: can't register a hook on a tensor that doesn't "
+                "require grad");
   autograd::AutogradMeta& m = autograd::meta_of(*this);
   if (m.grad_fn_) {
     m.grad_fn_->add_tensor_pre_hook(m.output_nr_, std::move(hook));
@@ -81,8 +83,8 @@ namespace {
 // The root edges and seed gradients, checked.
 void make_roots(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grads, const char* op,
                 std::vector<Edge>& roots, variable_list& seeds) {
-  ANATOMY_CHECK(grads.empty() || grads.size() == tensors.size(), ValueError,
-                "{}: got {} tensors but {} gradients", op, tensors.size(), grads.size());
+  ANATOMY_CHECK(grads.empty() || grads.size() == tensors.size(), ValueError, "{}: got {} tensors but {} gradients", op,
+                tensors.size(), grads.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     ANATOMY_CHECK(t.defined() && t.requires_grad(), ValueError,
@@ -94,8 +96,8 @@ void make_roots(const std::vector<Tensor>& tensors, const std::vector<Tensor>& g
                     fmt::join(t.sizes(), ", "));
       g = ones_like(t);
     } else {
-      ANATOMY_CHECK(g.sizes() == t.sizes(), ValueError, "{}: gradient {} has shape [{}] but the tensor has [{}]", op,
-                    i, fmt::join(g.sizes(), ", "), fmt::join(t.sizes(), ", "));
+      ANATOMY_CHECK(g.sizes() == t.sizes(), ValueError, "{}: gradient {} has shape [{}] but the tensor has [{}]", op, i,
+                    fmt::join(g.sizes(), ", "), fmt::join(t.sizes(), ", "));
     }
     roots.push_back(gradient_edge(t));
     seeds.push_back(std::move(g));
@@ -120,8 +122,8 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   make_roots(outputs, grad_outputs, "grad", roots, seeds);
   std::vector<Edge> targets;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    ANATOMY_CHECK(inputs[i].defined() && inputs[i].requires_grad(), ValueError,
-                  "grad: input {} does not require grad", i);
+    ANATOMY_CHECK(inputs[i].defined() && inputs[i].requires_grad(), ValueError, "grad: input {} does not require grad",
+                  i);
     targets.push_back(gradient_edge(inputs[i]));
   }
   variable_list result = run_backward(roots, seeds, retain_graph.value_or(create_graph), create_graph, targets);

@@ -67,7 +67,8 @@ class ThreadBlockCache {
   static ThreadBlockCache* current() {
     if constexpr (!kThreadBlockCacheEnabled) return nullptr;
     Slot& slot = slot_;
-    if (slot.cache != nullptr || slot.gone) [[likely]] return slot.cache;
+    if (slot.cache != nullptr || slot.gone) [[likely]]
+      return slot.cache;
     thread_local ThreadBlockCache owner;
     slot.cache = &owner;
     return slot.cache;

@@ -9,9 +9,7 @@ using autograd::GradcheckFn;
 
 namespace {
 
-Tensor input(IntArrayRef sizes) {
-  return randn(sizes, TensorOptions().dtype(DType::Float64)).requires_grad_();
-}
+Tensor input(IntArrayRef sizes) { return randn(sizes, TensorOptions().dtype(DType::Float64)).requires_grad_(); }
 // A transposed (non-contiguous) leaf of the given final shape.
 Tensor transposed_input(int64_t rows, int64_t cols) {
   Tensor base = randn({cols, rows}, TensorOptions().dtype(DType::Float64));
@@ -84,13 +82,11 @@ TEST_CASE("gradcheck: mm, bmm, addmm, and matmul/linear through them") {
              {input({2, 3}), transposed_input(3, 2)});
   check_both("bmm", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{x[0].bmm(x[1])}; },
              {input({2, 2, 3}), input({2, 3, 2})});
-  check_both("addmm",
-             [](const std::vector<Tensor>& x) { return std::vector<Tensor>{addmm(x[0], x[1], x[2], 0.5, 2)}; },
+  check_both("addmm", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{addmm(x[0], x[1], x[2], 0.5, 2)}; },
              {input({2}), input({3, 2}), input({2, 2})});
   check_both("matmul broadcast", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{x[0].matmul(x[1])}; },
              {input({2, 2, 3}), input({3, 2})});
-  check_both("linear",
-             [](const std::vector<Tensor>& x) { return std::vector<Tensor>{linear(x[0], x[1], x[2])}; },
+  check_both("linear", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{linear(x[0], x[1], x[2])}; },
              {input({4, 3}), input({2, 3}), input({2})});
 }
 
@@ -99,12 +95,13 @@ TEST_CASE("gradcheck: views map gradients back (view, transpose, permute, expand
   check_both("transpose", one([](const Tensor& t) { return t.transpose(0, 2) * 1; }), {input({2, 1, 3})});
   check_both("permute", one([](const Tensor& t) { return t.permute({2, 0, 1}) * 1; }), {input({2, 3, 2})});
   check_both("expand", one([](const Tensor& t) { return t.expand({2, 3, 3}) * 1; }), {input({3, 1})});
-  check_both("unsqueeze/squeeze", one([](const Tensor& t) { return t.unsqueeze(1).squeeze(1) * 2; }),
-             {input({3})});
+  check_both("unsqueeze/squeeze", one([](const Tensor& t) { return t.unsqueeze(1).squeeze(1) * 2; }), {input({3})});
   check_both("select", one([](const Tensor& t) { return t.select(1, -1) * 1; }), {input({2, 3})});
   check_both("slice", one([](const Tensor& t) { return t.slice(1, 1, 3) * 1; }), {input({2, 4})});
   CHECK(autograd::gradcheck_report(one([](const Tensor& t) { return t.slice(0, 0, 5, 2) * 1; }), {input({5})}) == "");
-  check_both("clone and pad", one([](const Tensor& t) { return constant_pad_nd(t.clone(), {1, 2}, 0); }),
+  check_both("clone and pad", one([](const Tensor& t) {
+               return constant_pad_nd(t.clone(), {1, 2}, 0);
+             }),
              {input({2, 2})});
 }
 
