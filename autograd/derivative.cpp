@@ -71,12 +71,18 @@ Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle&
 void Recorder::finish(dispatch::Stack&& outputs) {
   auto node = IntrusivePtr<FormulaNode>::make(entry_, std::move(edges_), std::move(saved_));
   if (AnomalyMode::is_enabled()) node->set_forward_op(op_.schema().full_name());
-  const bool is_view =
-      !op_.schema().returns.empty() && op_.schema().returns[0].alias && !op_.schema().returns[0].alias->is_write;
+  const bool is_view = !op_.schema().returns.empty() && op_.schema().returns[0].alias &&
+                       !op_.schema().returns[0].alias->is_write;
   for (size_t j = 0; j < outputs.size(); ++j) {
     const Tensor& out = outputs[j].get<Tensor>();
     node->add_output(out);
-    if (!out.defined() || !is_differentiable_dtype(out.dtype())) continue;
+    if (!out.defined()) continue;
+    if (!is_differentiable_dtype(out.dtype())) {
+      // Integer and bool outputs (max.dim's indices, native_dropout's mask) get no history,
+      // but a formula may read them.
+      if ((entry_.save_outputs >> j) & 1) node->save_output(static_cast<int>(j), out);
+      continue;
+    }
     AutogradMeta& m = meta_of(out);
     if (m.retains_grad_ && m.grad_fn_) m.grad_fn_->remove_retained(&m);
     m.grad_fn_ = IntrusivePtr<Node>(node.get());

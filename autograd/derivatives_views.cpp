@@ -60,18 +60,12 @@ Tensor unsqueeze_backward(const BackwardContext& ctx, const Tensor& g) {
   return g.squeeze(wrap_dim(ctx.arg<int64_t>(1), static_cast<int64_t>(ctx.input_sizes(0).size()) + 1, "unsqueeze"));
 }
 
+// Padding by p is undone by padding by -p: what was added is cropped, and what a negative pad
+// cropped comes back as zeros.
 Tensor pad_backward(const BackwardContext& ctx, const Tensor& g) {
-  const auto& pad = ctx.arg<std::vector<int64_t>>(1);
-  Tensor out = g;
-  const int64_t ndim = g.dim();
-  for (size_t i = 0; 2 * i + 1 < pad.size(); ++i) {
-    const int64_t dim = ndim - 1 - static_cast<int64_t>(i);
-    const int64_t before = pad[2 * i];
-    ANATOMY_CHECK(before >= 0 && pad[2 * i + 1] >= 0, NotImplementedError,
-                  "constant_pad_nd: the derivative of negative padding (cropping) is not implemented yet");
-    out = out.narrow(dim, before, ctx.input_sizes(0)[dim]);
-  }
-  return out;
+  std::vector<int64_t> undo = ctx.arg<std::vector<int64_t>>(1);
+  for (int64_t& p : undo) p = -p;
+  return constant_pad_nd(g, undo, 0);
 }
 
 ANATOMY_VIEW_FORMULA(view_backward, g[0].reshape(ctx.input_sizes(0)))

@@ -23,6 +23,10 @@ Tensor grad_for_input(const BackwardContext& ctx, int arg, const Tensor& grad, i
 
 std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim) {
   std::vector<int64_t> out;
+  if (ndim == 0) {  // dim 0 or -1 of a 0-dim tensor names the tensor itself: nothing to reduce
+    for (int64_t d : dims) wrap_dim(d, ndim, "backward");
+    return out;
+  }
   if (dims.empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
     return out;

@@ -114,3 +114,23 @@ TEST_CASE("gradcheck: a wrong derivative is caught") {
   };
   CHECK(autograd::gradcheck_report(wrong, {input({3})}) != "");
 }
+
+TEST_CASE("a cast's gradient comes back in the input's dtype") {
+  // Finite differences cannot see through a cast to fp32 or bf16, so this checks the values.
+  const auto values = [](const Tensor& t) {
+    Tensor c = t.to(DType::Float64).contiguous();
+    return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+  };
+  for (DType low : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    INFO(name(low));
+    Tensor x = tensor({0.25, -1.5, 3.0}, DType::Float64).requires_grad_();
+    (x.to(low) * 2).sum().backward();
+    REQUIRE(x.grad().defined());
+    CHECK(x.grad().dtype() == DType::Float64);
+    CHECK(values(x.grad()) == std::vector<double>{2, 2, 2});
+  }
+  Tensor h = tensor({1.0, 2.0}, DType::Float16).requires_grad_();
+  (h.to(DType::Float64) * h.to(DType::Float64)).sum().backward();
+  CHECK(h.grad().dtype() == DType::Float16);
+  CHECK(values(h.grad()) == std::vector<double>{2, 4});
+}

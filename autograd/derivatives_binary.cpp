@@ -1,0 +1,172 @@
+// Derivatives of the element-wise binary and ternary operators beyond add/sub/mul/div: pow,
+// maximum, minimum, atan2, where, lerp, masked_fill, remainder, fmod and div with a rounding
+// mode, functional and in-place. PyTorch's formulas (derivatives.yaml); a Scalar operand
+// reaches these as a wrapped number that needs no gradient.
+#include "anatomy/autograd/derivative.h"
+#include "anatomy/autograd/formula_helpers.h"
+
+namespace anatomy::autograd {
+namespace {
+
+using BinSig = Tensor(const Tensor&, const Tensor&);
+using TernarySig = Tensor(const Tensor&, const Tensor&, const Tensor&);
+using LerpScalarSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
+using MaskFillSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
+using ModeSig = Tensor(const Tensor&, const Tensor&, std::optional<std::string_view>);
+
+// pow(self, exponent): PyTorch's pow_backward_self and pow_backward_exponent. A zero exponent
+// gives self zero gradient (0 * x^-1 would be NaN at x = 0); 0^e with e >= 0 gives the exponent
+// zero gradient (log 0 is -inf).
+variable_list pow_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0), exponent = ctx.input(1);
+  if (ctx.needs_grad(0)) {
+    const Tensor d = g[0] * exponent * self.pow(exponent - 1);
+    ctx.set(out, 0, grad_for_input(ctx, 0, where(exponent == 0, Scalar(0), d)));
+  }
+  if (ctx.needs_grad(1)) {
+    const Tensor base_zero = logical_and(self == 0, exponent >= 0);
+    const Tensor d = ctx.output(0) * self.log();
+    ctx.set(out, 1, grad_for_input(ctx, 1, g[0] * where(base_zero, Scalar(0), d)));
+  }
+  return out;
+}
+
+// maximum / minimum: the gradient goes to the larger (smaller) operand; ties split it 50/50.
+template <bool IsMax>
+variable_list extremum_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0), other = ctx.input(1);
+  const Tensor shared = where(self == other, g[0] / 2, g[0]);
+  const Tensor self_loses = IsMax ? self < other : self > other;
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, shared.masked_fill(self_loses, 0)));
+  if (ctx.needs_grad(1)) {
+    const Tensor other_loses = IsMax ? self > other : self < other;
+    ctx.set(out, 1, grad_for_input(ctx, 1, shared.masked_fill(other_loses, 0)));
+  }
+  return out;
+}
+
+variable_list atan2_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0), other = ctx.input(1);
+  const Tensor scaled = g[0] / (self * self + other * other);
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, scaled * other));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, -scaled * self));
+  return out;
+}
+
+// where(condition, self, other): the condition is bool and gets no gradient.
+variable_list where_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor cond = ctx.input(0);
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, where(cond, g[0], Scalar(0))));
+  if (ctx.needs_grad(2)) ctx.set(out, 2, grad_for_input(ctx, 2, where(cond, Scalar(0), g[0])));
+  return out;
+}
+
+// lerp(self, end, weight) = self + weight * (end - self).
+variable_list lerp_scalar_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const double w = ctx.arg<Scalar>(2).to_double();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0] * (1 - w)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, g[0] * w));
+  return out;
+}
+variable_list lerp_tensor_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor weight = ctx.input(2);
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0] * (1 - weight)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, g[0] * weight));
+  if (ctx.needs_grad(2)) ctx.set(out, 2, grad_for_input(ctx, 2, g[0] * (ctx.input(1) - ctx.input(0))));
+  return out;
+}
+
+// masked_fill(self, mask, value): the filled elements do not depend on self.
+variable_list masked_fill_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  ctx.set(out, 0, grad_for_input(ctx, 0, g[0].masked_fill(ctx.input(1), 0)));
+  return out;
+}
+
+// remainder (floor rounding) and fmod (trunc rounding): self - other * round(self / other),
+// whose rounded quotient is piecewise constant.
+template <bool Floor>
+variable_list rounded_remainder_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0]));
+  if (ctx.needs_grad(1)) {
+    const Tensor quotient = ctx.input(0).div(ctx.input(1), Floor ? "floor" : "trunc");
+    ctx.set(out, 1, grad_for_input(ctx, 1, -g[0] * quotient));
+  }
+  return out;
+}
+
+// div with rounding_mode: true division without one, piecewise constant (zero) with one.
+variable_list div_mode_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const bool rounded = !ctx.is_none(2);
+  if (ctx.needs_grad(0)) {
+    ctx.set(out, 0, grad_for_input(ctx, 0, rounded ? zeros_like(g[0]) : g[0] / ctx.input(1)));
+  }
+  if (ctx.needs_grad(1)) {
+    const Tensor other = ctx.input(1);
+    ctx.set(out, 1,
+            grad_for_input(ctx, 1, rounded ? zeros_like(g[0]) : -g[0] * ctx.input(0) / (other * other)));
+  }
+  return out;
+}
+
+constexpr uint32_t kBoth = args_mask({0, 1});
+
+const DerivativeEntry kPow{"aten::pow.Tensor_Tensor", "PowBackward1", kBoth, args_mask({0}), &pow_backward};
+const DerivativeEntry kPow_{"aten::pow_.Tensor", "PowBackward1", kBoth, args_mask({0}), &pow_backward};
+const DerivativeEntry kMaximum{"aten::maximum", "MaximumBackward0", kBoth, 0, &extremum_backward<true>};
+const DerivativeEntry kMinimum{"aten::minimum", "MinimumBackward0", kBoth, 0, &extremum_backward<false>};
+const DerivativeEntry kAtan2{"aten::atan2", "Atan2Backward0", kBoth, 0, &atan2_backward};
+const DerivativeEntry kAtan2_{"aten::atan2_", "Atan2Backward0", kBoth, 0, &atan2_backward};
+const DerivativeEntry kWhere{"aten::where.self", "WhereBackward0", args_mask({0}), 0, &where_backward};
+const DerivativeEntry kLerpScalar{"aten::lerp.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
+const DerivativeEntry kLerpScalar_{"aten::lerp_.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
+const DerivativeEntry kLerpTensor{"aten::lerp.Tensor", "LerpBackward1", args_mask({0, 1, 2}), 0,
+                                  &lerp_tensor_backward};
+const DerivativeEntry kLerpTensor_{"aten::lerp_.Tensor", "LerpBackward1", args_mask({0, 1, 2}), 0,
+                                   &lerp_tensor_backward};
+const DerivativeEntry kMaskedFill{"aten::masked_fill.Scalar", "MaskedFillBackward0", args_mask({1}), 0,
+                                  &masked_fill_backward};
+const DerivativeEntry kMaskedFill_{"aten::masked_fill_.Scalar", "MaskedFillBackward0", args_mask({1}), 0,
+                                   &masked_fill_backward};
+const DerivativeEntry kRemainder{"aten::remainder.Tensor", "RemainderBackward1", kBoth, 0,
+                                 &rounded_remainder_backward<true>};
+const DerivativeEntry kRemainder_{"aten::remainder_.Tensor", "RemainderBackward1", kBoth, 0,
+                                  &rounded_remainder_backward<true>};
+const DerivativeEntry kFmod{"aten::fmod.Tensor", "FmodBackward1", kBoth, 0, &rounded_remainder_backward<false>};
+const DerivativeEntry kFmod_{"aten::fmod_.Tensor", "FmodBackward1", kBoth, 0, &rounded_remainder_backward<false>};
+const DerivativeEntry kDivMode{"aten::div.Tensor_mode", "DivBackward2", kBoth, 0, &div_mode_backward};
+const DerivativeEntry kDivMode_{"aten::div_.Tensor_mode", "DivBackward2", kBoth, 0, &div_mode_backward};
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
+  register_derivative<&kPow, BinSig>(m, "pow.Tensor_Tensor");
+  register_derivative<&kPow_, BinSig>(m, "pow_.Tensor");
+  register_derivative<&kMaximum, BinSig>(m, "maximum");
+  register_derivative<&kMinimum, BinSig>(m, "minimum");
+  register_derivative<&kAtan2, BinSig>(m, "atan2");
+  register_derivative<&kAtan2_, BinSig>(m, "atan2_");
+  register_derivative<&kWhere, TernarySig>(m, "where.self");
+  register_derivative<&kLerpScalar, LerpScalarSig>(m, "lerp.Scalar");
+  register_derivative<&kLerpScalar_, LerpScalarSig>(m, "lerp_.Scalar");
+  register_derivative<&kLerpTensor, TernarySig>(m, "lerp.Tensor");
+  register_derivative<&kLerpTensor_, TernarySig>(m, "lerp_.Tensor");
+  register_derivative<&kMaskedFill, MaskFillSig>(m, "masked_fill.Scalar");
+  register_derivative<&kMaskedFill_, MaskFillSig>(m, "masked_fill_.Scalar");
+  register_derivative<&kRemainder, BinSig>(m, "remainder.Tensor");
+  register_derivative<&kRemainder_, BinSig>(m, "remainder_.Tensor");
+  register_derivative<&kFmod, BinSig>(m, "fmod.Tensor");
+  register_derivative<&kFmod_, BinSig>(m, "fmod_.Tensor");
+  register_derivative<&kDivMode, ModeSig>(m, "div.Tensor_mode");
+  register_derivative<&kDivMode_, ModeSig>(m, "div_.Tensor_mode");
+}
+
+}  // namespace anatomy::autograd

@@ -1,0 +1,212 @@
+// The op table through gradcheck: every differentiable entry (testing/op_table.h) runs on its
+// small fp64 samples with the fp64 inputs requiring grad, and autograd's first derivatives are
+// compared with finite differences (gradcheck), second derivatives too where every input is
+// tiny (gradgradcheck). An entry whose operator has no derivative yet (no Autograd kernel, and
+// not a composite of operators that have one) is listed, not failed, like the CUDA op-table
+// test lists ops without CUDA kernels: the printed list is autograd's to-do list. A registered
+// formula that disagrees with finite differences fails.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "anatomy/dispatch/operator_entry.h"
+#include "anatomy/testing/op_table.h"
+
+using namespace anatomy;
+using namespace anatomy::testing;
+
+namespace {
+
+// gradcheck runs one backward per output element and two forwards per input element.
+constexpr int64_t kMaxNumel = 64;
+constexpr int64_t kMaxNumelGradgrad = 16;
+
+// Entries whose samples sit where the derivative does not exist, with why.
+const std::map<std::string, std::string> kSkipped = {
+    {"dropout", "random: every call draws a new mask, so finite differences see different functions"},
+};
+
+bool has_label_part(const SampleInput& s, const char* part) { return s.label.find(part) != std::string::npos; }
+
+// Error-check samples (their calls are meant to fail) and samples at ties (sort's and topk's:
+// moving one of two equal values swaps them, so the derivative does not exist there).
+bool unsuitable(const SampleInput& s) {
+  return s.label.rfind("in-place", 0) == 0 || has_label_part(s, "error") || has_label_part(s, "ties");
+}
+
+bool small_enough(const SampleInput& s, int64_t limit) {
+  for (const Tensor& t : s.tensors) {
+    if (t.defined() && t.numel() > limit) return false;
+  }
+  return true;
+}
+
+// NaN and infinities make finite differences meaningless.
+bool all_finite(const SampleInput& s) {
+  for (const Tensor& t : s.tensors) {
+    if (!t.defined() || !is_floating(t.dtype())) continue;
+    for (double v : to_ref(t).data) {
+      if (!std::isfinite(v)) return false;
+    }
+  }
+  return true;
+}
+
+// An expanded view shows one memory element at several positions, and finite differences move
+// them together: such an input is given a contiguous copy of its values.
+bool overlaps(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
+  }
+  return false;
+}
+
+// The sample's tensors with every fp64 tensor (not a wrapped Python-style scalar) requiring
+// grad; other dtypes stay constants (gradcheck perturbs fp64 only).
+std::vector<Tensor> grad_inputs(const SampleInput& s, bool& any) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : s.tensors) {
+    if (!t.defined() || t.dtype() != DType::Float64 || t.impl()->is_wrapped_number()) {
+      out.push_back(t);
+      continue;
+    }
+    // The copy's repeated values are ties, where max, amax or the inf-norm have no derivative:
+    // a small ramp keeps them apart.
+    Tensor x = t;
+    if (overlaps(t)) {
+      autograd::NoGradGuard no_grad;
+      x = t.contiguous() + arange(0, t.numel(), 1, DType::Float64).reshape(t.sizes()) * 1e-2;
+    }
+    x.requires_grad_();
+    out.push_back(x);
+    any = true;
+  }
+  return out;
+}
+
+// Whether the entry's operator has its own autograd kernel (its formula is what is checked).
+bool has_own_formula(const OpInfo& info) {
+  if (info.schemas.empty()) return false;
+  const auto& entry = dispatch::Dispatcher::singleton().find_or_throw("aten::" + info.schemas[0]).entry();
+  return entry.registered(dispatch::RegKey::Autograd) || entry.registered(dispatch::RegKey::AutogradCPU);
+}
+
+// Whether autograd reaches every input that requires grad from the outputs.
+bool reaches_every_input(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> outs, seeds, diff;
+  for (const Tensor& o : outputs) {
+    if (o.defined() && o.requires_grad()) {
+      outs.push_back(o);
+      seeds.push_back(ones_like(o));
+    }
+  }
+  for (const Tensor& x : inputs) {
+    if (x.defined() && x.requires_grad()) diff.push_back(x);
+  }
+  for (const Tensor& g : autograd::grad(outs, diff, seeds, /*retain_graph=*/false, false, /*allow_unused=*/true)) {
+    if (!g.defined()) return false;
+  }
+  return true;
+}
+
+struct Findings {
+  std::set<std::string> checked, missing, no_double_backward, skipped;
+};
+
+// Checks one sample; returns false when the entry turns out to have no derivative yet.
+bool check_sample(const OpInfo& info, const SampleInput& sample, Findings& f) {
+  bool any = false;
+  const std::vector<Tensor> inputs = grad_inputs(sample, any);
+  if (!any) return true;
+  const autograd::GradcheckFn fn = [&info, &sample](const std::vector<Tensor>& xs) {
+    SampleInput s = sample;
+    s.tensors = xs;
+    return info.op(s);
+  };
+  INFO(info.name, " (", sample.label, ")");
+  std::vector<Tensor> outputs;
+  try {
+    outputs = fn(inputs);
+  } catch (const NotImplementedError& e) {
+    f.missing.insert(info.name + " (" + e.what() + ")");
+    return false;
+  }
+  // A cast to fp32, fp16 or bf16 rounds away the finite-difference step: such an entry's
+  // derivative is checked by the dedicated tests (test_gradcheck.cpp), not here.
+  for (const Tensor& o : outputs) {
+    if (o.defined() && is_floating(o.dtype()) && o.dtype() != DType::Float64) {
+      f.skipped.insert(info.name + " (output below fp64: finite differences cannot resolve it)");
+      return false;
+    }
+  }
+  // NaN or an infinity in the output (pow of a negative base, var of one element with
+  // correction 1): no derivative there.
+  for (const Tensor& o : outputs) {
+    if (!o.defined() || !is_floating(o.dtype())) continue;
+    for (double v : to_ref(o.detach()).data) {
+      if (!std::isfinite(v)) return true;
+    }
+  }
+  bool floating = false, recorded = false;
+  for (const Tensor& o : outputs) {
+    floating = floating || (o.defined() && is_floating(o.dtype()));
+    recorded = recorded || (o.defined() && o.requires_grad());
+  }
+  if (floating && !recorded) {
+    f.missing.insert(info.name);
+    return false;
+  }
+  std::string report;
+  try {
+    report = autograd::gradcheck_report(fn, inputs);
+  } catch (const NotImplementedError& e) {  // a formula that refuses this case
+    f.missing.insert(info.name + " (" + e.what() + ")");
+    return false;
+  }
+  if (!report.empty()) {
+    // A composite whose parts lack a derivative drops the gradient of some input.
+    if (!has_own_formula(info) && !reaches_every_input(fn(inputs), inputs)) {
+      f.missing.insert(info.name + " (a part of the composite)");
+      return false;
+    }
+    FAIL_CHECK(report);
+    return true;
+  }
+  f.checked.insert(info.name);
+  if (!small_enough(sample, kMaxNumelGradgrad)) return true;
+  try {
+    const std::string second = autograd::gradgradcheck_report(fn, inputs);
+    CHECK_MESSAGE(second.empty(), "gradgradcheck: ", second);
+  } catch (const NotImplementedError& e) {
+    f.no_double_backward.insert(info.name + " (" + e.what() + ")");
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("gradcheck of every differentiable op-table entry on its small fp64 samples") {
+  Findings f;
+  for (const OpInfo& info : op_table()) {
+    if (!info.differentiable) continue;
+    if (auto it = kSkipped.find(info.name); it != kSkipped.end()) {
+      f.skipped.insert(info.name + " (" + it->second + ")");
+      continue;
+    }
+    if (std::find(info.dtypes.begin(), info.dtypes.end(), DType::Float64) == info.dtypes.end()) continue;
+    manual_seed(1234);
+    for (const SampleInput& sample : info.samples(DType::Float64)) {
+      if (unsuitable(sample) || !small_enough(sample, kMaxNumel) || !all_finite(sample)) continue;
+      if (!check_sample(info, sample, f)) break;
+    }
+  }
+  MESSAGE("gradchecked: ", fmt::format("{}", fmt::join(f.checked, ", ")));
+  MESSAGE("no derivative yet: ", fmt::format("{}", fmt::join(f.missing, ", ")));
+  MESSAGE("no double backward: ", fmt::format("{}", fmt::join(f.no_double_backward, ", ")));
+  MESSAGE("skipped: ", fmt::format("{}", fmt::join(f.skipped, ", ")));
+  // Formulas that exist since autograd's first version: the driver must have reached them.
+  CHECK(f.checked.count("add") == 1);
+  CHECK(f.checked.count("mul") == 1);
+}
