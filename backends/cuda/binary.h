@@ -1,5 +1,5 @@
-// Launchers of the element-wise binary kernels, one per family and .cu file, called by
-// binary_cuda.cpp with an iteration plan's arguments. Every input has the plan's common dtype;
+// Launchers of the element-wise binary and ternary kernels, one per family and .cu file, called
+// by binary_cuda.cpp with an iteration plan's arguments. Every input has the plan's common dtype;
 // the output too, except for comparisons and logical ops (bool).
 #pragma once
 
@@ -27,5 +27,10 @@ void launch_compare(CompareOp op, DType dtype, const ElementwiseArgs<2>& args, c
 // binary_bitwise.cu: integer and bool dtypes (shifts: integers only).
 enum class BitwiseOp : int8_t { And, Or, Xor, LeftShift, RightShift };
 void launch_bitwise(BitwiseOp op, DType dtype, const ElementwiseArgs<2>& args, cudaStream_t stream);
+
+// ternary.cu: where(condition, a, b) with the condition already cast to `dtype` by the plan;
+// lerp(a, end, weight) for floating dtypes; clamp(x, min, max) for numeric ones.
+enum class TernaryKernelOp : int8_t { Where, Lerp, Clamp };
+void launch_ternary(TernaryKernelOp op, DType dtype, const ElementwiseArgs<3>& args, cudaStream_t stream);
 
 }  // namespace anatomy::cuda

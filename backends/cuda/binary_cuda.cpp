@@ -1,6 +1,6 @@
-// CUDA: every element-wise binary operator (functional, in-place, out=) over the same iteration
-// plans as the CPU (dispatch/binary_registration.h); this file checks what the host can see,
-// picks a family's launcher and turns the plan into its arguments.
+// CUDA: every element-wise binary operator and where, lerp and clamp (functional, in-place,
+// out=) over the same iteration plans as the CPU (dispatch/binary_registration.h); this file
+// checks what the host can see, picks a family's launcher and turns the plan into its arguments.
 #include "anatomy/backends/cuda/binary.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
@@ -71,9 +71,16 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
   plan.finish();  // an out= tensor of another dtype: the cast kernel (copy_cuda.cpp)
 }
 
-// where, lerp and clamp with tensor bounds: no CUDA kernels yet.
-void ternary_cuda(TernaryOp op, const IterationPlan&) {
-  ANATOMY_THROW(NotImplementedError, "{}: no CUDA kernel yet", ternary_op_name(op));
+void ternary_cuda(TernaryOp op, const IterationPlan& plan) {
+  DeviceGuard guard(plan.output(0).device());
+  TernaryKernelOp code = TernaryKernelOp::Where;
+  switch (op) {
+    case TernaryOp::Where: code = TernaryKernelOp::Where; break;
+    case TernaryOp::Lerp: code = TernaryKernelOp::Lerp; break;
+    case TernaryOp::Clamp: code = TernaryKernelOp::Clamp; break;
+  }
+  launch_ternary(code, plan.common_dtype(), make_elementwise_args<3>(plan, ternary_op_name(op)), current_stream());
+  plan.finish();
 }
 
 }  // namespace

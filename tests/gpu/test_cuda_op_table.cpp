@@ -91,7 +91,7 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
   MESSAGE("ran on CUDA: ", fmt::format("{}", fmt::join(ran, ", ")));
   MESSAGE("no CUDA kernel yet: ", fmt::format("{}", fmt::join(missing, ", ")));
   for (const char* op : {"add", "mul", "div_floor", "remainder", "pow", "maximum", "atan2", "eq", "logical_xor",
-                         "bitwise_left_shift"}) {
+                         "bitwise_left_shift", "where", "lerp_tensor", "clamp", "clamp_tensor"}) {
     CHECK_MESSAGE(ran.count(op) == 1, op);
   }
 }
