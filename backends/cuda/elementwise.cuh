@@ -94,7 +94,8 @@ void launch_elementwise(const ElementwiseArgs<NIn>& args, F f, cudaStream_t stre
   if (args.contiguous) {
     constexpr int kVec = 16 / (sizeof(Out) > sizeof(In) ? sizeof(Out) : sizeof(In));
     bool aligned = reinterpret_cast<uintptr_t>(args.output) % 16 == 0;
-    for (int k = 0; k < NIn; ++k) aligned = aligned && reinterpret_cast<uintptr_t>(args.inputs[k]) % 16 == 0;  // null: a scalar
+    // A CPU scalar's pointer is null, which counts as aligned: it is never loaded.
+    for (int k = 0; k < NIn; ++k) aligned = aligned && reinterpret_cast<uintptr_t>(args.inputs[k]) % 16 == 0;
     if (aligned && kVec > 1) {
       elementwise_vectorized_kernel<kVec, NIn, Out, In, F>
           <<<grid_blocks((args.numel + kVec - 1) / kVec), kBlockThreads, 0, stream>>>(static_cast<Out*>(args.output), in,

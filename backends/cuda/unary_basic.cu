@@ -111,8 +111,12 @@ struct PredicateFn {
 template <typename T>
 bool launch_predicate_for(PredicateOp op, const ElementwiseArgs<1>& args, cudaStream_t stream) {
   switch (op) {
-    case PredicateOp::Isnan: launch_elementwise<1, bool, T>(args, PredicateFn<T, PredicateOp::Isnan>{}, stream); return true;
-    case PredicateOp::Isinf: launch_elementwise<1, bool, T>(args, PredicateFn<T, PredicateOp::Isinf>{}, stream); return true;
+    case PredicateOp::Isnan:
+      launch_elementwise<1, bool, T>(args, PredicateFn<T, PredicateOp::Isnan>{}, stream);
+      return true;
+    case PredicateOp::Isinf:
+      launch_elementwise<1, bool, T>(args, PredicateFn<T, PredicateOp::Isinf>{}, stream);
+      return true;
     case PredicateOp::Isfinite:
       launch_elementwise<1, bool, T>(args, PredicateFn<T, PredicateOp::Isfinite>{}, stream);
       return true;
@@ -136,8 +140,8 @@ void launch_unary_basic(BasicUnaryOp op, DType dtype, const ElementwiseArgs<1>& 
 }
 
 void launch_predicate(PredicateOp op, DType dtype, const ElementwiseArgs<1>& args, cudaStream_t stream) {
-  const bool launched =
-      dtype_switch(dtype, [&](auto tag) { return launch_predicate_for<typename decltype(tag)::type>(op, args, stream); });
+  const bool launched = dtype_switch(
+      dtype, [&](auto tag) { return launch_predicate_for<typename decltype(tag)::type>(op, args, stream); });
   if (!launched) {
     detail::throw_cuda_error(cudaErrorInvalidValue, "launch_predicate: unknown op or dtype", __FILE__, __LINE__);
   }

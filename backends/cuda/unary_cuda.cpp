@@ -36,7 +36,9 @@ void unary_cuda(UnaryOp op, const IterationPlan& plan, const UnaryParams& params
   const cudaStream_t stream = current_stream();
   auto basic = [&](BasicUnaryOp code, const UnaryConstants& k = {}) { launch_unary_basic(code, t, args, k, stream); };
   auto math = [&](FloatUnaryOp code) { launch_unary_float(code, t, args, stream); };
-  auto activation = [&](ActivationOp code, const UnaryConstants& k = {}) { launch_activation(code, t, args, k, stream); };
+  auto activation = [&](ActivationOp code, const UnaryConstants& k = {}) {
+    launch_activation(code, t, args, k, stream);
+  };
   switch (op) {
     case UnaryOp::Neg: basic(BasicUnaryOp::Neg); break;
     case UnaryOp::Abs: basic(BasicUnaryOp::Abs); break;

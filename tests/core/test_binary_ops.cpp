@@ -220,14 +220,16 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   CHECK(r.output(0).is_same(m));
   CHECK(r.is_cpu_scalar(1));
   // Only 0-dim CPU tensors may join device tensors.
-  EXPECT_ERROR(DeviceError, IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(zeros({1})).build(),
-               "test", "meta", "cpu");
+  EXPECT_ERROR(DeviceError,
+               IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(zeros({1})).build(), "test",
+               "meta", "cpu");
   // The operator path: m + 2, 2 * m and m.add_(cpu 0-dim) keep the device and dtype.
   CHECK((m + 2).is_meta());
   CHECK((2 * m).dtype() == DType::Float16);
   CHECK(m.add_(full({}, 1.5)).is_meta());
   // On the CPU nothing is a "CPU scalar": every operand is readable by the loop.
   Tensor c = zeros({2});
-  IterationPlan cpu = IterationPlan::Builder("test").add_output(Tensor()).add_input(c).add_input(wrapped_scalar(1)).build();
+  IterationPlan cpu =
+      IterationPlan::Builder("test").add_output(Tensor()).add_input(c).add_input(wrapped_scalar(1)).build();
   CHECK_FALSE(cpu.is_cpu_scalar(1));
 }

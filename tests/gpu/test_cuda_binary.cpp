@@ -68,7 +68,8 @@ TEST_CASE("cuda binary: integer powers with negative exponents") {
   for (DType d : {DType::Int8, DType::Int32, DType::Int64}) {
     CAPTURE(name(d));
     // In device memory: PyTorch's values (1 for base 1, +-1 for base -1, else 0).
-    const Tensor base = values({1, -1, -1, 2, -2, 3}, d).to(kCuda), exponent = values({-1, -3, -2, -2, -1, 2}, d).to(kCuda);
+    const Tensor base = values({1, -1, -1, 2, -2, 3}, d).to(kCuda),
+                 exponent = values({-1, -3, -2, -2, -1, 2}, d).to(kCuda);
     CHECK(values_of(pow(base, exponent)) == D{1, -1, 1, 0, 0, 9});
     // A CPU scalar: raises, as on the CPU.
     CHECK_THROWS_AS(pow(base, Scalar(-2)), ValueError);
@@ -81,8 +82,10 @@ TEST_CASE("cuda binary: shifts by negative amounts and by the width or more matc
   for (DType d : kIntegers) {
     CAPTURE(name(d));
     const bool is_unsigned = d == DType::UInt8;
-    const Tensor a = values(is_unsigned ? D{1, 3, 200, 255, 7, 128, 64, 9, 1, 100} : D{1, -3, 100, -1, 7, -128, 64, -9, 1, -100}, d);
-    const Tensor s = values(is_unsigned ? D{0, 1, 7, 8, 9, 100, 255, 3, 6, 200} : D{-1, 0, 1, 7, 8, 31, 32, 63, 64, 100}, d);
+    const Tensor a =
+        values(is_unsigned ? D{1, 3, 200, 255, 7, 128, 64, 9, 1, 100} : D{1, -3, 100, -1, 7, -128, 64, -9, 1, -100}, d);
+    const Tensor s =
+        values(is_unsigned ? D{0, 1, 7, 8, 9, 100, 255, 3, 6, 200} : D{-1, 0, 1, 7, 8, 31, 32, 63, 64, 100}, d);
     CHECK(same_values(bitwise_left_shift(a.to(kCuda), s.to(kCuda)), bitwise_left_shift(a, s)));
     CHECK(same_values(bitwise_right_shift(a.to(kCuda), s.to(kCuda)), bitwise_right_shift(a, s)));
     CHECK(same_values(bitwise_left_shift(a.to(kCuda), Scalar(3)), bitwise_left_shift(a, Scalar(3))));

@@ -34,8 +34,9 @@ TEST_CASE("cuda ternary: clamp with tensor bounds, lerp with a Scalar weight") {
   for (DType d : {DType::Float32, DType::BFloat16, DType::Float64}) {
     CAPTURE(name(d));
     const Tensor x = tensor(std::vector<double>{-3.0, -0.5, 0.25, 2.0, nan, 7.0}, {6}, DType::Float64).to(d);
-    const Tensor hi = tensor(std::vector<double>{1.0, 1.0, nan, 1.5, 1.0, -2.0}, {6}, DType::Float64).to(d);  // min > max at the end
-    const Tensor lo = full({}, -1.0, d);                                                   // a CPU 0-dim bound
+    // A CUDA max bound (min > max at the end) and a CPU 0-dim min bound.
+    const Tensor hi = tensor(std::vector<double>{1.0, 1.0, nan, 1.5, 1.0, -2.0}, {6}, DType::Float64).to(d);
+    const Tensor lo = full({}, -1.0, d);
     CHECK(same_numbers(clamp(x.to(kCuda), std::optional<Tensor>(lo), std::optional<Tensor>(hi.to(kCuda))),
                       clamp(x, std::optional<Tensor>(lo), std::optional<Tensor>(hi))));
     // lerp rounds twice; CUDA may fuse a multiply and an add where the CPU does not, so it is
