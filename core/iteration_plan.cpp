@@ -185,10 +185,9 @@ IterationPlan IterationPlan::Builder::build() {
   }
   plan.num_outputs_ = outputs_.size();
   for (const Tensor& in : inputs_) {
-    Tensor t = in.dtype() == plan.common_ ? in : in.to(plan.common_);
-    // A CPU scalar next to device tensors moves to their device (a tiny copy).
-    if (t.device() != device) t = t.to(device);
-    plan.operands_.push_back(t);
+    // A CPU scalar next to device tensors stays on the CPU, cast there (one element, no device
+    // work): device kernels take its value with the launch (Note [CPU scalars in device plans]).
+    plan.operands_.push_back(in.dtype() == plan.common_ ? in : in.to(plan.common_));
   }
 
   const int n = plan.num_operands();

@@ -6,6 +6,8 @@
 //   1. the broadcast shape of the inputs (NumPy rules);
 //   2. the common dtype (PyTorch's promotion, 0-dim tensors as weak types), and casts inputs of
 //      another dtype to it (so a kernel is instantiated per dtype, not per dtype combination);
+//      a 0-dim CPU input next to device tensors is cast on the CPU and stays there
+//      (Note [CPU scalars in device plans]);
 //   3. the outputs: allocated when undefined (keeping the layout of a dense input, e.g.
 //      channels_last), or checked when given (out= and in-place): same shape, a dtype the common
 //      dtype may be cast to, no internal overlap, and no partial overlap with an input (exact
@@ -15,6 +17,15 @@
 //      adjacent dims merged where every operand steps through them contiguously;
 //   6. whether everything is contiguous (one flat loop) and whether 32-bit offsets suffice.
 // A kernel then calls for_each_chunk and runs a tight 1-D loop per chunk.
+//
+// Note [CPU scalars in device plans]
+// `cuda_t + 2` and `cuda_t * cpu_0dim_tensor` are common: the scalar is a 0-dim CPU tensor next
+// to device tensors. Copying it to the device on every call would cost a host-to-device copy
+// (microseconds, and an ordering point with the host) for 8 bytes. So the plan keeps it on the
+// CPU, already cast to the common dtype, and says so (is_cpu_scalar); a device backend reads
+// its value on the host and passes it to the kernel by value (backends/cuda/elementwise_args.h),
+// with stride 0 like any broadcast operand. Only 0-dim CPU tensors may join device tensors: any
+// other CPU tensor is a DeviceError. CPU plans are unchanged (is_cpu_scalar is false there).
 #pragma once
 
 #include <algorithm>
@@ -114,6 +125,9 @@ class IterationPlan {
   // What the operator returns: the user's output tensor, or the allocated one.
   const Tensor& result(int i = 0) const { return user_outputs_[i].defined() ? user_outputs_[i] : operands_[i]; }
   const Tensor& input(int i) const { return operands_[num_outputs_ + i]; }
+  // Input i is a 0-dim CPU tensor in a plan whose outputs are on another device (Note [CPU
+  // scalars in device plans]): its one element is readable on the host, not by the device.
+  bool is_cpu_scalar(int i) const { return input(i).is_cpu() && !output(0).is_cpu(); }
   // Outputs whose dtype is not the common dtype are computed into a temporary of the common
   // dtype; finish() copies them into the user's tensors.
   void finish() const;

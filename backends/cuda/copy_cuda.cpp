@@ -13,13 +13,18 @@
 //                                 it is not contiguous), then the CPU copy_ broadcasts, converts
 //                                 and scatters into self. Straight into self when nothing is left
 //                                 to do on the CPU.
-//   device to device, two dtypes  staged through the CPU: device to host, then host to device.
-// Converting on the CPU is slow but gives exactly the CPU's values; the CUDA backend issue
-// moves conversions into kernels. Everything runs on current_stream(). A copy to the host
-// synchronizes (non_blocking is not honoured yet); a copy from pageable host memory returns once
-// CUDA has taken the bytes; one from pinned memory synchronizes unless non_blocking.
+//   device to device, two dtypes  the cast kernel of cast.cu (any strides, src broadcast), which
+//                                 converts exactly as the CPU does (Note [CUDA casts match the
+//                                 CPU's]); between two devices, converted on the source's device
+//                                 first, then copied as above.
+//   (host <-> device copies convert on the CPU, on the host side of the transfer.)
+// Everything runs on current_stream(). A copy to the host synchronizes (non_blocking is not
+// honoured yet); a copy from pageable host memory returns once CUDA has taken the bytes; one from
+// pinned memory synchronizes unless non_blocking.
+#include <limits>
 #include <utility>
 
+#include "anatomy/backends/cuda/cast.h"
 #include "anatomy/backends/cuda/copy.h"
 #include "anatomy/backends/cuda/cuda_allocator.h"
 #include "anatomy/backends/cuda/cuda_check.h"
@@ -83,6 +88,49 @@ void copy_device_to_device(const Tensor& dst, const Tensor& src) {
   if (!target.is_same(dst)) copy_same_device(dst, target);
 }
 
+// The cast kernel's arguments for dst = src (src already expanded to dst's sizes): the merged
+// layout of make_strided_layout, turned innermost-first and into byte strides.
+ElementwiseArgs<1> cast_args(const Tensor& dst, const Tensor& src) {
+  ElementwiseArgs<1> args;
+  args.output = dst.data_ptr();
+  args.inputs[0] = src.data_ptr();
+  args.numel = dst.numel();
+  args.contiguous = dst.is_contiguous() && src.is_contiguous();
+  if (args.contiguous) return args;
+  const StridedLayout<2> layout = make_strided_layout<2>(dst.sizes(), {dst.strides(), src.strides()}, "copy_");
+  const int64_t element_size[2] = {static_cast<int64_t>(dst.element_size()), static_cast<int64_t>(src.element_size())};
+  args.layout.ndim = layout.ndim;
+  args.use_32bit = args.numel <= std::numeric_limits<int32_t>::max();
+  for (int k = 0; k < 2; ++k) {
+    int64_t reach = 0;
+    for (int d = 0; d < layout.ndim; ++d) {
+      const int inner_first = layout.ndim - 1 - d;
+      args.layout.sizes[inner_first] = layout.sizes[d];
+      args.layout.byte_strides[k][inner_first] = layout.strides[k][d] * element_size[k];
+      reach += (layout.sizes[d] - 1) * layout.strides[k][d] * element_size[k];
+    }
+    if (reach > std::numeric_limits<int32_t>::max()) args.use_32bit = false;
+  }
+  return args;
+}
+
+// dst = src converted, both on one device (src expanded to dst's sizes, no overlap).
+void cast_same_device(const Tensor& dst, const Tensor& src) {
+  DeviceGuard guard(device_index(dst));
+  launch_cast(dst.dtype(), src.dtype(), cast_args(dst, src), current_stream());
+}
+
+void convert_device_to_device(const Tensor& dst, const Tensor& src) {
+  int dst_device = device_index(dst), src_device = device_index(src);
+  if (dst_device == src_device) {
+    cast_same_device(dst, may_overlap(dst, src) ? clone_on_device(src) : src);
+    return;
+  }
+  Tensor converted = empty_contiguous_cuda(dst.sizes(), dst.dtype(), src_device);
+  cast_same_device(converted, src);
+  copy_device_to_device(dst, converted);
+}
+
 // Copies nbytes from the current device to host memory and waits, since the caller reads them next.
 void memcpy_to_host(void* dst, const void* src, size_t nbytes) {
   ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, current_stream()));
@@ -133,8 +181,9 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
     return self;
   }
   // Note [CUDA copy paths]
-  if (self.is_cuda() && src.is_cuda() && self.dtype() == src.dtype()) {
-    copy_device_to_device(self, source);
+  if (self.is_cuda() && src.is_cuda()) {
+    if (self.dtype() == src.dtype()) copy_device_to_device(self, source);
+    else convert_device_to_device(self, source);
   } else if (self.is_cpu()) {
     if (self.dtype() == src.dtype() && src.sizes() == self.sizes() && self.is_contiguous() && src.is_contiguous()) {
       DeviceGuard guard(device_index(src));

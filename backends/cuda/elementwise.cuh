@@ -2,7 +2,9 @@
 // vectorized one for contiguous operands (each thread loads and stores whole 16-byte words)
 // and a general one that walks an iteration plan's layout. An op is a functor with a __device__
 // operator() taking NIn values of the computation dtype and returning the output value; one
-// .cu file per op family instantiates these for its functors and dtypes.
+// .cu file per op family instantiates these for its functors and dtypes. An input that is a CPU
+// scalar (Note [CPU scalars in device plans]) is read from the kernel's parameters, never from
+// memory: the branch on it is the same for every thread, so it costs no divergence.
 //
 // Device code only: included by .cu files, never by host .cpp files.
 #pragma once
@@ -10,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/elementwise_layout.h"
@@ -39,19 +42,21 @@ __global__ void elementwise_vectorized_kernel(Out* out, ElementwiseInputs<In, NI
   const int64_t vectors = n / Vec;
   for (int64_t v = first; v < vectors; v += step) {
     AlignedVector<In, Vec> loaded[NIn];
-    for (int k = 0; k < NIn; ++k) loaded[k] = reinterpret_cast<const AlignedVector<In, Vec>*>(in.ptr[k])[v];
+    for (int k = 0; k < NIn; ++k) {
+      if (!in.is_scalar[k]) loaded[k] = reinterpret_cast<const AlignedVector<In, Vec>*>(in.ptr[k])[v];
+    }
     AlignedVector<Out, Vec> result;
 #pragma unroll
     for (int j = 0; j < Vec; ++j) {
       In x[NIn];
-      for (int k = 0; k < NIn; ++k) x[k] = loaded[k].v[j];
+      for (int k = 0; k < NIn; ++k) x[k] = in.is_scalar[k] ? in.scalar[k] : loaded[k].v[j];
       result.v[j] = apply(f, x);
     }
     reinterpret_cast<AlignedVector<Out, Vec>*>(out)[v] = result;
   }
   for (int64_t i = vectors * Vec + first; i < n; i += step) {
     In x[NIn];
-    for (int k = 0; k < NIn; ++k) x[k] = in.ptr[k][i];
+    for (int k = 0; k < NIn; ++k) x[k] = in.is_scalar[k] ? in.scalar[k] : in.ptr[k][i];
     out[i] = apply(f, x);
   }
 }
@@ -66,7 +71,10 @@ __global__ void elementwise_strided_kernel(char* out, ElementwiseInputs<In, NIn>
     Index offsets[NIn + 1];
     layout.byte_offsets(i, offsets);
     In x[NIn];
-    for (int k = 0; k < NIn; ++k) x[k] = *reinterpret_cast<const In*>(reinterpret_cast<const char*>(in.ptr[k]) + offsets[k + 1]);
+    for (int k = 0; k < NIn; ++k) {
+      x[k] = in.is_scalar[k] ? in.scalar[k]
+                             : *reinterpret_cast<const In*>(reinterpret_cast<const char*>(in.ptr[k]) + offsets[k + 1]);
+    }
     *reinterpret_cast<Out*>(out + offsets[0]) = apply(f, x);
   }
 }
@@ -76,10 +84,17 @@ template <int NIn, typename Out, typename In, typename F>
 void launch_elementwise(const ElementwiseArgs<NIn>& args, F f, cudaStream_t stream) {
   if (args.numel == 0) return;
   ElementwiseInputs<In, NIn> in;
-  for (int k = 0; k < NIn; ++k) in.ptr[k] = static_cast<const In*>(args.inputs[k]);
+  for (int k = 0; k < NIn; ++k) {
+    in.ptr[k] = static_cast<const In*>(args.inputs[k]);
+    in.is_scalar[k] = args.is_scalar[k];
+    in.scalar[k] = In();
+    // The host wrote a value of the kernel's input dtype there (make_elementwise_args).
+    if (args.is_scalar[k]) std::memcpy(&in.scalar[k], &args.scalar_bits[k], sizeof(In));
+  }
   if (args.contiguous) {
     constexpr int kVec = 16 / (sizeof(Out) > sizeof(In) ? sizeof(Out) : sizeof(In));
     bool aligned = reinterpret_cast<uintptr_t>(args.output) % 16 == 0;
+    // A CPU scalar's pointer is null, which counts as aligned: it is never loaded.
     for (int k = 0; k < NIn; ++k) aligned = aligned && reinterpret_cast<uintptr_t>(args.inputs[k]) % 16 == 0;
     if (aligned && kVec > 1) {
       elementwise_vectorized_kernel<kVec, NIn, Out, In, F>

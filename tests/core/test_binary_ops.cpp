@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 
+#include "anatomy/core/binary_ops.h"
+
 #include "test_util.h"
 
 using namespace anatomy;
@@ -192,4 +194,42 @@ TEST_CASE("iteration plan: broadcast strides, dim order and merging") {
   CHECK(r.loop_stride(2, 1) == 0);
   CHECK(r.can_use_32bit_indexing());
   CHECK(r.common_dtype() == DType::Float32);
+}
+
+TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU, cast to the common dtype") {
+  // Meta stands in for a device here: the rule is about any non-CPU device.
+  const TensorOptions meta = TensorOptions().device(Device("meta"));
+  Tensor m = empty({4, 3}, meta.dtype(DType::Float16));
+  IterationPlan p =
+      IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(wrapped_scalar(2.5)).build();
+  CHECK(p.output(0).is_meta());
+  CHECK(p.common_dtype() == DType::Float16);
+  CHECK_FALSE(p.is_cpu_scalar(0));
+  CHECK(p.is_cpu_scalar(1));
+  CHECK(p.input(1).is_cpu());
+  CHECK(p.input(1).dtype() == DType::Float16);  // cast on the CPU
+  CHECK(element(p.input(1), 0) == 2.5);
+  CHECK(p.loop_stride(2, 0) == 0);  // broadcast like any 0-dim operand
+  // A 0-dim CPU tensor (not a wrapped number) as the first input, and in an in-place plan.
+  Tensor s = full({}, 3, DType::Int64);
+  IterationPlan q = IterationPlan::Builder("test").add_output(Tensor()).add_input(s).add_input(m).build();
+  CHECK(q.is_cpu_scalar(0));
+  CHECK(q.input(0).dtype() == DType::Float16);
+  CHECK(element(q.input(0), 0) == 3);
+  IterationPlan r = IterationPlan::Builder("test").add_output(m).add_input(m).add_input(s).build();
+  CHECK(r.output(0).is_same(m));
+  CHECK(r.is_cpu_scalar(1));
+  // Only 0-dim CPU tensors may join device tensors.
+  EXPECT_ERROR(DeviceError,
+               IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(zeros({1})).build(), "test",
+               "meta", "cpu");
+  // The operator path: m + 2, 2 * m and m.add_(cpu 0-dim) keep the device and dtype.
+  CHECK((m + 2).is_meta());
+  CHECK((2 * m).dtype() == DType::Float16);
+  CHECK(m.add_(full({}, 1.5)).is_meta());
+  // On the CPU nothing is a "CPU scalar": every operand is readable by the loop.
+  Tensor c = zeros({2});
+  IterationPlan cpu =
+      IterationPlan::Builder("test").add_output(Tensor()).add_input(c).add_input(wrapped_scalar(1)).build();
+  CHECK_FALSE(cpu.is_cpu_scalar(1));
 }

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -63,6 +64,19 @@ inline std::vector<double> values_of(const Tensor& t) {
   Tensor host = t.cpu().to(DType::Float64).contiguous();
   const double* p = static_cast<const double*>(host.data_ptr());
   return std::vector<double>(p, p + host.numel());
+}
+
+// Like same_values, except that any NaN matches any NaN (and -0 only -0): CUDA's arithmetic
+// returns its canonical NaN where the CPU's keeps an input NaN's payload.
+inline bool same_numbers(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) return false;
+  if (!is_floating(a.dtype())) return same_values(a, b);
+  const std::vector<double> x = values_of(a), y = values_of(b);
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i]) && std::isnan(y[i])) continue;
+    if (!(x[i] == y[i] && std::signbit(x[i]) == std::signbit(y[i]))) return false;
+  }
+  return true;
 }
 
 }  // namespace anatomy::gpu_test
