@@ -71,8 +71,8 @@ Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle&
 void Recorder::finish(dispatch::Stack&& outputs) {
   auto node = IntrusivePtr<FormulaNode>::make(entry_, std::move(edges_), std::move(saved_));
   if (AnomalyMode::is_enabled()) node->set_forward_op(op_.schema().full_name());
-  const bool is_view = !op_.schema().returns.empty() && op_.schema().returns[0].alias &&
-                       !op_.schema().returns[0].alias->is_write;
+  const bool is_view =
+      !op_.schema().returns.empty() && op_.schema().returns[0].alias && !op_.schema().returns[0].alias->is_write;
   for (size_t j = 0; j < outputs.size(); ++j) {
     const Tensor& out = outputs[j].get<Tensor>();
     node->add_output(out);

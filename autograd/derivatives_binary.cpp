@@ -111,8 +111,7 @@ variable_list div_mode_backward(BackwardContext& ctx, const variable_list& g) {
   }
   if (ctx.needs_grad(1)) {
     const Tensor other = ctx.input(1);
-    ctx.set(out, 1,
-            grad_for_input(ctx, 1, rounded ? zeros_like(g[0]) : -g[0] * ctx.input(0) / (other * other)));
+    ctx.set(out, 1, grad_for_input(ctx, 1, rounded ? zeros_like(g[0]) : -g[0] * ctx.input(0) / (other * other)));
   }
   return out;
 }
@@ -128,8 +127,7 @@ const DerivativeEntry kAtan2_{"aten::atan2_", "Atan2Backward0", kBoth, 0, &atan2
 const DerivativeEntry kWhere{"aten::where.self", "WhereBackward0", args_mask({0}), 0, &where_backward};
 const DerivativeEntry kLerpScalar{"aten::lerp.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
 const DerivativeEntry kLerpScalar_{"aten::lerp_.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
-const DerivativeEntry kLerpTensor{"aten::lerp.Tensor", "LerpBackward1", args_mask({0, 1, 2}), 0,
-                                  &lerp_tensor_backward};
+const DerivativeEntry kLerpTensor{"aten::lerp.Tensor", "LerpBackward1", args_mask({0, 1, 2}), 0, &lerp_tensor_backward};
 const DerivativeEntry kLerpTensor_{"aten::lerp_.Tensor", "LerpBackward1", args_mask({0, 1, 2}), 0,
                                    &lerp_tensor_backward};
 const DerivativeEntry kMaskedFill{"aten::masked_fill.Scalar", "MaskedFillBackward0", args_mask({1}), 0,

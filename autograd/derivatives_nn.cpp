@@ -86,10 +86,14 @@ variable_list native_layer_norm_backward(BackwardContext& ctx, const variable_li
 // The rms_norm kernel's default eps: the input dtype's machine epsilon, as in PyTorch.
 double machine_epsilon(DType t) {
   switch (t) {
-    case DType::Float64: return 2.220446049250313e-16;
-    case DType::Float16: return 0.0009765625;
-    case DType::BFloat16: return 0.0078125;
-    default: return 1.1920928955078125e-07;
+    case DType::Float64:
+      return 2.220446049250313e-16;
+    case DType::Float16:
+      return 0.0009765625;
+    case DType::BFloat16:
+      return 0.0078125;
+    default:
+      return 1.1920928955078125e-07;
   }
 }
 

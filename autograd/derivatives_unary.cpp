@@ -19,10 +19,10 @@ using ClampTensorSig = Tensor(const Tensor&, const std::optional<Tensor>&, const
 using NanToNumSig = Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>);
 
 constexpr double kLn2 = 0.693147180559945309417;
-constexpr double kTwoOverSqrtPi = 1.12837916709551257390;   // 2 / sqrt(pi): erf's slope at 0
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi): erf's slope at 0
 constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;      // the standard normal pdf at 0
-constexpr double kSqrt2OverPi = 0.79788456080286535588;     // gelu's tanh approximation
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // the standard normal pdf at 0
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // gelu's tanh approximation
 constexpr double kGeluKappa = 0.044715;
 
 // ---- one expression of the input or the result ----
@@ -102,8 +102,10 @@ variable_list clamp_tensor_backward(BackwardContext& ctx, const variable_list& g
   variable_list out = ctx.grads();
   const Tensor x = ctx.input(0), lo = ctx.input(1), hi = ctx.input(2);
   if (lo.defined() && hi.defined()) {
-    if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, where(logical_and(x >= lo, x <= hi), g[0], Scalar(0))));
-    if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, where(logical_and(x < lo, lo < hi), g[0], Scalar(0))));
+    if (ctx.needs_grad(0))
+      ctx.set(out, 0, grad_for_input(ctx, 0, where(logical_and(x >= lo, x <= hi), g[0], Scalar(0))));
+    if (ctx.needs_grad(1))
+      ctx.set(out, 1, grad_for_input(ctx, 1, where(logical_and(x < lo, lo < hi), g[0], Scalar(0))));
     if (ctx.needs_grad(2)) ctx.set(out, 2, grad_for_input(ctx, 2, where(logical_or(x > hi, hi < lo), g[0], Scalar(0))));
   } else if (lo.defined()) {
     if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, where(x >= lo, g[0], Scalar(0))));
@@ -148,8 +150,8 @@ const DerivativeEntry kClampTensor{"aten::clamp.Tensor", "ClampBackward0", args_
 }  // namespace
 
 ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
-#define ANATOMY_UNARY_REGISTER(op, Sig)                \
-  register_derivative<&k_##op, Sig>(m, #op);           \
+#define ANATOMY_UNARY_REGISTER(op, Sig)      \
+  register_derivative<&k_##op, Sig>(m, #op); \
   register_derivative<&k_##op##_, Sig>(m, #op "_");
   ANATOMY_UNARY_REGISTER(exp2, UnarySig)
   ANATOMY_UNARY_REGISTER(expm1, UnarySig)

@@ -1,67 +1,62 @@
-// cudaMalloc/cudaFree behind the Allocator interface (see cuda_allocator.h).
+// The per-device caching allocators behind DeviceType::CUDA (see cuda_allocator.h).
 #include "anatomy/backends/cuda/cuda_allocator.h"
 
-#include <cuda_runtime_api.h>
-
-#include <cstdint>
+#include <array>
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
 
-#include "anatomy/backends/cuda/cuda_check.h"
+#include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/core/error.h"
 
 namespace anatomy::cuda {
 namespace {
 
-// cudaMalloc returns blocks aligned to at least 256 bytes, so the low byte of the pointer is
-// free: the DataPtr's context carries the device index there, and the deleter needs nothing
-// else (no per-block bookkeeping in this tiny allocator). Device indices are below 128.
-constexpr uintptr_t kDeviceBits = 0xff;
+constexpr int kMaxDevices = 64;
 
-void* pack(void* ptr, int device) {
-  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(ptr) | static_cast<uintptr_t>(device));
+// A device's provider and allocator. Never destroyed: tensors in static storage may be freed
+// after every destructor of this library has run, and their blocks must still find their
+// allocator. The exit hook below gives the cached memory back instead.
+struct DeviceAllocator {
+  CudaMemoryProvider provider;
+  alloc::CachingAllocator allocator;
+  explicit DeviceAllocator(int device) : provider(device), allocator(provider) {}
+};
+
+std::array<std::atomic<DeviceAllocator*>, kMaxDevices> g_allocators{};
+std::mutex g_create_mutex;
+
+// Registered after the CUDA runtime has initialized (the first allocator is made after a CUDA
+// call), so it runs before the runtime's own exit handler tears the context down.
+void release_cache_at_exit() {
+  try {
+    empty_cache();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "anatomy: warning: releasing the CUDA cache at exit failed: %s\n", e.what());
+  }
 }
 
-// Runs in DataPtr's destructor, so it must not throw: errors are reported on stderr.
-void free_cuda(void* ctx) {
-  auto bits = reinterpret_cast<uintptr_t>(ctx);
-  int device = static_cast<int>(bits & kDeviceBits);
-  void* ptr = reinterpret_cast<void*>(bits & ~kDeviceBits);
-  // Free with the owning device current, as cudaFree's implicit synchronization is per device.
-  int previous = -1;
-  bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device && cudaSetDevice(device) == cudaSuccess;
-  cudaError_t err = cudaFree(ptr);
-  if (switched) (void)cudaSetDevice(previous);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    // At process exit the runtime may already be gone, and the memory with it.
-    if (err != cudaErrorCudartUnloading && err != cudaErrorContextIsDestroyed) {
-      std::fprintf(stderr, "anatomy: warning: cudaFree(%p) on cuda:%d failed: %s\n", ptr, device,
-                   cudaGetErrorString(err));
-    }
-  }
+DeviceAllocator& device_allocator(int device) {
+  if (device < 0) device = current_device();
+  ANATOMY_CHECK(device < kMaxDevices, DeviceError, "cuda allocator: device index {} is beyond the {} supported", device,
+                kMaxDevices);
+  if (DeviceAllocator* a = g_allocators[device].load(std::memory_order_acquire)) return *a;
+  std::lock_guard<std::mutex> g(g_create_mutex);
+  if (DeviceAllocator* a = g_allocators[device].load(std::memory_order_relaxed)) return *a;
+  static const bool hooked = [] { return std::atexit(&release_cache_at_exit) == 0; }();
+  (void)hooked;
+  auto* a = new DeviceAllocator(device);
+  g_allocators[device].store(a, std::memory_order_release);
+  return *a;
 }
 
 class CudaAllocator final : public Allocator {
  public:
-  DataPtr allocate(size_t nbytes) override {
-    int device = current_device();
-    Device where(DeviceType::CUDA, static_cast<Device::Index>(device));
-    if (nbytes == 0) return DataPtr(nullptr, where);
-    void* ptr = nullptr;
-    cudaError_t err = cudaMalloc(&ptr, nbytes);
-    if (err == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();
-      size_t free_bytes = 0, total_bytes = 0;
-      ANATOMY_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      ANATOMY_THROW(OutOfMemoryError,
-                    "cuda allocator: out of memory allocating {} bytes on cuda:{} ({} of {} bytes free)", nbytes,
-                    device, free_bytes, total_bytes);
-    }
-    if (err != cudaSuccess) detail::throw_cuda_error(err, "cudaMalloc", __FILE__, __LINE__);
-    ANATOMY_INTERNAL_ASSERT((reinterpret_cast<uintptr_t>(ptr) & kDeviceBits) == 0, "cudaMalloc returned {}", ptr);
-    return DataPtr(ptr, pack(ptr, device), &free_cuda, where);
-  }
+  DataPtr allocate(size_t nbytes) override { return device_allocator(current_device()).allocator.allocate(nbytes); }
 };
 
 const bool registered = [] {
@@ -74,6 +69,22 @@ const bool registered = [] {
 Allocator* cuda_allocator() {
   static CudaAllocator allocator;
   return &allocator;
+}
+
+alloc::CachingAllocator& caching_allocator(int device) { return device_allocator(device).allocator; }
+
+alloc::MemoryStats memory_stats(int device) { return caching_allocator(device).stats(); }
+
+int64_t memory_allocated(int device) { return memory_stats(device).allocated_bytes[alloc::StatType::All].current; }
+
+int64_t memory_reserved(int device) { return memory_stats(device).reserved_bytes[alloc::StatType::All].current; }
+
+void reset_peak_memory_stats(int device) { caching_allocator(device).reset_peak_stats(); }
+
+void empty_cache() {
+  for (auto& slot : g_allocators) {
+    if (DeviceAllocator* a = slot.load(std::memory_order_acquire)) a->allocator.empty_cache();
+  }
 }
 
 }  // namespace anatomy::cuda

@@ -69,8 +69,7 @@ TEST_CASE("gradcheck: exp2, expm1, log1p, log2, rsqrt, tan, erf") {
   check_both("erf", one([](const Tensor& t) { return erf(t); }), {transposed_input(3, 2)});
   // Separately: exp2_ saves its result, which a second in-place op would modify (an error, as
   // in PyTorch).
-  check_both("in-place exp2_", in_place([](const Tensor& a, const std::vector<Tensor>&) { a.exp2_(); }),
-             {input({3})});
+  check_both("in-place exp2_", in_place([](const Tensor& a, const std::vector<Tensor>&) { a.exp2_(); }), {input({3})});
   check_both("in-place rsqrt_", in_place([](const Tensor& a, const std::vector<Tensor>&) { a.rsqrt_(); }),
              {positive_input({3})});
   check_both("in-place log1p_ and tan_", in_place([](const Tensor& a, const std::vector<Tensor>&) {
@@ -89,8 +88,7 @@ TEST_CASE("gradcheck: gelu (both approximations), silu, softplus") {
   check_both("silu_", in_place([](const Tensor& a, const std::vector<Tensor>&) { a.silu_(); }), {input({3})});
   check_both("softplus", one([](const Tensor& t) { return softplus(t); }), {input({4})});
   // beta * x above the threshold: the linear branch, gradient 1.
-  check_both("softplus beta threshold", one([](const Tensor& t) { return softplus(t * 3, 2, 1.5); }),
-             {input({6})});
+  check_both("softplus beta threshold", one([](const Tensor& t) { return softplus(t * 3, 2, 1.5); }), {input({6})});
 }
 
 TEST_CASE("gradcheck: the rounding operators have a zero gradient") {
@@ -200,13 +198,11 @@ TEST_CASE("gradcheck: where, lerp and masked_fill") {
 
   check_both("lerp scalar", two([](const Tensor& a, const Tensor& b) { return lerp(a, b, Scalar(0.3)); }),
              {input({2, 3}), input({3})});
-  check_both("lerp tensor",
-             [](const std::vector<Tensor>& v) { return std::vector<Tensor>{lerp(v[0], v[1], v[2])}; },
+  check_both("lerp tensor", [](const std::vector<Tensor>& v) { return std::vector<Tensor>{lerp(v[0], v[1], v[2])}; },
              {input({3}), transposed_input(2, 3), input({2, 1})});
   check_both("lerp_ scalar", in_place([](const Tensor& a, const std::vector<Tensor>& v) { lerp_(a, v[1], 0.7); }),
              {input({3}), input({3})});
-  check_both("lerp_ tensor",
-             in_place([](const Tensor& a, const std::vector<Tensor>& v) { lerp_(a, v[1], v[2]); }),
+  check_both("lerp_ tensor", in_place([](const Tensor& a, const std::vector<Tensor>& v) { lerp_(a, v[1], v[2]); }),
              {input({3}), input({3}), input({3})});
 
   Tensor mask = tensor({0, 1, 1}, TensorOptions().dtype(DType::Int64)).to(DType::Bool);
@@ -230,8 +226,7 @@ TEST_CASE("gradcheck: remainder, fmod, div with a rounding mode") {
   Tensor x = tensor({5.5, -5.5}, kF64).requires_grad_();
   Tensor d = tensor({2.0, 2.0}, kF64).requires_grad_();
   remainder(x, d).sum().backward();
-  CHECK(std::vector<double>(x.grad().data_ptr<double>(), x.grad().data_ptr<double>() + 2) ==
-        std::vector<double>{1, 1});
+  CHECK(std::vector<double>(x.grad().data_ptr<double>(), x.grad().data_ptr<double>() + 2) == std::vector<double>{1, 1});
   // -floor(x / d): -2 and 3.
   CHECK(std::vector<double>(d.grad().data_ptr<double>(), d.grad().data_ptr<double>() + 2) ==
         std::vector<double>{-2, 3});

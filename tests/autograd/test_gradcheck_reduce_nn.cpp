@@ -92,7 +92,9 @@ TEST_CASE("gradcheck: var, std, norm, logsumexp") {
   check_both("norm 3", one([](const Tensor& t) { return t.norm(3, {1}); }), {input({2, 3})});
   check_both("norm 1.5", one([](const Tensor& t) { return t.norm(1.5); }), {input({4})});
   check_both("logsumexp", one([](const Tensor& t) { return t.logsumexp({1}); }), {input({2, 3})});
-  check_both("logsumexp keepdim", one([](const Tensor& t) { return t.logsumexp({0, 1}, true); }),
+  check_both("logsumexp keepdim", one([](const Tensor& t) {
+               return t.logsumexp({0, 1}, true);
+             }),
              {transposed_input(2, 3)});
   // A zero norm (p = 2) or std has a zero gradient rather than NaN.
   Tensor z = leaf({0, 0, 0});
@@ -116,12 +118,14 @@ TEST_CASE("gradcheck: softmax and log_softmax") {
 TEST_CASE("gradcheck: native_layer_norm, layer_norm and rms_norm for input, weight and bias") {
   check_both("native_layer_norm",
              [](const std::vector<Tensor>& v) {
-               return std::vector<Tensor>{
-                   std::get<0>(native_layer_norm(v[0], {3}, std::optional<Tensor>(v[1]), std::optional<Tensor>(v[2]), 1e-5))};
+               return std::vector<Tensor>{std::get<0>(
+                   native_layer_norm(v[0], {3}, std::optional<Tensor>(v[1]), std::optional<Tensor>(v[2]), 1e-5))};
              },
              {input({2, 3}), input({3}), input({3})});
   check_both("layer_norm two normalized dims, no affine",
-             [](const std::vector<Tensor>& v) { return std::vector<Tensor>{layer_norm(v[0], {2, 3})}; },
+             [](const std::vector<Tensor>& v) {
+               return std::vector<Tensor>{layer_norm(v[0], {2, 3})};
+             },
              {input({2, 2, 3})});
   check_both("layer_norm transposed input, whole tensor",
              [](const std::vector<Tensor>& v) {
@@ -134,7 +138,9 @@ TEST_CASE("gradcheck: native_layer_norm, layer_norm and rms_norm for input, weig
              },
              {input({2, 3}), input({3})});
   check_both("rms_norm default eps, no weight",
-             [](const std::vector<Tensor>& v) { return std::vector<Tensor>{rms_norm(v[0], {2, 2})}; },
+             [](const std::vector<Tensor>& v) {
+               return std::vector<Tensor>{rms_norm(v[0], {2, 2})};
+             },
              {input({2, 2, 2})});
   Tensor x = input({2, 3});
   auto [out, mean, rstd] = native_layer_norm(x, {3}, std::nullopt, std::nullopt, 1e-5);
@@ -144,8 +150,7 @@ TEST_CASE("gradcheck: native_layer_norm, layer_norm and rms_norm for input, weig
 
 TEST_CASE("gradcheck: native_dropout scales the kept elements, the mask gets no gradient") {
   // A fixed seed makes every evaluation draw the same mask.
-  check_both("native_dropout",
-             one([](const Tensor& t) {
+  check_both("native_dropout", one([](const Tensor& t) {
                manual_seed(7);
                return std::get<0>(native_dropout(t, 0.4, true));
              }),
