@@ -92,7 +92,10 @@ sanitize() {
   if ! $has_gpu; then return 3; fi
   local sanitizer
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  "$sanitizer" --tool "$tool" --error-exitcode 1 "$@" "$gpu_tests" >"$out/sanitizer-$tool.log" 2>&1
+  # Tests named "...driver refuses..." make CUDA calls fail on purpose (an out-of-memory
+  # cudaMalloc), which the sanitizer counts as errors: they run in the gpu-tests step only.
+  "$sanitizer" --tool "$tool" --error-exitcode 1 "$@" "$gpu_tests" --test-case-exclude='*driver refuses*' \
+    >"$out/sanitizer-$tool.log" 2>&1
   # A GPU test that skipped under the sanitizer did not check anything.
   ! grep -q '\[anatomy-skip\]' "$out/sanitizer-$tool.log"
 }
