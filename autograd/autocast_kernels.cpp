@@ -119,14 +119,14 @@ void promote_kernel(const OperatorHandle& op, DispatchKeySet ks, Stack& stack, v
 constexpr std::string_view kLowerPrecisionOps[] = {
     "mm", "bmm", "addmm", "baddbmm", "matmul", "linear", "dot", "outer", "scaled_dot_product_attention",
 };
+// clang-format off
 constexpr std::string_view kFp32Ops[] = {
-    "softmax.int",       "log_softmax.int",    "layer_norm",     "native_layer_norm", "rms_norm",
-    "sum",               "sum.dim_IntList",    "mean",           "mean.dim",          "prod",
-    "prod.dim_IntList",  "norm.ScalarOpt_dim", "var.correction", "std.correction",    "logsumexp",
-    "cumsum",            "cumprod",            "exp",            "expm1",             "log",
-    "log1p",             "log2",               "reciprocal",     "rsqrt",             "tan",
-    "pow.Tensor_Tensor", "softplus",
+    "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm",
+    "sum", "sum.dim_IntList", "mean", "mean.dim", "prod", "prod.dim_IntList", "norm.ScalarOpt_dim",
+    "var.correction", "std.correction", "logsumexp", "cumsum", "cumprod",
+    "exp", "expm1", "log", "log1p", "log2", "reciprocal", "rsqrt", "tan", "pow.Tensor_Tensor", "softplus",
 };
+// clang-format on
 constexpr std::string_view kPromoteOps[] = {
     "cat", "stack", "index_put", "where.self", "lerp.Scalar", "lerp.Tensor", "atan2", "scatter_add",
 };

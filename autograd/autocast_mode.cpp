@@ -33,9 +33,7 @@ bool any_enabled() {
 
 bool is_enabled(DeviceType device_type) { return state_of(device_type).enabled; }
 
-DType get_dtype(DeviceType device_type) {
-  return state_of(device_type).dtype.value_or(default_dtype(device_type));
-}
+DType get_dtype(DeviceType device_type) { return state_of(device_type).dtype.value_or(default_dtype(device_type)); }
 
 AutocastGuard::AutocastGuard(DeviceType device_type, std::optional<DType> dtype, bool enabled)
     : device_type_(device_type),

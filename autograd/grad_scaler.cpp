@@ -74,7 +74,8 @@ bool GradScaler::step(optim::Optimizer& optimizer) {
     return true;
   }
   OptimizerState& state = per_optimizer_[&optimizer];
-  ANATOMY_CHECK(!state.stepped, ValueError, "GradScaler.step: already called on this optimizer since the last update()");
+  ANATOMY_CHECK(!state.stepped, ValueError,
+                "GradScaler.step: already called on this optimizer since the last update()");
   if (!state.unscaled) unscale_(optimizer);
   state.found_inf = read_found_inf(state.all_finite);
   state.stepped = true;

@@ -24,9 +24,10 @@ bool autocast_key_included() { return dispatch::tls_local_key_set.included.has(D
 // The casts to bf16 in a Tracer's record. (The CPU kernels of bf16 matrix products make casts
 // of their own, to fp32 and back, which this does not count.)
 int count_casts_to_bf16(const dispatch::Tracer& tracer) {
-  return static_cast<int>(std::count_if(tracer.calls().begin(), tracer.calls().end(), [](const dispatch::TracedCall& c) {
-    return c.op == "aten::_to_copy" && c.args.size() > 1 && c.args[1] == "bf16";
-  }));
+  return static_cast<int>(
+      std::count_if(tracer.calls().begin(), tracer.calls().end(), [](const dispatch::TracedCall& c) {
+        return c.op == "aten::_to_copy" && c.args.size() > 1 && c.args[1] == "bf16";
+      }));
 }
 
 }  // namespace
@@ -226,7 +227,8 @@ TEST_CASE("autocast: the trace and the dump show the Autocast layer for mm") {
   REQUIRE(!lines.empty());
   CHECK(lines.front() == "[dispatch] aten::mm [Autocast, AutogradCPU, CPU] -> Autocast (autocast_lower_precision)");
   auto has = [&](const std::string& s) {
-    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(s) != std::string::npos; });
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(s) != std::string::npos; });
   };
   CHECK(has("[dispatch]   aten::_to_copy [AutogradCPU, CPU]"));  // the casts, with Autocast excluded
   CHECK(has("[dispatch]   redispatch aten::mm [AutogradCPU, CPU] -> AutogradCPU"));
