@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "anatomy/anatomy.h"
@@ -232,4 +233,18 @@ TEST_CASE("autocast: the trace and the dump show the Autocast layer for mm") {
   };
   CHECK(has("[dispatch]   aten::_to_copy [AutogradCPU, CPU]"));  // the casts, with Autocast excluded
   CHECK(has("[dispatch]   redispatch aten::mm [AutogradCPU, CPU] -> AutogradCPU"));
+}
+
+TEST_CASE("autocast: the scope is per thread, and index_put and lerp promote too") {
+  Tensor a = ones({2, 2}), b = ones({2, 2});
+  AutocastGuard amp(DeviceType::CPU, DType::BFloat16);
+  DType in_other_thread = DType::Bool;
+  std::thread([&] { in_other_thread = mm(a, b).dtype(); }).join();
+  CHECK(in_other_thread == DType::Float32);
+  CHECK(mm(a, b).dtype() == DType::BFloat16);
+
+  Tensor bf16 = zeros({4}, DType::BFloat16);
+  Tensor index = tensor({1, 3});
+  CHECK(index_put(bf16, {index}, ones({2})).dtype() == DType::Float32);
+  CHECK(lerp(bf16, ones({4}), 0.5).dtype() == DType::Float32);
 }
