@@ -14,6 +14,19 @@ AccumulateGrad::~AccumulateGrad() {
   if (AutogradMeta* m = meta_or_null(leaf_); m && m->accumulator_ == this) m->accumulator_ = nullptr;
 }
 
+namespace {
+
+// Only this handle refers to the tensor and its storage (no view of it, no other gradient), it
+// has no autograd history, and it is laid out densely like a fresh clone would be.
+bool is_unshared_plain_tensor(const Tensor& t) {
+  if (t.use_count() != 1 || !t.storage() || t.storage().use_count() != 1) return false;
+  if (!t.is_contiguous() || t.storage_offset() != 0) return false;
+  const AutogradMeta* meta = meta_or_null(t);
+  return meta == nullptr || (!meta->grad_fn_ && !meta->requires_grad_);
+}
+
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = std::move(grads.at(0));
   AutogradMeta& m = meta_of(leaf_);
@@ -24,8 +37,15 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!g.defined()) return {};
   if (!m.grad_.defined()) {
     // The incoming gradient may be shared with other tensors' gradients (add passes one tensor
-    // to both inputs), so .grad gets its own copy unless a graph is being built through it.
-    m.grad_ = GradMode::is_enabled() ? g : detach(g).clone();
+    // to both inputs), so .grad gets its own copy unless a graph is being built through it, or
+    // nothing else can see the gradient (PyTorch "steals" it too): then it becomes .grad as is.
+    if (GradMode::is_enabled()) {
+      m.grad_ = g;
+    } else if (is_unshared_plain_tensor(g)) {
+      m.grad_ = std::move(g);
+    } else {
+      m.grad_ = detach(g).clone();
+    }
   } else {
     // Out of place: the old .grad may be shared with another gradient or be part of a graph.
     m.grad_ = m.grad_ + g;

@@ -102,6 +102,7 @@ Tensor linear_composite(const Tensor& input, const Tensor& weight, const std::op
     return has_bias ? add(out, *bias) : out;
   }
   const Tensor wt = weight.t();
+  if (input.dim() == 2) return has_bias ? addmm(*bias, input, wt) : mm(input, wt);  // no reshapes to record
   const Tensor rows = reshape(input, {leading_numel(input), in_features});
   Tensor out = has_bias ? addmm(*bias, rows, wt) : mm(rows, wt);
   DimVector shape(IntArrayRef(input.sizes().data(), static_cast<size_t>(input.dim() - 1)));

@@ -204,3 +204,24 @@ TEST_CASE("autograd: print_graph and to_dot show nodes, saved shapes and edges")
   CHECK(dot.find("MmBackward0") != std::string::npos);
   CHECK(dot.find("->") != std::string::npos);
 }
+
+TEST_CASE("autograd: .grad never aliases a gradient someone else holds") {
+  // add hands one gradient tensor to both inputs: each .grad gets its own storage.
+  Tensor a = ones({3}).requires_grad_(), b = ones({3}).requires_grad_();
+  (a + b).backward(full({3}, 2.0));
+  REQUIRE(a.grad().defined());
+  REQUIRE(b.grad().defined());
+  CHECK(a.grad().data_ptr() != b.grad().data_ptr());
+  a.grad().add_(ones({3}));
+  CHECK(b.grad().sum().item<float>() == 6.0f);
+  // The seed the caller passed is still the caller's.
+  Tensor x = ones({2}).requires_grad_();
+  Tensor seed = full({2}, 3.0);
+  x.backward(seed);
+  CHECK(x.grad().data_ptr() != seed.data_ptr());
+  // A gradient nobody else sees (mul's freshly made one) becomes .grad without a copy: the
+  // values are right either way.
+  Tensor y = ones({2}).requires_grad_();
+  (y * 5.0).sum().backward();
+  CHECK(y.grad().sum().item<float>() == 10.0f);
+}
