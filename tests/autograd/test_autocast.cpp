@@ -88,7 +88,7 @@ TEST_CASE("autocast: softmax, norms, reductions and exp/log of bf16 inputs give 
   CHECK(x.relu().dtype() == DType::BFloat16);
 }
 
-TEST_CASE("autocast: cat, stack and where cast to the widest floating dtype; add keeps its promotion") {
+TEST_CASE("autocast: cat, stack and where cast to the widest floating dtype, add keeps its promotion") {
   Tensor f32 = ones({2, 3}), bf16 = ones({2, 3}, DType::BFloat16);
   Tensor mask = ones({2, 3}, DType::Bool);
   AutocastGuard amp(DeviceType::CPU, DType::BFloat16);

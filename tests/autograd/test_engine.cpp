@@ -18,7 +18,7 @@ double at(const Tensor& t, int64_t i) { return t.contiguous().view({-1}).select(
 
 }  // namespace
 
-TEST_CASE("autograd: y = sum(x * x + 3x) gives 2x + 3 in x.grad; leaves and grad_fn") {
+TEST_CASE("autograd: y = sum(x * x + 3x) gives 2x + 3 in x.grad, leaves and grad_fn") {
   Tensor x = leaf({1, 2, 3});
   Tensor y = (x * x + x * 3).sum();
   CHECK(x.is_leaf());
@@ -49,7 +49,7 @@ TEST_CASE("autograd: a second backward without retain_graph is an error that say
   CHECK_THROWS_WITH_AS(y.backward(), doctest::Contains("retain_graph"), ValueError);
 }
 
-TEST_CASE("autograd: backward on a non-scalar needs a gradient; a tensor without grad is refused") {
+TEST_CASE("autograd: backward on a non-scalar needs a gradient, a tensor without grad is refused") {
   Tensor x = leaf({1, 2});
   Tensor y = x * 2;
   CHECK_THROWS_AS(y.backward(), ValueError);
@@ -59,7 +59,7 @@ TEST_CASE("autograd: backward on a non-scalar needs a gradient; a tensor without
   CHECK_THROWS_WITH_AS(plain.sum().backward(), doctest::Contains("does not require grad"), ValueError);
 }
 
-TEST_CASE("autograd: grad() returns gradients and leaves .grad alone; allow_unused") {
+TEST_CASE("autograd: grad() returns gradients and leaves .grad alone, allow_unused") {
   Tensor x = leaf({1, 2}), z = leaf({5});
   Tensor y = (x * x).sum();
   auto g = autograd::grad({y}, {x}, {}, true);
@@ -106,7 +106,7 @@ TEST_CASE("autograd: a saved tensor modified in place is an error naming the op,
   }
 }
 
-TEST_CASE("autograd: in-place ops record history; a leaf that requires grad refuses them") {
+TEST_CASE("autograd: in-place ops record history, a leaf that requires grad refuses them") {
   Tensor x = leaf({1, 2});
   CHECK_THROWS_WITH_AS(x.mul_(x), doctest::Contains("leaf"), ValueError);
   Tensor a = x * 1;
@@ -130,7 +130,7 @@ TEST_CASE("autograd: in-place ops on views of tensors that require grad are refu
   CHECK_THROWS_AS(v.mul_(v), NotImplementedError);
 }
 
-TEST_CASE("autograd: no_grad records nothing; grad mode guards nest") {
+TEST_CASE("autograd: no_grad records nothing, grad mode guards nest") {
   Tensor x = leaf({1});
   {
     autograd::NoGradGuard no_grad;
@@ -146,7 +146,7 @@ TEST_CASE("autograd: no_grad records nothing; grad mode guards nest") {
   CHECK((x * 2).requires_grad());
 }
 
-TEST_CASE("autograd: tensor hooks change gradients; retain_grad keeps a non-leaf's gradient") {
+TEST_CASE("autograd: tensor hooks change gradients, retain_grad keeps a non-leaf's gradient") {
   Tensor x = leaf({1, 2});
   Tensor h = x * 2;
   h.retain_grad();
@@ -170,7 +170,7 @@ TEST_CASE("autograd: broadcasting and mixed dtypes reduce gradients to each inpu
   CHECK(at(b.grad(), 0) == doctest::Approx(3));
 }
 
-TEST_CASE("autograd: detach shares data without history; detach_ makes a leaf") {
+TEST_CASE("autograd: detach shares data without history, detach_ makes a leaf") {
   Tensor x = leaf({1, 2});
   Tensor y = x * 2;
   Tensor d = y.detach();

@@ -25,7 +25,7 @@ std::vector<double> values(const Tensor& t) {
 
 }  // namespace
 
-TEST_CASE("GradScaler: a clean step unscales the gradients and steps; an inf skips the step and halves the scale") {
+TEST_CASE("GradScaler: a clean step unscales the gradients and steps, an inf skips the step and halves the scale") {
   Tensor p = tensor({1.0f, -2.0f}).requires_grad_();
   optim::SGD opt({p}, {.lr = 0.1});
   GradScaler scaler;

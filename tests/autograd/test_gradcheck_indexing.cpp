@@ -172,7 +172,7 @@ TEST_CASE("gradcheck: split_with_sizes, split and chunk join the pieces' gradien
   check_both("chunk", [](const std::vector<Tensor>& x) { return x[0].chunk(2, -1); }, {input({2, 3})});
 }
 
-TEST_CASE("gradcheck: as_strided, overlapping output and offset; overlapping input refused") {
+TEST_CASE("gradcheck: as_strided, overlapping output and offset, overlapping input refused") {
   check_both("as_strided with an offset", one([](const Tensor& t) {
                return t.as_strided({2, 2}, {1, 3}, 1) * 1;
              }),
