@@ -17,6 +17,27 @@ namespace {
 enum Counter { kLiveBytes, kLiveBlocks, kTotalAllocs };
 using Counters = ThreadCounters<3, struct CpuAllocatorTag>;
 
+// Bytes held from the system, and their peak. Per-thread counters cannot give an exact peak (the
+// sum at its highest is never observed), so these are global atomics, touched only where a block
+// comes from malloc or goes back to free: a block recycled through the per-thread free lists
+// (every small op's output) stays reserved and costs nothing here, which keeps the tiny-op path
+// free of locked instructions. Cached blocks are counted as reserved for the same reason, and
+// exactly: a block leaves the count only when it is freed to the system.
+std::atomic<int64_t> g_reserved_bytes{0};
+std::atomic<int64_t> g_peak_bytes{0};
+
+void add_reserved(int64_t delta) {
+  const int64_t now = g_reserved_bytes.fetch_add(delta, std::memory_order_relaxed) + delta;
+  if (delta <= 0) return;
+  int64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+// A block's size as taken from malloc: its payload rounded to the alignment (a small request's
+// whole class) plus the header line.
+size_t block_bytes(size_t nbytes);
+
 // Small blocks (up to 1 KiB of payload: scalars, tiny tensors) are kept on a per-thread free
 // list by size class (core/thread_block_cache.h) instead of going back to malloc: an aligned
 // malloc/free pair costs more than a whole small element-wise op. Each thread keeps at most
@@ -26,7 +47,10 @@ constexpr size_t kSmallMax = 1024;
 struct SmallBlockPolicy {
   static constexpr int kClasses = static_cast<int>(kSmallMax / kCpuAlignment);
   static constexpr int kPerClass = 32;
-  static void release(void* block) { std::free(block); }
+  static void release(void* block) {
+    add_reserved(-static_cast<int64_t>(block_bytes(*static_cast<size_t*>(block))));
+    std::free(block);
+  }
 };
 using SmallBlocks = ThreadBlockCache<SmallBlockPolicy>;
 
@@ -34,6 +58,13 @@ using SmallBlocks = ThreadBlockCache<SmallBlockPolicy>;
 int small_class(size_t nbytes) {
   if (nbytes > kSmallMax) return -1;
   return static_cast<int>((std::max<size_t>(nbytes, 1) + kCpuAlignment - 1) / kCpuAlignment) - 1;
+}
+
+size_t block_bytes(size_t nbytes) {
+  const int c = small_class(nbytes);
+  const size_t payload = c >= 0 ? static_cast<size_t>(c + 1) * kCpuAlignment
+                                : (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+  return payload + kCpuAlignment;
 }
 
 // Each block starts with one aligned header line that records the requested size, so the free
@@ -44,6 +75,7 @@ void free_cpu(void* base) {
   Counters::add(kLiveBlocks, -1);
   const int c = small_class(nbytes);
   if (c >= 0) return SmallBlocks::give(c, base);
+  add_reserved(-static_cast<int64_t>(block_bytes(nbytes)));
   std::free(base);
 }
 
@@ -57,9 +89,9 @@ class CpuAllocator final : public Allocator {
     void* base = c >= 0 ? SmallBlocks::take(c) : nullptr;
     if (base == nullptr) {
       // A small request gets its class's full size, so the block can serve the class later.
-      const size_t payload = c >= 0 ? static_cast<size_t>(c + 1) * kCpuAlignment
-                                    : (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-      base = std::aligned_alloc(kCpuAlignment, payload + kCpuAlignment);
+      const size_t bytes = block_bytes(nbytes);
+      base = std::aligned_alloc(kCpuAlignment, bytes);
+      if (base != nullptr) add_reserved(static_cast<int64_t>(bytes));
     }
     if (base == nullptr) {
       const CpuAllocatorStats stats = cpu_allocator_stats();
@@ -88,7 +120,12 @@ Allocator* cpu_allocator() {
 
 CpuAllocatorStats cpu_allocator_stats() {
   const auto sums = Counters::sum();
-  return {sums[kLiveBytes], sums[kLiveBlocks], sums[kTotalAllocs]};
+  return {sums[kLiveBytes], sums[kLiveBlocks], sums[kTotalAllocs], g_reserved_bytes.load(std::memory_order_relaxed),
+          g_peak_bytes.load(std::memory_order_relaxed)};
+}
+
+void reset_cpu_peak_stats() {
+  g_peak_bytes.store(g_reserved_bytes.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
 }  // namespace anatomy::alloc

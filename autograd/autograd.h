@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "anatomy/autograd/anomaly_mode.h"
+#include "anatomy/autograd/checkpoint.h"
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/autograd/node.h"
 #include "anatomy/core/tensor.h"

@@ -49,6 +49,7 @@ Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle&
       if (static_cast<int>(i) == mutated_arg_) {
         a.tensors.emplace_back(t.clone(), false);
       } else {
+        check_saveable(t, schema.full_name());
         a.tensors.emplace_back(t, false);
       }
     };
@@ -80,7 +81,10 @@ void Recorder::finish(dispatch::Stack&& outputs) {
     if (!is_differentiable_dtype(out.dtype())) {
       // Integer and bool outputs (max.dim's indices, native_dropout's mask) get no history,
       // but a formula may read them.
-      if ((entry_.save_outputs >> j) & 1) node->save_output(static_cast<int>(j), out);
+      if ((entry_.save_outputs >> j) & 1) {
+        check_saveable(out, op_.schema().full_name());
+        node->save_output(static_cast<int>(j), out);
+      }
       continue;
     }
     AutogradMeta& m = meta_of(out);
@@ -90,7 +94,10 @@ void Recorder::finish(dispatch::Stack&& outputs) {
     if (m.retains_grad_) node->add_retained(m.output_nr_, &m);
     if (is_view) m.is_view_ = true;
     // After the history is set: the saved alias must know that the output requires grad.
-    if ((entry_.save_outputs >> j) & 1) node->save_output(static_cast<int>(j), out);
+    if ((entry_.save_outputs >> j) & 1) {
+      check_saveable(out, op_.schema().full_name());
+      node->save_output(static_cast<int>(j), out);
+    }
   }
 }
 

@@ -40,7 +40,23 @@ void check_no_nan(const Node& node, const variable_list& grads) {
   }
 }
 
+// Whether the innermost backward on this thread is an autograd::grad call.
+thread_local bool tls_captures_inputs = false;
+
+class CapturesInputsScope {
+ public:
+  explicit CapturesInputsScope(bool on) : saved_(tls_captures_inputs) { tls_captures_inputs = on; }
+  CapturesInputsScope(const CapturesInputsScope&) = delete;
+  CapturesInputsScope& operator=(const CapturesInputsScope&) = delete;
+  ~CapturesInputsScope() { tls_captures_inputs = saved_; }
+
+ private:
+  bool saved_;
+};
+
 }  // namespace
+
+bool engine_captures_inputs() { return tls_captures_inputs; }
 
 variable_list run_backward(const std::vector<Edge>& roots, const variable_list& grads, bool keep_graph,
                            bool create_graph, const std::vector<Edge>& inputs) {
@@ -99,6 +115,7 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
   ready.push(root.get());
   AutoGradMode grad_mode(create_graph);
+  CapturesInputsScope captures(!inputs.empty());
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();

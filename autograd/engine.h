@@ -26,4 +26,8 @@ namespace anatomy::autograd {
 variable_list run_backward(const std::vector<Edge>& roots, const variable_list& grads, bool keep_graph,
                            bool create_graph, const std::vector<Edge>& inputs = {});
 
+// True while the innermost run_backward on this thread captures gradients for autograd::grad
+// (it was given `inputs`) rather than accumulating into .grad.
+bool engine_captures_inputs();
+
 }  // namespace anatomy::autograd

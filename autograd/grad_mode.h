@@ -1,9 +1,10 @@
 // Grad mode: whether operators record the autograd graph on this thread. NoGradGuard turns it
 // off for a scope (optimizer steps, evaluation), EnableGradGuard turns it back on inside one.
-// InferenceMode turns it off too and says so (InferenceMode::is_enabled()); skipping version
-// counting for tensors made inside it is still to come.
+// InferenceMode turns it off too, and tensors made inside it are inference tensors, with no
+// version counter (docs/autograd.md, "Inference mode").
 #pragma once
 
+#include "anatomy/core/inference_mode_state.h"
 #include "anatomy/core/macros.h"
 
 namespace anatomy::autograd {
@@ -11,7 +12,6 @@ namespace anatomy::autograd {
 namespace detail {
 struct GradModeState {
   bool grad_enabled = true;
-  bool inference = false;
 };
 inline thread_local GradModeState tls_grad_mode ANATOMY_TLS_FAST;
 }  // namespace detail
@@ -43,17 +43,27 @@ class EnableGradGuard : public AutoGradMode {
   EnableGradGuard() : AutoGradMode(true) {}
 };
 
-// No graph for the scope: for pure inference, where nothing will be differentiated.
+// No graph and no version counting for the scope: for pure inference, where nothing will be
+// differentiated. InferenceMode(false) turns it off again inside one (and grad mode on), as
+// PyTorch's.
 class InferenceMode {
  public:
-  InferenceMode() : saved_(detail::tls_grad_mode) { detail::tls_grad_mode = {false, true}; }
+  explicit InferenceMode(bool enabled = true)
+      : saved_grad_(GradMode::is_enabled()), saved_inference_(anatomy::detail::tls_inference_mode) {
+    GradMode::set_enabled(!enabled);
+    anatomy::detail::tls_inference_mode = enabled;
+  }
   InferenceMode(const InferenceMode&) = delete;
   InferenceMode& operator=(const InferenceMode&) = delete;
-  ~InferenceMode() { detail::tls_grad_mode = saved_; }
-  static bool is_enabled() { return detail::tls_grad_mode.inference; }
+  ~InferenceMode() {
+    GradMode::set_enabled(saved_grad_);
+    anatomy::detail::tls_inference_mode = saved_inference_;
+  }
+  static bool is_enabled() { return anatomy::detail::tls_inference_mode; }
 
  private:
-  detail::GradModeState saved_;
+  bool saved_grad_;
+  bool saved_inference_;
 };
 
 }  // namespace anatomy::autograd

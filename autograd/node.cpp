@@ -1,8 +1,10 @@
-// Node bookkeeping: sequence numbers and retained-gradient registrations.
+// Node bookkeeping: sequence numbers, retained-gradient registrations, and the release of a
+// graph without recursion (Note [Releasing deep graphs] in node.h).
 #include "anatomy/autograd/node.h"
 
 #include <algorithm>
 #include <atomic>
+#include <vector>
 
 namespace anatomy::autograd {
 namespace {
@@ -14,7 +16,29 @@ Node::Node(std::vector<Edge> next_edges)
     : next_edges_(std::move(next_edges)), sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
 // A node outlives every tensor that retains its gradient: those tensors own it (grad_fn).
-Node::~Node() = default;
+// The nodes only this one owns are freed here, one after the other, rather than each from its
+// owner's destructor (Note [Releasing deep graphs]).
+Node::~Node() {
+  std::vector<IntrusivePtr<Node>> stack;
+  // Moves the nodes that `edges` alone own onto the stack; drops the edges to nodes that others
+  // own too (their count goes down, they live on).
+  auto take_sole_owned = [&stack](std::vector<Edge>& edges) {
+    for (Edge& e : edges) {
+      if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
+    }
+    edges.clear();
+  };
+  take_sole_owned(next_edges_);
+  while (!stack.empty()) {
+    IntrusivePtr<Node> node = std::move(stack.back());
+    stack.pop_back();
+    // A saved input owns its grad_fn too, often a node behind an edge: release the saved tensors
+    // first, so that the edges are the last owners.
+    node->release_saved();
+    take_sole_owned(node->next_edges_);
+    // `node` is freed here with no edges left, so its destructor does not recurse.
+  }
+}
 
 void Node::add_retained(uint32_t output_nr, AutogradMeta* meta) { retained_.emplace_back(output_nr, meta); }
 

@@ -7,6 +7,14 @@
 // as some output that needs it. A node never owns the tensors it produced (that would be a
 // cycle): saved outputs are kept as detached aliases (autograd/saved_tensor.h), and a leaf's
 // AccumulateGrad owns the leaf while the leaf only caches a plain pointer to it.
+//
+// Note [Releasing deep graphs]
+// Freeing a node frees the nodes only its edges own, and theirs, and so on: done by nested
+// destructors that is one stack frame per node, and a chain of 100000 ops overflows the stack.
+// ~Node instead moves the nodes its edges alone own onto a local stack and frees them one at a
+// time (PyTorch's deleteNode): each releases its saved tensors first (a saved input owns its
+// grad_fn, often the node behind an edge, which would otherwise not be sole-owned by the edge),
+// then hands its sole-owned edges to the same stack, and dies with no edges left.
 #pragma once
 
 #include <cstdint>

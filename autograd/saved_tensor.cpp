@@ -12,6 +12,13 @@ Tensor detach(const Tensor& t) {
   return Tensor(IntrusivePtr<TensorImpl>::make(*t.impl(), t.sizes(), t.strides(), t.storage_offset()));
 }
 
+void check_saveable(const Tensor& t, std::string_view op) {
+  ANATOMY_CHECK(!t.defined() || !t.is_inference(), ValueError,
+                "{}: Inference tensors cannot be saved for backward. To work around you can make a clone to get a "
+                "normal tensor and use it in autograd (a tensor of shape [{}])",
+                op, fmt::join(t.sizes(), ", "));
+}
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
     : data_(is_output ? detach(t) : t),
       version_(t.defined() ? t.version() : 0),

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "anatomy/core/tensor.h"
 
@@ -44,5 +45,8 @@ class SavedTensor {
 
 // A tensor sharing `t`'s storage, geometry and version counter, with no autograd metadata.
 Tensor detach(const Tensor& t);
+
+// ValueError naming `op` when `t` is an inference tensor, which has no version to save.
+void check_saveable(const Tensor& t, std::string_view op);
 
 }  // namespace anatomy::autograd

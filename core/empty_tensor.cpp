@@ -73,7 +73,10 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
   return a0 < b1 && b0 < a1;
 }
 
+// Every kernel that writes into an existing tensor calls this before writing, so it is also where
+// a write into an inference tensor outside InferenceMode is refused (before anything changes).
 void check_no_internal_overlap(const Tensor& t, const char* op) {
+  t.impl()->check_writable(op);
   if (t.is_non_overlapping_and_dense()) return;
   for (int64_t d = 0; d < t.dim(); ++d) {
     ANATOMY_CHECK(!(t.sizes()[d] > 1 && t.strides()[d] == 0), ValueError,

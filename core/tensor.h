@@ -65,6 +65,8 @@ class Tensor {
   DispatchKeySet key_set() const { return impl()->key_set(); }
   const Storage& storage() const { return impl()->storage(); }
   uint32_t version() const { return impl()->version(); }
+  // Made in InferenceMode (or a view of such a tensor): no version counter (docs/autograd.md).
+  bool is_inference() const { return impl()->is_inference(); }
   TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
 
   // Address of element 0 of this view. data_ptr<T>() checks that T is the tensor's dtype.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "anatomy/core/error.h"
+#include "anatomy/core/inference_mode_state.h"
 
 namespace anatomy {
 namespace {
@@ -31,7 +32,8 @@ TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArray
       sizes_(sizes),
       strides_(strides),
       storage_offset_(storage_offset),
-      version_(IntrusivePtr<VersionCounter>::make()),
+      // Inference tensors have none: one heap object fewer per op in inference mode.
+      version_(detail::tls_inference_mode ? IntrusivePtr<VersionCounter>() : IntrusivePtr<VersionCounter>::make()),
       dtype_(dtype) {
   ANATOMY_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
   ANATOMY_INTERNAL_ASSERT(sizes.size() == strides.size());
@@ -49,6 +51,19 @@ TensorImpl::TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef st
       dtype_(base.dtype_) {
   ANATOMY_INTERNAL_ASSERT(sizes.size() == strides.size());
   refresh();
+}
+
+void TensorImpl::throw_no_version_counter() const {
+  ANATOMY_THROW(ValueError,
+                "version: an inference tensor (made in InferenceMode) does not track versions; clone() it to get a "
+                "normal tensor");
+}
+
+void TensorImpl::check_inference_write(const char* op) const {
+  ANATOMY_CHECK(detail::tls_inference_mode, ValueError,
+                "{}: an in-place update to an inference tensor outside InferenceMode is not allowed; clone() it to get "
+                "a normal tensor first",
+                op ? op : "in-place operation");
 }
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {

@@ -1,6 +1,10 @@
 // TensorImpl: the state behind a Tensor handle. A view of storage: sizes, strides (in
 // elements), an offset into the storage, a dtype and a device, plus what the dispatcher and
 // autograd need (the key set, the version counter shared by views, the autograd slot).
+//
+// A tensor made while InferenceMode is on is an inference tensor: it has no version counter at
+// all (nor have its views), so in-place ops on it count nothing; outside the mode it may not be
+// written in place, and autograd refuses to save it (docs/autograd.md, "Inference mode").
 #pragma once
 
 #include <atomic>
@@ -73,8 +77,29 @@ class TensorImpl : public RefCounted {
     return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(element_size(dtype_));
   }
 
-  uint32_t version() const { return version_->current(); }
-  void bump_version() { version_->bump(); }
+  // No version counter: made in inference mode (or a view of such a tensor).
+  bool is_inference() const { return !version_; }
+  // ValueError for an inference tensor, which does not track versions.
+  uint32_t version() const {
+    if (!version_) [[unlikely]]
+      throw_no_version_counter();
+    return version_->current();
+  }
+  // Every kernel that writes a tensor in place calls this after the write. An inference tensor
+  // counts nothing; outside inference mode it raises, as a backstop: kernels refuse the write
+  // before it happens (check_writable, through check_no_internal_overlap).
+  void bump_version() {
+    if (version_) [[likely]] {
+      version_->bump();
+    } else {
+      check_inference_write(nullptr);
+    }
+  }
+  // ValueError naming `op` when this is an inference tensor and inference mode is off.
+  void check_writable(const char* op) const {
+    if (!version_) [[unlikely]]
+      check_inference_write(op);
+  }
   const IntrusivePtr<VersionCounter>& version_counter() const { return version_; }
 
   // A 0-dim tensor made from a C++ number for an operator (`t * 2.5`): promotion treats it as a
@@ -87,6 +112,8 @@ class TensorImpl : public RefCounted {
 
  private:
   void refresh();
+  [[noreturn]] void throw_no_version_counter() const;
+  void check_inference_write(const char* op) const;
 
   Storage storage_;
   DimVector sizes_;
