@@ -3,38 +3,11 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
+#include "gradcheck_test_util.h"
 
 using namespace anatomy;
+using namespace anatomy::gradcheck_test;
 using autograd::GradcheckFn;
-
-namespace {
-
-Tensor input(IntArrayRef sizes) { return randn(sizes, TensorOptions().dtype(DType::Float64)).requires_grad_(); }
-// A transposed (non-contiguous) leaf of the given final shape.
-Tensor transposed_input(int64_t rows, int64_t cols) {
-  Tensor base = randn({cols, rows}, TensorOptions().dtype(DType::Float64));
-  return base.t().requires_grad_();
-}
-Tensor positive_input(IntArrayRef sizes) {
-  Tensor t = rand(sizes, TensorOptions().dtype(DType::Float64));
-  {
-    autograd::NoGradGuard no_grad;
-    t.add_(ones(sizes, TensorOptions().dtype(DType::Float64)) * 0.5);
-  }
-  return t.requires_grad_();
-}
-
-void check_both(const char* what, const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
-  INFO(std::string(what));
-  CHECK(autograd::gradcheck_report(fn, inputs) == "");
-  CHECK(autograd::gradgradcheck_report(fn, inputs) == "");
-}
-
-GradcheckFn one(Tensor (*f)(const Tensor&)) {
-  return [f](const std::vector<Tensor>& x) { return std::vector<Tensor>{f(x[0])}; };
-}
-
-}  // namespace
 
 TEST_CASE("gradcheck: binary arithmetic with broadcasting, alpha and non-contiguous inputs") {
   check_both("add", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{add(x[0], x[1], 2)}; },

@@ -7,40 +7,14 @@
 #include <limits>
 
 #include "anatomy/anatomy.h"
+#include "gradcheck_test_util.h"
 
 using namespace anatomy;
+using namespace anatomy::gradcheck_test;
 using autograd::GradcheckFn;
 
 namespace {
 
-const TensorOptions kF64 = TensorOptions().dtype(DType::Float64);
-
-Tensor input(IntArrayRef sizes) { return randn(sizes, kF64).requires_grad_(); }
-// A transposed (non-contiguous) leaf of the given final shape.
-Tensor transposed_input(int64_t rows, int64_t cols) { return randn({cols, rows}, kF64).t().requires_grad_(); }
-// Uniform in [lo, lo + 1).
-Tensor uniform_input(IntArrayRef sizes, double lo) {
-  Tensor t = rand(sizes, kF64);
-  {
-    autograd::NoGradGuard no_grad;
-    t.add_(full(sizes, lo, kF64));
-  }
-  return t.requires_grad_();
-}
-Tensor positive_input(IntArrayRef sizes) { return uniform_input(sizes, 0.5); }
-
-void check_both(const char* what, const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
-  INFO(std::string(what));
-  CHECK(autograd::gradcheck_report(fn, inputs) == "");
-  CHECK(autograd::gradgradcheck_report(fn, inputs) == "");
-}
-
-GradcheckFn one(std::function<Tensor(const Tensor&)> f) {
-  return [f](const std::vector<Tensor>& x) { return std::vector<Tensor>{f(x[0])}; };
-}
-GradcheckFn two(std::function<Tensor(const Tensor&, const Tensor&)> f) {
-  return [f](const std::vector<Tensor>& x) { return std::vector<Tensor>{f(x[0], x[1])}; };
-}
 // The op applied in place to a non-leaf copy of the first input.
 GradcheckFn in_place(std::function<void(const Tensor&, const std::vector<Tensor>&)> f) {
   return [f](const std::vector<Tensor>& x) {
@@ -48,13 +22,6 @@ GradcheckFn in_place(std::function<void(const Tensor&, const std::vector<Tensor>
     f(a, x);
     return std::vector<Tensor>{a};
   };
-}
-
-// d sum(f(x)) / dx as a CPU fp64 vector.
-std::vector<double> grad_of_sum(const Tensor& x, const Tensor& y) {
-  y.sum().backward();
-  Tensor g = x.grad().contiguous();
-  return std::vector<double>(g.data_ptr<double>(), g.data_ptr<double>() + g.numel());
 }
 
 }  // namespace

@@ -4,39 +4,13 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
+#include "gradcheck_test_util.h"
 
 using namespace anatomy;
+using namespace anatomy::gradcheck_test;
 using autograd::GradcheckFn;
 
 namespace {
-
-const TensorOptions kF64 = TensorOptions().dtype(DType::Float64);
-
-Tensor input(IntArrayRef sizes) { return randn(sizes, kF64).requires_grad_(); }
-// A transposed (non-contiguous) leaf of the given final shape.
-Tensor transposed_input(int64_t rows, int64_t cols) { return randn({cols, rows}, kF64).t().requires_grad_(); }
-// Values in [0.5, 1.5): away from zero, for cumprod's division.
-Tensor positive_input(IntArrayRef sizes) {
-  Tensor t = rand(sizes, kF64);
-  {
-    autograd::NoGradGuard no_grad;
-    t.add_(ones(sizes, kF64) * 0.5);
-  }
-  return t.requires_grad_();
-}
-
-void check_both(const char* what, const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
-  INFO(std::string(what));
-  CHECK(autograd::gradcheck_report(fn, inputs) == "");
-  CHECK(autograd::gradgradcheck_report(fn, inputs) == "");
-}
-
-GradcheckFn one(std::function<Tensor(const Tensor&)> f) {
-  return [f](const std::vector<Tensor>& x) { return std::vector<Tensor>{f(x[0])}; };
-}
-GradcheckFn two(std::function<Tensor(const Tensor&, const Tensor&)> f) {
-  return [f](const std::vector<Tensor>& x) { return std::vector<Tensor>{f(x[0], x[1])}; };
-}
 
 Tensor idx(std::initializer_list<int64_t> v) { return tensor(v); }
 

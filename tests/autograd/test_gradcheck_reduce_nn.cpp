@@ -7,38 +7,15 @@
 #include <cmath>
 
 #include "anatomy/anatomy.h"
+#include "gradcheck_test_util.h"
 
 using namespace anatomy;
+using namespace anatomy::gradcheck_test;
 using autograd::GradcheckFn;
 
 namespace {
 
-const TensorOptions kF64 = TensorOptions().dtype(DType::Float64);
-
-Tensor input(IntArrayRef sizes) { return randn(sizes, kF64).requires_grad_(); }
-// A transposed (non-contiguous) leaf of the given final shape.
-Tensor transposed_input(int64_t rows, int64_t cols) { return randn({cols, rows}, kF64).t().requires_grad_(); }
 Tensor leaf(std::initializer_list<double> values) { return tensor(values, kF64).requires_grad_(); }
-
-void check_both(const char* what, const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
-  INFO(std::string(what));
-  CHECK(autograd::gradcheck_report(fn, inputs) == "");
-  CHECK(autograd::gradgradcheck_report(fn, inputs) == "");
-}
-
-GradcheckFn one(std::function<Tensor(const Tensor&)> f) {
-  return [f](const std::vector<Tensor>& x) { return std::vector<Tensor>{f(x[0])}; };
-}
-
-std::vector<double> values(const Tensor& t) {
-  Tensor c = t.contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-// d sum(y) / dx.
-std::vector<double> grad_of_sum(const Tensor& x, const Tensor& y) {
-  y.sum().backward();
-  return values(x.grad());
-}
 
 }  // namespace
 
