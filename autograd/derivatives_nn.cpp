@@ -73,7 +73,8 @@ variable_list native_layer_norm_backward(BackwardContext& ctx, const variable_li
     Tensor dx = rstd * (gw - gw.mean(d.normalized, true) - xhat * (gw * xhat).mean(d.normalized, true));
     // The mean and rstd outputs are differentiable too (PyTorch's formula drops their
     // gradients): d mean / dx = 1/N and d rstd / dx = -rstd^3 (x - mean) / N.
-    const double n = static_cast<double>(x.numel() == 0 ? 1 : x.numel() / std::max<int64_t>(mean.numel(), 1));
+    double n = 1;
+    for (int64_t dim : d.normalized) n *= static_cast<double>(x.size(dim));
     const Tensor g_mean = g[1].reshape(mean.sizes()), g_rstd = g[2].reshape(rstd.sizes());
     dx = dx + (g_mean - g_rstd * rstd.pow(3) * (x - mean)) / n;
     ctx.set(out, 0, grad_for_input(ctx, 0, dx));

@@ -32,6 +32,9 @@ __device__ __forceinline__ int64_t truncate_to_int64(M v) {
   return INT64_MIN;
 }
 
+// Mirrors convert() of core/dtype_visit.h, which nvcc cannot include (it pulls in fmt through
+// core/error.h), plus the checked floating -> integer path. Moving convert() into a header of
+// its own would let this call it for every other case.
 template <typename To, typename From>
 __device__ __forceinline__ To cast_value(From v) {
   if constexpr (std::is_same_v<To, From>) {
