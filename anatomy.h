@@ -12,6 +12,7 @@
 #include "anatomy/core/error.h"
 #include "anatomy/core/generator.h"
 #include "anatomy/core/iteration_plan.h"
+#include "anatomy/core/precision_switches.h"
 #include "anatomy/core/print.h"
 #include "anatomy/core/scalar.h"
 #include "anatomy/core/tensor.h"

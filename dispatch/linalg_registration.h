@@ -5,6 +5,10 @@
 //   Compute(c, a, b, alpha, beta): c[i] = beta * c[i] + alpha * (a[i] @ b[i]) for 3-D a [B, n, k],
 //   b [B, k, m] and a contiguous c [B, n, m] of the product's dtype. beta == 0 means c holds
 //   garbage that must be ignored (NaN included), as BLAS does.
+//
+//   AddmmFused(out, self, mat1, mat2, beta, alpha), optional: computes addmm's whole result into
+//   the freshly allocated contiguous `out` in one call (a bias epilogue) and returns true, or
+//   returns false, having written nothing, for the general path (copy self, then Compute).
 #pragma once
 
 #include "anatomy/core/matmul_checks.h"
@@ -15,8 +19,10 @@ namespace anatomy::dispatch {
 
 using ProductCompute = void (*)(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha,
                                 const Scalar& beta);
+using AddmmFused = bool (*)(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                            const Scalar& beta, const Scalar& alpha);
 
-template <ProductCompute Compute>
+template <ProductCompute Compute, AddmmFused Fused = nullptr>
 struct ProductKernels {
   static Tensor new_result(IntArrayRef shape, const Tensor& a) {
     return empty(shape, TensorOptions().dtype(product_dtype(a.dtype())).device(a.device()));
@@ -64,6 +70,9 @@ struct ProductKernels {
     const DimVector shape = check_mm("addmm", mat1, mat2);
     check_addmm_self("addmm", self, mat1, shape, beta, alpha);
     Tensor out = new_result(shape, mat1);
+    if constexpr (Fused != nullptr) {
+      if (Fused(out, self, mat1, mat2, beta, alpha)) return out;
+    }
     const bool use_self = beta.to<double>() != 0.0;
     if (use_self) out.copy_(self);
     Compute(out.unsqueeze(0), mat1.unsqueeze(0), mat2.unsqueeze(0), alpha, use_self ? beta : Scalar(0));
@@ -81,9 +90,9 @@ struct ProductKernels {
   }
 };
 
-template <ProductCompute Compute>
+template <ProductCompute Compute, AddmmFused Fused = nullptr>
 void register_product_kernels(Library& m) {
-  using K = ProductKernels<Compute>;
+  using K = ProductKernels<Compute, Fused>;
   m.impl("mm", named_kernel(&K::mm, "mm"));
   m.impl("mm.out", named_kernel(&K::mm_out, "mm.out"));
   m.impl("bmm", named_kernel(&K::bmm, "bmm"));

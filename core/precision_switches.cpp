@@ -1,0 +1,44 @@
+// The precision switches' storage (see precision_switches.h).
+#include "anatomy/core/precision_switches.h"
+
+#include <atomic>
+
+namespace anatomy {
+namespace {
+
+constexpr bool kTf32Default = false;
+constexpr bool kFp16ReducedDefault = true;
+constexpr bool kBf16ReducedDefault = true;
+constexpr bool kFp16AccumulationDefault = false;
+
+std::atomic<bool> g_tf32{kTf32Default};
+std::atomic<bool> g_fp16_reduced{kFp16ReducedDefault};
+std::atomic<bool> g_bf16_reduced{kBf16ReducedDefault};
+std::atomic<bool> g_fp16_accumulation{kFp16AccumulationDefault};
+
+}  // namespace
+
+bool allow_tf32_matmul() noexcept { return g_tf32.load(std::memory_order_relaxed); }
+void set_allow_tf32_matmul(bool allow) noexcept { g_tf32.store(allow, std::memory_order_relaxed); }
+
+bool allow_fp16_reduced_precision_reduction() noexcept { return g_fp16_reduced.load(std::memory_order_relaxed); }
+void set_allow_fp16_reduced_precision_reduction(bool allow) noexcept {
+  g_fp16_reduced.store(allow, std::memory_order_relaxed);
+}
+
+bool allow_bf16_reduced_precision_reduction() noexcept { return g_bf16_reduced.load(std::memory_order_relaxed); }
+void set_allow_bf16_reduced_precision_reduction(bool allow) noexcept {
+  g_bf16_reduced.store(allow, std::memory_order_relaxed);
+}
+
+bool allow_fp16_accumulation() noexcept { return g_fp16_accumulation.load(std::memory_order_relaxed); }
+void set_allow_fp16_accumulation(bool allow) noexcept { g_fp16_accumulation.store(allow, std::memory_order_relaxed); }
+
+void reset_precision_switches() noexcept {
+  set_allow_tf32_matmul(kTf32Default);
+  set_allow_fp16_reduced_precision_reduction(kFp16ReducedDefault);
+  set_allow_bf16_reduced_precision_reduction(kBf16ReducedDefault);
+  set_allow_fp16_accumulation(kFp16AccumulationDefault);
+}
+
+}  // namespace anatomy

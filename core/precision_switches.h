@@ -1,0 +1,46 @@
+// The global precision and math switches, in one place, as PyTorch's torch.backends.cuda.matmul
+// flags. They are process-wide (atomics; set them before the work they should affect) and are
+// read by the CUDA matrix products on every call. docs/cuda.md lists what each one changes.
+//
+//   anatomy::set_allow_tf32_matmul(true);   // fp32 matmuls on tensor cores (10-bit mantissa)
+#pragma once
+
+namespace anatomy {
+
+// fp32 matrix products may round their inputs to TF32 (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32).
+// Off by default, as torch.backends.cuda.matmul.allow_tf32.
+bool allow_tf32_matmul() noexcept;
+void set_allow_tf32_matmul(bool allow) noexcept;
+
+// fp16 / bf16 products may reduce split-k partial sums in the input precision rather than fp32
+// (cuBLAS's CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION when off). On by default, as
+// torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction and its bf16 twin.
+bool allow_fp16_reduced_precision_reduction() noexcept;
+void set_allow_fp16_reduced_precision_reduction(bool allow) noexcept;
+bool allow_bf16_reduced_precision_reduction() noexcept;
+void set_allow_bf16_reduced_precision_reduction(bool allow) noexcept;
+
+// fp16 products accumulate in fp16 (CUBLAS_COMPUTE_16F): faster on some GPUs, and far less
+// accurate. Off by default, as torch.backends.cuda.matmul.allow_fp16_accumulation.
+bool allow_fp16_accumulation() noexcept;
+void set_allow_fp16_accumulation(bool allow) noexcept;
+
+// Restores every switch above to its default (tests use it to leave no state behind).
+void reset_precision_switches() noexcept;
+
+// Sets one switch for a scope and restores its previous value on exit.
+class PrecisionSwitchGuard {
+ public:
+  using Getter = bool (*)() noexcept;
+  using Setter = void (*)(bool) noexcept;
+  PrecisionSwitchGuard(Getter get, Setter set, bool value) : set_(set), previous_(get()) { set(value); }
+  ~PrecisionSwitchGuard() { set_(previous_); }
+  PrecisionSwitchGuard(const PrecisionSwitchGuard&) = delete;
+  PrecisionSwitchGuard& operator=(const PrecisionSwitchGuard&) = delete;
+
+ private:
+  Setter set_;
+  bool previous_;
+};
+
+}  // namespace anatomy

@@ -1,0 +1,190 @@
+// GPU tests of the matrix products over cuBLAS (backends/cuda/blas_cuda.cpp): every float dtype
+// against an fp64 product on the CPU, operand layouts passed as transposes, copied, or staged
+// because misaligned, broadcast batches, empty products, out=, beta == 0 ignoring NaN, the
+// precision switches, and the exact integer kernel against the CPU's.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gpu_test_util.h"
+
+using namespace anatomy;
+using gpu_test::kCuda;
+using gpu_test::same_values;
+
+namespace {
+
+const std::vector<DType> kFloats = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
+
+// The largest |x - ref| relative to max |ref| (1 for an empty ref), x read back to the CPU.
+double relative_error(const Tensor& x, const Tensor& ref) {
+  REQUIRE(x.sizes() == ref.sizes());
+  if (ref.numel() == 0) return 0;
+  const Tensor r = ref.to(DType::Float64);
+  const double scale = std::max(1e-30, r.abs().max().item<double>());
+  return (x.cpu().to(DType::Float64) - r).abs().max().item<double>() / scale;
+}
+
+// A tolerance for a k-term dot product computed in `d`'s precision (fp32 accumulation for the
+// 16-bit types, whose rounding of the result dominates).
+double tolerance(DType d) {
+  switch (d) {
+    case DType::Float64: return 1e-12;
+    case DType::Float32: return 1e-5;
+    case DType::Float16: return 2e-3;
+    default: return 1.6e-2;
+  }
+}
+
+// Random values in [-1, 1) of dtype d, on the CPU.
+Tensor uniform(IntArrayRef sizes, DType d) { return (rand(sizes, DType::Float64) * 2 - 1).to(d); }
+
+// The fp64 CPU product of the CPU copies of a and b (3-D or 2-D).
+Tensor reference(const Tensor& a, const Tensor& b) {
+  return matmul(a.cpu().to(DType::Float64), b.cpu().to(DType::Float64));
+}
+
+}  // namespace
+
+TEST_CASE("cuda matmul: mm matches an fp64 CPU product for every float dtype and operand layout") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : kFloats) {
+    CAPTURE(name(d));
+    const Tensor a = uniform({37, 53}, d).to(kCuda), b = uniform({53, 29}, d).to(kCuda);
+    const Tensor at = uniform({53, 37}, d).to(kCuda).t(), bt = uniform({29, 53}, d).to(kCuda).t();
+    // Neither row- nor column-major: every other column of a wider matrix.
+    const Tensor a_strided = uniform({37, 106}, d).to(kCuda).slice(1, 0, 106, 2);
+    const std::vector<std::pair<Tensor, Tensor>> cases = {{a, b}, {at, b}, {a, bt}, {at, bt}, {a_strided, bt}};
+    for (const auto& [x, y] : cases) {
+      const Tensor out = mm(x, y);
+      CHECK(out.device() == kCuda);
+      CHECK(out.dtype() == d);
+      CHECK(relative_error(out, reference(x, y)) < tolerance(d));
+    }
+  }
+}
+
+TEST_CASE("cuda matmul: misaligned operands and outputs of a large product give the right values") {
+  ANATOMY_REQUIRE_GPU();
+  // 300^3 is above the staging threshold (Note [Misaligned cuBLAS operands]); offsets of one
+  // element make every address misaligned.
+  for (DType d : {DType::Float16, DType::Float32}) {
+    CAPTURE(name(d));
+    const Tensor a = uniform({300 * 300 + 1}, d).to(kCuda).slice(0, 1, 300 * 300 + 1).view({300, 300});
+    const Tensor b = uniform({300 * 300 + 1}, d).to(kCuda).slice(0, 1, 300 * 300 + 1).view({300, 300});
+    Tensor out_storage = zeros({300 * 300 + 1}, TensorOptions().dtype(d).device(kCuda));
+    const Tensor out = out_storage.slice(0, 1, 300 * 300 + 1).view({300, 300});
+    mm_out(out, a, b.t());
+    CHECK(relative_error(out, reference(a, b.t())) < tolerance(d));
+    CHECK(out_storage.slice(0, 0, 1).item<double>() == 0.0);  // nothing written before the view
+    const Tensor self = uniform({300}, d).to(kCuda);
+    CHECK(relative_error(addmm(self, a, b, 0.5, 2.0),
+                         self.cpu().to(DType::Float64) * 0.5 + reference(a, b) * 2.0) < tolerance(d));
+  }
+}
+
+TEST_CASE("cuda matmul: bmm and baddbmm with broadcast and transposed batches") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : kFloats) {
+    CAPTURE(name(d));
+    const Tensor a = uniform({4, 9, 7}, d).to(kCuda);
+    const Tensor b_shared = uniform({1, 7, 5}, d).to(kCuda).expand({4, 7, 5});  // batch stride 0
+    const Tensor b_t = uniform({4, 5, 7}, d).to(kCuda).transpose(1, 2);
+    CHECK(relative_error(bmm(a, b_shared), reference(a, b_shared)) < tolerance(d));
+    CHECK(relative_error(bmm(a, b_t), reference(a, b_t)) < tolerance(d));
+    const Tensor self = uniform({9, 1}, d).to(kCuda);
+    const Tensor expected = self.cpu().to(DType::Float64) * -1.0 + reference(a, b_t) * 3.0;
+    CHECK(relative_error(baddbmm(self, a, b_t, -1.0, 3.0), expected) < tolerance(d));
+  }
+}
+
+TEST_CASE("cuda matmul: empty products, beta == 0 ignores NaN in self, and out= of another layout") {
+  ANATOMY_REQUIRE_GPU();
+  const TensorOptions f32 = TensorOptions().dtype(DType::Float32).device(kCuda);
+  const Tensor no_rows = mm(empty({0, 4}, f32), empty({4, 3}, f32));
+  CHECK(no_rows.sizes() == IntArrayRef{0, 3});
+  // k == 0: an empty sum is zero, and addmm keeps beta * self.
+  CHECK(gpu_test::values_of(mm(empty({2, 0}, f32), empty({0, 2}, f32))) == std::vector<double>{0, 0, 0, 0});
+  const Tensor self = full({2, 2}, 3.0, f32);
+  CHECK(gpu_test::values_of(addmm(self, empty({2, 0}, f32), empty({0, 2}, f32), 2.0)) ==
+        std::vector<double>{6, 6, 6, 6});
+  const Tensor nan_self = full({2, 2}, std::numeric_limits<double>::quiet_NaN(), f32);
+  const Tensor a = uniform({2, 3}, DType::Float32).to(kCuda), b = uniform({3, 2}, DType::Float32).to(kCuda);
+  CHECK(relative_error(addmm(nan_self, a, b, 0.0), reference(a, b)) < 1e-5);
+  // out= that is a transposed view: computed in a temporary, then copied.
+  Tensor out_t = empty({2, 2}, f32).t();
+  mm_out(out_t, a, b);
+  CHECK(relative_error(out_t, reference(a, b)) < 1e-5);
+}
+
+TEST_CASE("cuda matmul: integer products are exact, wrap like the CPU's, and int8 returns int32") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : {DType::UInt8, DType::Int8, DType::Int32, DType::Int64}) {
+    CAPTURE(name(d));
+    // Large values so that uint8 and int32 sums overflow and must wrap.
+    const int64_t high = d == DType::Int8 ? 127 : d == DType::UInt8 ? 255 : 1 << 20;
+    const Tensor a = randint(d == DType::UInt8 ? 0 : -high, high, {3, 19, 45}, d);
+    const Tensor b = randint(d == DType::UInt8 ? 0 : -high, high, {3, 23, 45}, d).transpose(1, 2);
+    const Tensor got = bmm(a.to(kCuda), b.to(kCuda));
+    CHECK(got.dtype() == (d == DType::Int8 ? DType::Int32 : d));
+    CHECK(same_values(got, bmm(a, b)));
+    const Tensor self = randint(0, 50, {19, 23}, got.dtype());
+    CHECK(same_values(addmm(self.to(kCuda), a[0].to(kCuda), b[0].to(kCuda), 3, -2), addmm(self, a[0], b[0], 3, -2)));
+  }
+}
+
+TEST_CASE("cuda matmul: the TF32 switch rounds fp32 products to TF32 only while it is on") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor a = uniform({1024, 1024}, DType::Float32), b = uniform({1024, 1024}, DType::Float32);
+  const Tensor ref = reference(a, b);
+  const Tensor ca = a.to(kCuda), cb = b.to(kCuda);
+  CHECK_FALSE(allow_tf32_matmul());  // off by default, as in PyTorch
+  const double fp32_error = relative_error(mm(ca, cb), ref);
+  double tf32_error = 0;
+  {
+    PrecisionSwitchGuard tf32(&allow_tf32_matmul, &set_allow_tf32_matmul, true);
+    tf32_error = relative_error(mm(ca, cb), ref);
+  }
+  CHECK_FALSE(allow_tf32_matmul());
+  CHECK(fp32_error < 1e-5);
+  // TF32 keeps 10 mantissa bits: errors of order 2^-11 per product, far above fp32's.
+  CHECK(tf32_error > 10 * fp32_error);
+  CHECK(tf32_error < 5e-3);
+}
+
+TEST_CASE("cuda matmul: fp16 accumulation and the reduced-precision reduction switches") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor a = uniform({256, 2048}, DType::Float16), b = uniform({2048, 256}, DType::Float16);
+  const Tensor ref = reference(a, b);
+  const Tensor ca = a.to(kCuda), cb = b.to(kCuda);
+  const double fp32_acc = relative_error(mm(ca, cb), ref);
+  CHECK(fp32_acc < 2e-3);
+  {
+    PrecisionSwitchGuard no_split(&allow_fp16_reduced_precision_reduction,
+                                  &set_allow_fp16_reduced_precision_reduction, false);
+    CHECK(relative_error(mm(ca, cb), ref) < 2e-3);
+  }
+  {
+    PrecisionSwitchGuard bf16(&allow_bf16_reduced_precision_reduction,
+                              &set_allow_bf16_reduced_precision_reduction, false);
+    const Tensor ab = a.to(DType::BFloat16), bb = b.to(DType::BFloat16);
+    CHECK(relative_error(mm(ab.to(kCuda), bb.to(kCuda)), reference(ab, bb)) < 1.6e-2);
+  }
+  {
+    PrecisionSwitchGuard fp16_acc(&allow_fp16_accumulation, &set_allow_fp16_accumulation, true);
+    // A 2048-term sum in fp16 loses bits at every step: worse than fp32 accumulation, still
+    // close to the product.
+    const double e = relative_error(mm(ca, cb), ref);
+    CHECK(e >= fp32_acc);
+    CHECK(e < 5e-2);
+  }
+}
+
+TEST_CASE("cuda matmul: operands on different devices raise DeviceError and write nothing") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor a = uniform({2, 3}, DType::Float32), b = uniform({3, 2}, DType::Float32);
+  CHECK_THROWS_AS(mm(a.to(kCuda), b), DeviceError);
+  Tensor out = zeros({2, 2}, TensorOptions().device(kCuda));
+  CHECK_THROWS_AS(mm_out(out, a, b), DeviceError);
+  CHECK(gpu_test::values_of(out) == std::vector<double>{0, 0, 0, 0});
+}
