@@ -99,7 +99,7 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
                                   "_to_copy_int8", "_to_copy_bf16", "sum",        "sum_dtype", "mean",
                                   "prod",          "amax",          "max",          "argmin",    "var",
                                   "std_population", "norm",         "logsumexp",    "any",       "all",
-                                  "count_nonzero"};
+                                  "count_nonzero", "softmax",      "log_softmax"};
   for (const char* op : kMustRun) {
     CHECK_MESSAGE(ran.count(op) == 1, op);
   }
