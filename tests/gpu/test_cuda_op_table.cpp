@@ -96,7 +96,10 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
                                   "where",         "lerp_tensor",  "clamp",     "clamp_tensor", "neg",
                                   "round",         "exp",          "log1p",     "tan",          "gelu_tanh",
                                   "softplus",      "nan_to_num",   "isnan",     "logical_not",  "bitwise_not",
-                                  "_to_copy_int8", "_to_copy_bf16"};
+                                  "_to_copy_int8", "_to_copy_bf16", "sum",        "sum_dtype", "mean",
+                                  "prod",          "amax",          "max",          "argmin",    "var",
+                                  "std_population", "norm",         "logsumexp",    "any",       "all",
+                                  "count_nonzero", "softmax",      "log_softmax"};
   for (const char* op : kMustRun) {
     CHECK_MESSAGE(ran.count(op) == 1, op);
   }

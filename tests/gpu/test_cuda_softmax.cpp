@@ -1,0 +1,109 @@
+// GPU tests of softmax and log_softmax on CUDA against the CPU: every floating dtype, the three
+// kernel shapes (short rows in registers, long rows per block, an outer dim per column), dtype=,
+// non-contiguous and zero-size inputs, NaN and infinities, and the gradient through autograd.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+
+using namespace anatomy;
+using gpu_test::kCuda;
+using gpu_test::values_of;
+
+namespace {
+
+double rtol_for(DType d) {
+  switch (d) {
+    case DType::Float16: return 4e-3;
+    case DType::BFloat16: return 3e-2;
+    case DType::Float32: return 1e-5;
+    default: return 1e-12;
+  }
+}
+
+// CUDA result against the CPU's: same shape and dtype, values within rtol (plus rtol absolute,
+// for probabilities near zero), NaN matching NaN, infinities exactly.
+std::string compare_to_cpu(const Tensor& got, const Tensor& want) {
+  if (!got.is_cuda()) return "the result is not on CUDA";
+  if (got.sizes() != want.sizes() || got.dtype() != want.dtype()) return "shape or dtype differs";
+  const std::vector<double> g = values_of(got), w = values_of(want);
+  const double rtol = rtol_for(want.dtype());
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+    if (!std::isfinite(w[i]) || !std::isfinite(g[i])) {
+      if (g[i] != w[i]) return fmt::format("element {}: {} != {}", i, g[i], w[i]);
+      continue;
+    }
+    if (std::abs(g[i] - w[i]) > rtol * (std::abs(w[i]) + 1)) {
+      return fmt::format("element {}: {} != {} (rtol {})", i, g[i], w[i], rtol);
+    }
+  }
+  return "";
+}
+
+void check_both(const Tensor& x, int64_t dim, const std::string& what, std::optional<DType> dtype = std::nullopt) {
+  const Tensor g = x.to(kCuda);
+  CHECK_MESSAGE(compare_to_cpu(softmax(g, dim, dtype), softmax(x, dim, dtype)).empty(), "softmax ", what);
+  CHECK_MESSAGE(compare_to_cpu(log_softmax(g, dim, dtype), log_softmax(x, dim, dtype)).empty(), "log_softmax ", what);
+}
+
+}  // namespace
+
+TEST_CASE("cuda softmax: every floating dtype and kernel shape matches the CPU") {
+  ANATOMY_REQUIRE_GPU();
+  manual_seed(21);
+  for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    CAPTURE(name(d));
+    const Tensor x = randn({37, 45, 3}, DType::Float32).mul(4).to(d);
+    check_both(x, 2, "last dim of 3");
+    check_both(x, 1, "middle dim (columns)");
+    check_both(x, 0, "first dim (columns)");
+    check_both(x.transpose(0, 2), 2, "transposed");
+    check_both(x.slice(1, 3, 40, 2), 1, "sliced");
+    for (int64_t n : {1, 31, 32, 33, 1000, 1024, 1025, 5000, 70001}) {  // around the warp and lane limits
+      CAPTURE(n);
+      check_both(randn({3, n}, DType::Float32).mul(3).to(d), 1, "rows");
+    }
+    check_both(randn({70000, 20}, DType::Float32).to(d), -1, "many short rows");
+  }
+  check_both(randn({8, 100}, DType::Float16), 1, "fp16 in, fp32 out", DType::Float32);
+  check_both(randn({4, 0, 5}, DType::Float32), 1, "empty dim");
+  check_both(randn({0, 7}, DType::Float32), 1, "no rows");
+  check_both(randn({}, DType::Float32), 0, "0-dim");
+}
+
+TEST_CASE("cuda softmax: NaN and infinities as on the CPU") {
+  ANATOMY_REQUIRE_GPU();
+  const double kNaN = std::numeric_limits<double>::quiet_NaN(), kInf = std::numeric_limits<double>::infinity();
+  for (DType d : {DType::Float32, DType::BFloat16, DType::Float64}) {
+    CAPTURE(name(d));
+    // Rows: a NaN; -inf among finite values; all -inf; a +inf.
+    const Tensor x = tensor(std::vector<double>{1, kNaN, 2, 0, -kInf, 1, 3, 2, -kInf, -kInf, -kInf, -kInf, 1, kInf, 2, 0},
+                            {4, 4}, DType::Float64)
+                         .to(d);
+    check_both(x, 1, "rows");
+    check_both(x, 0, "columns");
+    // Rows longer than a warp holds (one block each): the special rows repeated, and random rows
+    // with some -inf.
+    check_both(x.view({1, 16}).expand({100, 16}).contiguous().view({1, 1600}), 1, "long special row");
+    const Tensor r = randn({3, 3000}, DType::Float32).to(d);
+    check_both(masked_fill(r, r > 1.0, -kInf), 1, "long rows with -inf");
+  }
+}
+
+TEST_CASE("cuda softmax: the gradient matches the CPU's") {
+  ANATOMY_REQUIRE_GPU();
+  manual_seed(22);
+  const Tensor x = randn({6, 50});
+  const Tensor w = randn({6, 50});
+  for (bool log : {false, true}) {
+    CAPTURE(log);
+    const Tensor xc = x.clone().requires_grad_(), xg = x.to(kCuda).requires_grad_();
+    const Tensor yc = log ? log_softmax(xc, 1) : softmax(xc, 1), yg = log ? log_softmax(xg, 1) : softmax(xg, 1);
+    sum(yc * w).backward();
+    sum(yg * w.to(kCuda)).backward();
+    CHECK(compare_to_cpu(xg.grad(), xc.grad()).empty());
+  }
+}
