@@ -44,8 +44,11 @@ struct Tf32Scope {
     anatomy::set_allow_tf32_matmul(false);
     at::globalContext().setAllowTF32CuBLAS(false);
   }
+  // Movable (a case is returned by value): only the last owner switches TF32 back off.
+  Tf32Scope(Tf32Scope&& o) noexcept : on(o.on) { o.on = false; }
   Tf32Scope(const Tf32Scope&) = delete;
   Tf32Scope& operator=(const Tf32Scope&) = delete;
+  Tf32Scope& operator=(Tf32Scope&&) = delete;
 };
 
 // Results are sums of n products of N(0, 1) values, of size about sqrt(n): atol covers a few

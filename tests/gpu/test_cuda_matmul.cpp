@@ -128,7 +128,7 @@ TEST_CASE("cuda matmul: integer products are exact, wrap like the CPU's, and int
     const Tensor got = bmm(a.to(kCuda), b.to(kCuda));
     CHECK(got.dtype() == (d == DType::Int8 ? DType::Int32 : d));
     CHECK(same_values(got, bmm(a, b)));
-    const Tensor self = randint(0, 50, {19, 23}, got.dtype());
+    const Tensor self = randint(0, 50, {19, 23}, d);  // addmm's self has the matrices' dtype
     CHECK(same_values(addmm(self.to(kCuda), a[0].to(kCuda), b[0].to(kCuda), 3, -2), addmm(self, a[0], b[0], 3, -2)));
   }
 }
