@@ -64,7 +64,7 @@ class Recorder {
   dispatch::Stack args_;
   std::vector<Edge> edges_;
   std::vector<SavedArg> saved_;
-  int mutated_arg_ = -1;  // the argument an in-place op writes (its output 0)
+  int mutated_arg_ = -1;       // the argument an in-place op writes (its output 0)
   bool mutates_view_ = false;  // that argument is a tracked view: its base gets a CopySlices
   bool view_op_ = false;
   bool multi_ = false;

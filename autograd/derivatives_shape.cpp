@@ -180,8 +180,8 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kTopk, TopkSig>(m, "topk");
   register_derivative<&kCumsum, ScanSig>(m, "cumsum");
   register_derivative<&kCumprod, ScanSig>(m, "cumprod");
-  register_view_derivative<&kSplitWithSizes, std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t)>(m,
-                                                                                                  "split_with_sizes");
+  register_view_derivative<&kSplitWithSizes, std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t)>(
+      m, "split_with_sizes");
   register_view_derivative<&kAsStrided, Tensor(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(
       m, "as_strided");
 }

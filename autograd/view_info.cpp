@@ -52,8 +52,7 @@ void replace_grad_fn(AutogradMeta& m, IntrusivePtr<Node> fn) {
 
 }  // namespace
 
-void track_view(const DerivativeEntry& entry, const Tensor& input, const Tensor& out, uint32_t output_nr,
-                bool multi) {
+void track_view(const DerivativeEntry& entry, const Tensor& input, const Tensor& out, uint32_t output_nr, bool multi) {
   if (!out.defined() || !is_floating(out.dtype()) || out.is_inference() || InferenceMode::is_enabled()) return;
   const AutogradMeta* in_meta = meta_or_null(input);
   const ViewInfo* in_view = in_meta ? in_meta->view_info_.get() : nullptr;

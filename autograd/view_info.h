@@ -36,8 +36,8 @@ enum class ViewCreation : uint8_t {
 struct ViewInfo {
   Tensor base;  // the root base: never itself a tracked view
   ViewCreation creation = ViewCreation::Default;
-  const char* creator = "";  // the node name of the operator that made it, for errors
-  uint32_t output_nr = 0;    // which output of that operator the view is
+  const char* creator = "";   // the node name of the operator that made it, for errors
+  uint32_t output_nr = 0;     // which output of that operator the view is
   uint32_t attr_version = 0;  // the shared version when grad_fn_ was last set
 };
 

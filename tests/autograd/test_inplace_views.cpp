@@ -100,7 +100,11 @@ const std::vector<ViewKind> kViews = {
     {"narrow", [](const Tensor& t) { return t.narrow(1, 1, 2); }, {3, 2}},
     {"transpose", [](const Tensor& t) { return t.transpose(0, 1); }, {4, 3}},
     {"diagonal", [](const Tensor& t) { return t.diagonal(1); }, {3}},
-    {"view", [](const Tensor& t) { return t.view({2, 6}); }, {2, 6}},
+    {"view",
+     [](const Tensor& t) {
+       return t.view({2, 6});
+     },
+     {2, 6}},
     {"unsqueeze", [](const Tensor& t) { return t.unsqueeze(0); }, {1, 3, 4}},
     {"view of a view", [](const Tensor& t) { return t.transpose(0, 1).select(0, 1).slice(0, 1, 3); }, {2}},
 };
@@ -111,15 +115,24 @@ TEST_CASE("inplace views: add_, mul_ and copy_ with an operand that requires gra
   for (const ViewKind& vk : kViews) {
     const std::string add = std::string("add_ on ") + vk.name, mul = std::string("mul_ on ") + vk.name,
                       copy = std::string("copy_ on ") + vk.name;
-    check_case({add.c_str(), {3, 4}, vk.view, [](const Tensor& v, const Tensor& o) { v.add_(o, 0.5); },
+    check_case({add.c_str(),
+                {3, 4},
+                vk.view,
+                [](const Tensor& v, const Tensor& o) { v.add_(o, 0.5); },
                 [](const Tensor& v, const Tensor& o) { return v + o * 0.5; }},
                input(vk.sizes));
-    check_case({mul.c_str(), {3, 4}, vk.view, [](const Tensor& v, const Tensor& o) { v.mul_(o); },
+    check_case({mul.c_str(),
+                {3, 4},
+                vk.view,
+                [](const Tensor& v, const Tensor& o) { v.mul_(o); },
                 [](const Tensor& v, const Tensor& o) { return v * o; }},
                input(vk.sizes));
     // copy_ broadcasts its source: a row, where the view has more than one dim.
     const std::vector<int64_t> src_sizes{vk.sizes.back()};
-    check_case({copy.c_str(), {3, 4}, vk.view, [](const Tensor& v, const Tensor& o) { v.copy_(o); },
+    check_case({copy.c_str(),
+                {3, 4},
+                vk.view,
+                [](const Tensor& v, const Tensor& o) { v.copy_(o); },
                 [](const Tensor& v, const Tensor& o) { return o.expand(v.sizes()) * 1; }},
                input(src_sizes));
   }
@@ -130,16 +143,29 @@ TEST_CASE("inplace views: relu_, zero_, fill_ and a scalar mul_ (the x[0].mul_(2
     const std::string relu_name = std::string("relu_ on ") + vk.name, zero = std::string("zero_ on ") + vk.name,
                       fill = std::string("fill_ on ") + vk.name, scale = std::string("mul_(2) on ") + vk.name;
     // The operand is unused; it requires grad so gradcheck sees a zero gradient for it.
-    check_case({relu_name.c_str(), {3, 4}, vk.view, [](const Tensor& v, const Tensor&) { v.relu_(); },
-                [](const Tensor& v, const Tensor&) { return relu(v); }, false},
+    check_case({relu_name.c_str(),
+                {3, 4},
+                vk.view,
+                [](const Tensor& v, const Tensor&) { v.relu_(); },
+                [](const Tensor& v, const Tensor&) { return relu(v); },
+                false},
                input({1}));
-    check_case({zero.c_str(), {3, 4}, vk.view, [](const Tensor& v, const Tensor&) { v.zero_(); },
+    check_case({zero.c_str(),
+                {3, 4},
+                vk.view,
+                [](const Tensor& v, const Tensor&) { v.zero_(); },
                 [](const Tensor& v, const Tensor&) { return v * 0; }},
                input({1}));
-    check_case({fill.c_str(), {3, 4}, vk.view, [](const Tensor& v, const Tensor&) { v.fill_(2.5); },
+    check_case({fill.c_str(),
+                {3, 4},
+                vk.view,
+                [](const Tensor& v, const Tensor&) { v.fill_(2.5); },
                 [](const Tensor& v, const Tensor&) { return v * 0 + 2.5; }},
                input({1}));
-    check_case({scale.c_str(), {3, 4}, vk.view, [](const Tensor& v, const Tensor&) { v.mul_(scalar(2)); },
+    check_case({scale.c_str(),
+                {3, 4},
+                vk.view,
+                [](const Tensor& v, const Tensor&) { v.mul_(scalar(2)); },
                 [](const Tensor& v, const Tensor&) { return v * 2; }},
                input({1}));
   }
