@@ -56,6 +56,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta_or_null(t);
   if (m == nullptr) return {};
+  if (m->view_info_) {
+    if (const IntrusivePtr<Node>& fn = view_grad_fn(t, *m)) return {fn, m->output_nr_};
+  }
   if (m->grad_fn_) return {m->grad_fn_, m->output_nr_};
   if (!m->requires_grad_) return {};
   if (m->accumulator_ == nullptr) {

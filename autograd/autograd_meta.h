@@ -1,13 +1,13 @@
 // AutogradMeta: what autograd keeps on a tensor: whether a leaf requires grad, its accumulated
-// .grad, the node that made it (grad_fn) and which of that node's outputs it is, hooks, and
-// whether it is a view (in-place changes through views are refused for now; see
-// docs/autograd.md).
+// .grad, the node that made it (grad_fn) and which of that node's outputs it is, hooks, and,
+// for a view, its ViewInfo (autograd/view_info.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "anatomy/autograd/node.h"
+#include "anatomy/autograd/view_info.h"
 #include "anatomy/core/tensor_impl.h"
 
 namespace anatomy::autograd {
@@ -18,7 +18,11 @@ class AutogradMeta final : public AutogradMetaInterface {
  public:
   ~AutogradMeta() override;
 
-  bool requires_grad() const override { return requires_grad_ || grad_fn_; }
+  // A view with no grad_fn may need one after its base changed (Note [View + in-place]); only
+  // such views pay for the third test.
+  bool requires_grad() const override {
+    return requires_grad_ || grad_fn_ || (view_info_ && view_needs_refresh(*view_info_));
+  }
   // ValueError when turning it off on a non-leaf (its grad_fn decides).
   void set_requires_grad(bool value) override;
   std::string grad_fn_name() const override { return grad_fn_ ? grad_fn_->name() : std::string(); }
@@ -36,8 +40,8 @@ class AutogradMeta final : public AutogradMetaInterface {
   // The leaf's AccumulateGrad while one exists: a plain pointer, cleared by the node's
   // destructor (Note [Autograd graph ownership]).
   AccumulateGrad* accumulator_ = nullptr;
-  // Made by a view operator from an input that required grad.
-  bool is_view_ = false;
+  // Set on the outputs of view operators (Note [View + in-place] in view_info.h).
+  std::unique_ptr<ViewInfo> view_info_;
 };
 
 // The metadata of `t`, made on first use.

@@ -4,6 +4,7 @@
 
 #include "anatomy/autograd/accumulate_grad.h"
 #include "anatomy/autograd/anomaly_mode.h"
+#include "anatomy/autograd/copy_slices.h"
 
 namespace anatomy::autograd::detail {
 namespace {
@@ -12,8 +13,9 @@ bool is_differentiable_dtype(DType t) { return is_floating(t); }
 
 }  // namespace
 
-Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle& op, dispatch::Stack&& args)
-    : entry_(entry), op_(op), args_(std::move(args)) {
+Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle& op, dispatch::Stack&& args,
+                   bool view_op, bool multi)
+    : entry_(entry), op_(op), args_(std::move(args)), view_op_(view_op), multi_(multi) {
   const dispatch::Schema& schema = op.schema();
   ANATOMY_CHECK(entry.formula != nullptr, NotImplementedError,
                 "{}: the derivative is not implemented yet, and an input requires grad", schema.full_name());
@@ -28,12 +30,12 @@ Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle&
                   "arguments requires grad",
                   schema.full_name());
     const AutogradMeta* m = meta_or_null(self);
+    if (m && m->view_info_) {
+      check_inplace_on_view(*m, schema.full_name());
+      mutates_view_ = true;
+    }
     ANATOMY_CHECK(!(m && m->requires_grad_ && !m->grad_fn_), ValueError,
                   "{}: a leaf tensor that requires grad is being used in an in-place operation", schema.full_name());
-    ANATOMY_CHECK(!(m && m->is_view_), NotImplementedError,
-                  "{}: in-place operations on a view of a tensor that requires grad are not supported yet; "
-                  "clone() the view first",
-                  schema.full_name());
   }
   saved_.resize(args_.size());
   for (size_t i = 0; i < args_.size(); ++i) {
@@ -72,8 +74,6 @@ Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle&
 void Recorder::finish(dispatch::Stack&& outputs) {
   auto node = IntrusivePtr<FormulaNode>::make(entry_, std::move(edges_), std::move(saved_));
   if (AnomalyMode::is_enabled()) node->set_forward_op(op_.schema().full_name());
-  const bool is_view =
-      !op_.schema().returns.empty() && op_.schema().returns[0].alias && !op_.schema().returns[0].alias->is_write;
   for (size_t j = 0; j < outputs.size(); ++j) {
     const Tensor& out = outputs[j].get<Tensor>();
     node->add_output(out);
@@ -92,12 +92,13 @@ void Recorder::finish(dispatch::Stack&& outputs) {
     m.grad_fn_ = IntrusivePtr<Node>(node.get());
     m.output_nr_ = static_cast<uint32_t>(j);
     if (m.retains_grad_) node->add_retained(m.output_nr_, &m);
-    if (is_view) m.is_view_ = true;
+    if (view_op_) track_view(entry_, args_[0].get<Tensor>(), out, m.output_nr_, multi_);
     // After the history is set: the saved alias must know that the output requires grad.
     if ((entry_.save_outputs >> j) & 1) {
       check_saveable(out, op_.schema().full_name());
       node->save_output(static_cast<int>(j), out);
     }
+    if (j == 0 && mutates_view_) rebase_view_history(out, IntrusivePtr<Node>(node.get()));
   }
 }
 

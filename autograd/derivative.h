@@ -12,6 +12,10 @@
 // test per tensor, and one indirect call. Only a call that records boxes its arguments
 // (Recorder, derivative.cpp), saves what the formula needs, runs the operator below autograd,
 // and attaches a FormulaNode to the outputs.
+//
+// View operators register with register_view_derivative: their outputs get a ViewInfo on
+// both paths (Note [View + in-place] in view_info.h), which costs the fast path of views (and
+// only of views) one out-of-line call.
 #pragma once
 
 #include <tuple>
@@ -49,7 +53,9 @@ bool arg_requires_grad(const T&) {
 // outputs (derivative.cpp).
 class Recorder {
  public:
-  Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle& op, dispatch::Stack&& args);
+  // `view_op`: the operator returns views of its first argument (several when `multi`).
+  Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle& op, dispatch::Stack&& args,
+           bool view_op = false, bool multi = false);
   void finish(dispatch::Stack&& outputs);
 
  private:
@@ -58,8 +64,23 @@ class Recorder {
   dispatch::Stack args_;
   std::vector<Edge> edges_;
   std::vector<SavedArg> saved_;
-  int mutated_arg_ = -1;  // the argument an in-place op writes (its output 0)
+  int mutated_arg_ = -1;       // the argument an in-place op writes (its output 0)
+  bool mutates_view_ = false;  // that argument is a tracked view: its base gets a CopySlices
+  bool view_op_ = false;
+  bool multi_ = false;
 };
+
+// The fast path's view tracking (view_info.h) for one or several outputs.
+inline void track_view_outputs(const DerivativeEntry& e, const Tensor& input, const Tensor& out) {
+  track_view(e, input, out, 0, false);
+}
+inline void track_view_outputs(const DerivativeEntry& e, const Tensor& input, const std::vector<Tensor>& outs) {
+  for (size_t j = 0; j < outs.size(); ++j) track_view(e, input, outs[j], static_cast<uint32_t>(j), true);
+}
+template <typename First, typename... Rest>
+const First& first_arg(const First& first, const Rest&...) {
+  return first;
+}
 
 template <typename R>
 void box_outputs(dispatch::Stack& s, const R& r) {
@@ -75,20 +96,28 @@ void box_outputs(dispatch::Stack& s, const R& r) {
 
 }  // namespace detail
 
-template <const DerivativeEntry* E, typename Sig>
+// kView: a view operator, whose first argument is the tensor its outputs view.
+template <const DerivativeEntry* E, typename Sig, bool kView = false>
 struct AutogradKernel;
 
-template <const DerivativeEntry* E, typename Ret, typename... Args>
-struct AutogradKernel<E, Ret(Args...)> {
+template <const DerivativeEntry* E, bool kView, typename Ret, typename... Args>
+struct AutogradKernel<E, Ret(Args...), kView> {
   static Ret call(DispatchKeySet ks, Args... args) {
     static const auto op = dispatch::Dispatcher::singleton().find_or_throw(E->op).template typed<Ret(Args...)>();
     const DispatchKeySet below = ks & DispatchKeySet::below(DispatchKey::AutogradCPU);
     if (!GradMode::is_enabled() || !(detail::arg_requires_grad(args) || ...)) {
-      return op.redispatch(below, std::forward<Args>(args)...);
+      if constexpr (kView) {
+        const Tensor& input = detail::first_arg(args...);
+        Ret out = op.redispatch(below, std::forward<Args>(args)...);
+        detail::track_view_outputs(*E, input, out);
+        return out;
+      } else {
+        return op.redispatch(below, std::forward<Args>(args)...);
+      }
     }
     dispatch::Stack boxed;
     dispatch::box_args(boxed, args...);
-    detail::Recorder recorder(*E, op, std::move(boxed));
+    detail::Recorder recorder(*E, op, std::move(boxed), kView, std::is_same_v<Ret, std::vector<Tensor>>);
     Ret out = [&]() -> Ret {
       dispatch::ExcludeDispatchKeyGuard guard(dispatch::kAutogradKeys);
       return op.redispatch(below, std::forward<Args>(args)...);
@@ -103,6 +132,12 @@ struct AutogradKernel<E, Ret(Args...)> {
 template <const DerivativeEntry* E, typename Sig>
 void register_derivative(dispatch::Library& m, const char* name) {
   m.impl(name, dispatch::named_kernel(&AutogradKernel<E, Sig>::call, E->node_name));
+}
+
+// For view operators: their outputs are tracked as views of the first argument.
+template <const DerivativeEntry* E, typename Sig>
+void register_view_derivative(dispatch::Library& m, const char* name) {
+  m.impl(name, dispatch::named_kernel(&AutogradKernel<E, Sig, true>::call, E->node_name));
 }
 
 }  // namespace anatomy::autograd

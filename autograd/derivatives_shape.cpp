@@ -3,7 +3,6 @@
 // the scans (cumsum, cumprod), split_with_sizes (split and chunk are composites of it) and
 // as_strided.
 #include <algorithm>
-#include <numeric>
 
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
@@ -141,53 +140,15 @@ variable_list split_with_sizes_backward(BackwardContext& ctx, const variable_lis
   return out;
 }
 
-// Whether some two elements of a geometry may share a place in memory: walking the dims (of
-// size > 1) by increasing stride, each stride must pass the reach of the dims before it.
-bool maybe_overlapping(IntArrayRef sizes, IntArrayRef strides) {
-  std::vector<size_t> order(sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
-  int64_t reach = 0;
-  for (size_t i : order) {
-    if (sizes[i] == 1) continue;
-    if (sizes[i] == 0) return false;
-    if (strides[i] <= reach) return true;
-    reach += strides[i] * (sizes[i] - 1);
-  }
-  return false;
-}
-
-// The storage a geometry needs, from its offset on.
-int64_t min_storage_size(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  int64_t size = offset + 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return offset;
-    size += (sizes[i] - 1) * strides[i];
-  }
-  return size;
-}
-
-// PyTorch's as_strided_backward for an input whose elements do not overlap: the gradient is
-// added into a zero storage through the output's geometry (an accumulating index_put, so
-// output elements that share memory add up), then read through the input's geometry.
+// PyTorch's as_strided_backward, on the input's geometry (formula_helpers.h).
 variable_list as_strided_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const Tensor self = ctx.input(0);
   const auto& size = ctx.arg<std::vector<int64_t>>(1);
   const auto& stride = ctx.arg<std::vector<int64_t>>(2);
-  ANATOMY_CHECK(!maybe_overlapping(self.sizes(), self.strides()), NotImplementedError,
-                "as_strided: the derivative for an input whose elements overlap in memory (sizes [{}], strides [{}]) "
-                "is not implemented",
-                fmt::join(self.sizes(), ", "), fmt::join(self.strides(), ", "));
-  const int64_t in_offset = self.storage_offset();
-  const int64_t out_offset = ctx.is_none(3) ? in_offset : ctx.arg<int64_t>(3);
-  const int64_t shared = std::min(in_offset, out_offset);
-  const int64_t in_eff = in_offset - shared, out_eff = out_offset - shared;
-  const int64_t base =
-      std::max(min_storage_size(self.sizes(), self.strides(), in_eff), min_storage_size(size, stride, out_eff));
-  const Tensor positions = arange(base, TensorOptions().dtype(DType::Int64)).as_strided(size, stride, out_eff);
-  const Tensor storage = index_put(zeros({base}, g[0].options()), {positions.reshape({-1})}, g[0].reshape({-1}), true);
-  ctx.set(out, 0, storage.as_strided(self.sizes(), self.strides(), in_eff));
+  const int64_t out_offset = ctx.is_none(3) ? self.storage_offset() : ctx.arg<int64_t>(3);
+  ctx.set(out, 0,
+          as_strided_grad(g[0], Geometry::of(self), Geometry{IntArrayRef(size), IntArrayRef(stride), out_offset}));
   return out;
 }
 
@@ -219,9 +180,9 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kTopk, TopkSig>(m, "topk");
   register_derivative<&kCumsum, ScanSig>(m, "cumsum");
   register_derivative<&kCumprod, ScanSig>(m, "cumprod");
-  register_derivative<&kSplitWithSizes, std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t)>(m,
-                                                                                                  "split_with_sizes");
-  register_derivative<&kAsStrided, Tensor(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(
+  register_view_derivative<&kSplitWithSizes, std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t)>(
+      m, "split_with_sizes");
+  register_view_derivative<&kAsStrided, Tensor(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(
       m, "as_strided");
 }
 

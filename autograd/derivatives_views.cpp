@@ -1,5 +1,6 @@
-// Derivatives of the view operators (each maps the gradient back onto its input's geometry),
-// and of clone, _to_copy and constant_pad_nd.
+// Derivatives of the view operators (each maps the gradient back onto its input's geometry;
+// registered as views, Note [View + in-place] in view_info.h), and of clone, _to_copy, copy_,
+// fill_ and constant_pad_nd.
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 
@@ -68,6 +69,26 @@ Tensor pad_backward(const BackwardContext& ctx, const Tensor& g) {
   return constant_pad_nd(g, undo, 0);
 }
 
+// The diagonal's gradient written onto the diagonal of a zero input: PyTorch writes it with
+// grad_input.diagonal(...).copy_(g); here it goes through as_strided_grad, so a double backward
+// does not depend on an in-place op on a view of a tensor that does not require grad.
+Tensor diagonal_backward(const BackwardContext& ctx, const Tensor& g) {
+  const Tensor layout = empty(ctx.input_sizes(0), g.options());
+  const Tensor diag = layout.diagonal(ctx.arg<int64_t>(1), ctx.arg<int64_t>(2), ctx.arg<int64_t>(3));
+  return as_strided_grad(g, Geometry::of(layout), Geometry::of(diag));
+}
+
+// copy_ overwrites self (its old value gets a zero gradient) with src, broadcast and cast to
+// self's dtype and device: src's gradient is summed back and cast back.
+variable_list copy_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, zeros_like(g[0]));
+  if (ctx.needs_grad(1)) {
+    ctx.set(out, 1, sum_to(g[0], ctx.input_sizes(1)).to(ctx.input_device(1), ctx.input_dtype(1)));
+  }
+  return out;
+}
+
 ANATOMY_VIEW_FORMULA(view_backward, g[0].reshape(ctx.input_sizes(0)))
 ANATOMY_VIEW_FORMULA(transpose_backward, g[0].transpose(ctx.arg<int64_t>(1), ctx.arg<int64_t>(2)))
 ANATOMY_VIEW_FORMULA(permute_backward, g[0].permute(inverse_permutation(ctx.arg<std::vector<int64_t>>(1))))
@@ -79,6 +100,8 @@ ANATOMY_VIEW_FORMULA(slice_backward_f, slice_backward(ctx, g[0]))
 ANATOMY_VIEW_FORMULA(clone_backward, g[0])
 ANATOMY_VIEW_FORMULA(to_copy_backward, g[0].to(ctx.input_device(0), ctx.input_dtype(0)))
 ANATOMY_VIEW_FORMULA(pad_backward_f, pad_backward(ctx, g[0]))
+ANATOMY_VIEW_FORMULA(diagonal_backward_f, diagonal_backward(ctx, g[0]))
+ANATOMY_VIEW_FORMULA(fill_backward, zeros_like(g[0]))
 #undef ANATOMY_VIEW_FORMULA
 
 const DerivativeEntry kView{"aten::view", "ViewBackward0", 0, 0, &view_backward};
@@ -92,21 +115,27 @@ const DerivativeEntry kSelect{"aten::select.int", "SelectBackward0", 0, 0, &sele
 const DerivativeEntry kSlice{"aten::slice.Tensor", "SliceBackward0", 0, 0, &slice_backward_f};
 const DerivativeEntry kClone{"aten::clone", "CloneBackward0", 0, 0, &clone_backward};
 const DerivativeEntry kToCopy{"aten::_to_copy", "ToCopyBackward0", 0, 0, &to_copy_backward};
+const DerivativeEntry kDiagonal{"aten::diagonal", "DiagonalBackward0", 0, 0, &diagonal_backward_f};
+const DerivativeEntry kCopy{"aten::copy_", "CopyBackwards", 0, 0, &copy_backward};
+const DerivativeEntry kFill{"aten::fill_.Scalar", "FillBackward0", 0, 0, &fill_backward};
 const DerivativeEntry kPad{"aten::constant_pad_nd", "ConstantPadNdBackward0", 0, 0, &pad_backward_f};
 
 }  // namespace
 
 ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   using ListSig = Tensor(const Tensor&, IntArrayRef);
-  register_derivative<&kView, ListSig>(m, "view");
-  register_derivative<&kTranspose, Tensor(const Tensor&, int64_t, int64_t)>(m, "transpose.int");
-  register_derivative<&kPermute, ListSig>(m, "permute");
-  register_derivative<&kExpand, ListSig>(m, "expand");
-  register_derivative<&kUnsqueeze, Tensor(const Tensor&, int64_t)>(m, "unsqueeze");
-  register_derivative<&kSqueeze, Tensor(const Tensor&)>(m, "squeeze");
-  register_derivative<&kSqueezeDim, Tensor(const Tensor&, int64_t)>(m, "squeeze.dim");
-  register_derivative<&kSelect, Tensor(const Tensor&, int64_t, int64_t)>(m, "select.int");
-  register_derivative<&kSlice, Tensor(const Tensor&, int64_t, OptInt, OptInt, int64_t)>(m, "slice.Tensor");
+  register_view_derivative<&kView, ListSig>(m, "view");
+  register_view_derivative<&kTranspose, Tensor(const Tensor&, int64_t, int64_t)>(m, "transpose.int");
+  register_view_derivative<&kPermute, ListSig>(m, "permute");
+  register_view_derivative<&kExpand, ListSig>(m, "expand");
+  register_view_derivative<&kUnsqueeze, Tensor(const Tensor&, int64_t)>(m, "unsqueeze");
+  register_view_derivative<&kSqueeze, Tensor(const Tensor&)>(m, "squeeze");
+  register_view_derivative<&kSqueezeDim, Tensor(const Tensor&, int64_t)>(m, "squeeze.dim");
+  register_view_derivative<&kSelect, Tensor(const Tensor&, int64_t, int64_t)>(m, "select.int");
+  register_view_derivative<&kSlice, Tensor(const Tensor&, int64_t, OptInt, OptInt, int64_t)>(m, "slice.Tensor");
+  register_view_derivative<&kDiagonal, Tensor(const Tensor&, int64_t, int64_t, int64_t)>(m, "diagonal");
+  register_derivative<&kCopy, Tensor(const Tensor&, const Tensor&, bool)>(m, "copy_");
+  register_derivative<&kFill, Tensor(const Tensor&, const Scalar&)>(m, "fill_.Scalar");
   register_derivative<&kClone, Tensor(const Tensor&, std::optional<MemoryFormat>)>(m, "clone");
   register_derivative<&kToCopy, Tensor(const Tensor&, std::optional<DType>, std::optional<Device>, bool,
                                        std::optional<MemoryFormat>)>(m, "_to_copy");

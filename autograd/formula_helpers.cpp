@@ -1,7 +1,10 @@
 // Formula helpers (see formula_helpers.h).
 #include "anatomy/autograd/formula_helpers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <numeric>
 
 namespace anatomy::autograd {
 
@@ -43,6 +46,51 @@ Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool ke
     for (int64_t d : reduced_dims(dims, static_cast<int64_t>(sizes.size()))) g = g.unsqueeze(d);
   }
   return g.expand(sizes);
+}
+
+namespace {
+
+// Whether some two elements of a geometry may share a place in memory: walking the dims (of
+// size > 1) by increasing stride, each stride must pass the reach of the dims before it.
+bool maybe_overlapping(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<size_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t reach = 0;
+  for (size_t i : order) {
+    if (sizes[i] == 1) continue;
+    if (sizes[i] == 0) return false;
+    if (strides[i] <= reach) return true;
+    reach += strides[i] * (sizes[i] - 1);
+  }
+  return false;
+}
+
+// The storage a geometry needs, from its offset on.
+int64_t min_storage_size(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  int64_t size = offset + 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return offset;
+    size += (sizes[i] - 1) * strides[i];
+  }
+  return size;
+}
+
+}  // namespace
+
+Tensor as_strided_grad(const Tensor& grad, const Geometry& in, const Geometry& out) {
+  ANATOMY_CHECK(!maybe_overlapping(in.sizes, in.strides), NotImplementedError,
+                "as_strided: the derivative for an input whose elements overlap in memory (sizes [{}], strides [{}]) "
+                "is not implemented",
+                fmt::join(in.sizes, ", "), fmt::join(in.strides, ", "));
+  const int64_t shared = std::min(in.offset, out.offset);
+  const int64_t in_eff = in.offset - shared, out_eff = out.offset - shared;
+  const int64_t base =
+      std::max(min_storage_size(in.sizes, in.strides, in_eff), min_storage_size(out.sizes, out.strides, out_eff));
+  const Tensor positions =
+      arange(base, TensorOptions().dtype(DType::Int64)).as_strided(out.sizes, out.strides, out_eff);
+  const Tensor storage = index_put(zeros({base}, grad.options()), {positions.reshape({-1})}, grad.reshape({-1}), true);
+  return storage.as_strided(in.sizes, in.strides, in_eff);
 }
 
 }  // namespace anatomy::autograd

@@ -17,6 +17,18 @@ Tensor grad_for_input(const BackwardContext& ctx, int arg, const Tensor& grad, i
 // A reduction's gradient over `dims` (empty: all) of an input of `sizes`, brought back to the
 // input's rank (keepdim=false dropped them) and expanded to its shape.
 Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim);
+// The sizes, strides and storage offset of a tensor, kept without its data.
+struct Geometry {
+  DimVector sizes;
+  DimVector strides;
+  int64_t offset = 0;
+  static Geometry of(const Tensor& t) { return {DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset()}; }
+};
+// The gradient of an input of geometry `in` from the gradient `grad` of its as_strided view of
+// geometry `out` (offsets in the same storage): PyTorch's as_strided_backward. The gradient is
+// added into a zero storage through `out` (accumulating, so view elements that share memory add
+// up: expand), then read through `in`. NotImplementedError when `in`'s own elements overlap.
+Tensor as_strided_grad(const Tensor& grad, const Geometry& in, const Geometry& out);
 // The wrapped, sorted, unique dims of a reduction over `dims` (empty: every dim).
 std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim);
 

@@ -35,6 +35,7 @@ Node::~Node() {
     // A saved input owns its grad_fn too, often a node behind an edge: release the saved tensors
     // first, so that the edges are the last owners.
     node->release_saved();
+    node->release_owned_nodes(stack);
     take_sole_owned(node->next_edges_);
     // `node` is freed here with no edges left, so its destructor does not recurse.
   }

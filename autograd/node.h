@@ -65,6 +65,10 @@ class Node : public RefCounted {
   virtual variable_list apply(variable_list&& grads) = 0;
   // Frees the saved tensors (after a backward without retain_graph).
   virtual void release_saved() {}
+  // Nodes this one owns other than through its edges (CopySlices' wrapped node): moved onto
+  // `sole_owned` where nothing else owns them, so that freeing a deep graph does not recurse
+  // (Note [Releasing deep graphs]).
+  virtual void release_owned_nodes(std::vector<IntrusivePtr<Node>>& sole_owned) { (void)sole_owned; }
   // One line per saved value, "self: [2, 3] float32", for print_graph.
   virtual std::vector<std::string> saved_descriptions() const { return {}; }
 

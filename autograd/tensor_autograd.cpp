@@ -26,7 +26,8 @@ void Tensor::set_grad(const Tensor& g) const {
 }
 
 autograd::Node* Tensor::grad_fn() const {
-  const autograd::AutogradMeta* m = autograd::meta_or_null(*this);
+  autograd::AutogradMeta* m = autograd::meta_or_null(*this);
+  if (m && m->view_info_) return autograd::view_grad_fn(*this, *m).get();
   return m ? m->grad_fn_.get() : nullptr;
 }
 
@@ -37,6 +38,7 @@ void Tensor::retain_grad() const {
                 "retain_grad: can't retain the gradient of a tensor that does not "
                 "require grad");
   autograd::AutogradMeta& m = autograd::meta_of(*this);
+  if (m.view_info_) autograd::view_grad_fn(*this, m);
   if (!m.grad_fn_ || m.retains_grad_) return;  // a leaf keeps its .grad anyway
   m.retains_grad_ = true;
   m.grad_fn_->add_retained(m.output_nr_, &m);
@@ -55,7 +57,7 @@ const Tensor& Tensor::detach_() const {
     m->retains_grad_ = false;
     m->grad_fn_ = IntrusivePtr<autograd::Node>();
     m->requires_grad_ = false;
-    m->is_view_ = false;
+    m->view_info_.reset();
   }
   return *this;
 }
@@ -70,6 +72,7 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
                 "register_hook: can't register a hook on a tensor that doesn't "
                 "require grad");
   autograd::AutogradMeta& m = autograd::meta_of(*this);
+  if (m.view_info_) autograd::view_grad_fn(*this, m);
   if (m.grad_fn_) {
     m.grad_fn_->add_tensor_pre_hook(m.output_nr_, std::move(hook));
   } else {

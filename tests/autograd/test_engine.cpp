@@ -124,10 +124,22 @@ TEST_CASE("autograd: in-place ops record history, a leaf that requires grad refu
   CHECK(at(w.grad(), 0) == doctest::Approx(1));
 }
 
-TEST_CASE("autograd: in-place ops on views of tensors that require grad are refused, not silently wrong") {
+TEST_CASE("autograd: in-place ops on views of tensors that require grad rebase the base's history") {
+  // More in tests/autograd/test_inplace_views.cpp.
   Tensor x = leaf({1, 2, 3});
-  Tensor v = (x * 1).slice(0, 0, 2);
-  CHECK_THROWS_AS(v.mul_(v), NotImplementedError);
+  Tensor base = x * 1;
+  Tensor v = base.slice(0, 0, 2);
+  v.mul_(leaf({4, 5}));
+  CHECK(base.grad_fn()->name() == "CopySlices");
+  base.sum().backward();
+  CHECK(at(x.grad(), 0) == doctest::Approx(4));
+  CHECK(at(x.grad(), 1) == doctest::Approx(5));
+  CHECK(at(x.grad(), 2) == doctest::Approx(1));
+  // As in PyTorch, v.mul_(v) saves v as the other operand and then changes it: backward refuses.
+  Tensor base2 = x * 1;
+  Tensor v2 = base2.slice(0, 0, 2);
+  v2.mul_(v2);
+  CHECK_THROWS_AS(base2.sum().backward(), ValueError);
 }
 
 TEST_CASE("autograd: no_grad records nothing, grad mode guards nest") {

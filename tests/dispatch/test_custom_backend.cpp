@@ -152,8 +152,11 @@ TEST_CASE("custom backend: zeros dispatches to its empty and fill_ kernels and a
           "[CompositeExplicitAutograd])\n"
           "[dispatch]     aten::empty.memory_format [BackendSelect] -> BackendSelect (backend_select)\n"
           "[dispatch]       redispatch aten::empty.memory_format [PrivateUse1] -> PrivateUse1 (empty_npu)\n"
-          "[dispatch]     aten::fill_.Scalar [PrivateUse1] -> PrivateUse1 (fill_npu)\n"
-          "[dispatch]       aten::fill_.Scalar [CPU] -> CPU (fill_cpu)\n");
+          "[dispatch]     aten::fill_.Scalar [AutogradPrivateUse1, PrivateUse1] -> AutogradPrivateUse1 "
+          "(FillBackward0 [Autograd])\n"
+          "[dispatch]       redispatch aten::fill_.Scalar [PrivateUse1] -> PrivateUse1 (fill_npu)\n"
+          "[dispatch]         aten::fill_.Scalar [AutogradCPU, CPU] -> AutogradCPU (FillBackward0 [Autograd])\n"
+          "[dispatch]           redispatch aten::fill_.Scalar [CPU] -> CPU (fill_cpu)\n");
     CHECK(g_counts.empty == 1);
     CHECK(g_counts.fill == 1);
     CHECK(NpuTestAllocator::allocations == allocations + 1);

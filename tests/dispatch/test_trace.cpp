@@ -53,7 +53,8 @@ const Lines kZeros2 = {
     "[dispatch]   redispatch aten::zeros [CPU] -> CPU (zeros_composite [CompositeExplicitAutograd])",
     "[dispatch]     aten::empty.memory_format [BackendSelect] -> BackendSelect (backend_select)",
     "[dispatch]       redispatch aten::empty.memory_format [CPU] -> CPU (empty_cpu)",
-    "[dispatch]     aten::fill_.Scalar [CPU] -> CPU (fill_cpu)",
+    "[dispatch]     aten::fill_.Scalar [AutogradCPU, CPU] -> AutogradCPU (FillBackward0 [Autograd])",
+    "[dispatch]       redispatch aten::fill_.Scalar [CPU] -> CPU (fill_cpu)",
 };
 
 }  // namespace
@@ -69,8 +70,8 @@ TEST_CASE("trace: zeros({2}) is BackendSelect, a redispatch to CPU, and the nest
 
 TEST_CASE("trace: clone of a CPU tensor passes its autograd kernel, then the CompositeExplicitAutograd kernels to copy_") {
   // clone is differentiable: the call reaches its autograd kernel first, which (nothing requires
-  // grad) redispatches below autograd. empty_like and copy_ have no autograd kernels, so their
-  // AutogradCPU entries fall through and the trace does not show that key for them.
+  // grad) redispatches below autograd. empty_like has no autograd kernel, so its AutogradCPU
+  // entry falls through and the trace does not show that key for it; copy_ has one (CopyBackwards).
   Tensor x = zeros({2, 3});
   TraceCapture capture;
   x.clone();
@@ -81,7 +82,8 @@ TEST_CASE("trace: clone of a CPU tensor passes its autograd kernel, then the Com
             "[dispatch]     aten::empty_like [CPU] -> CPU (empty_like_composite [CompositeExplicitAutograd])",
             "[dispatch]       aten::empty_strided [BackendSelect] -> BackendSelect (backend_select)",
             "[dispatch]         redispatch aten::empty_strided [CPU] -> CPU (empty_strided_cpu)",
-            "[dispatch]     aten::copy_ [CPU] -> CPU (copy_cpu)",
+            "[dispatch]     aten::copy_ [AutogradCPU, CPU] -> AutogradCPU (CopyBackwards [Autograd])",
+            "[dispatch]       redispatch aten::copy_ [CPU] -> CPU (copy_cpu)",
         });
 }
 
@@ -89,7 +91,7 @@ TEST_CASE("trace: a Tracer adds its key on top, and the boxed redispatch shows b
   Tracer tracer;
   TraceCapture capture;
   zeros({2});
-  REQUIRE(capture.lines().size() == 8);
+  REQUIRE(capture.lines().size() == 9);
   CHECK(capture.lines()[0] == "[dispatch] aten::zeros [Tracer, BackendSelect] -> Tracer (tracer_fallback [fallback])");
   CHECK(capture.lines()[1] == "[dispatch]   redispatch aten::zeros [BackendSelect] -> BackendSelect (backend_select)");
   CHECK(capture.lines()[2] ==
