@@ -1,0 +1,72 @@
+// The floor under every CUDA op's host cost: a bare cudaLaunchKernel (<<<>>>) of an empty kernel
+// and of an add-shaped kernel (three pointers and a count, the arguments of a tiny a + b), next
+// to anatomy's tiny add itself (a 4-element fp32 add_out and add). Host time per call, with
+// one device synchronize at the end of the timing loop (the launch queue cannot run ahead
+// unseen). The issue's target: anatomy's tiny add within 1.3x of the bare launch.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include "anatomy/anatomy.h"
+#include "anatomy/backends/cuda/device.h"
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+__global__ void add_shaped_kernel(const float* a, const float* b, float* c, long long n) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+bool skip_without_gpu(benchmark::State& state) {
+  if (anatomy::cuda::device_count() > 0) return false;
+  state.SkipWithError("no CUDA device");
+  return true;
+}
+
+template <typename F>
+void host_time(benchmark::State& state, F&& launch) {
+  cudaDeviceSynchronize();
+  benchmark::IterationCount i = 0;
+  for (auto _ : state) {
+    launch();
+    if (++i == state.max_iterations) cudaDeviceSynchronize();
+  }
+}
+
+void BM_BareLaunchEmpty(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  host_time(state, [] { empty_kernel<<<1, 1>>>(); });
+}
+
+void BM_BareLaunchAddShaped(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const anatomy::TensorOptions cuda = anatomy::TensorOptions().device(anatomy::Device(anatomy::DeviceType::CUDA));
+  const anatomy::Tensor a = anatomy::ones({4}, cuda), b = anatomy::ones({4}, cuda), c = anatomy::empty({4}, cuda);
+  auto* pa = static_cast<const float*>(a.data_ptr());
+  auto* pb = static_cast<const float*>(b.data_ptr());
+  auto* pc = static_cast<float*>(c.data_ptr());
+  host_time(state, [&] { add_shaped_kernel<<<1, 256>>>(pa, pb, pc, 4); });
+}
+
+void BM_AnatomyAddOutTiny(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const anatomy::TensorOptions cuda = anatomy::TensorOptions().device(anatomy::Device(anatomy::DeviceType::CUDA));
+  const anatomy::Tensor a = anatomy::ones({4}, cuda), b = anatomy::ones({4}, cuda), c = anatomy::empty({4}, cuda);
+  host_time(state, [&] { anatomy::add_out(c, a, b); });
+}
+
+void BM_AnatomyAddTiny(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const anatomy::TensorOptions cuda = anatomy::TensorOptions().device(anatomy::Device(anatomy::DeviceType::CUDA));
+  const anatomy::Tensor a = anatomy::ones({4}, cuda), b = anatomy::ones({4}, cuda);
+  host_time(state, [&] { benchmark::DoNotOptimize(anatomy::add(a, b).data_ptr()); });
+}
+
+}  // namespace
+
+BENCHMARK(BM_BareLaunchEmpty)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BareLaunchAddShaped)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnatomyAddOutTiny)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnatomyAddTiny)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_MAIN();
