@@ -47,10 +47,26 @@ variable_list mean_dim_backward(BackwardContext& ctx, const variable_list& g) {
   return out;
 }
 
+// A matrix stored column-major: a transposed view of a contiguous one, as linear's w.t().
+bool is_column_major(const Tensor& m) {
+  return m.dim() == 2 && m.sizes()[0] > 1 && m.sizes()[1] > 1 && m.strides()[0] == 1 &&
+         m.strides()[1] == m.sizes()[0];
+}
+// The gradients of mat1 and mat2 in mat1 @ mat2, laid out like the operand (PyTorch's
+// mm_mat1_backward / mm_mat2_backward): for a column-major operand the product is computed
+// transposed, (g^T mat1)^T rather than mat1^T g, so that the gradient reaching the weight through
+// linear's transpose is contiguous and AccumulateGrad keeps it instead of copying it.
+Tensor mm_mat1_grad(const Tensor& g, const Tensor& mat1, const Tensor& mat2) {
+  return is_column_major(mat1) ? mat2.mm(g.t()).t() : g.mm(mat2.t());
+}
+Tensor mm_mat2_grad(const Tensor& g, const Tensor& mat1, const Tensor& mat2) {
+  return is_column_major(mat2) ? g.t().mm(mat1).t() : mat1.t().mm(g);
+}
+
 variable_list mm_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  if (ctx.needs_grad(0)) ctx.set(out, 0, g[0].mm(ctx.input(1).t()));
-  if (ctx.needs_grad(1)) ctx.set(out, 1, ctx.input(0).t().mm(g[0]));
+  if (ctx.needs_grad(0)) ctx.set(out, 0, mm_mat1_grad(g[0], ctx.input(0), ctx.input(1)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, mm_mat2_grad(g[0], ctx.input(0), ctx.input(1)));
   return out;
 }
 variable_list bmm_backward(BackwardContext& ctx, const variable_list& g) {
@@ -65,8 +81,8 @@ variable_list addmm_backward(BackwardContext& ctx, const variable_list& g) {
   const double beta = ctx.arg<Scalar>(3).to<double>(), alpha = ctx.arg<Scalar>(4).to<double>();
   if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, beta == 1.0 ? g[0] : g[0] * beta));
   const Tensor ga = alpha == 1.0 ? g[0] : g[0] * alpha;
-  if (ctx.needs_grad(1)) ctx.set(out, 1, ga.mm(ctx.input(2).t()));
-  if (ctx.needs_grad(2)) ctx.set(out, 2, ctx.input(1).t().mm(ga));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, mm_mat1_grad(ga, ctx.input(1), ctx.input(2)));
+  if (ctx.needs_grad(2)) ctx.set(out, 2, mm_mat2_grad(ga, ctx.input(1), ctx.input(2)));
   return out;
 }
 

@@ -18,9 +18,11 @@
 //                                 CPU's]); between two devices, converted on the source's device
 //                                 first, then copied as above.
 //   (host <-> device copies convert on the CPU, on the host side of the transfer.)
-// Everything runs on current_stream(). A copy to the host synchronizes (non_blocking is not
-// honoured yet); a copy from pageable host memory returns once CUDA has taken the bytes; one from
-// pinned memory synchronizes unless non_blocking.
+// Everything runs on current_stream(). A copy to the host synchronizes, except a non_blocking
+// one straight into pinned memory (pinned_allocator.h), which the caller synchronizes before
+// reading; a copy from pageable host memory returns once CUDA has taken the bytes; one from
+// pinned memory synchronizes unless non_blocking. A non_blocking copy records an event on the
+// pinned block it uses, so the block is not handed out again before the copy is done.
 #include <limits>
 #include <utility>
 
@@ -30,6 +32,8 @@
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/pinned_allocator.h"
+#include "anatomy/backends/cuda/sync_debug.h"
 #include "anatomy/backends/cuda/make_strided_layout.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/dispatch/library.h"
@@ -131,8 +135,10 @@ void convert_device_to_device(const Tensor& dst, const Tensor& src) {
   copy_device_to_device(dst, converted);
 }
 
-// Copies nbytes from the current device to host memory and waits, since the caller reads them next.
-void memcpy_to_host(void* dst, const void* src, size_t nbytes) {
+// Copies nbytes from the current device to host memory and waits, since the caller reads them
+// next. `op` names the operator in the sync-debug report.
+void memcpy_to_host(void* dst, const void* src, size_t nbytes, const char* op) {
+  check_synchronization(op, "a copy from the device to host memory");
   ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, current_stream()));
   ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
 }
@@ -142,17 +148,8 @@ Tensor download(const Tensor& t) {
   DeviceGuard guard(device_index(t));
   Tensor source = contiguous_on_device(t);
   Tensor host = empty_contiguous_cpu(t.sizes(), t.dtype());
-  memcpy_to_host(host.data_ptr(), source.data_ptr(), host.nbytes());
+  memcpy_to_host(host.data_ptr(), source.data_ptr(), host.nbytes(), "aten::copy_");
   return host;
-}
-
-bool is_pinned(const void* p) {
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    (void)cudaGetLastError();  // memory CUDA does not know is not pinned
-    return false;
-  }
-  return attr.type == cudaMemoryTypeHost;
 }
 
 // dst = host, where host is a contiguous CPU tensor of dst's sizes and dtype.
@@ -162,10 +159,14 @@ void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
   Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
   ANATOMY_CUDA_CHECK(
       cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, current_stream()));
+  if (non_blocking) record_pinned_use(host.data_ptr(), current_stream());  // reused only after the copy
   // From pageable memory CUDA returns once it has taken the bytes. From pinned memory the copy
   // may still be reading: wait (unless asked not to), so that writing the host tensor next
   // cannot change what arrives.
-  if (!non_blocking && is_pinned(host.data_ptr())) ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  if (!non_blocking && is_pinned(host.data_ptr())) {
+    check_synchronization("aten::copy_", "a blocking copy from pinned host memory");
+    ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  }
   if (!target.is_same(dst)) copy_same_device(dst, target);
 }
 
@@ -187,7 +188,15 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
   } else if (self.is_cpu()) {
     if (self.dtype() == src.dtype() && src.sizes() == self.sizes() && self.is_contiguous() && src.is_contiguous()) {
       DeviceGuard guard(device_index(src));
-      memcpy_to_host(self.data_ptr(), src.data_ptr(), self.nbytes());
+      if (non_blocking && is_pinned(self.data_ptr())) {
+        // Into pinned memory the copy runs on; the caller synchronizes before reading.
+        ANATOMY_CUDA_CHECK(cudaMemcpyAsync(self.data_ptr(), src.data_ptr(), self.nbytes(), cudaMemcpyDeviceToHost,
+                                           current_stream()));
+        record_pinned_use(self.data_ptr(), current_stream());
+        self.impl()->bump_version();
+        return self;
+      }
+      memcpy_to_host(self.data_ptr(), src.data_ptr(), self.nbytes(), "aten::copy_");
     } else {
       anatomy::copy_(self, download(src));
       return self;  // the CPU kernel has bumped self's version
@@ -210,7 +219,7 @@ Scalar local_scalar_dense_cuda(const Tensor& self) {
   alignas(8) unsigned char bytes[8] = {};
   {
     DeviceGuard guard(device_index(self));
-    memcpy_to_host(bytes, self.data_ptr(), self.element_size());
+    memcpy_to_host(bytes, self.data_ptr(), self.element_size(), "aten::_local_scalar_dense");
   }
   // Read through the CPU kernel, so the value converts exactly as a CPU tensor's would.
   return anatomy::_local_scalar_dense(from_blob(bytes, IntArrayRef{}, self.dtype()));

@@ -11,6 +11,7 @@
 
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/sync_debug.h"
 #include "anatomy/core/error.h"
 
 namespace anatomy::cuda {
@@ -32,9 +33,15 @@ std::mutex g_create_mutex;
 
 // Registered after the CUDA runtime has initialized (the first allocator is made after a CUDA
 // call), so it runs before the runtime's own exit handler tears the context down.
+void release_cached_segments() {
+  for (auto& slot : g_allocators) {
+    if (DeviceAllocator* a = slot.load(std::memory_order_acquire)) a->allocator.empty_cache();
+  }
+}
+
 void release_cache_at_exit() {
   try {
-    empty_cache();
+    release_cached_segments();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "anatomy: warning: releasing the CUDA cache at exit failed: %s\n", e.what());
   }
@@ -82,9 +89,8 @@ int64_t memory_reserved(int device) { return memory_stats(device).reserved_bytes
 void reset_peak_memory_stats(int device) { caching_allocator(device).reset_peak_stats(); }
 
 void empty_cache() {
-  for (auto& slot : g_allocators) {
-    if (DeviceAllocator* a = slot.load(std::memory_order_acquire)) a->allocator.empty_cache();
-  }
+  check_synchronization("cuda::empty_cache", "cudaDeviceSynchronize before releasing cached segments");
+  release_cached_segments();
 }
 
 }  // namespace anatomy::cuda

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "anatomy/backends/cuda/cuda_check.h"
+#include "anatomy/backends/cuda/sync_debug.h"
 #include "anatomy/core/error.h"
 
 namespace anatomy::cuda {
@@ -131,6 +132,7 @@ void set_device(int index) {
 void synchronize(int index) {
   DeviceGuard guard(index);
   check_available("synchronize");
+  check_synchronization("cuda::synchronize", "cudaDeviceSynchronize");
   ANATOMY_CUDA_CHECK(cudaDeviceSynchronize());
 }
 

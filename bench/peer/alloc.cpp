@@ -1,0 +1,40 @@
+// The caching allocator's hot path on CUDA: a cached 1 MiB allocate + free pair (issue target: at
+// most 100 ns), anatomy's CachingAllocator::allocate and the DataPtr's free against torch's
+// CUDACachingAllocator raw_alloc / raw_delete, host time per pair. Both sides' caches are warm
+// (the first pair in the case's constructor and the comparison call), so no call reaches
+// cudaMalloc. The result compared is a fixed one-element marker: the pair has no value.
+#include "peer.h"
+
+#if ANATOMY_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+
+#include "anatomy/backends/cuda/cuda_allocator.h"
+
+namespace peer {
+namespace {
+
+constexpr size_t kPairBytes = size_t{1} << 20;
+
+struct AllocFree1MiBCuda : CaseDefaults {
+  static constexpr const char* kName = "alloc_free_1mib_cuda";
+  static constexpr Timing kTiming = Timing::kHostSynced;
+  anatomy::Tensor marker = anatomy::zeros({1});
+  at::Tensor torch_marker = at::zeros({1});
+  anatomy::Tensor run_anatomy() {
+    anatomy::DataPtr p = anatomy::cuda::caching_allocator().allocate(kPairBytes);
+    benchmark::DoNotOptimize(p.get());
+    return marker;  // p's block goes back to the cache here
+  }
+  at::Tensor run_torch() {
+    void* p = c10::cuda::CUDACachingAllocator::raw_alloc(kPairBytes);
+    benchmark::DoNotOptimize(p);
+    c10::cuda::CUDACachingAllocator::raw_delete(p);
+    return torch_marker;
+  }
+};
+
+const int registered = register_pair<AllocFree1MiBCuda>();
+
+}  // namespace
+}  // namespace peer
+#endif
