@@ -9,14 +9,12 @@
 #include "anatomy/anatomy.h"
 #include "anatomy/backends/cuda/device.h"
 
+namespace bench_cuda_launch {
+void launch_empty();  // cuda_launch_kernels.cu: <<<1, 1>>> of an empty kernel
+void launch_add_shaped(const float* a, const float* b, float* c, long long n);  // <<<1, 256>>>
+}  // namespace bench_cuda_launch
+
 namespace {
-
-__global__ void empty_kernel() {}
-
-__global__ void add_shaped_kernel(const float* a, const float* b, float* c, long long n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
 
 bool skip_without_gpu(benchmark::State& state) {
   if (anatomy::cuda::device_count() > 0) return false;
@@ -36,7 +34,7 @@ void host_time(benchmark::State& state, F&& launch) {
 
 void BM_BareLaunchEmpty(benchmark::State& state) {
   if (skip_without_gpu(state)) return;
-  host_time(state, [] { empty_kernel<<<1, 1>>>(); });
+  host_time(state, [] { bench_cuda_launch::launch_empty(); });
 }
 
 void BM_BareLaunchAddShaped(benchmark::State& state) {
@@ -46,7 +44,7 @@ void BM_BareLaunchAddShaped(benchmark::State& state) {
   auto* pa = static_cast<const float*>(a.data_ptr());
   auto* pb = static_cast<const float*>(b.data_ptr());
   auto* pc = static_cast<float*>(c.data_ptr());
-  host_time(state, [&] { add_shaped_kernel<<<1, 256>>>(pa, pb, pc, 4); });
+  host_time(state, [&] { bench_cuda_launch::launch_add_shaped(pa, pb, pc, 4); });
 }
 
 void BM_AnatomyAddOutTiny(benchmark::State& state) {
