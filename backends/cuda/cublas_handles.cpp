@@ -81,15 +81,24 @@ ThreadHandles& thread_handles(int device) {
 BlasWorkspace blas_workspace() {
   const int device = current_device();
   const cudaStream_t stream = current_stream();
+  // The last answer of this thread: a training step asks for the same one hundreds of times.
+  thread_local int last_device = -1;
+  thread_local cudaStream_t last_stream = nullptr;
+  thread_local BlasWorkspace last;
+  if (device == last_device && stream == last_stream) return last;
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.mutex);
   auto it = r.workspaces.find({device, stream});
-  if (it != r.workspaces.end()) return it->second;
-  const size_t bytes = workspace_bytes(device);
-  BlasWorkspace ws{caching_allocator(device).raw_alloc(bytes, stream_id(stream)), bytes};
-  r.workspaces.emplace(std::make_pair(device, stream), ws);
-  if (!r.hooked) r.hooked = std::atexit(&release_at_exit) == 0;
-  return ws;
+  if (it == r.workspaces.end()) {
+    const size_t bytes = workspace_bytes(device);
+    BlasWorkspace ws{caching_allocator(device).raw_alloc(bytes, stream_id(stream)), bytes};
+    it = r.workspaces.emplace(std::make_pair(device, stream), ws).first;
+    if (!r.hooked) r.hooked = std::atexit(&release_at_exit) == 0;
+  }
+  last_device = device;
+  last_stream = stream;
+  last = it->second;
+  return last;
 }
 
 cublasHandle_t cublas_handle() {
