@@ -135,6 +135,16 @@ __global__ void __launch_bounds__(kRowMaxThreads) norm_block_kernel(NormKernelAr
   norm_rows_in_registers<T, Vec, Rms>(g, a);
 }
 
+// The same for blocks of at most 512 threads (fp32 computation, rows of up to 8192 values in
+// vectors) with at most 40 registers a thread, so that three blocks fit an SM: one block's loads
+// overlap two others' reductions and writes.
+template <typename T, int Vec, bool Rms>
+__global__ void __launch_bounds__(512, 3) norm_block512_kernel(NormKernelArgs<T> a) {
+  __shared__ double shared[2][64];
+  BlockRowGroup g{shared};
+  norm_rows_in_registers<T, Vec, Rms>(g, a);
+}
+
 // Rows longer than a block holds: the statistics' passes and the write each read the row.
 template <typename T, bool Rms>
 __global__ void __launch_bounds__(kLoopThreads) norm_loop_kernel(NormKernelArgs<T> a) {
@@ -184,10 +194,15 @@ void launch_for(const NormKernelArgs<T>& a, cudaStream_t stream) {
       norm_warp_kernel<T, 1, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
   } else if (a.n <= kBlockRowCapacity<A>) {
     const int threads = row_block_threads<A>(a.n, vec ? kVec : 1);
-    if (vec)
-      norm_block_kernel<T, kVec, Rms><<<row_grid(a.rows), threads, 0, stream>>>(a);
-    else
-      norm_block_kernel<T, 1, Rms><<<row_grid(a.rows), threads, 0, stream>>>(a);
+    const unsigned grid = row_grid(a.rows);
+    if (!vec) {
+      norm_block_kernel<T, 1, Rms><<<grid, threads, 0, stream>>>(a);
+    } else if constexpr (std::is_same_v<A, float>) {
+      if (threads <= 512) norm_block512_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+      else norm_block_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+    } else {
+      norm_block_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+    }
   } else {
     norm_loop_kernel<T, Rms><<<row_grid(a.rows), kLoopThreads, 0, stream>>>(a);
   }
