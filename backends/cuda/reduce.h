@@ -18,6 +18,10 @@
 //   Within a thread, values are folded in increasing index order; across threads, by warp
 //   shuffles (__shfl_down_sync) and shared memory in a fixed tree. No atomics: the same input,
 //   shape and device give bit-identical results every time.
+//   Vector loads (`vec` > 1: sum and mean of a 16-byte aligned input): a row thread reads whole
+//   16-byte vectors (thread t the vectors t, t + threads, ...; a row's last N % vec elements one
+//   each by the first threads), and a columns thread owns vec adjacent columns, so a warp reads
+//   512 bytes of a row at once; each column's values are still folded in row order.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -44,7 +48,8 @@ struct ReduceGeometry {
   int64_t outer = 1, reduced = 1, inner = 1;  // P, N, M
   ReducePath path = ReducePath::WarpPerRow;
   int64_t splits = 1;  // blocks sharing one row or column tile (gridDim.y); 1: one pass
-  int64_t chunk = 0;   // reduced indices each split covers
+  int64_t chunk = 0;   // reduced indices each split covers (a multiple of vec on the row paths)
+  int vec = 1;         // elements per load: 16 / sizeof(T) for vector loads, else 1
   unsigned grid_x = 1;
   // Scratch slots (of kMaxAccBytes) the first pass writes: one per output and split.
   int64_t scratch_slots() const { return splits > 1 ? outer * inner * splits : 0; }
@@ -52,9 +57,10 @@ struct ReduceGeometry {
 
 // `sm_count`: the device's multiprocessors. Enough blocks are wanted to fill each 8 times over
 // (8 blocks of 256 threads is a full SM); fewer outputs than that split their reduced range.
-inline ReduceGeometry reduce_geometry(int64_t P, int64_t N, int64_t M, int sm_count) {
+// `vec` > 1 asks for vector loads (the caller has checked alignment: vector_loads_allowed).
+inline ReduceGeometry reduce_geometry(int64_t P, int64_t N, int64_t M, int sm_count, int vec = 1) {
   ReduceGeometry g;
-  g.outer = P, g.reduced = N, g.inner = M;
+  g.outer = P, g.reduced = N, g.inner = M, g.vec = vec;
   const int64_t target = std::max<int64_t>(1, int64_t{sm_count} * 8);
   auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   auto blocks = [](int64_t b) { return static_cast<unsigned>(std::clamp<int64_t>(b, 1, kMaxBlocks)); };
@@ -63,7 +69,8 @@ inline ReduceGeometry reduce_geometry(int64_t P, int64_t N, int64_t M, int sm_co
     int64_t s = units < target ? ceil_div(target, units) : 1;
     s = std::max<int64_t>(1, std::min({s, N / min_chunk, int64_t{65535}}));
     g.chunk = ceil_div(N, s);
-    g.splits = g.chunk > 0 ? ceil_div(N, g.chunk) : 1;  // no empty split
+    if (M == 1) g.chunk = ceil_div(g.chunk, vec) * vec;  // splits start on a vector
+    g.splits = g.chunk > 0 ? ceil_div(N, g.chunk) : 1;   // no empty split
   };
   if (M == 1 && N <= kWarpRowMax) {
     g.path = ReducePath::WarpPerRow;
@@ -75,11 +82,19 @@ inline ReduceGeometry reduce_geometry(int64_t P, int64_t N, int64_t M, int sm_co
     g.grid_x = blocks(P);
   } else {
     g.path = ReducePath::Columns;
-    const int64_t tiles = P * ceil_div(M, kColumnTile);
+    const int64_t tiles = P * ceil_div(M, int64_t{kColumnTile} * vec);
     split(tiles, int64_t{kColumnLanes} * 16);
     g.grid_x = blocks(tiles);
   }
   return g;
+}
+
+// Whether sum and mean of a dense [P, N, M] input at `input` may use vector loads of `vec`
+// elements: the input 16-byte aligned, and every row (M == 1) or every row of columns (M > 1)
+// starting on a vector.
+inline bool vector_loads_allowed(const void* input, int64_t P, int64_t N, int64_t M, int vec) {
+  if (vec <= 1 || reinterpret_cast<uintptr_t>(input) % 16 != 0) return false;
+  return M == 1 ? (P == 1 || N % vec == 0) : M % vec == 0;
 }
 
 // The tensors' memory: the dense [P, N, M] input, the results (output (p, m) at p * M + m) and

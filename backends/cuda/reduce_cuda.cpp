@@ -25,8 +25,12 @@ void reduce_cuda(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs
   if (plan.num_outputs() == 0) return;
   DeviceGuard guard(r.values.device());
   const Tensor in = plan.dense_input(r.input);
+  // Sum and mean read 16-byte vectors where the input's alignment and shape allow.
+  const int vec = static_cast<int>(16 / element_size(in.dtype()));
+  const bool vector_loads = (kind == ReduceKind::Sum || kind == ReduceKind::Mean) &&
+                            vector_loads_allowed(in.data_ptr(), plan.outer(), plan.reduced(), plan.inner(), vec);
   const ReduceGeometry g =
-      reduce_geometry(plan.outer(), plan.reduced(), plan.inner(), multiprocessor_count());
+      reduce_geometry(plan.outer(), plan.reduced(), plan.inner(), multiprocessor_count(), vector_loads ? vec : 1);
   // The partials of a two-pass reduction. Freed when this function returns: the caching
   // allocator hands the block out again only to work queued after these kernels on this stream.
   Tensor scratch;

@@ -1,7 +1,8 @@
 // CUDA kernels of sum, mean and prod (backends/cpu/reduce_sum_cpu.cpp's ops on the device):
 // fp16/bf16/fp32 accumulate in fp32, fp64 in fp64, integers and bool in int64 with
 // two's-complement wrap-around (computed unsigned); mean divides the sum once, in the
-// accumulation type (an empty mean is 0 / 0 = NaN).
+// accumulation type (an empty mean is 0 / 0 = NaN). Sum and mean read 16-byte vectors when the
+// geometry asks for them (Note [CUDA reduction paths]).
 #include "anatomy/backends/cuda/dtype_switch.h"
 #include "anatomy/backends/cuda/reduce.cuh"
 
@@ -22,6 +23,7 @@ __device__ __forceinline__ A wrap_mul(A a, A b) {
 template <typename T>
 struct SumOp {
   using acc_t = reduce_acc_t<T>;
+  using vector_loads = std::true_type;
   T* out;
   double divisor;  // 1, or N for mean
   __device__ acc_t identity() const { return acc_t(0); }

@@ -1,19 +1,21 @@
 // CUDA kernels of softmax and log_softmax along one dim of a contiguous [P, N, M] block, with the
 // CPU's arithmetic (backends/cpu/softmax_cpu.cpp): the max along the dim (std::max's rule, which
 // skips a NaN that is not first), the sum of exp(x - max), then exp(x - max) / sum or
-// (x - max) - log(sum); fp16/bf16 in fp32. Three shapes:
-//   M == 1, N <= 1024   one warp per row, the row held in registers: one read, one write
-//   M == 1, N larger    one block per row: max, sum and write passes (the row is re-read from L2)
-//   M > 1               one thread per column (loads coalesce across threads), the same passes
+// (x - max) - log(sum); fp16/bf16 in fp32 (CUDA's accurate exp, not __expf). Four shapes:
+//   M == 1, N <= 32 * kRowSlots     one warp per row, the row held in registers (Note [Rows in
+//                                   registers], row_kernel.cuh): one read, one write, 16-byte
+//                                   vectors where the row allows
+//   M == 1, N <= 1024 * kRowSlots   one block per row (as many warps as the row needs), likewise
+//   M == 1, N larger                one block per row: max, sum and write passes (the row is
+//                                   re-read from L2)
+//   M > 1                           one thread per column (loads coalesce across threads), the
+//                                   same passes
 #include "anatomy/backends/cuda/dtype_switch.h"
-#include "anatomy/backends/cuda/reduce.cuh"
+#include "anatomy/backends/cuda/row_kernel.cuh"
 #include "anatomy/backends/cuda/softmax.h"
 
 namespace anatomy::cuda {
 namespace {
-
-inline constexpr int kPerLane = 32;  // values a lane holds: rows of up to 32 * 32 = 1024
-inline constexpr int64_t kWarpSoftmaxMax = 32 * kPerLane;
 
 template <typename A>
 __device__ __forceinline__ A cpu_max(A a, A b) {
@@ -43,40 +45,63 @@ __device__ __forceinline__ A softmax_scale(A sum) {
   else return A(1) / sum;
 }
 
-template <typename T, bool Log>
-__global__ void __launch_bounds__(kReduceThreads)
-    softmax_warp_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t P, int64_t N) {
+// Rows held in registers by a group (a warp or a block): exp(x - max) is computed once and kept
+// in place of x for softmax.
+template <typename T, int Vec, bool Log, typename Group>
+__device__ __forceinline__ void softmax_rows_in_registers(Group& g, const T* __restrict__ x, T* __restrict__ y,
+                                                          int64_t P, int64_t N) {
   using A = opmath_t<T>;
-  const unsigned lane = threadIdx.x % 32;
-  const int64_t warps = static_cast<int64_t>(gridDim.x) * kReduceWarps;
-  for (int64_t row = static_cast<int64_t>(blockIdx.x) * kReduceWarps + threadIdx.x / 32; row < P; row += warps) {
-    const T* xr = x + row * N;
-    T* yr = y + row * N;
-    A v[kPerLane];
+  using Regs = RowRegisters<T, A, Vec>;
+  const int n = static_cast<int>(N), rank = g.rank(), size = g.size();
+  for (int64_t row = g.first_row(); row < P; row += g.row_step()) {
+    Regs r;
+    r.load(x + row * N, n, rank, size, -infinity<A>());
     A mx = -infinity<A>();
-#pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      const int64_t i = lane + 32 * k;
-      v[k] = i < N ? static_cast<A>(xr[i]) : -infinity<A>();
-      if (i < N) mx = cpu_max(mx, v[k]);
-    }
-    mx = warp_reduce(MaxOp<A>{}, mx);
-    mx = __shfl_sync(0xffffffffu, mx, 0);
+    r.for_each(n, rank, size, [&](A v) { mx = cpu_max(mx, v); });
+    mx = g.all_reduce(MaxOp<A>{}, mx);
     A sum = 0;
+    r.for_each(n, rank, size, [&](A& v) {
+      const A e = exp(v - mx);
+      sum += e;
+      if constexpr (!Log) v = e;
+    });
+    const A scale = softmax_scale<Log>(g.all_reduce(AddOp<A>{}, sum));
+    T* yr = y + row * N;
 #pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      if (lane + 32 * k < N) sum += exp(v[k] - mx);
-    }
-    sum = warp_reduce(AddOp<A>{}, sum);
-    const A scale = softmax_scale<Log>(__shfl_sync(0xffffffffu, sum, 0));
+    for (int j = 0; j < Regs::kVectors; ++j) {
+      const int e = Regs::first(j, rank, size);
+      if (e < n) {
+        A o[Vec];
 #pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      const int64_t i = lane + 32 * k;
-      if (i < N) yr[i] = static_cast<T>(softmax_value<Log>(v[k], mx, scale));
+        for (int k = 0; k < Vec; ++k) {
+          const A v = r.v[j * Vec + k];
+          if constexpr (Log)
+            o[k] = (v - mx) - scale;
+          else
+            o[k] = v * scale;  // exp(x - max) * (1 / sum), as softmax_value
+        }
+        store_vector<Vec>(yr + e, 0, o);
+      }
     }
   }
 }
 
+template <typename T, int Vec, bool Log>
+__global__ void __launch_bounds__(kRowWarpsPerBlock * 32)
+    softmax_warp_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t P, int64_t N) {
+  WarpRowGroup g;
+  softmax_rows_in_registers<T, Vec, Log>(g, x, y, P, N);
+}
+
+template <typename T, int Vec, bool Log>
+__global__ void __launch_bounds__(kRowMaxThreads)
+    softmax_row_block_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t P, int64_t N) {
+  __shared__ double shared[2][64];
+  BlockRowGroup g{shared};
+  softmax_rows_in_registers<T, Vec, Log>(g, x, y, P, N);
+}
+
+// Rows longer than a block holds.
 template <typename T, bool Log>
 __global__ void __launch_bounds__(kReduceThreads)
     softmax_block_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t P, int64_t N) {
@@ -127,13 +152,26 @@ unsigned blocks(int64_t n) { return static_cast<unsigned>(std::clamp<int64_t>(n,
 
 template <typename T, bool Log>
 void launch_for(const T* x, T* y, int64_t P, int64_t N, int64_t M, cudaStream_t stream) {
-  if (M == 1 && N <= kWarpSoftmaxMax) {
-    softmax_warp_kernel<T, Log><<<blocks((P + kReduceWarps - 1) / kReduceWarps), kReduceThreads, 0, stream>>>(x, y, P, N);
+  using A = opmath_t<T>;
+  constexpr int kVec = kRowVec<T>;
+  const bool vec = row_vectorizable(N, kVec, {x, y});
+  if (M == 1 && N <= kWarpRowCapacity<A>) {
+    const unsigned grid = row_grid((P + kRowWarpsPerBlock - 1) / kRowWarpsPerBlock);
+    if (vec)
+      softmax_warp_kernel<T, kVec, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(x, y, P, N);
+    else
+      softmax_warp_kernel<T, 1, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(x, y, P, N);
+  } else if (M == 1 && N <= kBlockRowCapacity<A>) {
+    const int threads = row_block_threads<A>(N, vec ? kVec : 1);
+    if (vec)
+      softmax_row_block_kernel<T, kVec, Log><<<row_grid(P), threads, 0, stream>>>(x, y, P, N);
+    else
+      softmax_row_block_kernel<T, 1, Log><<<row_grid(P), threads, 0, stream>>>(x, y, P, N);
   } else if (M == 1) {
     softmax_block_kernel<T, Log><<<blocks(P), kReduceThreads, 0, stream>>>(x, y, P, N);
   } else {
-    softmax_columns_kernel<T, Log><<<blocks((P * M + kReduceThreads - 1) / kReduceThreads), kReduceThreads, 0, stream>>>(
-        x, y, P, N, M);
+    softmax_columns_kernel<T, Log>
+        <<<blocks((P * M + kReduceThreads - 1) / kReduceThreads), kReduceThreads, 0, stream>>>(x, y, P, N, M);
   }
   ANATOMY_CUDA_LAUNCH_CHECK();
 }

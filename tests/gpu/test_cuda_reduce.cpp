@@ -371,3 +371,40 @@ TEST_CASE("cuda reduce: the same input gives bit-identical fp32 sums") {
   const double exact = values_of(sum(x.to(DType::Float64)))[0];
   CHECK(std::abs(values_of(first[0])[0] - exact) < 1e-4 * std::sqrt(static_cast<double>(x.numel())));
 }
+
+TEST_CASE("cuda reduce: sum and mean read 16-byte vectors where aligned, one element at a time where not") {
+  ANATOMY_REQUIRE_GPU();
+  manual_seed(13);
+  // One row with a tail of fewer than a vector, rows that are vector multiples, columns that are
+  // (a thread owns a vector of columns), a middle dim, and few columns split over many blocks.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{4099}, {0}}, {{1000003}, {0}}, {{64, 4096}, {1}}, {{3000, 256}, {0}}, {{6, 999, 64}, {1}}, {{20000, 16}, {0}},
+  };
+  for (const auto& [shape, dims] : cases) {
+    CAPTURE(shape.size());
+    CAPTURE(shape[0]);
+    int64_t numel = 1;
+    for (int64_t s : shape) numel *= s;
+    for (DType d : {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int8, DType::Bool}) {
+      CAPTURE(name(d));
+      // The same values at the start of a storage (aligned) and one element into it (misaligned).
+      const Tensor flat = signed_sample({numel + 1}, d);
+      const Tensor aligned = flat.slice(0, 0, numel).view(shape);
+      const Tensor offset = flat.slice(0, 1, numel + 1).view(shape);
+      const Tensor offset_gpu = flat.to(kCuda).slice(0, 1, numel + 1).view(shape);
+      const double scale = input_scale(flat);
+      for (bool is_mean : {false, true}) {
+        if (is_mean && !is_floating(d)) continue;
+        CAPTURE(is_mean);
+        auto run = [&](const Tensor& t) { return is_mean ? mean(t, dims) : sum(t, dims); };
+        check_against_cpu([&](const Tensor& t) { return std::vector<Tensor>{run(t)}; }, aligned, "aligned");
+        const std::string diff = compare_to_cpu(run(offset_gpu), run(offset), scale);
+        CHECK_MESSAGE(diff.empty(), "offset: ", diff);
+        // Repeats are bit-identical on either path.
+        const Tensor a = aligned.to(kCuda);
+        CHECK(same_values(run(a), run(a)));
+        CHECK(same_values(run(offset_gpu), run(offset_gpu)));
+      }
+    }
+  }
+}

@@ -1,6 +1,7 @@
-// GPU tests of softmax and log_softmax on CUDA against the CPU: every floating dtype, the three
-// kernel shapes (short rows in registers, long rows per block, an outer dim per column), dtype=,
-// non-contiguous and zero-size inputs, NaN and infinities, and the gradient through autograd.
+// GPU tests of softmax and log_softmax on CUDA against the CPU: every floating dtype, the four
+// kernel shapes (rows in registers of a warp or of a block, longer rows per block, an outer dim
+// per column), misaligned rows, dtype=, non-contiguous and zero-size inputs, NaN and
+// infinities, and the gradient through autograd.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -74,7 +75,10 @@ TEST_CASE("cuda softmax: every floating dtype and kernel shape matches the CPU")
     check_both(x, 0, "first dim (columns)");
     check_both(x.transpose(0, 2), 2, "transposed");
     check_both(x.slice(1, 3, 40, 2), 1, "sliced");
-    for (int64_t n : {1, 31, 32, 33, 1000, 1024, 1025, 5000, 70001}) {  // around the warp and lane limits
+    // Around the register rows' limits (a warp: 256 doubles, 512 floats; a block: 8192 doubles,
+    // 16384 floats) and the vector width.
+    for (int64_t n : {1, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 1024, 1025, 5000, 8192, 8193, 16384, 16385,
+                      70001}) {
       CAPTURE(n);
       check_long_rows(randn({3, n}, DType::Float32).mul(3).to(d), "rows");
     }
@@ -84,6 +88,24 @@ TEST_CASE("cuda softmax: every floating dtype and kernel shape matches the CPU")
   check_both(randn({4, 0, 5}, DType::Float32), 1, "empty dim");
   check_both(randn({0, 7}, DType::Float32), 1, "no rows");
   check_both(randn({}, DType::Float32), 0, "0-dim");
+}
+
+TEST_CASE("cuda softmax: misaligned rows take the scalar loads") {
+  ANATOMY_REQUIRE_GPU();
+  manual_seed(23);
+  for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    CAPTURE(name(d));
+    for (int64_t n : {64, 4096, 8192}) {  // vector multiples: only the offset stops vectors
+      CAPTURE(n);
+      // A contiguous input one element into its storage.
+      const Tensor flat = randn({3 * n + 1}, DType::Float32).mul(3).to(d);
+      const Tensor g = flat.to(kCuda).slice(0, 1, 3 * n + 1).view({3, n});
+      const Tensor x64 = flat.slice(0, 1, 3 * n + 1).view({3, n}).to(DType::Float64);
+      REQUIRE(g.is_contiguous());
+      CHECK(compare_to_cpu(softmax(g, 1, std::nullopt), softmax(x64, 1, std::nullopt).to(d)).empty());
+      CHECK(compare_to_cpu(log_softmax(g, 1, std::nullopt), log_softmax(x64, 1, std::nullopt).to(d)).empty());
+    }
+  }
 }
 
 TEST_CASE("cuda softmax: NaN and infinities as on the CPU") {
