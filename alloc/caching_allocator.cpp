@@ -549,6 +549,8 @@ std::vector<SegmentInfo> CachingAllocator::segments() const {
   return out;
 }
 
+Device CachingAllocator::device() const { return impl_->provider.device(); }
+
 AllocConf CachingAllocator::conf() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
   return impl_->conf;

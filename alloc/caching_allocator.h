@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "anatomy/alloc/alloc_conf.h"
@@ -69,6 +70,9 @@ class CachingAllocator final : public Allocator {
   MemoryStats stats() const;
   void reset_peak_stats();
   std::vector<SegmentInfo> segments() const;
+  // stats() as a table for people, like torch.cuda.memory_summary() (alloc/memory_summary.h).
+  std::string memory_summary() const;
+  Device device() const;
 
   AllocConf conf() const;
   void set_conf(const AllocConf& conf);  // same checks as the constructor
