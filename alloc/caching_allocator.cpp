@@ -453,8 +453,8 @@ struct CachingAllocator::Impl {
       for (Block* b = head; b; b = b->next) {
         seg.size += b->size;
         const bool pending = !b->allocated && b->event_count > 0;
-        seg.blocks.push_back({b->ptr, b->size, b->requested, b->allocated, pending,
-                              b->allocated || pending ? b->op : nullptr});
+        seg.blocks.push_back(
+            {b->ptr, b->size, b->requested, b->allocated, pending, b->allocated || pending ? b->op : nullptr});
       }
       out.push_back(std::move(seg));
     }

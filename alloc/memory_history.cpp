@@ -10,12 +10,18 @@ namespace anatomy::alloc {
 
 std::string_view to_string(TraceAction action) {
   switch (action) {
-    case TraceAction::Alloc: return "alloc";
-    case TraceAction::FreeRequested: return "free_requested";
-    case TraceAction::FreeCompleted: return "free_completed";
-    case TraceAction::SegmentAlloc: return "segment_alloc";
-    case TraceAction::SegmentFree: return "segment_free";
-    case TraceAction::Oom: return "oom";
+    case TraceAction::Alloc:
+      return "alloc";
+    case TraceAction::FreeRequested:
+      return "free_requested";
+    case TraceAction::FreeCompleted:
+      return "free_completed";
+    case TraceAction::SegmentAlloc:
+      return "segment_alloc";
+    case TraceAction::SegmentFree:
+      return "segment_free";
+    case TraceAction::Oom:
+      return "oom";
   }
   return "unknown";
 }
@@ -32,9 +38,9 @@ void MemoryHistory::set(bool enabled, size_t max_entries) {
 }
 
 void MemoryHistory::record(TraceAction action, const void* address, size_t size, StreamId stream) {
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
   TraceEntry e{action, reinterpret_cast<uintptr_t>(address), size, stream, seq_++, now, dispatch::current_op_name()};
   if (ring_.size() < max_entries_) {
     ring_.push_back(e);

@@ -96,7 +96,7 @@ std::string format_memory_summary(const MemoryStats& s, std::string_view title) 
   }
   out += rule('-');
   out += fmt::format("| {:<77} |\n", fmt::format("provider reservations (cudaMalloc): {}, releases (cudaFree): {}",
-                                                  s.num_provider_allocs, s.num_provider_frees));
+                                                 s.num_provider_allocs, s.num_provider_frees));
   out += fmt::format("| {:<77} |\n", fmt::format("device-wide synchronizations: {}", s.num_sync_all_streams));
   out += rule('=');
   return out;

@@ -23,12 +23,23 @@ std::string xml_escape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -43,7 +54,8 @@ const char* state_color(std::string_view state) {
 std::string block_title(const BlockInfo& b) {
   std::string_view state = block_state(b);
   std::string t = fmt::format("{} {}, {}", fmt::ptr(b.ptr), format_bytes(static_cast<int64_t>(b.size)), state);
-  if (b.allocated || b.pending_free) t += fmt::format(", requested {}", format_bytes(static_cast<int64_t>(b.requested)));
+  if (b.allocated || b.pending_free)
+    t += fmt::format(", requested {}", format_bytes(static_cast<int64_t>(b.requested)));
   if ((b.allocated || b.pending_free) && b.op) t += fmt::format(", op {}", b.op);
   return xml_escape(t);
 }
@@ -63,29 +75,29 @@ std::string legend() {
 
 std::string snapshot_to_svg(const MemorySnapshot& s) {
   const int height = kTop + static_cast<int>(s.segments.size()) * (kRowHeight + kRowGap) + 4;
-  std::string out = fmt::format(
-      R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" )"
-      R"(font-family="monospace" font-size="12" xml:space="preserve" style="white-space: pre">)"
-      "\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      kWidth, height, kWidth, height);
-  out += fmt::format(R"(<text x="0" y="16" font-size="14" font-weight="bold">{}</text>)",
-                     xml_escape(fmt::format("{}: {} segments, {} reserved, {} allocated", s.device.str(),
-                                            s.segments.size(),
-                                            format_bytes(s.stats.reserved_bytes[StatType::All].current),
-                                            format_bytes(s.stats.allocated_bytes[StatType::All].current))));
+  std::string out =
+      fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" )"
+                  R"(font-family="monospace" font-size="12" xml:space="preserve" style="white-space: pre">)"
+                  "\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                  kWidth, height, kWidth, height);
+  out +=
+      fmt::format(R"(<text x="0" y="16" font-size="14" font-weight="bold">{}</text>)",
+                  xml_escape(fmt::format("{}: {} segments, {} reserved, {} allocated", s.device.str(),
+                                         s.segments.size(), format_bytes(s.stats.reserved_bytes[StatType::All].current),
+                                         format_bytes(s.stats.allocated_bytes[StatType::All].current))));
   out += "\n" + legend();
   int y = kTop;
   for (const SegmentInfo& seg : s.segments) {
-    out += fmt::format(R"(<g><text x="0" y="{}">{}</text>)", y + 15,
-                       xml_escape(fmt::format("{} {:>10} {} s{}", fmt::ptr(seg.address),
-                                              format_bytes(static_cast<int64_t>(seg.size)),
-                                              seg.is_small ? "small" : "large", seg.stream)));
+    out += fmt::format(
+        R"(<g><text x="0" y="{}">{}</text>)", y + 15,
+        xml_escape(fmt::format("{} {:>10} {} s{}", fmt::ptr(seg.address), format_bytes(static_cast<int64_t>(seg.size)),
+                               seg.is_small ? "small" : "large", seg.stream)));
     size_t offset = 0;
     for (const BlockInfo& b : seg.blocks) {
-      const double x = kLabelWidth + static_cast<double>(kBarWidth) * static_cast<double>(offset) /
-                                         static_cast<double>(seg.size);
-      const double w = std::max(1.0, static_cast<double>(kBarWidth) * static_cast<double>(b.size) /
-                                         static_cast<double>(seg.size));
+      const double x =
+          kLabelWidth + static_cast<double>(kBarWidth) * static_cast<double>(offset) / static_cast<double>(seg.size);
+      const double w =
+          std::max(1.0, static_cast<double>(kBarWidth) * static_cast<double>(b.size) / static_cast<double>(seg.size));
       out += fmt::format(
           "\n  <rect data-addr=\"{}\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
           "stroke=\"white\" stroke-width=\"0.5\"><title>{}</title></rect>",
@@ -121,8 +133,9 @@ rect.hit { stroke: black; stroke-width: 2; }
       both(st.reserved_bytes), both(st.allocated_bytes), both(st.active_bytes), both(st.requested_bytes),
       both(st.inactive_split_bytes), st.allocation[StatType::All].current, st.segment[StatType::All].current,
       st.num_ooms);
-  out += "<p>One bar per segment, its blocks in address order and in proportion; hover a block for its address, "
-         "size, request and operator, click it to mark its events below.</p>\n";
+  out +=
+      "<p>One bar per segment, its blocks in address order and in proportion; hover a block for its address, "
+      "size, request and operator, click it to mark its events below.</p>\n";
   out += snapshot_to_svg(s);
   const size_t first = s.trace.size() > max_events ? s.trace.size() - max_events : 0;
   if (s.trace_max_entries == 0) {
@@ -130,16 +143,17 @@ rect.hit { stroke: black; stroke-width: 2; }
   } else {
     out += fmt::format("<h2>Last {} events (of the {} the ring keeps)</h2>\n", s.trace.size() - first,
                        s.trace_max_entries);
-    out += "<table><tr><th>seq</th><th>time (us)</th><th>action</th><th>address</th><th>size</th>"
-           "<th>stream</th><th style=\"text-align:left\">op</th></tr>\n";
+    out +=
+        "<table><tr><th>seq</th><th>time (us)</th><th>action</th><th>address</th><th>size</th>"
+        "<th>stream</th><th style=\"text-align:left\">op</th></tr>\n";
     const int64_t t0 = s.trace.empty() ? 0 : s.trace[first].time_us;
     for (size_t i = first; i < s.trace.size(); ++i) {
       const TraceEntry& e = s.trace[i];
       out += fmt::format(
           "<tr data-addr=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{:#x}</td><td>{}</td><td>{}</td>"
           "<td style=\"text-align:left\">{}</td></tr>\n",
-          e.address, e.seq, e.time_us - t0, to_string(e.action), e.address,
-          format_bytes(static_cast<int64_t>(e.size)), e.stream, xml_escape(e.op ? e.op : ""));
+          e.address, e.seq, e.time_us - t0, to_string(e.action), e.address, format_bytes(static_cast<int64_t>(e.size)),
+          e.stream, xml_escape(e.op ? e.op : ""));
     }
     out += "</table>\n";
   }

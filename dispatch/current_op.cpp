@@ -27,9 +27,7 @@ void add_op_name_listener() {
   }
 }
 
-void remove_op_name_listener() {
-  detail::g_trace_state.fetch_sub(detail::kOpNameListener, std::memory_order_relaxed);
-}
+void remove_op_name_listener() { detail::g_trace_state.fetch_sub(detail::kOpNameListener, std::memory_order_relaxed); }
 
 namespace detail {
 

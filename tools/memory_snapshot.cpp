@@ -48,7 +48,8 @@ alloc::MemorySnapshot simulated_workload(std::string& summary) {
     return cache.raw_alloc(n, s);
   };
   std::vector<void*> small;
-  for (int i = 0; i < 12; ++i) small.push_back(alloc_in(i % 2 ? "aten::add.Tensor" : "aten::mul.Tensor", 40000 + 9000 * i));
+  for (int i = 0; i < 12; ++i)
+    small.push_back(alloc_in(i % 2 ? "aten::add.Tensor" : "aten::mul.Tensor", 40000 + 9000 * i));
   for (int i = 0; i < 12; i += 3) cache.raw_free(small[i]);  // holes in the small segment
   void* weight = alloc_in("aten::randn", 6 * kMB);
   void* act = alloc_in("aten::mm", 4 * kMB);

@@ -5,8 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>

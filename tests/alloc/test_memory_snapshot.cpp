@@ -99,8 +99,8 @@ TEST_CASE("caching allocator history: every event of a sequence, in order, with 
   a.empty_cache();
   MemorySnapshot s = a.memory_snapshot();
   CHECK(actions(s.trace) == std::vector<std::string>{"segment_alloc", "alloc", "free_requested", "free_completed",
-                                                      "alloc", "free_requested", "free_completed",
-                                                      "segment_free", "oom"});  // the OOM ladder released the cache
+                                                     "alloc", "free_requested", "free_completed", "segment_free",
+                                                     "oom"});  // the OOM ladder released the cache
   CHECK(s.trace[0].size == kSmallBuffer);
   CHECK(s.trace[1].address == reinterpret_cast<uintptr_t>(x));
   CHECK(s.trace[1].size == 1000);
@@ -164,7 +164,8 @@ TEST_CASE("caching allocator history: the dispatcher names the operator only whi
   SimulatedProvider p(64 * kMB);
   CachingAllocator a(p, AllocConf{});
   g_sim = &a;
-  auto op = anatomy::dispatch::Dispatcher::singleton().find_or_throw("test_memory::sim_alloc").typed<Tensor(const Tensor&)>();
+  auto op =
+      anatomy::dispatch::Dispatcher::singleton().find_or_throw("test_memory::sim_alloc").typed<Tensor(const Tensor&)>();
   Tensor t = anatomy::ones({4});
   const bool trace_was_on = anatomy::dispatch::trace_enabled();
   op.call(t);
@@ -173,7 +174,7 @@ TEST_CASE("caching allocator history: the dispatcher names the operator only whi
   CHECK(anatomy::dispatch::trace_enabled());  // the dispatcher's one branch now takes the slow path
   op.call(t);
   CHECK(g_op_before == "test_memory::sim_alloc");
-  CHECK(g_op_after == "test_memory::sim_alloc");  // aten::clone inside did not take the name
+  CHECK(g_op_after == "test_memory::sim_alloc");           // aten::clone inside did not take the name
   CHECK(anatomy::dispatch::current_op_name() == nullptr);  // cleared when the call returned
   MemorySnapshot s = a.memory_snapshot();
   REQUIRE(s.trace.size() >= 2);
