@@ -11,7 +11,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "anatomy/alloc/memory_history.h"
+#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/core/error.h"
+#include "anatomy/dispatch/current_op.h"
 
 namespace anatomy::alloc {
 
@@ -42,6 +45,7 @@ struct Block {
   int event_count = 0;                       // outstanding record_stream events
   uint64_t gc_count_base = 0;                // pool's search count when it was last cached
   std::unordered_set<StreamId> stream_uses;  // other streams that used the block
+  const char* op = nullptr;                  // who allocated it, while the history records
   // Neighbours within the segment; a block with neither is a whole segment.
   Block* prev = nullptr;
   Block* next = nullptr;
@@ -109,8 +113,13 @@ struct CachingAllocator::Impl {
   std::map<StreamId, std::deque<std::pair<EventId, Block*>>> outstanding_events;
   MemoryStats stats;
   size_t total_reserved = 0;
+  MemoryHistory history;
 
   Impl(MemoryProvider& p, const AllocConf& c) : provider(p), conf(c) {}
+
+  void trace(TraceAction action, const void* address, size_t size, StreamId stream) {
+    if (ANATOMY_UNLIKELY(history.enabled())) history.record(action, address, size, stream);
+  }
 
   template <typename F>
   void for_stat(const BlockPool& pool, F&& f) {
@@ -123,6 +132,7 @@ struct CachingAllocator::Impl {
   Block* malloc(size_t orig_size, StreamId stream) {
     if (orig_size > kMaxRequest) {  // rounding would overflow; no device holds 2^62 bytes anyway
       ++stats.num_ooms;
+      trace(TraceAction::Oom, nullptr, orig_size, stream);
       ANATOMY_THROW(OutOfMemoryError,
                     "caching allocator: out of memory. Tried to allocate {} bytes, more than {} "
                     "(device {} has a total capacity of {})",
@@ -169,6 +179,7 @@ struct CachingAllocator::Impl {
     if (!ptr) return nullptr;
     total_reserved += alloc_size;
     ++stats.num_provider_allocs;
+    trace(TraceAction::SegmentAlloc, ptr, alloc_size, stream);
     for_stat(pool, [&](StatType t) {
       stats.segment[t].increase(1);
       stats.reserved_bytes[t].increase(static_cast<int64_t>(alloc_size));
@@ -211,6 +222,11 @@ struct CachingAllocator::Impl {
     }
     block->allocated = true;
     block->requested = orig_size;
+    block->op = nullptr;
+    if (ANATOMY_UNLIKELY(history.enabled())) {
+      history.record(TraceAction::Alloc, block->ptr, orig_size, block->stream);
+      block->op = dispatch::current_op_name();
+    }
     active_blocks.insert(block);
     allocated_blocks.emplace(block->ptr, block);
     for_stat(pool, [&](StatType t) {
@@ -228,12 +244,12 @@ struct CachingAllocator::Impl {
   void free(Block* block) {
     block->allocated = false;
     allocated_blocks.erase(block->ptr);
+    trace(TraceAction::FreeRequested, block->ptr, block->requested, block->stream);
     for_stat(*block->pool, [&](StatType t) {
       stats.allocation[t].decrease(1);
       stats.allocated_bytes[t].decrease(static_cast<int64_t>(block->size));
       stats.requested_bytes[t].decrease(static_cast<int64_t>(block->requested));
     });
-    block->requested = 0;
     if (block->stream_uses.empty()) {
       free_block(block);
       return;
@@ -252,6 +268,9 @@ struct CachingAllocator::Impl {
   // Returns the block to its pool, merged with free neighbours.
   void free_block(Block* block) {
     BlockPool& pool = *block->pool;
+    // The request stays known while the free waits for events, for the trace and the snapshot.
+    trace(TraceAction::FreeCompleted, block->ptr, block->requested, block->stream);
+    block->requested = 0;
     size_t orig_size = block->size;
     int64_t net_blocks = 0, net_bytes = 0;
     for (Block* candidate : {block->prev, block->next}) {
@@ -371,6 +390,7 @@ struct CachingAllocator::Impl {
     provider.release(block->ptr, block->size);
     total_reserved -= block->size;
     ++stats.num_provider_frees;
+    trace(TraceAction::SegmentFree, block->ptr, block->size, block->stream);
     for_stat(pool, [&](StatType t) {
       stats.segment[t].decrease(1);
       stats.reserved_bytes[t].decrease(static_cast<int64_t>(block->size));
@@ -416,8 +436,36 @@ struct CachingAllocator::Impl {
     release_blocks(small);
   }
 
+  // Every block is either free (in a pool) or active; a segment is reached from any of its blocks.
+  std::vector<SegmentInfo> segments() const {
+    std::set<Block*, std::less<>> heads;
+    auto add_head = [&](Block* b) {
+      while (b->prev) b = b->prev;
+      heads.insert(b);
+    };
+    for (const BlockPool* p : {&small, &large}) {
+      for (Block* b : p->blocks) add_head(b);
+    }
+    for (Block* b : active_blocks) add_head(b);
+    std::vector<SegmentInfo> out;
+    for (Block* head : heads) {
+      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}};
+      for (Block* b = head; b; b = b->next) {
+        seg.size += b->size;
+        const bool pending = !b->allocated && b->event_count > 0;
+        seg.blocks.push_back(
+            {b->ptr, b->size, b->requested, b->allocated, pending, b->allocated || pending ? b->op : nullptr});
+      }
+      out.push_back(std::move(seg));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const SegmentInfo& a, const SegmentInfo& b) { return std::less<void*>()(a.address, b.address); });
+    return out;
+  }
+
   [[noreturn]] void throw_oom(size_t orig_size, size_t size, size_t alloc_size, StreamId stream) {
     ++stats.num_ooms;
+    trace(TraceAction::Oom, nullptr, orig_size, stream);
     size_t largest = 0;
     for (const BlockPool* p : {&small, &large}) {
       for (const Block* b : p->blocks) largest = std::max(largest, b->size);
@@ -461,6 +509,7 @@ CachingAllocator::CachingAllocator(MemoryProvider& provider, const AllocConf& co
 CachingAllocator::~CachingAllocator() {
   std::lock_guard<std::mutex> g(impl_->mutex);
   impl_->release_cached_blocks();
+  if (impl_->history.enabled()) dispatch::remove_op_name_listener();
   // What is left is in use by someone who will never free it through us; drop the bookkeeping
   // (the provider's memory stays with the provider).
   std::unordered_set<Block*> heads;
@@ -525,29 +574,25 @@ void CachingAllocator::reset_peak_stats() {
 
 std::vector<SegmentInfo> CachingAllocator::segments() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
-  // Every block is either free (in a pool) or active; a segment is reached from any of its blocks.
-  std::set<Block*, std::less<>> heads;
-  auto add_head = [&](Block* b) {
-    while (b->prev) b = b->prev;
-    heads.insert(b);
-  };
-  for (const BlockPool* p : {&impl_->small, &impl_->large}) {
-    for (Block* b : p->blocks) add_head(b);
-  }
-  for (Block* b : impl_->active_blocks) add_head(b);
-  std::vector<SegmentInfo> out;
-  for (Block* head : heads) {
-    SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}};
-    for (Block* b = head; b; b = b->next) {
-      seg.size += b->size;
-      seg.blocks.push_back({b->ptr, b->size, b->requested, b->allocated, !b->allocated && b->event_count > 0});
-    }
-    out.push_back(std::move(seg));
-  }
-  std::sort(out.begin(), out.end(),
-            [](const SegmentInfo& a, const SegmentInfo& b) { return std::less<void*>()(a.address, b.address); });
-  return out;
+  return impl_->segments();
 }
+
+void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  const bool was = impl_->history.enabled();
+  impl_->history.set(enabled, max_entries);
+  // The dispatcher names operators only while some allocator records (dispatch/current_op.h).
+  if (enabled && !was) dispatch::add_op_name_listener();
+  if (!enabled && was) dispatch::remove_op_name_listener();
+}
+
+MemorySnapshot CachingAllocator::memory_snapshot() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return MemorySnapshot{impl_->provider.device(), impl_->segments(), impl_->history.entries(),
+                        impl_->history.max_entries(), impl_->stats};
+}
+
+Device CachingAllocator::device() const { return impl_->provider.device(); }
 
 AllocConf CachingAllocator::conf() const {
   std::lock_guard<std::mutex> g(impl_->mutex);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "anatomy/alloc/alloc_conf.h"
@@ -35,6 +36,7 @@ struct BlockInfo {
   size_t requested;  // what the caller asked for (0 when free)
   bool allocated;
   bool pending_free;  // freed, waiting for events of streams that used it (record_stream)
+  const char* op = nullptr;  // the operator that allocated it, while the history records
 };
 struct SegmentInfo {
   void* address;
@@ -43,6 +45,8 @@ struct SegmentInfo {
   bool is_small;
   std::vector<BlockInfo> blocks;  // in address order, tiling the segment
 };
+
+struct MemorySnapshot;  // memory_snapshot.h
 
 class CachingAllocator final : public Allocator {
  public:
@@ -69,6 +73,16 @@ class CachingAllocator final : public Allocator {
   MemoryStats stats() const;
   void reset_peak_stats();
   std::vector<SegmentInfo> segments() const;
+  // stats() as a table for people, like torch.cuda.memory_summary() (alloc/memory_summary.h).
+  std::string memory_summary() const;
+  Device device() const;
+
+  // Records allocations, frees, segment reservations and releases and OOMs, with the operator
+  // the dispatcher is running, in a ring of the last `max_entries` events (memory_history.h), or
+  // stops (dropping them). Off by default, and then costs a branch per event.
+  void record_memory_history(bool enabled, size_t max_entries = 100000);
+  // The segments, their blocks and the recorded events (include memory_snapshot.h).
+  MemorySnapshot memory_snapshot() const;
 
   AllocConf conf() const;
   void set_conf(const AllocConf& conf);  // same checks as the constructor

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "anatomy/dispatch/current_op.h"
 #include "anatomy/dispatch/dispatcher.h"
 
 namespace anatomy::dispatch {
@@ -87,14 +88,25 @@ std::string TraceCapture::text() const {
   return s;
 }
 
+// Note [Op names on the slow path]
+// The dispatcher has one branch for everything that watches calls: any bit of g_trace_state
+// sends the call through a TraceScope. So naming the current operator for the memory history
+// (current_op.h) costs the tiny-op path nothing when no one listens, and the scope formats a
+// trace line only when the trace itself is on for this thread.
 TraceScope::TraceScope(const OperatorHandle& op, DispatchKeySet ks, bool is_redispatch) {
-  DispatchKey k = ks.highest();
-  std::string kernel = ks.empty() ? "missing" : op.entry().kernel_name(k);
-  emit(fmt::format("[dispatch] {:{}}{}{} {} -> {} ({})", "", 2 * t_depth, is_redispatch ? "redispatch " : "",
-                   op.name(), to_string(ks), to_string(k), kernel));
+  detail::enter_dispatched_op(op.name().c_str(), t_depth);
+  if (t_capture != nullptr || (detail::g_trace_state.load(std::memory_order_relaxed) & 1u) != 0) {
+    DispatchKey k = ks.highest();
+    std::string kernel = ks.empty() ? "missing" : op.entry().kernel_name(k);
+    emit(fmt::format("[dispatch] {:{}}{}{} {} -> {} ({})", "", 2 * t_depth, is_redispatch ? "redispatch " : "",
+                     op.name(), to_string(ks), to_string(k), kernel));
+  }
   ++t_depth;
 }
 
-TraceScope::~TraceScope() { --t_depth; }
+TraceScope::~TraceScope() {
+  --t_depth;
+  detail::leave_dispatched_op(t_depth);
+}
 
 }  // namespace anatomy::dispatch

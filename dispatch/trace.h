@@ -18,8 +18,8 @@ namespace anatomy::dispatch {
 class OperatorHandle;
 
 namespace detail {
-// Bit 0: the user's switch (ANATOMY_DISPATCH_TRACE, set_trace_enabled). Bits 1 and up: how many
-// TraceCaptures are alive on any thread. The dispatcher only asks whether any bit is set.
+// Bit 0: the user's switch. Bits 1-23: how many TraceCaptures are alive on any thread. Bits 24-31:
+// op-name listeners (current_op.h). The dispatcher only asks whether any bit is set.
 extern std::atomic<uint32_t> g_trace_state;
 }
 

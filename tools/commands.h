@@ -10,5 +10,8 @@ namespace anatomy::tools {
 void add_device_info(CLI::App& app);
 // dispatch-trace [--device cpu|cuda:N]: a small program with the dispatch trace on.
 void add_dispatch_trace(CLI::App& app);
+// memory-snapshot [--simulated] [--html F] [--json F] [--svg F]: the caching allocator's summary
+// and snapshot after a small workload.
+void add_memory_snapshot(CLI::App& app);
 
 }  // namespace anatomy::tools

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   anatomy::tools::add_device_info(app);
   anatomy::tools::add_dispatch_trace(app);
+  anatomy::tools::add_memory_snapshot(app);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& e) {

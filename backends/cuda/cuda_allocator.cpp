@@ -88,6 +88,8 @@ int64_t memory_reserved(int device) { return memory_stats(device).reserved_bytes
 
 void reset_peak_memory_stats(int device) { caching_allocator(device).reset_peak_stats(); }
 
+std::string memory_summary(int device) { return caching_allocator(device).memory_summary(); }
+
 void empty_cache() {
   check_synchronization("cuda::empty_cache", "cudaDeviceSynchronize before releasing cached segments");
   release_cached_segments();

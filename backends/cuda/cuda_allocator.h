@@ -24,6 +24,8 @@ alloc::MemoryStats memory_stats(int device = -1);
 int64_t memory_allocated(int device = -1);  // bytes of the blocks handed out
 int64_t memory_reserved(int device = -1);   // bytes held from the driver
 void reset_peak_memory_stats(int device = -1);
+// memory_stats(device) as a table for people, like torch.cuda.memory_summary().
+std::string memory_summary(int device = -1);
 // Gives every cached segment with no block in use back to the driver, on every device that has
 // an allocator.
 void empty_cache();

@@ -1,16 +1,20 @@
 // The caching allocator under load on the simulated device: random runs of mixed-size
 // allocations on several streams checked against a shadow model after every step, and 8 threads
-// allocating and freeing at once (run under the ASan build; it also passes under TSan).
+// allocating and freeing at once, with and without the memory history (run under the ASan build
+// and under TSan by scripts/test-tsan.sh).
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "../core/test_util.h"
 #include "alloc_test_util.h"
+#include "anatomy/alloc/memory_snapshot.h"
+#include "anatomy/dispatch/current_op.h"
 
 using namespace anatomy::alloc;
 using anatomy_test::check_segments;
@@ -114,9 +118,15 @@ TEST_CASE("caching allocator: random steps near the memory limit, with garbage c
   CHECK(ooms > 0);  // the run did reach the out-of-memory path
 }
 
-TEST_CASE("caching allocator: 8 threads allocate and free at once") {
+namespace {
+
+// 8 threads allocating and freeing at once (record_stream on other streams, a ninth thread
+// completing events), each checking its blocks were not touched by another; with `record`, the
+// memory history records every event, with an operator name on half the threads.
+void run_threads(bool record) {
   SimulatedProvider p(1024 * kMB);
   CachingAllocator a(p, AllocConf{});
+  if (record) a.record_memory_history(true, 5000);
   std::atomic<int> corrupted{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
@@ -124,6 +134,8 @@ TEST_CASE("caching allocator: 8 threads allocate and free at once") {
       std::mt19937 rng(static_cast<uint32_t>(t));
       SimulatedProvider::set_current_stream(t % 3);
       std::vector<std::pair<anatomy::DataPtr, size_t>> held;
+      std::optional<anatomy::dispatch::CurrentOpScope> op;
+      if (t % 2 == 0) op.emplace(t % 4 == 0 ? "aten::add.Tensor" : "aten::mm");
       for (int i = 0; i < 3000; ++i) {
         if (held.size() < 16 && rng() % 2 == 0) {
           size_t n = 1 + rng() % (rng() % 4 == 0 ? 4 * kMB : 8192);
@@ -156,4 +168,16 @@ TEST_CASE("caching allocator: 8 threads allocate and free at once") {
   CHECK(all(s.active) == 0);
   CHECK(all(s.reserved_bytes) == 0);
   CHECK(p.counters().used_bytes == 0);
+  if (record) {
+    anatomy::alloc::MemorySnapshot snap = a.memory_snapshot();
+    REQUIRE(snap.trace.size() == 5000);
+    for (size_t i = 1; i < snap.trace.size(); ++i) REQUIRE(snap.trace[i].seq == snap.trace[i - 1].seq + 1);
+    CHECK(snap.trace.back().action == TraceAction::SegmentFree);  // empty_cache's releases come last
+  }
 }
+
+}  // namespace
+
+TEST_CASE("caching allocator: 8 threads allocate and free at once") { run_threads(false); }
+
+TEST_CASE("caching allocator: 8 threads allocate and free at once, recording the history") { run_threads(true); }

@@ -1,9 +1,13 @@
 // GPU tests of the CUDA caching allocator: blocks are reused instead of going back to the
 // driver, the stats follow tensors, record_stream on a second stream defers reuse until that
 // stream's work is done, empty_cache gives cached segments back, and an impossible request
-// throws OutOfMemoryError with the allocator's message and leaves the allocator working.
+// throws OutOfMemoryError with the allocator's message and leaves the allocator working; the
+// memory history attributes a CUDA add's output to aten::add, and the summary shows the stats.
 #include <cuda_runtime_api.h>
 
+#include <string>
+
+#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/backends/cuda/cuda_allocator.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "gpu_test_util.h"
@@ -85,4 +89,27 @@ TEST_CASE("cuda allocator: a request the driver refuses throws OutOfMemoryError 
   CHECK(cuda::memory_allocated() == before);
   Tensor t = ones({16}, TensorOptions().device(kCuda)) * 2;
   CHECK(gpu_test::same_values(t, full({16}, 2.0)));
+}
+
+TEST_CASE("cuda allocator: the memory history attributes a CUDA add's output to aten::add") {
+  ANATOMY_REQUIRE_GPU();
+  Tensor a = ones({1000}, TensorOptions().device(kCuda)), b = ones({1000}, TensorOptions().device(kCuda));
+  alloc::CachingAllocator& cache = cuda::caching_allocator();
+  cache.record_memory_history(true, 100);
+  Tensor c = a.add(b);
+  alloc::MemorySnapshot s = cache.memory_snapshot();
+  cache.record_memory_history(false);
+  bool found = false;
+  for (const alloc::TraceEntry& e : s.trace) {
+    if (e.action == alloc::TraceAction::Alloc && e.address == reinterpret_cast<uintptr_t>(c.data_ptr())) {
+      REQUIRE(e.op != nullptr);
+      CHECK(std::string(e.op).rfind("aten::add", 0) == 0);
+      CHECK(e.size == 4000);
+      found = true;
+    }
+  }
+  CHECK(found);
+  const std::string summary = cuda::memory_summary();
+  CHECK(summary.find("Allocated memory") != std::string::npos);
+  CHECK(summary.find("device cuda:0") != std::string::npos);
 }

@@ -1,0 +1,41 @@
+// MemorySnapshot: the caching allocator's state at one moment (every segment and its blocks) and
+// its recent history (memory_history.h), as CachingAllocator::memory_snapshot() returns it, and
+// its JSON in the shape of PyTorch's torch.cuda.memory._snapshot(), so that people and tools who
+// know that format can read it. snapshot_html.h draws it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "anatomy/alloc/caching_allocator.h"
+#include "anatomy/alloc/memory_history.h"
+
+namespace anatomy::alloc {
+
+struct MemorySnapshot {
+  Device device;
+  std::vector<SegmentInfo> segments;  // in address order, each tiled by its blocks
+  std::vector<TraceEntry> trace;      // oldest first; empty unless the history was recording
+  size_t trace_max_entries = 0;       // the ring's size (0: not recording)
+  MemoryStats stats;
+};
+
+// A block's state under PyTorch's names: "active_allocated" (handed out), "active_pending_free"
+// (freed, waiting for the events of streams that used it) or "inactive" (free, cached).
+std::string_view block_state(const BlockInfo& block);
+
+// The snapshot as JSON:
+//   {"segments": [{"device", "address", "total_size", "allocated_size", "active_size",
+//                  "requested_size", "stream", "segment_type": "small" | "large",
+//                  "blocks": [{"address", "size", "requested_size", "state", "op"?, "frames"}]}],
+//    "device_traces": [[{"action", "addr", "size", "stream", "time_us", "seq", "op"?, "frames"}]],
+//    "trace_max_entries": N}
+// device_traces is indexed by device index, as PyTorch's is; "frames" holds the operator as
+// [{"name": op, "filename": "", "line": 0}] (anatomy records no Python stack), empty when unknown.
+std::string to_json(const MemorySnapshot& snapshot);
+
+// `text` as a JSON string literal, quotes included.
+std::string json_string(std::string_view text);
+
+}  // namespace anatomy::alloc
