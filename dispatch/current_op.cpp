@@ -1,6 +1,9 @@
 // The thread's current operator name and its listeners (see current_op.h).
 #include "anatomy/dispatch/current_op.h"
 
+#include <atomic>
+#include <mutex>
+
 #include "anatomy/core/error.h"
 #include "anatomy/dispatch/trace.h"
 
@@ -29,7 +32,34 @@ void add_op_name_listener() {
 
 void remove_op_name_listener() { detail::g_trace_state.fetch_sub(detail::kOpNameListener, std::memory_order_relaxed); }
 
+namespace {
+std::atomic<OpRangePush> g_push{nullptr};
+std::atomic<OpRangePop> g_pop{nullptr};
+std::mutex g_hooks_mutex;
+}  // namespace
+
+void set_op_range_hooks(OpRangePush push, OpRangePop pop) {
+  std::lock_guard<std::mutex> g(g_hooks_mutex);
+  const bool had = g_push.load() != nullptr, has = push != nullptr && pop != nullptr;
+  g_pop.store(has ? pop : nullptr);
+  g_push.store(has ? push : nullptr);
+  if (has && !had) add_op_name_listener();
+  if (!has && had) remove_op_name_listener();
+}
+
 namespace detail {
+
+bool push_op_range(const char* name) {
+  const OpRangePush push = g_push.load(std::memory_order_acquire);
+  if (push == nullptr) return false;
+  push(name);
+  return true;
+}
+
+void pop_op_range() {
+  // Hooks removed while this call ran: its range is left for the tool to close.
+  if (const OpRangePop pop = g_pop.load(std::memory_order_acquire)) pop();
+}
 
 void enter_dispatched_op(const char* name, int depth) {
   if (t_current_op != nullptr) return;  // the outermost operator keeps the name

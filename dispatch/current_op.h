@@ -36,7 +36,20 @@ class CurrentOpScope {
 void add_op_name_listener();
 void remove_op_name_listener();
 
+// Functions the dispatcher calls around every operator call (nested calls included, redispatches
+// to a lower key not): push(name) as it starts, pop() as it ends. The CUDA backend's NVTX op
+// ranges use them (backends/cuda/nvtx.h). Setting them registers an op-name listener, so every
+// call takes the dispatcher's slow path; set_op_range_hooks(nullptr, nullptr) removes them.
+using OpRangePush = void (*)(const char* name);
+using OpRangePop = void (*)();
+void set_op_range_hooks(OpRangePush push, OpRangePop pop);
+
 namespace detail {
+// The hooks' side of the slow path: push for a call (not a redispatch) that starts; whether it
+// pushed, so that its end pops.
+bool push_op_range(const char* name);
+void pop_op_range();
+
 // One listener in the dispatch trace's state word (trace.h): bits 24 to 31 count them.
 inline constexpr uint32_t kOpNameListener = 1u << 24;
 // The dispatcher's slow path (TraceScope) around each call, at nesting `depth`.

@@ -95,6 +95,7 @@ std::string TraceCapture::text() const {
 // trace line only when the trace itself is on for this thread.
 TraceScope::TraceScope(const OperatorHandle& op, DispatchKeySet ks, bool is_redispatch) {
   detail::enter_dispatched_op(op.name().c_str(), t_depth);
+  if (!is_redispatch) pushed_range_ = detail::push_op_range(op.name().c_str());
   if (t_capture != nullptr || (detail::g_trace_state.load(std::memory_order_relaxed) & 1u) != 0) {
     DispatchKey k = ks.highest();
     std::string kernel = ks.empty() ? "missing" : op.entry().kernel_name(k);
@@ -107,6 +108,7 @@ TraceScope::TraceScope(const OperatorHandle& op, DispatchKeySet ks, bool is_redi
 TraceScope::~TraceScope() {
   --t_depth;
   detail::leave_dispatched_op(t_depth);
+  if (pushed_range_) detail::pop_op_range();
 }
 
 }  // namespace anatomy::dispatch

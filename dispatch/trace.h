@@ -58,6 +58,9 @@ class TraceScope {
   ~TraceScope();
   TraceScope(const TraceScope&) = delete;
   TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  bool pushed_range_ = false;  // an op-range hook (current_op.h) opened a range for this call
 };
 
 }  // namespace anatomy::dispatch
