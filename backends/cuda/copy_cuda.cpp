@@ -4,7 +4,8 @@
 // Note [CUDA copy paths]
 //   device to device, one dtype   one cudaMemcpyAsync when both are dense with the same strides,
 //                                 else the strided kernel of copy.cu; between two devices,
-//                                 cudaMemcpyPeer between contiguous buffers.
+//                                 cudaMemcpyPeerAsync between contiguous buffers (Note [Copies
+//                                 between devices]).
 //   host to device                src becomes a contiguous CPU tensor of self's sizes and dtype
 //                                 (the CPU copy_ broadcasts and converts), then one
 //                                 cudaMemcpyAsync (into a temporary plus the strided kernel when
@@ -18,9 +19,18 @@
 //                                 CPU's]); between two devices, converted on the source's device
 //                                 first, then copied as above.
 //   (host <-> device copies convert on the CPU, on the host side of the transfer.)
-// Everything runs on current_stream(). A copy to the host synchronizes (non_blocking is not
-// honoured yet); a copy from pageable host memory returns once CUDA has taken the bytes; one from
-// pinned memory synchronizes unless non_blocking.
+// Everything runs on the current stream of the device involved (current_stream.h), and a copy
+// that waits waits for that stream only. A copy to pageable host memory waits; one straight into
+// pinned host memory waits unless non_blocking (then the caller waits, on an event or the stream,
+// before reading it). A copy from pageable host memory returns once CUDA has taken the bytes; one
+// from pinned memory waits unless non_blocking.
+//
+// Note [Copies between devices]
+//   Each device has its own current stream, and pool streams do not wait for anything by
+//   themselves, so the copy is ordered by hand, as PyTorch does: the source device's stream
+//   waits for the destination device's (whose earlier work may still use the target memory),
+//   copies, and the destination device's stream waits for the copy before its later work.
+//   The host does not wait.
 #include <limits>
 #include <utility>
 
@@ -82,9 +92,15 @@ void copy_device_to_device(const Tensor& dst, const Tensor& src) {
   }
   Tensor source = contiguous_on_device(src);
   Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), dst_device);
-  // Unlike its async form, cudaMemcpyPeer is ordered after all work already queued on both
-  // devices and before work queued later, which two devices' legacy streams would not give.
-  ANATOMY_CUDA_CHECK(cudaMemcpyPeer(target.data_ptr(), dst_device, source.data_ptr(), src_device, dst.nbytes()));
+  // Note [Copies between devices]
+  const Stream dst_stream = current_stream(dst_device), src_stream = current_stream(src_device);
+  src_stream.wait_stream(dst_stream);
+  {
+    DeviceGuard guard(src_device);
+    ANATOMY_CUDA_CHECK(cudaMemcpyPeerAsync(target.data_ptr(), dst_device, source.data_ptr(), src_device, dst.nbytes(),
+                                           src_stream.handle()));
+  }
+  dst_stream.wait_stream(src_stream);
   if (!target.is_same(dst)) copy_same_device(dst, target);
 }
 
@@ -131,10 +147,12 @@ void convert_device_to_device(const Tensor& dst, const Tensor& src) {
   copy_device_to_device(dst, converted);
 }
 
-// Copies nbytes from the current device to host memory and waits, since the caller reads them next.
-void memcpy_to_host(void* dst, const void* src, size_t nbytes) {
-  ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, current_stream()));
-  ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+// Copies nbytes from the current device to host memory on the current stream and, unless told
+// not to, waits for that stream, since the caller reads them next.
+void memcpy_to_host(void* dst, const void* src, size_t nbytes, bool wait = true) {
+  const cudaStream_t stream = current_stream();
+  ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, stream));
+  if (wait) ANATOMY_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 // A contiguous CPU tensor with the values, sizes and dtype of CUDA tensor t.
@@ -160,12 +178,12 @@ void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
   int device = device_index(dst);
   DeviceGuard guard(device);
   Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
-  ANATOMY_CUDA_CHECK(
-      cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, current_stream()));
+  const cudaStream_t stream = current_stream();
+  ANATOMY_CUDA_CHECK(cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, stream));
   // From pageable memory CUDA returns once it has taken the bytes. From pinned memory the copy
   // may still be reading: wait (unless asked not to), so that writing the host tensor next
   // cannot change what arrives.
-  if (!non_blocking && is_pinned(host.data_ptr())) ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  if (!non_blocking && is_pinned(host.data_ptr())) ANATOMY_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!target.is_same(dst)) copy_same_device(dst, target);
 }
 
@@ -187,7 +205,8 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
   } else if (self.is_cpu()) {
     if (self.dtype() == src.dtype() && src.sizes() == self.sizes() && self.is_contiguous() && src.is_contiguous()) {
       DeviceGuard guard(device_index(src));
-      memcpy_to_host(self.data_ptr(), src.data_ptr(), self.nbytes());
+      // Into pinned memory the transfer can run on while the host goes on, if asked.
+      memcpy_to_host(self.data_ptr(), src.data_ptr(), self.nbytes(), !(non_blocking && is_pinned(self.data_ptr())));
     } else {
       anatomy::copy_(self, download(src));
       return self;  // the CPU kernel has bumped self's version
