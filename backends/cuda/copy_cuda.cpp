@@ -179,7 +179,8 @@ void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
   DeviceGuard guard(device);
   Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
   const cudaStream_t stream = current_stream();
-  ANATOMY_CUDA_CHECK(cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, stream));
+  ANATOMY_CUDA_CHECK(
+      cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, stream));
   // From pageable memory CUDA returns once it has taken the bytes. From pinned memory the copy
   // may still be reading: wait (unless asked not to), so that writing the host tensor next
   // cannot change what arrives.

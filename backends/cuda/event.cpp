@@ -35,8 +35,8 @@ void Event::release() noexcept {
   // A destructor must not throw. cudaEventDestroy of a recorded, unfinished event is allowed
   // (CUDA frees it once the event completes); a failure here means the context is already gone.
   int previous = -1;
-  const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device_ &&
-                        cudaSetDevice(device_) == cudaSuccess;
+  const bool switched =
+      cudaGetDevice(&previous) == cudaSuccess && previous != device_ && cudaSetDevice(device_) == cudaSuccess;
   const cudaError_t err = cudaEventDestroy(event_);
   if (switched) (void)cudaSetDevice(previous);
   if (err != cudaSuccess) {
