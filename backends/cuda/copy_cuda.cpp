@@ -4,7 +4,8 @@
 // Note [CUDA copy paths]
 //   device to device, one dtype   one cudaMemcpyAsync when both are dense with the same strides,
 //                                 else the strided kernel of copy.cu; between two devices,
-//                                 cudaMemcpyPeer between contiguous buffers.
+//                                 cudaMemcpyPeerAsync between contiguous buffers (Note [Copies
+//                                 between devices]).
 //   host to device                src becomes a contiguous CPU tensor of self's sizes and dtype
 //                                 (the CPU copy_ broadcasts and converts), then one
 //                                 cudaMemcpyAsync (into a temporary plus the strided kernel when
@@ -18,11 +19,20 @@
 //                                 CPU's]); between two devices, converted on the source's device
 //                                 first, then copied as above.
 //   (host <-> device copies convert on the CPU, on the host side of the transfer.)
-// Everything runs on current_stream(). A copy to the host synchronizes, except a non_blocking
-// one straight into pinned memory (pinned_allocator.h), which the caller synchronizes before
-// reading; a copy from pageable host memory returns once CUDA has taken the bytes; one from
-// pinned memory synchronizes unless non_blocking. A non_blocking copy records an event on the
-// pinned block it uses, so the block is not handed out again before the copy is done.
+// Everything runs on the current stream of the device involved (current_stream.h), and a copy
+// that waits waits for that stream only. A copy to pageable host memory waits; one straight into
+// pinned host memory waits unless non_blocking (then the caller waits, on an event or the stream,
+// before reading it). A copy from pageable host memory returns once CUDA has taken the bytes; one
+// from pinned memory waits unless non_blocking. A non_blocking copy records an event on the
+// pinned block it uses (pinned_allocator.h), so the block is not handed out again before the
+// copy is done. Every wait is reported in the sync-debug mode (sync_debug.h).
+//
+// Note [Copies between devices]
+//   Each device has its own current stream, and pool streams do not wait for anything by
+//   themselves, so the copy is ordered by hand, as PyTorch does: the source device's stream
+//   waits for the destination device's (whose earlier work may still use the target memory),
+//   copies, and the destination device's stream waits for the copy before its later work.
+//   The host does not wait.
 #include <limits>
 #include <utility>
 
@@ -86,9 +96,15 @@ void copy_device_to_device(const Tensor& dst, const Tensor& src) {
   }
   Tensor source = contiguous_on_device(src);
   Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), dst_device);
-  // Unlike its async form, cudaMemcpyPeer is ordered after all work already queued on both
-  // devices and before work queued later, which two devices' legacy streams would not give.
-  ANATOMY_CUDA_CHECK(cudaMemcpyPeer(target.data_ptr(), dst_device, source.data_ptr(), src_device, dst.nbytes()));
+  // Note [Copies between devices]
+  const Stream dst_stream = current_stream(dst_device), src_stream = current_stream(src_device);
+  src_stream.wait_stream(dst_stream);
+  {
+    DeviceGuard guard(src_device);
+    ANATOMY_CUDA_CHECK(cudaMemcpyPeerAsync(target.data_ptr(), dst_device, source.data_ptr(), src_device, dst.nbytes(),
+                                           src_stream.handle()));
+  }
+  dst_stream.wait_stream(src_stream);
   if (!target.is_same(dst)) copy_same_device(dst, target);
 }
 
@@ -135,12 +151,14 @@ void convert_device_to_device(const Tensor& dst, const Tensor& src) {
   copy_device_to_device(dst, converted);
 }
 
-// Copies nbytes from the current device to host memory and waits, since the caller reads them
-// next. `op` names the operator in the sync-debug report.
-void memcpy_to_host(void* dst, const void* src, size_t nbytes, const char* op) {
-  check_synchronization(op, "a copy from the device to host memory");
-  ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, current_stream()));
-  ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+// Copies nbytes from the current device to host memory on the current stream and, unless told
+// not to, waits for that stream, since the caller reads them next. `op` names the operator in
+// the sync-debug report.
+void memcpy_to_host(void* dst, const void* src, size_t nbytes, const char* op, bool wait = true) {
+  const cudaStream_t stream = current_stream();
+  if (wait) check_synchronization(op, "a copy from the device to host memory");
+  ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, stream));
+  if (wait) ANATOMY_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 // A contiguous CPU tensor with the values, sizes and dtype of CUDA tensor t.
@@ -157,15 +175,16 @@ void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
   int device = device_index(dst);
   DeviceGuard guard(device);
   Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
+  const cudaStream_t stream = current_stream();
   ANATOMY_CUDA_CHECK(
-      cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, current_stream()));
-  if (non_blocking) record_pinned_use(host.data_ptr(), current_stream());  // reused only after the copy
+      cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, stream));
+  if (non_blocking) record_pinned_use(host.data_ptr(), stream);  // reused only after the copy
   // From pageable memory CUDA returns once it has taken the bytes. From pinned memory the copy
   // may still be reading: wait (unless asked not to), so that writing the host tensor next
   // cannot change what arrives.
   if (!non_blocking && is_pinned(host.data_ptr())) {
     check_synchronization("aten::copy_", "a blocking copy from pinned host memory");
-    ANATOMY_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    ANATOMY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   if (!target.is_same(dst)) copy_same_device(dst, target);
 }
@@ -188,15 +207,11 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
   } else if (self.is_cpu()) {
     if (self.dtype() == src.dtype() && src.sizes() == self.sizes() && self.is_contiguous() && src.is_contiguous()) {
       DeviceGuard guard(device_index(src));
-      if (non_blocking && is_pinned(self.data_ptr())) {
-        // Into pinned memory the copy runs on; the caller synchronizes before reading.
-        ANATOMY_CUDA_CHECK(cudaMemcpyAsync(self.data_ptr(), src.data_ptr(), self.nbytes(), cudaMemcpyDeviceToHost,
-                                           current_stream()));
-        record_pinned_use(self.data_ptr(), current_stream());
-        self.impl()->bump_version();
-        return self;
-      }
-      memcpy_to_host(self.data_ptr(), src.data_ptr(), self.nbytes(), "aten::copy_");
+      // Into pinned memory the transfer can run on while the host goes on, if asked; the block
+      // records the copy so that it is not reused before the copy is done.
+      const bool async = non_blocking && is_pinned(self.data_ptr());
+      memcpy_to_host(self.data_ptr(), src.data_ptr(), self.nbytes(), "aten::copy_", !async);
+      if (async) record_pinned_use(self.data_ptr(), current_stream());
     } else {
       anatomy::copy_(self, download(src));
       return self;  // the CPU kernel has bumped self's version

@@ -77,7 +77,9 @@ void CudaMemoryProvider::synchronize() {
   ANATOMY_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-alloc::StreamId CudaMemoryProvider::current_stream() const { return stream_id(cuda::current_stream()); }
+// The calling thread's current stream of this provider's device (a thread-local read): a block
+// belongs to the stream that allocates it.
+alloc::StreamId CudaMemoryProvider::current_stream() const { return stream_id(cuda::current_stream(index_).handle()); }
 
 size_t CudaMemoryProvider::total_memory() const { return total_; }
 

@@ -1,7 +1,8 @@
 // CudaMemoryProvider: the caching allocator's MemoryProvider over the CUDA runtime, one per
 // device. Memory comes from cudaMalloc and goes back with cudaFree, events are cudaEvents without
-// timing, and a StreamId is the cudaStream_t's value (0 stands for the legacy default stream,
-// where every op runs until streams arrive).
+// timing, and a StreamId is the cudaStream_t's value (0 stands for the legacy default stream).
+// The current stream is the calling thread's current stream of the provider's device
+// (current_stream.h).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -78,6 +78,13 @@ int resolve_device_index(Device device, const char* op) {
   return index;
 }
 
+int resolve_device_index(int index, const char* op) {
+  check_available(op);
+  if (index < 0) index = current_device();
+  check_index(index, op);
+  return index;
+}
+
 int driver_version() noexcept {
   int v = 0;
   if (cudaDriverGetVersion(&v) != cudaSuccess) {

@@ -25,6 +25,8 @@ void check_available(const char* op);
 // The index a CUDA Device stands for: its own, or the current device's for "cuda" (-1). Throws
 // DeviceError when CUDA is not available or the index is not below device_count().
 int resolve_device_index(Device device, const char* op);
+// The same for an index: `index`, or the current device's for -1.
+int resolve_device_index(int index, const char* op);
 
 // The driver's and the runtime's CUDA versions as 1000 * major + 10 * minor (13000 is 13.0);
 // 0 when there is no driver.
