@@ -2,7 +2,7 @@
 // per (destination, source) pair over the element-wise kernel templates.
 //
 // Note [CUDA casts match the CPU's]
-//   The CPU converts with convert<To>(From) (core/dtype_visit.h): static_cast, except that
+//   The CPU converts with convert<To>(From) (core/convert.h): static_cast, except that
 //   fp16/bf16 go through float, conversions into them round once, and anything -> bool is
 //   "nonzero" (NaN is true). For a floating value that is NaN or out of an integer type's
 //   range, C++ leaves static_cast undefined, and what the CPU gives is what x86-64's truncating
@@ -32,26 +32,18 @@ __device__ __forceinline__ int64_t truncate_to_int64(M v) {
   return INT64_MIN;
 }
 
-// Mirrors convert() of core/dtype_visit.h, which nvcc cannot include (it pulls in fmt through
-// core/error.h), plus the checked floating -> integer path. Moving convert() into a header of
-// its own would let this call it for every other case.
+// convert() of core/convert.h, the CPU's conversion, except for a floating value going to an
+// integer type, where the x86 results are spelled out (Note [CUDA casts match the CPU's]).
 template <typename To, typename From>
 __device__ __forceinline__ To cast_value(From v) {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (is_reduced_float_v<From>) return static_cast<float>(v) != 0.0f;
-    else return v != From(0);
-  } else if constexpr (is_reduced_float_v<From>) {
+  if constexpr (is_int_v<To> && is_reduced_float_v<From>) {
     return cast_value<To>(static_cast<float>(v));
-  } else if constexpr (is_reduced_float_v<To>) {
-    return To(v);  // Half and BFloat16 round once from float, double and integers alike
-  } else if constexpr (std::is_floating_point_v<From> && is_int_v<To>) {
+  } else if constexpr (is_int_v<To> && std::is_floating_point_v<From>) {
     // 8-bit results keep the low byte of the 32-bit conversion (a modular narrowing in C++20).
     if constexpr (sizeof(To) == 8) return static_cast<To>(truncate_to_int64(v));
     else return static_cast<To>(truncate_to_int32(v));
   } else {
-    return static_cast<To>(v);
+    return convert<To>(v);
   }
 }
 

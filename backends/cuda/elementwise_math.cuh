@@ -11,12 +11,12 @@
 #include <type_traits>
 
 #include "anatomy/core/bfloat16.h"
+#include "anatomy/core/convert.h"
 #include "anatomy/core/half.h"
 
 namespace anatomy::cuda {
 
-template <typename T>
-inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+using anatomy::is_reduced_float_v;  // core/convert.h
 template <typename T>
 inline constexpr bool is_floating_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
 // Integers other than bool.

@@ -32,24 +32,6 @@ template <typename T>
 using reduce_acc_t = std::conditional_t<std::is_same_v<T, double>, double,
                                         std::conditional_t<std::is_integral_v<T>, int64_t, float>>;
 
-// convert<To>(From) of core/dtype_visit.h (which needs fmt): static_cast, fp16/bf16 through
-// float, rounding once into them, and anything -> bool is "nonzero" (NaN is true).
-template <typename To, typename From>
-__device__ __forceinline__ To reduce_cast(From v) {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (is_reduced_float_v<From>) return static_cast<float>(v) != 0.0f;
-    else return v != From(0);
-  } else if constexpr (is_reduced_float_v<From>) {
-    return reduce_cast<To>(static_cast<float>(v));
-  } else if constexpr (is_reduced_float_v<To>) {
-    return To(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
 template <typename V>
 __device__ __forceinline__ bool is_nan_value(V v) {
   if constexpr (std::is_floating_point_v<V>) return isnan(v);

@@ -12,7 +12,7 @@ struct AnyAllOp {
   bool* out;
   __device__ acc_t identity() const { return !IsAny; }
   __device__ acc_t step(acc_t a, T x, int64_t) const {
-    return IsAny ? (a || reduce_cast<bool>(x)) : (a && reduce_cast<bool>(x));
+    return IsAny ? (a || convert<bool>(x)) : (a && convert<bool>(x));
   }
   __device__ acc_t combine(acc_t a, acc_t b) const { return IsAny ? (a || b) : (a && b); }
   __device__ void write(int64_t o, acc_t a) const { out[o] = a; }
@@ -23,7 +23,7 @@ struct CountOp {
   using acc_t = int64_t;
   int64_t* out;
   __device__ acc_t identity() const { return 0; }
-  __device__ acc_t step(acc_t a, T x, int64_t) const { return a + (reduce_cast<bool>(x) ? 1 : 0); }
+  __device__ acc_t step(acc_t a, T x, int64_t) const { return a + (convert<bool>(x) ? 1 : 0); }
   __device__ acc_t combine(acc_t a, acc_t b) const { return a + b; }
   __device__ void write(int64_t o, acc_t a) const { out[o] = a; }
 };

@@ -41,9 +41,9 @@ struct ValueOp {
   using acc_t = cmp_t<T>;
   T* out;
   __device__ acc_t identity() const { return worst<IsMax, acc_t>(); }
-  __device__ acc_t step(acc_t a, T x, int64_t) const { return combine(a, reduce_cast<acc_t>(x)); }
+  __device__ acc_t step(acc_t a, T x, int64_t) const { return combine(a, convert<acc_t>(x)); }
   __device__ acc_t combine(acc_t a, acc_t b) const { return better<IsMax>(b, a) ? b : a; }
-  __device__ void write(int64_t o, acc_t a) const { out[o] = reduce_cast<T>(a); }
+  __device__ void write(int64_t o, acc_t a) const { out[o] = convert<T>(a); }
 };
 
 template <typename V>
@@ -58,7 +58,7 @@ struct IndexOp {
   T* values;  // null for argmax / argmin
   int64_t* indices;
   __device__ acc_t identity() const { return {worst<IsMax, cmp_t<T>>(), -1}; }
-  __device__ acc_t step(acc_t a, T x, int64_t i) const { return combine(a, {reduce_cast<cmp_t<T>>(x), i}); }
+  __device__ acc_t step(acc_t a, T x, int64_t i) const { return combine(a, {convert<cmp_t<T>>(x), i}); }
   // Partials arrive in any order (threads interleave the indices): ties go to the smaller index.
   __device__ acc_t combine(acc_t a, acc_t b) const {
     if (a.index < 0) return b;
@@ -68,7 +68,7 @@ struct IndexOp {
     return b.index < a.index ? b : a;  // equal, or both NaN
   }
   __device__ void write(int64_t o, acc_t a) const {
-    if (values) values[o] = reduce_cast<T>(a.value);
+    if (values) values[o] = convert<T>(a.value);
     indices[o] = a.index;
   }
 };

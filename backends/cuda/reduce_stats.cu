@@ -24,7 +24,7 @@ struct VarOp {
   bool take_sqrt;
   __device__ acc_t identity() const { return {0, 0, 0}; }
   __device__ acc_t step(acc_t a, T x, int64_t) const {
-    const double v = reduce_cast<double>(x);
+    const double v = convert<double>(x);
     a.n += 1;
     const double d = v - a.mean;
     a.mean += d / static_cast<double>(a.n);
@@ -41,7 +41,7 @@ struct VarOp {
   __device__ void write(int64_t o, acc_t a) const {
     // Divided by max(0, N - correction): N <= correction gives inf or NaN, as in PyTorch.
     const double v = a.m2 / fmax(0.0, static_cast<double>(a.n) - correction);
-    out[o] = reduce_cast<T>(take_sqrt ? sqrt(v) : v);
+    out[o] = convert<T>(take_sqrt ? sqrt(v) : v);
   }
 };
 
@@ -54,7 +54,7 @@ struct NormOp {
   acc_t p;
   __device__ acc_t identity() const { return K == NormKind::NegInf ? infinity<acc_t>() : acc_t(0); }
   __device__ acc_t step(acc_t a, T x, int64_t) const {
-    const acc_t v = fabs(reduce_cast<acc_t>(x));
+    const acc_t v = fabs(convert<acc_t>(x));
     if constexpr (K == NormKind::Inf || K == NormKind::NegInf) return combine(a, v);
     else if constexpr (K == NormKind::Zero) return a + (v != 0 ? acc_t(1) : acc_t(0));
     else if constexpr (K == NormKind::One) return a + v;
@@ -70,7 +70,7 @@ struct NormOp {
   __device__ void write(int64_t o, acc_t a) const {
     if constexpr (K == NormKind::Two) a = sqrt(a);
     else if constexpr (K == NormKind::P) a = pow(a, acc_t(1) / p);
-    out[o] = reduce_cast<T>(a);
+    out[o] = convert<T>(a);
   }
 };
 
@@ -85,7 +85,7 @@ struct LogSumExpOp {
   using acc_t = MaxSum<A>;
   T* out;
   __device__ acc_t identity() const { return {-infinity<A>(), A(0)}; }
-  __device__ acc_t step(acc_t a, T x, int64_t) const { return combine(a, {reduce_cast<A>(x), A(1)}); }
+  __device__ acc_t step(acc_t a, T x, int64_t) const { return combine(a, {convert<A>(x), A(1)}); }
   __device__ acc_t combine(acc_t a, acc_t b) const {
     if (b.sum == 0) return a;  // an empty partial (or exp(-inf))
     if (a.sum == 0) return b;
@@ -99,7 +99,7 @@ struct LogSumExpOp {
     return {a.max, a.sum + b.sum * exp(b.max - a.max)};
   }
   __device__ void write(int64_t o, acc_t a) const {
-    out[o] = reduce_cast<T>(a.sum == 0 ? -infinity<A>() : a.max + log(a.sum));
+    out[o] = convert<T>(a.sum == 0 ? -infinity<A>() : a.max + log(a.sum));
   }
 };
 

@@ -27,11 +27,11 @@ struct SumOp {
   T* out;
   double divisor;  // 1, or N for mean
   __device__ acc_t identity() const { return acc_t(0); }
-  __device__ acc_t step(acc_t a, T x, int64_t) const { return wrap_add(a, reduce_cast<acc_t>(x)); }
+  __device__ acc_t step(acc_t a, T x, int64_t) const { return wrap_add(a, convert<acc_t>(x)); }
   __device__ acc_t combine(acc_t a, acc_t b) const { return wrap_add(a, b); }
   __device__ void write(int64_t o, acc_t a) const {
-    if constexpr (std::is_integral_v<acc_t>) out[o] = reduce_cast<T>(a);
-    else out[o] = reduce_cast<T>(divisor == 1 ? a : static_cast<acc_t>(a / static_cast<acc_t>(divisor)));
+    if constexpr (std::is_integral_v<acc_t>) out[o] = convert<T>(a);
+    else out[o] = convert<T>(divisor == 1 ? a : static_cast<acc_t>(a / static_cast<acc_t>(divisor)));
   }
 };
 
@@ -40,9 +40,9 @@ struct ProdOp {
   using acc_t = reduce_acc_t<T>;
   T* out;
   __device__ acc_t identity() const { return acc_t(1); }
-  __device__ acc_t step(acc_t a, T x, int64_t) const { return wrap_mul(a, reduce_cast<acc_t>(x)); }
+  __device__ acc_t step(acc_t a, T x, int64_t) const { return wrap_mul(a, convert<acc_t>(x)); }
   __device__ acc_t combine(acc_t a, acc_t b) const { return wrap_mul(a, b); }
-  __device__ void write(int64_t o, acc_t a) const { out[o] = reduce_cast<T>(a); }
+  __device__ void write(int64_t o, acc_t a) const { out[o] = convert<T>(a); }
 };
 
 }  // namespace
