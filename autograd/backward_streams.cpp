@@ -43,6 +43,7 @@ void BackwardStreams::pass(const Node& producer, const Node& consumer, Tensor& s
 void BackwardStreams::finish() const {
   for (const auto& [device, id] : used_) {
     const DeviceStreams* streams = device_streams(device.type());
+    if (streams == nullptr) continue;  // unregistered since the node recorded its stream
     const uint64_t caller = streams->current_stream(device);
     if (caller != id) streams->wait_stream(device, caller, id);
   }
