@@ -1,6 +1,7 @@
 // The backward engine (Note [Backward engine]).
 #include "anatomy/autograd/engine.h"
 
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -8,6 +9,7 @@
 #include "anatomy/autograd/accumulate_grad.h"
 #include "anatomy/autograd/anomaly_mode.h"
 #include "anatomy/autograd/autograd_meta.h"
+#include "anatomy/autograd/backward_streams.h"
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -116,10 +118,13 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
   ready.push(root.get());
   AutoGradMode grad_mode(create_graph);
   CapturesInputsScope captures(!inputs.empty());
+  BackwardStreams streams;  // Note [Backward streams]
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
     NodeState& st = state[node];
+    std::optional<DeviceStreamGuard> stream_guard;
+    if (node->has_stream()) streams.enter(*node, stream_guard);
     variable_list in = std::move(st.buffer);
     in.resize(std::max<size_t>(in.size(), node->outputs().size()));
     if (node != root.get()) {
@@ -151,11 +156,16 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
       if (i < out.size() && out[i].defined()) {
         if (cs.buffer.size() <= e.input_nr) cs.buffer.resize(e.input_nr + 1);
         Tensor& slot = cs.buffer[e.input_nr];
-        slot = slot.defined() ? slot + out[i] : std::move(out[i]);
+        if (child->has_stream() && !out[i].device().is_cpu()) {
+          BackwardStreams::pass(*node, *child, slot, std::move(out[i]));
+        } else {
+          slot = slot.defined() ? slot + out[i] : std::move(out[i]);
+        }
       }
       if (--cs.dependencies == 0) ready.push(child);
     }
   }
+  streams.finish();
   return captured;
 }
 

@@ -12,6 +12,8 @@
 //      accumulated into .grad.
 //   5. Without retain_graph, each node frees its saved tensors after it ran, so a second
 //      backward through it raises an error that says to pass retain_graph.
+//   6. A node that recorded a stream runs with it current; gradients crossing streams are
+//      ordered, and the caller's streams wait for the backward's (Note [Backward streams]).
 // With create_graph, formulas run in grad mode, so the gradients have a graph of their own.
 #pragma once
 

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <vector>
 
+#include "anatomy/core/device_streams.h"
+
 namespace anatomy::autograd {
 namespace {
 // Later nodes run first in backward when several are ready (the engine's priority).
@@ -38,6 +40,13 @@ Node::~Node() {
     node->release_owned_nodes(stack);
     take_sole_owned(node->next_edges_);
     // `node` is freed here with no edges left, so its destructor does not recurse.
+  }
+}
+
+void Node::record_stream(Device device) {
+  if (const DeviceStreams* streams = device_streams(device.type())) {
+    stream_id_ = streams->current_stream(device);
+    stream_device_ = device;
   }
 }
 

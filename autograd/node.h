@@ -8,6 +8,13 @@
 // cycle): saved outputs are kept as detached aliases (autograd/saved_tensor.h), and a leaf's
 // AccumulateGrad owns the leaf while the leaf only caches a plain pointer to it.
 //
+// Note [Node streams]
+// A node whose forward outputs live on a device with streams (CUDA) records that device and the
+// stream current on it when the node was made (the forward op's stream; for AccumulateGrad, the
+// stream current when the leaf was first used): the engine runs the node's backward with that
+// stream current (docs/autograd.md, "CUDA streams"). The first such output decides. CPU nodes
+// record nothing, and cost one compare per output for it.
+//
 // Note [Releasing deep graphs]
 // Freeing a node frees the nodes only its edges own, and theirs, and so on: done by nested
 // destructors that is one stack frame per node, and a chain of 100000 ops overflows the stack.
@@ -75,7 +82,16 @@ class Node : public RefCounted {
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   uint64_t sequence_nr() const { return sequence_nr_; }
   const std::vector<OutputInfo>& outputs() const { return outputs_; }
-  void add_output(const Tensor& t) { outputs_.push_back({DimVector(t.sizes()), t.dtype(), t.device()}); }
+  void add_output(const Tensor& t) {
+    outputs_.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
+    if (!has_stream() && t.defined() && !t.device().is_cpu()) record_stream(t.device());
+  }
+
+  // The stream the backward runs on (Note [Node streams]): none when stream_device() is the CPU.
+  bool has_stream() const { return !stream_device_.is_cpu(); }
+  Device stream_device() const { return stream_device_; }
+  // The DeviceStreams id of the stream (core/device_streams.h; 0: the device's default stream).
+  uint64_t stream_id() const { return stream_id_; }
 
   // Hooks registered on a non-leaf tensor made by this node run on the gradient of its output
   // `output_nr` before apply.
@@ -100,7 +116,12 @@ class Node : public RefCounted {
   std::vector<Edge> next_edges_;
 
  private:
+  // Records the calling thread's current stream of `device`, if its backend registered streams.
+  void record_stream(Device device);
+
   uint64_t sequence_nr_;
+  Device stream_device_;  // the CPU: no stream
+  uint64_t stream_id_ = 0;
   std::vector<OutputInfo> outputs_;
   std::vector<std::pair<uint32_t, TensorHook>> tensor_pre_hooks_;
   std::vector<NodePostHook> post_hooks_;
