@@ -1,5 +1,6 @@
-// GPU tests of factories on CUDA: empty, empty_strided, zeros, ones, full, the _like forms, and
-// the random factories, which have no CUDA kernels yet.
+// GPU tests of factories on CUDA: empty, empty_strided, zeros, ones, full and the _like forms.
+// The random factories (rand, randn, randint) are tested with their kernels in
+// test_cuda_random.cpp.
 #include "gpu_test_util.h"
 
 using namespace anatomy;
@@ -60,13 +61,4 @@ TEST_CASE("cuda factories: a fill value that does not fit is a ValueError") {
   ANATOMY_REQUIRE_GPU();
   CHECK_THROWS_AS(full({2}, 300, TensorOptions().dtype(DType::UInt8).device(kCuda)), ValueError);
   CHECK_THROWS_AS(full({2}, 1e300, TensorOptions().dtype(DType::Float32).device(kCuda)), ValueError);
-}
-
-TEST_CASE("cuda factories: random ops have no CUDA kernel yet") {
-  ANATOMY_REQUIRE_GPU();
-  // The dispatcher's message lists the keys that do have kernels.
-  CHECK_THROWS_WITH_AS(rand({2}, kCuda), doctest::Contains("CPU"), NotImplementedError);
-  CHECK_THROWS_AS(randn({2}, kCuda), NotImplementedError);
-  CHECK_THROWS_AS(randint(0, 5, {2}, kCuda), NotImplementedError);
-  CHECK_THROWS_AS(zeros({2}, kCuda).uniform_(), NotImplementedError);
 }
