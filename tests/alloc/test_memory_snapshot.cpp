@@ -137,7 +137,7 @@ TEST_CASE("caching allocator history: the ring keeps only the last N events") {
   CHECK_THROWS_AS(a.record_memory_history(true, 0), anatomy::ValueError);
 }
 
-TEST_CASE("caching allocator history: a CurrentOpScope names the operator; the outermost one wins") {
+TEST_CASE("caching allocator history: a CurrentOpScope names the operator, and the outermost one wins") {
   SimulatedProvider p(64 * kMB);
   CachingAllocator a(p, AllocConf{});
   a.record_memory_history(true, 100);

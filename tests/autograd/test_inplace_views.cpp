@@ -138,7 +138,7 @@ TEST_CASE("inplace views: add_, mul_ and copy_ with an operand that requires gra
   }
 }
 
-TEST_CASE("inplace views: relu_, zero_, fill_ and a scalar mul_ (the x[0].mul_(2) of the docs)") {
+TEST_CASE("inplace views: relu_, zero_, fill_ and a scalar mul_ (the x.select(0, 0).mul_(2) of the docs)") {
   for (const ViewKind& vk : kViews) {
     const std::string relu_name = std::string("relu_ on ") + vk.name, zero = std::string("zero_ on ") + vk.name,
                       fill = std::string("fill_ on ") + vk.name, scale = std::string("mul_(2) on ") + vk.name;
@@ -171,7 +171,7 @@ TEST_CASE("inplace views: relu_, zero_, fill_ and a scalar mul_ (the x[0].mul_(2
   }
 }
 
-TEST_CASE("inplace views: x = leaf * 1; x[0].mul_(2) gives the leaf the gradient of the doubled row") {
+TEST_CASE("inplace views: x = leaf * 1, then x.select(0, 0).mul_(2), gives the leaf the gradient of the doubled row") {
   Tensor leaf = input({3, 2});
   Tensor x = leaf * 1;
   x[0].mul_(scalar(2));

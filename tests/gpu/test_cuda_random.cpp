@@ -172,7 +172,7 @@ TEST_CASE("cuda random: uniform_ equals the CPU's bit for bit, every floating dt
   }
 }
 
-TEST_CASE("cuda random: uniform_ stays in [from, to) and is not constant") {
+TEST_CASE("cuda random: uniform_ stays within from and to, to excluded, and is not constant") {
   ANATOMY_REQUIRE_GPU();
   seed_both(11, 0);
   for (DType d : kFloatDTypes) {
