@@ -107,8 +107,13 @@ step_memcheck() { sanitize memcheck "" --leak-check full; }
 # fail on a hardware exception instead). The tests whose products take those kernels run
 # plainly and under memcheck, not under racecheck; every other test, the exact integer product's
 # shared-memory kernel included, does.
+# The stream, event and pinned-copy tests keep a stream busy for a long time with large
+# element-wise kernels and fp32 products to observe the ordering of work; under racecheck that
+# takes many minutes, and those kernels use no shared memory: they run plainly and under
+# memcheck only.
 racecheck_exclude="cuda matmul: mm matches*,cuda matmul: misaligned*,cuda matmul: bmm and baddbmm*"
 racecheck_exclude+=",cuda matmul: the TF32 switch*,cuda matmul: fp16 accumulation*"
+racecheck_exclude+=",cuda pinned: a *,cuda streams*,cuda events*,cuda autograd streams*"
 step_racecheck() { sanitize racecheck "$racecheck_exclude"; }
 
 step_device_info() {
