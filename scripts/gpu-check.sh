@@ -114,6 +114,9 @@ step_memcheck() { sanitize memcheck "" --leak-check full; }
 racecheck_exclude="cuda matmul: mm matches*,cuda matmul: misaligned*,cuda matmul: bmm and baddbmm*"
 racecheck_exclude+=",cuda matmul: the TF32 switch*,cuda matmul: fp16 accumulation*"
 racecheck_exclude+=",cuda pinned: a *,cuda streams*,cuda events*,cuda autograd streams*"
+# The training tests run 400 optimizer steps (thousands of small kernels, each instrumented);
+# their kernels' own tests run under racecheck.
+racecheck_exclude+=",cuda training: a two-layer*,cuda training: the same MLP*"
 step_racecheck() { sanitize racecheck "$racecheck_exclude"; }
 
 step_device_info() {
