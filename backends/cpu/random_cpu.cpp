@@ -8,19 +8,12 @@
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/generator.h"
 #include "anatomy/core/philox.h"
+#include "anatomy/core/random_args.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/dispatch/library.h"
 
 namespace anatomy::cpu {
 namespace {
-
-template <typename T>
-constexpr int mantissa_digits() {
-  if constexpr (std::is_same_v<T, Half>) return 11;
-  else if constexpr (std::is_same_v<T, BFloat16>) return 8;
-  else if constexpr (std::is_same_v<T, float>) return 24;
-  else return 53;
-}
 
 // Writes value_of(block, T-tag) into every element of self, element i getting block i.
 template <typename Fn>
@@ -40,9 +33,7 @@ void fill_random(const Tensor& self, const char* op, Fn&& value_of) {
 }
 
 Tensor uniform_cpu(const Tensor& self, double from, double to) {
-  ANATOMY_CHECK(is_floating(self.dtype()), TypeError, "uniform_: needs a floating tensor, got {}", name(self.dtype()));
-  ANATOMY_CHECK(from <= to && std::isfinite(from) && std::isfinite(to), ValueError,
-                "uniform_: expects from <= to and both finite, got from={} to={}", from, to);
+  check_uniform_args(self.dtype(), from, to);
   fill_random(self, "uniform_", [&]<typename T>(const Philox4x32Result& r) {
     double u = philox_uniform_bits<mantissa_digits<T>()>(r);
     return convert<T>(from + (to - from) * u);
@@ -51,42 +42,15 @@ Tensor uniform_cpu(const Tensor& self, double from, double to) {
 }
 
 Tensor normal_cpu(const Tensor& self, double mean, double std) {
-  ANATOMY_CHECK(is_floating(self.dtype()), TypeError, "normal_: needs a floating tensor, got {}", name(self.dtype()));
-  ANATOMY_CHECK(std >= 0.0 && std::isfinite(std), ValueError, "normal_: std must be finite and >= 0, got {}", std);
+  check_normal_args(self.dtype(), std);
   fill_random(self, "normal_", [&]<typename T>(const Philox4x32Result& r) {
     return convert<T>(mean + std * philox_normal(r));
   });
   return self;
 }
 
-// The largest integer `random_` may produce for a dtype: its max for integers, 2^digits for
-// floats (every integer up to there is exact).
-int64_t random_upper_limit(DType t) {
-  return visit_dtype(t, "random_", [&]<typename T>() -> int64_t {
-    if constexpr (std::is_same_v<T, bool>) return 1;
-    else if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(std::numeric_limits<T>::max());
-    else return int64_t{1} << mantissa_digits<T>();
-  });
-}
-
 Tensor random_cpu(const Tensor& self, int64_t from, std::optional<int64_t> to) {
-  int64_t limit = random_upper_limit(self.dtype());
-  int64_t lowest = visit_dtype(self.dtype(), "random_", [&]<typename T>() -> int64_t {
-    if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(std::numeric_limits<T>::lowest());
-    else return -limit;
-  });
-  ANATOMY_CHECK(from >= lowest, ValueError, "random_: from={} is below the smallest {} value {}", from,
-                name(self.dtype()), lowest);
-  // `to` is exclusive; without it the range ends at the dtype's limit (inclusive).
-  uint64_t range;
-  if (to) {
-    ANATOMY_CHECK(from < *to, ValueError, "random_: expects from < to, got from={} to={}", from, *to);
-    ANATOMY_CHECK(*to - 1 <= limit, ValueError, "random_: to - 1 = {} is above the largest {} value {}", *to - 1,
-                  name(self.dtype()), limit);
-    range = static_cast<uint64_t>(*to) - static_cast<uint64_t>(from);
-  } else {
-    range = static_cast<uint64_t>(limit) - static_cast<uint64_t>(from) + 1;
-  }
+  const uint64_t range = random_range(self.dtype(), from, to);
   fill_random(self, "random_", [&]<typename T>(const Philox4x32Result& r) {
     uint64_t bits = philox_u64(r);
     // Modulo has a bias below 2^-32 for ranges under 2^32; a range of 2^64 (range == 0 after

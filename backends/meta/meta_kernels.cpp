@@ -2,6 +2,7 @@
 // the real kernels do and compute output metadata, so a user can ask what an op would return
 // (shape, dtype, layout) without allocating or computing anything.
 #include "anatomy/core/empty_tensor.h"
+#include "anatomy/core/random_args.h"
 #include "anatomy/core/type_promotion.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
@@ -45,20 +46,19 @@ Tensor fill_meta(const Tensor& self, const Scalar& value) {
   return self;
 }
 
+// The random fills check their arguments as every backend does (core/random_args.h).
 Tensor uniform_meta(const Tensor& self, double from, double to) {
-  ANATOMY_CHECK(is_floating(self.dtype()), TypeError, "uniform_: needs a floating tensor, got {}", name(self.dtype()));
-  ANATOMY_CHECK(from <= to, ValueError, "uniform_: expects from <= to, got from={} to={}", from, to);
+  check_uniform_args(self.dtype(), from, to);
   return self;
 }
 
 Tensor normal_meta(const Tensor& self, double, double std) {
-  ANATOMY_CHECK(is_floating(self.dtype()), TypeError, "normal_: needs a floating tensor, got {}", name(self.dtype()));
-  ANATOMY_CHECK(std >= 0.0, ValueError, "normal_: std must be >= 0, got {}", std);
+  check_normal_args(self.dtype(), std);
   return self;
 }
 
 Tensor random_meta(const Tensor& self, int64_t from, std::optional<int64_t> to) {
-  ANATOMY_CHECK(!to || from < *to, ValueError, "random_: expects from < to, got from={} to={}", from, *to);
+  (void)random_range(self.dtype(), from, to);
   return self;
 }
 
