@@ -50,6 +50,13 @@ Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle&
       // (CloneBackward0 into the old history), so double backward through it still works.
       if (static_cast<int>(i) == mutated_arg_) {
         a.tensors.emplace_back(t.clone(), false);
+      } else if (mutated_arg_ >= 0 && t.defined() && t.is_alias_of(args_[mutated_arg_].get<Tensor>())) {
+        // Another operand aliasing the tensor this op writes (v.mul_(v), v.mul_(base)): the
+        // write makes it stale, so backward raises the version error whatever is kept. Kept as
+        // a detached alias (as a saved output is): holding it with its history would make a
+        // cycle once that history leads back here (its grad_fn, or a CopySlices around this node).
+        check_saveable(t, schema.full_name());
+        a.tensors.emplace_back(t, /*is_output=*/true);
       } else {
         check_saveable(t, schema.full_name());
         a.tensors.emplace_back(t, false);
