@@ -42,6 +42,7 @@
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/index_error.h"
 #include "anatomy/backends/cuda/pinned_allocator.h"
 #include "anatomy/backends/cuda/sync_debug.h"
 #include "anatomy/backends/cuda/make_strided_layout.h"
@@ -158,7 +159,9 @@ void memcpy_to_host(void* dst, const void* src, size_t nbytes, const char* op, b
   const cudaStream_t stream = current_stream();
   if (wait) check_synchronization(op, "a copy from the device to host memory");
   ANATOMY_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, stream));
-  if (wait) ANATOMY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (!wait) return;
+  ANATOMY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  raise_pending_index_error(current_device());
 }
 
 // A contiguous CPU tensor with the values, sizes and dtype of CUDA tensor t.
@@ -185,6 +188,7 @@ void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
   if (!non_blocking && is_pinned(host.data_ptr())) {
     check_synchronization("aten::copy_", "a blocking copy from pinned host memory");
     ANATOMY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    raise_pending_index_error(device);
   }
   if (!target.is_same(dst)) copy_same_device(dst, target);
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "anatomy/backends/cuda/cuda_check.h"
+#include "anatomy/backends/cuda/index_error.h"
 #include "anatomy/backends/cuda/sync_debug.h"
 #include "anatomy/core/error.h"
 
@@ -141,6 +142,7 @@ void synchronize(int index) {
   check_available("synchronize");
   check_synchronization("cuda::synchronize", "cudaDeviceSynchronize");
   ANATOMY_CUDA_CHECK(cudaDeviceSynchronize());
+  raise_pending_index_error(current_device());
 }
 
 DeviceGuard::DeviceGuard(int index) {

@@ -7,6 +7,7 @@
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/index_error.h"
 #include "anatomy/core/error.h"
 
 namespace anatomy::cuda {
@@ -80,6 +81,7 @@ bool Event::query() const {
 void Event::synchronize() const {
   if (event_ == nullptr) return;
   ANATOMY_CUDA_CHECK(cudaEventSynchronize(event_));
+  raise_pending_index_error(device_);
 }
 
 void Event::block(const Stream& stream) const {

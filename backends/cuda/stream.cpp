@@ -10,6 +10,7 @@
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/event.h"
+#include "anatomy/backends/cuda/index_error.h"
 #include "anatomy/core/error.h"
 
 namespace anatomy::cuda {
@@ -59,6 +60,7 @@ void Stream::synchronize() const {
   check_available("Stream::synchronize");
   DeviceGuard guard(device_);
   ANATOMY_CUDA_CHECK(cudaStreamSynchronize(handle_));
+  raise_pending_index_error(device_);
 }
 
 bool Stream::query() const {
