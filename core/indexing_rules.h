@@ -1,7 +1,9 @@
 // The argument rules of the indexing operators (gather, scatter, index_select, take, masked_*,
 // cat, advanced indexing), shared by every backend's kernels: index dtypes, shape rules and
-// result shapes. Nothing here reads tensor data, so the Meta kernels use it too; the checks on
-// index values (range, wrapping) live with the CPU kernels (backends/cpu/index_utils.h).
+// result shapes. Nothing here reads tensor data, so the Meta kernels use it too, except
+// expand_bool_masks (it calls the nonzero operator of the masks' device); the checks on index
+// values (range, wrapping) live with each backend's kernels (backends/cpu/index_utils.h,
+// backends/cuda/index_error.h).
 #pragma once
 
 #include <vector>
@@ -44,5 +46,20 @@ struct AdvancedIndexShape {
 // Checks the entries (integer dtypes, no more than self.dim(), broadcastable: IndexError) and
 // computes the shapes; `entries` must already hold no bool masks.
 AdvancedIndexShape plan_advanced_index(const Tensor& self, const std::vector<Tensor>& entries, const char* op);
+
+// index.Tensor / index_put_: every entry is undefined (a full slice), bool, int64 or int32
+// (TypeError naming op).
+void check_advanced_index_dtypes(TensorList indices, const char* op);
+
+// Bool masks become their nonzero positions (the `nonzero` operator, on the mask's device), one
+// int64 tensor per dim they cover; other entries pass through. A mask's shape must match the
+// dims it covers (IndexError).
+std::vector<Tensor> expand_bool_masks(const Tensor& self, TensorList indices, const char* op);
+
+// The walk of advanced indexing in (index block + rest dims) order: its sizes, self's strides
+// (0 over the index block) and the offsets table's strides (the table is row-major over the
+// index shape; 0 over the rest dims).
+void advanced_index_walk(const Tensor& self, const AdvancedIndexShape& plan, DimVector& sizes, DimVector& self_strides,
+                         DimVector& offset_strides);
 
 }  // namespace anatomy

@@ -86,29 +86,6 @@ Tensor embedding_cpu(const Tensor& weight, const Tensor& indices) {
 
 }  // namespace
 
-// Advanced indexing: bool masks become integer tensors first, so the rest sees those only.
-std::vector<Tensor> expand_bool_masks(const Tensor& self, TensorList indices, const char* op) {
-  std::vector<Tensor> out;
-  for (const Tensor& e : indices) {
-    if (!e.defined() || e.dtype() != DType::Bool) {
-      out.push_back(e);
-      continue;
-    }
-    const int64_t at = static_cast<int64_t>(out.size());
-    ANATOMY_CHECK(e.dim() > 0, IndexError, "{}: a 0-dim bool index is not supported", op);
-    ANATOMY_CHECK(at + e.dim() <= self.dim(), IndexError, "{}: too many indices for a tensor of dimension {}", op,
-                  self.dim());
-    for (int64_t j = 0; j < e.dim(); ++j) {
-      ANATOMY_CHECK(e.size(j) == self.size(at + j), IndexError,
-                    "{}: the shape of the mask [{}] at index {} does not match the shape of the indexed tensor [{}]",
-                    op, fmt::join(e.sizes(), ", "), j, fmt::join(self.sizes(), ", "));
-    }
-    Tensor nz = nonzero(e);
-    for (int64_t j = 0; j < e.dim(); ++j) out.push_back(nz.select(1, j));
-  }
-  return out;
-}
-
 std::vector<int64_t> advanced_index_offsets(const Tensor& self, const std::vector<Tensor>& entries,
                                             const AdvancedIndexShape& plan, const char* op) {
   std::vector<int64_t> offsets(static_cast<size_t>(checked_numel(plan.index_shape, op)), 0);
@@ -120,27 +97,11 @@ std::vector<int64_t> advanced_index_offsets(const Tensor& self, const std::vecto
   return offsets;
 }
 
-void advanced_index_walk(const Tensor& self, const AdvancedIndexShape& plan, DimVector& sizes, DimVector& self_strides,
-                         DimVector& offset_strides) {
-  const DimVector block_strides = contiguous_strides(plan.index_shape);
-  sizes = plan.index_shape;
-  self_strides = DimVector(plan.index_shape.size(), 0);
-  offset_strides = block_strides;
-  for (int64_t d : plan.rest_dims) {
-    sizes.push_back(self.size(d));
-    self_strides.push_back(self.stride(d));
-    offset_strides.push_back(0);
-  }
-}
-
 namespace {
 
 Tensor index_cpu(const Tensor& self, TensorList indices) {
   const char* op = "index";
-  for (const Tensor& e : indices) {
-    ANATOMY_CHECK(!e.defined() || e.dtype() == DType::Bool || e.dtype() == DType::Int64 || e.dtype() == DType::Int32,
-                  TypeError, "{}: tensors used as indices must be int64, int32 or bool, got {}", op, name(e.dtype()));
-  }
+  check_advanced_index_dtypes(indices, op);
   const std::vector<Tensor> entries = expand_bool_masks(self, indices, op);
   const AdvancedIndexShape plan = plan_advanced_index(self, entries, op);
   const std::vector<int64_t> offsets = advanced_index_offsets(self, entries, plan, op);

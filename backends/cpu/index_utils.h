@@ -122,16 +122,11 @@ inline void scatter_elements(IntArrayRef sizes, const Tensor& dst, IntArrayRef d
   });
 }
 
-// Advanced indexing (index_cpu.cpp, used by index_put_ in scatter_cpu.cpp too).
-// Bool masks become their nonzero positions, one int64 tensor per dim they cover.
-std::vector<Tensor> expand_bool_masks(const Tensor& self, TensorList indices, const char* op);
+// Advanced indexing (index_cpu.cpp, used by index_put_ in scatter_cpu.cpp too; the bool masks
+// and the walk are core/indexing_rules.h's, shared with CUDA).
 // The element offset into self of every position of the broadcast index shape, row-major;
 // negative indices wrap, out-of-range ones raise IndexError.
 std::vector<int64_t> advanced_index_offsets(const Tensor& self, const std::vector<Tensor>& entries,
                                             const AdvancedIndexShape& plan, const char* op);
-// The walk in (index block + rest dims) order: its sizes, self's strides (0 over the index
-// block) and the offsets table's strides (0 over the rest dims).
-void advanced_index_walk(const Tensor& self, const AdvancedIndexShape& plan, DimVector& sizes, DimVector& self_strides,
-                         DimVector& offset_strides);
 
 }  // namespace anatomy::cpu

@@ -52,10 +52,7 @@ Tensor scatter_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, con
 
 Tensor index_put_cpu(const Tensor& self, TensorList indices, const Tensor& values, bool accumulate) {
   const char* op = "index_put_";
-  for (const Tensor& e : indices) {
-    ANATOMY_CHECK(!e.defined() || e.dtype() == DType::Bool || e.dtype() == DType::Int64 || e.dtype() == DType::Int32,
-                  TypeError, "{}: tensors used as indices must be int64, int32 or bool, got {}", op, name(e.dtype()));
-  }
+  check_advanced_index_dtypes(indices, op);
   ANATOMY_CHECK(values.dtype() == self.dtype(), TypeError, "{}: values have dtype {} but self has {} (they must match)",
                 op, name(values.dtype()), name(self.dtype()));
   check_no_internal_overlap(self, op);
