@@ -7,8 +7,8 @@
 //
 // Index tensors must be on self's device (DeviceError), except for advanced indexing, which
 // takes CPU indices and masks too, as PyTorch does, and copies them to the device. A bool mask
-// becomes its positions through the `nonzero` operator, which waits for the device to learn
-// their count (the one wait here; only masks cause it).
+// becomes its positions through the `nonzero` operator of its device; a CUDA mask's waits for
+// the device to learn their count (the one wait here; only CUDA masks cause it).
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/index.h"
@@ -116,8 +116,8 @@ Tensor embedding_cuda(const Tensor& weight, const Tensor& indices) {
 Tensor index_cuda(const Tensor& self, TensorList indices) {
   const char* op = "index";
   check_advanced_index_dtypes(indices, op);
-  const std::vector<Tensor> on_device = index_entries_on_device(self, indices, op);
-  const std::vector<Tensor> entries = expand_bool_masks(self, on_device, op);
+  // Masks become positions on their own device (a CPU mask needs no wait for the device).
+  const std::vector<Tensor> entries = index_entries_on_device(self, expand_bool_masks(self, indices, op), op);
   const AdvancedIndexShape plan = plan_advanced_index(self, entries, op);
   const IndexErrorSink sink = index_error_sink(tensor_device_index(self), op);
   const Tensor table = advanced_index_offsets(self, entries, plan, sink);

@@ -8,7 +8,8 @@
 //
 // Index tensors and sources must be on self's device (DeviceError), except index_put_'s indices
 // and masks, which may be CPU tensors (copied to the device), as in PyTorch. A bool mask becomes
-// its positions through the `nonzero` operator, which waits for the device to learn their count.
+// its positions through the `nonzero` operator of its device; a CUDA mask's waits for the device
+// to learn their count (the one wait here).
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/index_error_host.h"
 #include "anatomy/backends/cuda/index_table.h"
@@ -73,8 +74,8 @@ Tensor index_put_cuda(const Tensor& self, TensorList indices, const Tensor& valu
                 op, name(values.dtype()), name(self.dtype()));
   check_no_internal_overlap(self, op);
   check_same_device(self, values, "values", op);
-  const std::vector<Tensor> on_device = index_entries_on_device(self, indices, op);
-  const std::vector<Tensor> entries = expand_bool_masks(self, on_device, op);
+  // Masks become positions on their own device (a CPU mask needs no wait for the device).
+  const std::vector<Tensor> entries = index_entries_on_device(self, expand_bool_masks(self, indices, op), op);
   const AdvancedIndexShape plan = plan_advanced_index(self, entries, op);
   ANATOMY_CHECK(is_expandable_to(values.sizes(), plan.result_shape), ValueError,
                 "{}: values of shape [{}] cannot be broadcast to the indexing result of shape [{}]", op,
