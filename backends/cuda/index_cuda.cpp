@@ -68,8 +68,7 @@ Tensor gather_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
   check_same_device(self, index, "the index", op);
   const Tensor self1 = as_1d(self), index1 = as_1d(index);
   const IndexErrorSink sink = index_error_sink(tensor_device_index(self), op);
-  const Tensor table =
-      index_offsets(index1, self1.size(dim), dim, self1.stride(dim), /*allow_negative=*/false, sink);
+  const Tensor table = index_offsets(index1, self1.size(dim), dim, self1.stride(dim), /*allow_negative=*/false, sink);
   Tensor out = empty(index.sizes(), self.options());
   const Tensor out1 = as_1d(out);
   // The table is row-major over index's shape: out's contiguous strides.

@@ -54,8 +54,8 @@ void gather_rows(void* out, const void* src, const int64_t* table, size_t elemen
   const int64_t row_words = row_elems * static_cast<int64_t>(element_size) / static_cast<int64_t>(sizeof(Word));
   const int64_t n = outer * rows * row_words;
   index_gather_rows_kernel<Word><<<grid_blocks(n), kBlockThreads, 0, stream>>>(
-      static_cast<Word*>(out), static_cast<const unsigned char*>(src), table, static_cast<int64_t>(element_size),
-      outer, rows, row_words, src_outer_stride, n);
+      static_cast<Word*>(out), static_cast<const unsigned char*>(src), table, static_cast<int64_t>(element_size), outer,
+      rows, row_words, src_outer_stride, n);
   ANATOMY_CUDA_LAUNCH_CHECK();
 }
 

@@ -127,10 +127,8 @@ void scatter_by_table(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_stri
   const int64_t n_par = checked_numel(par_sizes, op), n_ser = checked_numel(ser_sizes, op);
   if (n_par == 0 || n_ser == 0) return;
   DeviceGuard guard(tensor_device_index(dst));
-  const StridedLayout<3> par =
-      make_strided_layout<3>(par_sizes, {par_strides[0], par_strides[1], par_strides[2]}, op);
-  const StridedLayout<3> ser =
-      make_strided_layout<3>(ser_sizes, {ser_strides[0], ser_strides[1], ser_strides[2]}, op);
+  const StridedLayout<3> par = make_strided_layout<3>(par_sizes, {par_strides[0], par_strides[1], par_strides[2]}, op);
+  const StridedLayout<3> ser = make_strided_layout<3>(ser_sizes, {ser_strides[0], ser_strides[1], ser_strides[2]}, op);
   const bool ok = launch_index_scatter(dst.dtype(), dst.data_ptr(), src.data_ptr(), table.data_ptr<int64_t>(), par,
                                        n_par, ser, n_ser, accumulate, sink, current_stream());
   ANATOMY_CHECK(ok, TypeError, "{}: dtype {} is not supported", op, name(dst.dtype()));

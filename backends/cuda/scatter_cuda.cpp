@@ -36,8 +36,7 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   const Tensor self1 = as_1d(self), index1 = as_1d(index);
   const Tensor flag = make_call_flag(device);
   const IndexErrorSink sink = index_error_sink(device, op, flag.data_ptr<int32_t>());
-  const Tensor table =
-      index_offsets(index1, self1.size(dim), dim, self1.stride(dim), /*allow_negative=*/false, sink);
+  const Tensor table = index_offsets(index1, self1.size(dim), dim, self1.stride(dim), /*allow_negative=*/false, sink);
   // A source sharing memory with self is read before anything is written.
   const Tensor source = may_overlap(self, src) ? src.clone() : src;
   DimVector dst_strides(self1.strides());

@@ -106,7 +106,8 @@ TEST_CASE("cuda index_select: large rows, zero-size and 0-dim") {
   const Tensor big = gpu_test::sample({3000, 130}, DType::Float32);
   const Tensor index = random_index({5000}, 0, 3000, DType::Int32);
   CHECK(same_values(on_cuda(big).index_select(0, on_cuda(index)), big.index_select(0, index)));
-  CHECK(same_values(on_cuda(big).index_select(1, on_cuda(index.remainder(130))), big.index_select(1, index.remainder(130))));
+  CHECK(same_values(on_cuda(big).index_select(1, on_cuda(index.remainder(130))),
+                    big.index_select(1, index.remainder(130))));
   const Tensor none = random_index({0}, 0, 1);
   CHECK(same_values(on_cuda(big).index_select(0, on_cuda(none)), big.index_select(0, none)));
   const Tensor empty_self = gpu_test::sample({0, 4}, DType::Float32);
@@ -132,7 +133,7 @@ TEST_CASE("cuda gather: every dtype and dim, smaller index, transposed and offse
   }
   const Tensor self = gpu_test::sample({8, 7}, DType::Float64);
   const Tensor index = random_index({9, 8}, 0, 7);
-  const Tensor sv = self.t().slice(0, 1);                   // [6, 8], transposed, offset
+  const Tensor sv = self.t().slice(0, 1);                  // [6, 8], transposed, offset
   const Tensor iv = index.slice(0, 2).t().slice(1, 0, 6);  // [8, 6] -> transposed, offset
   const Tensor gs = on_cuda(self).t().slice(0, 1), gi = on_cuda(index).slice(0, 2).t().slice(1, 0, 6);
   CHECK(same_values(gs.gather(1, gi.slice(0, 0, 6).remainder(8)), sv.gather(1, iv.slice(0, 0, 6).remainder(8))));
@@ -200,12 +201,12 @@ TEST_CASE("cuda index: one and several index tensors, broadcast, slices, non-adj
   const Tensor i0 = random_index({4, 1}, -5, 5), i1 = random_index({3}, -6, 6, DType::Int32);
   const Tensor i2 = random_index({2, 4, 3}, 0, 7), i3 = random_index({9}, 0, 3);
   const std::vector<std::vector<Tensor>> cases = {
-      {i0},                              // one index
-      {i0, i1},                          // broadcast [4, 1] and [3]
-      {Tensor(), i1},                    // a slice first: the block stays in place
-      {i0, Tensor(), i2.select(0, 1)},   // non-adjacent: the block moves to the front
+      {i0},                                      // one index
+      {i0, i1},                                  // broadcast [4, 1] and [3]
+      {Tensor(), i1},                            // a slice first: the block stays in place
+      {i0, Tensor(), i2.select(0, 1)},           // non-adjacent: the block moves to the front
       {i0, i1, random_index({3, 4}, 0, 7).t()},  // a transposed index, broadcast to [4, 3]
-      {Tensor(), Tensor(), i2},          // a 3-D index in the middle
+      {Tensor(), Tensor(), i2},                  // a 3-D index in the middle
       {Tensor(), Tensor(), Tensor(), i3},
       {random_index({0}, 0, 1), Tensor(), random_index({0}, 0, 1)},  // zero-size
   };
@@ -276,9 +277,8 @@ TEST_CASE("cuda scatter_, scatter_.value and scatter_add_: every dtype, repeated
           t.scatter_add_(dim, cuda ? on_cuda(index) : index, cuda ? on_cuda(src) : src);
         });
         const Scalar value = d == DType::Bool ? Scalar(true) : Scalar(3);
-        check_write(self, [&](const Tensor& t, bool cuda) {
-          t.copy_(scatter(t, dim, cuda ? on_cuda(index) : index, value));
-        });
+        check_write(
+            self, [&](const Tensor& t, bool cuda) { t.copy_(scatter(t, dim, cuda ? on_cuda(index) : index, value)); });
       }
     }
   }
@@ -321,9 +321,8 @@ TEST_CASE("cuda scatter_: transposed, offset and 0-dim operands, zero-size index
   });
   // An empty index writes nothing.
   const Tensor none = random_index({0, 9}, 0, 1);
-  check_write(base, [&](const Tensor& t, bool cuda) {
-    t.scatter_(0, cuda ? on_cuda(none) : none, cuda ? on_cuda(src) : src);
-  });
+  check_write(
+      base, [&](const Tensor& t, bool cuda) { t.scatter_(0, cuda ? on_cuda(none) : none, cuda ? on_cuda(src) : src); });
 }
 
 TEST_CASE("cuda index_put_: accumulate or not, repeated and broadcast indices, broadcast values") {
@@ -389,8 +388,9 @@ TEST_CASE("cuda index ops: host-checkable errors raise the CPU's types at the ca
   CHECK_THROWS_AS(self.gather(0, on_cuda(random_index({3}, 0, 4))), ValueError);
   CHECK_THROWS_AS(self.index({findex}), TypeError);
   CHECK_THROWS_AS(self.index({on_cuda(random_index({3}, 0, 4)), on_cuda(random_index({2}, 0, 4))}), IndexError);
-  CHECK_THROWS_AS(self.scatter_(0, on_cuda(random_index({2, 5}, 0, 4)), on_cuda(gpu_test::sample({2, 5}, DType::Int32))),
-                  TypeError);
+  CHECK_THROWS_AS(
+      self.scatter_(0, on_cuda(random_index({2, 5}, 0, 4)), on_cuda(gpu_test::sample({2, 5}, DType::Int32))),
+      TypeError);
   // Index tensors of gather, scatter, take, index_select and embedding must be on self's device.
   CHECK_THROWS_AS(self.index_select(0, random_index({3}, 0, 4)), DeviceError);
   CHECK_THROWS_AS(self.gather(0, random_index({3, 5}, 0, 4)), DeviceError);
