@@ -2,6 +2,7 @@
 // launches of the gather and scatter kernels over the CPU's walks.
 #include "anatomy/backends/cuda/index_table.h"
 
+#include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/index.h"
@@ -86,6 +87,11 @@ Tensor advanced_index_offsets(const Tensor& self, const std::vector<Tensor>& ent
   Tensor table = empty_table(plan.index_shape, self);
   if (n == 0) return table;
   DeviceGuard guard(tensor_device_index(self));
+  if (plan.indexed_dims.empty()) {
+    // Only slices (t.index({None})): every position reads self at offset 0 of the walk.
+    ANATOMY_CUDA_CHECK(cudaMemsetAsync(table.data_ptr(), 0, table.nbytes(), current_stream()));
+    return table;
+  }
   bool first = true;
   for (int64_t d : plan.indexed_dims) {
     const Tensor e = entries[d].expand(plan.index_shape);
