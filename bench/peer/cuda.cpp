@@ -78,8 +78,23 @@ struct CopyCuda : LargeCudaCase {
   at::Tensor run_torch() { return tout.copy_(a.t); }
 };
 
+// a + b.t() on 8192 x 8192 fp32 into an output allocated once: one operand is read across its
+// rows (Note [Transposed element-wise operands]). Bytes: two inputs read and one output written.
+struct AddTransposedCuda : CaseDefaults {
+  static constexpr const char* kName = "add_transposed_8192_fp32_cuda";
+  static constexpr Timing kTiming = Timing::kCudaEvents;
+  static constexpr benchmark::TimeUnit kUnit = benchmark::kMicrosecond;
+  static constexpr int64_t kSide = 8192;
+  static constexpr int64_t kBytes = 3 * kSide * kSide * 4;
+  CudaPair a{anatomy::randn({kSide, kSide})}, b{anatomy::randn({kSide, kSide})};
+  anatomy::Tensor out = anatomy::empty({kSide, kSide}, kCuda);
+  at::Tensor tout = at::empty({kSide, kSide}, at::kCUDA);
+  anatomy::Tensor run_anatomy() { return anatomy::add_out(out, a.a, b.a.t()); }
+  at::Tensor run_torch() { return at::add_out(tout, a.t, b.t.t()); }
+};
+
 const int registered = (register_pair<AddTinyCuda>(), register_pair<MemcpyCuda>(), register_pair<CopyCuda>(),
-                        register_pair<AddOutCuda>(), register_pair<AddCuda>(), 0);
+                        register_pair<AddOutCuda>(), register_pair<AddCuda>(), register_pair<AddTransposedCuda>(), 0);
 
 }  // namespace
 }  // namespace peer
