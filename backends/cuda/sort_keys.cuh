@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "anatomy/core/dtype.h"
 #include "anatomy/core/macros.h"
 
 namespace anatomy::cuda {
@@ -27,6 +28,31 @@ struct KeyRule {
   bool descending = false;
 };
 
+// The rule of each dtype; its keys are unsigned integers of element_size(dtype) bytes.
+constexpr KeyRule key_rule(DType dtype, bool descending) {
+  switch (dtype) {
+    case DType::Bool:
+      return {KeyKind::Bool, 0, descending};
+    case DType::UInt8:
+      return {KeyKind::Unsigned, 0, descending};
+    case DType::Int8:
+    case DType::Int32:
+    case DType::Int64:
+      return {KeyKind::Signed, 0, descending};
+    case DType::Float16:
+      return {KeyKind::Float, 0x7C00, descending};
+    case DType::BFloat16:
+      return {KeyKind::Float, 0x7F80, descending};
+    case DType::Float32:
+      return {KeyKind::Float, 0x7F800000u, descending};
+    case DType::Float64:
+      return {KeyKind::Float, 0x7FF0000000000000ull, descending};
+  }
+  return {KeyKind::Unsigned, 0, descending};
+}
+
+// The key of one element, from its bits (host and device: the GPU tests check the map on the
+// host against the CPU's comparisons).
 template <typename U>
 ANATOMY_HOST_DEVICE U order_key(U bits, const KeyRule& rule) {
   constexpr U sign = static_cast<U>(U{1} << (8 * sizeof(U) - 1));

@@ -1,14 +1,18 @@
 // GPU tests of sort, argsort and topk on CUDA against the CPU, bit for bit (values and
 // indices): every dtype with many ties, NaN of both signs, +-0.0, +-inf and the integer extremes;
-// both directions; dims not innermost, transposed and sliced inputs; both CUB paths of Note [CUDA
-// sort paths] (many rows, one row, a few long rows); zero-size and 0-dim tensors; topk with
-// k = 0, 1, n and sorted=false; the CPU's errors.
+// both directions; dims not innermost, transposed and sliced inputs; one row (one sort pass) and
+// many rows (two passes, Note [CUDA sort paths]), rows longer than a block; zero-size and 0-dim
+// tensors; topk with k = 0, 1, n and sorted=false; the CPU's errors; and, on the host, the key map.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "anatomy/backends/cuda/sort_keys.cuh"
 #include "gpu_test_util.h"
 
 using namespace anatomy;
@@ -101,7 +105,55 @@ void check_topk(const Tensor& x, const Tensor& g, int64_t dim, const std::vector
   }
 }
 
+// The positions of a 1-d CPU tensor's elements stably sorted by their CUDA keys (sort_keys.cuh),
+// computed on the host.
+template <typename U>
+std::vector<int64_t> order_by_keys(const Tensor& x, bool descending) {
+  const Tensor host = x.contiguous();
+  const int64_t n = host.numel();
+  std::vector<U> keys(static_cast<size_t>(n));
+  const cuda::KeyRule rule = cuda::key_rule(x.dtype(), descending);
+  for (int64_t i = 0; i < n; ++i) {
+    U bits;
+    std::memcpy(&bits, static_cast<const char*>(host.data_ptr()) + i * sizeof(U), sizeof(U));
+    keys[i] = cuda::order_key<U>(bits, rule);
+  }
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
+  return order;
+}
+
+std::vector<int64_t> order_by_keys(const Tensor& x, bool descending) {
+  switch (x.element_size()) {
+    case 1:
+      return order_by_keys<uint8_t>(x, descending);
+    case 2:
+      return order_by_keys<uint16_t>(x, descending);
+    case 4:
+      return order_by_keys<uint32_t>(x, descending);
+    default:
+      return order_by_keys<uint64_t>(x, descending);
+  }
+}
+
 }  // namespace
+
+// The key map alone, on the host (order_key is a host and device function), so it needs no GPU:
+// a stable sort by key must be the CPU's sort, ties, NaN, -0.0 and the extremes included.
+TEST_CASE("cuda sort keys: a stable sort by key is the CPU's order for every dtype") {
+  uint64_t seed = 300;
+  for (DType d : gpu_test::all_dtypes()) {
+    CAPTURE(name(d));
+    const Tensor x = tie_sample({2000}, d, seed++);
+    for (bool descending : {false, true}) {
+      CAPTURE(descending);
+      const Tensor want = std::get<1>(x.sort(0, descending));
+      const std::vector<int64_t> got = order_by_keys(x, descending);
+      CHECK(std::equal(got.begin(), got.end(), static_cast<const int64_t*>(want.data_ptr())));
+    }
+  }
+}
 
 TEST_CASE("cuda sort: every dtype, ties and special values match the CPU in both directions") {
   ANATOMY_REQUIRE_GPU();
@@ -129,10 +181,10 @@ TEST_CASE("cuda sort: long rows, a few long rows and many short rows match the C
   uint64_t seed = 100;
   for (DType d : gpu_test::all_dtypes()) {
     CAPTURE(name(d));
-    // One row: a device-wide radix sort.
+    // One row: the sort by key alone.
     const Tensor one = tie_sample({100000}, d, seed++);
     check_sort(one, one.to(kCuda), 0, "one row of 100000");
-    // A few rows longer than a block: one block each (100000) or a device-wide sort each (200000).
+    // A few rows longer than a block, then many short rows: sorted by key, then by row.
     const Tensor few = tie_sample({3, 100000}, d, seed++);
     check_sort(few, few.to(kCuda), 1, "3 rows of 100000");
     const Tensor few_long = tie_sample({200000, 3}, d, seed++);
