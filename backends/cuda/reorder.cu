@@ -38,8 +38,8 @@ __global__ void triangle_kernel(const Word* in, Word* out, StridedLayout<1> layo
 
 template <typename Word>
 void flip_for(const void* in, void* out, const StridedLayout<1>& layout, int64_t n, cudaStream_t stream) {
-  flip_kernel<Word><<<grid_blocks(n), kBlockThreads, 0, stream>>>(static_cast<const Word*>(in),
-                                                                   static_cast<Word*>(out), layout, n);
+  flip_kernel<Word>
+      <<<grid_blocks(n), kBlockThreads, 0, stream>>>(static_cast<const Word*>(in), static_cast<Word*>(out), layout, n);
   ANATOMY_CUDA_LAUNCH_CHECK();
 }
 
@@ -49,9 +49,11 @@ void triangle_for(bool upper, const void* in, void* out, const StridedLayout<1>&
   const Word* src = static_cast<const Word*>(in);
   Word* dst = static_cast<Word*>(out);
   if (upper) {
-    triangle_kernel<Word, true><<<grid_blocks(n), kBlockThreads, 0, stream>>>(src, dst, layout, n, rows, cols, diagonal);
+    triangle_kernel<Word, true>
+        <<<grid_blocks(n), kBlockThreads, 0, stream>>>(src, dst, layout, n, rows, cols, diagonal);
   } else {
-    triangle_kernel<Word, false><<<grid_blocks(n), kBlockThreads, 0, stream>>>(src, dst, layout, n, rows, cols, diagonal);
+    triangle_kernel<Word, false>
+        <<<grid_blocks(n), kBlockThreads, 0, stream>>>(src, dst, layout, n, rows, cols, diagonal);
   }
   ANATOMY_CUDA_LAUNCH_CHECK();
 }

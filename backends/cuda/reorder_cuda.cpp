@@ -28,8 +28,7 @@ Tensor flip_cuda(const Tensor& self, IntArrayRef dims) {
   DeviceGuard guard(self.device());
   const char* in = static_cast<const char*>(self.data_ptr()) + start * static_cast<int64_t>(self.element_size());
   launch_flip(in, out.data_ptr(), self.element_size(),
-              make_strided_layout<1>(self.sizes(), {IntArrayRef(in_strides)}, "flip"), out.numel(),
-              current_stream());
+              make_strided_layout<1>(self.sizes(), {IntArrayRef(in_strides)}, "flip"), out.numel(), current_stream());
   return out;
 }
 

@@ -116,10 +116,10 @@ template <typename K>
 void sort_pairs(TempStorage& temp, const K* keys_in, K* keys_out, const uint32_t* values_in, uint32_t* values_out,
                 int64_t count, int end_bit, cudaStream_t stream) {
   size_t bytes = 0;
-  ANATOMY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in, values_out, count,
-                                                     0, end_bit, stream));
-  ANATOMY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, keys_in, keys_out, values_in,
-                                                     values_out, count, 0, end_bit, stream));
+  ANATOMY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in, values_out, count, 0,
+                                                     end_bit, stream));
+  ANATOMY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, keys_in, keys_out, values_in, values_out,
+                                                     count, 0, end_bit, stream));
 }
 
 template <typename U>
@@ -176,9 +176,9 @@ bool sort_rows(const SortRows& q, KeyRule rule, const ScratchFn& scratch, cudaSt
     }
 
     const int64_t out_items = c * k;
-    gather_kernel<U><<<grid_blocks(out_items), kBlockThreads, 0, stream>>>(
-        in, static_cast<U*>(q.values), q.indices, q.starts, row0, order, pitch, n, k, out_items, q.in_stride,
-        q.out_stride);
+    gather_kernel<U><<<grid_blocks(out_items), kBlockThreads, 0, stream>>>(in, static_cast<U*>(q.values), q.indices,
+                                                                           q.starts, row0, order, pitch, n, k,
+                                                                           out_items, q.in_stride, q.out_stride);
     ANATOMY_CUDA_LAUNCH_CHECK();
   }
   return true;

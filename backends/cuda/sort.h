@@ -26,8 +26,8 @@ struct SortRows {
   // outputs (1; values and indices have the same strides).
   StridedLayout<2> starts;
   int64_t rows = 0;
-  int64_t n = 0;  // at most INT32_MAX: positions are 32-bit
-  int64_t k = 0;  // 1 <= k <= n
+  int64_t n = 0;          // at most INT32_MAX: positions are 32-bit
+  int64_t k = 0;          // 1 <= k <= n
   int64_t in_stride = 0;  // along the sorted dim
   int64_t out_stride = 0;
   bool descending = false;

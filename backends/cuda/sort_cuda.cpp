@@ -22,8 +22,8 @@ namespace {
 void select_rows(const Tensor& self, int64_t dim, int64_t k, bool descending, bool sorted, const Tensor& values,
                  const Tensor& indices, const char* op) {
   const int64_t n = shape::size_along(self, dim);
-  ANATOMY_CHECK(n <= INT32_MAX, NotImplementedError,
-                "{}: CUDA sorts rows of at most {} elements, got {} along dim {}", op, INT32_MAX, n, dim);
+  ANATOMY_CHECK(n <= INT32_MAX, NotImplementedError, "{}: CUDA sorts rows of at most {} elements, got {} along dim {}",
+                op, INT32_MAX, n, dim);
   SortRows q;
   q.dtype = self.dtype();
   q.in = self.data_ptr();
@@ -56,8 +56,8 @@ void select_rows(const Tensor& self, int64_t dim, int64_t k, bool descending, bo
     return blocks.back().data_ptr();
   };
   DeviceGuard guard(self.device());
-  ANATOMY_CHECK(launch_sort_rows(q, scratch, current_stream()), NotImplementedError, "{}: CUDA takes no {} input",
-                op, name(self.dtype()));
+  ANATOMY_CHECK(launch_sort_rows(q, scratch, current_stream()), NotImplementedError, "{}: CUDA takes no {} input", op,
+                name(self.dtype()));
 }
 
 std::tuple<Tensor, Tensor> sort_cuda(const Tensor& self, int64_t dim, bool descending) {
