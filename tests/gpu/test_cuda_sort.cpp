@@ -166,6 +166,9 @@ TEST_CASE("cuda sort: every dtype, ties and special values match the CPU in both
     check_sort(x.transpose(0, 2), g.transpose(0, 2), 1, "transposed");
     check_sort(x.slice(2, 3, 37, 3).slice(0, 1, 5), g.slice(2, 3, 37, 3).slice(0, 1, 5), 2, "sliced");
     check_sort(x.slice(1, 2, 3), g.slice(1, 2, 3), 1, "rows of one");
+    // Stride 0 along the sorted dim and across rows: every row is one repeated value.
+    check_sort(x.slice(2, 4, 5).expand({6, 7, 9}), g.slice(2, 4, 5).expand({6, 7, 9}), 2, "expanded");
+    check_sort(x.slice(0, 1, 2).expand({4, 7, 40}), g.slice(0, 1, 2).expand({4, 7, 40}), 0, "expanded rows");
     const Tensor scalar = tie_sample({}, d, seed++);
     check_sort(scalar, scalar.to(kCuda), 0, "0-dim");
     check_sort(scalar, scalar.to(kCuda), -1, "0-dim");
@@ -211,6 +214,7 @@ TEST_CASE("cuda topk: every dtype, k and order matches the CPU") {
     check_topk(x, g, 0, {2, 5}, "rows of 5, first dim");
     check_topk(x.transpose(0, 1), g.transpose(0, 1), 0, {1, 10}, "transposed");
     check_topk(x.slice(1, 1, 30, 2), g.slice(1, 1, 30, 2), 1, {3, 15}, "sliced");
+    check_topk(x.slice(1, 0, 1).expand({5, 9, 4}), g.slice(1, 0, 1).expand({5, 9, 4}), 1, {4, 9}, "expanded");
     const Tensor scalar = tie_sample({}, d, seed++);
     check_topk(scalar, scalar.to(kCuda), 0, {1}, "0-dim");
     const Tensor e = tie_sample({0, 6}, d, 0);
@@ -249,4 +253,25 @@ TEST_CASE("cuda sort: results are the same bits run after run") {
   const auto [v2, i2] = g.sort(1, true);
   CHECK(same_values(v1, v2));
   CHECK(same_values(i1, i2));
+}
+
+TEST_CASE("cuda sort and topk: NaN last, -0.0 equal to +0.0, ties in input order, written out") {
+  ANATOMY_REQUIRE_GPU();
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    CAPTURE(name(d));
+    const Tensor g =
+        tensor(std::vector<double>{nan, -0.0, 0.0, -inf, 1.0, nan, 1.0}, {7}, TensorOptions().dtype(DType::Float64))
+            .to(d)
+            .to(kCuda);
+    const auto [av, ai] = g.sort(0, false);
+    CHECK(gpu_test::values_of(ai) == std::vector<double>{3, 1, 2, 4, 6, 0, 5});
+    CHECK(std::signbit(gpu_test::values_of(av)[1]));  // -0.0 keeps its sign and its place
+    const auto [dv, di] = g.sort(0, true);
+    CHECK(gpu_test::values_of(di) == std::vector<double>{0, 5, 4, 6, 1, 2, 3});
+    const auto [tv, ti] = g.topk(3, 0, true, true);
+    CHECK(gpu_test::values_of(ti) == std::vector<double>{0, 5, 4});
+    const auto [uv, ui] = g.topk(3, 0, false, false);
+    CHECK(gpu_test::values_of(ui) == std::vector<double>{1, 2, 3});  // -inf, -0.0, 0.0 in index order
+  }
 }
