@@ -15,6 +15,9 @@
 // the host and printing may make the host wait. One row needs pass 1 only.
 // topk with sorted=false then sorts each row's k picked positions by themselves (one more
 // device-wide sort of keys: a position numbered across the chunk orders by row, then by index).
+// topk of at most 16 elements from 32 or more rows of 1024 or more elements does not sort: one
+// block a row keeps each thread's first k and merges them (topk_small.cu, small_topk_fits in
+// sort.h, picked by sort_cuda.cpp).
 // Rows are taken in chunks of at most INT32_MAX elements, so positions are 32-bit; the scratch
 // comes from the caller (the caching allocator).
 #include <cub/cub.cuh>

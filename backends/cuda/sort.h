@@ -41,4 +41,18 @@ using ScratchFn = std::function<void*(size_t bytes)>;
 // Queues the whole sort on `stream`. Returns false for a dtype it does not take.
 bool launch_sort_rows(const SortRows& q, const ScratchFn& scratch, cudaStream_t stream);
 
+// topk of at most kSmallTopkMaxK elements from each of at least kSmallTopkMinRows rows of at
+// least kSmallTopkMinLength: one block a row, reading it once (topk_small.cu), instead of
+// sorting every row. Fewer rows would leave most of the GPU idle, shorter ones sort fast anyway.
+inline constexpr int64_t kSmallTopkMaxK = 16;
+inline constexpr int64_t kSmallTopkMinRows = 32;
+inline constexpr int64_t kSmallTopkMinLength = 1024;
+
+inline bool small_topk_fits(const SortRows& q) {
+  return q.k <= kSmallTopkMaxK && q.k < q.n && q.rows >= kSmallTopkMinRows && q.n >= kSmallTopkMinLength;
+}
+
+// Queues such a topk on `stream`. Returns false for a dtype it does not take.
+bool launch_topk_small(const SortRows& q, cudaStream_t stream);
+
 }  // namespace anatomy::cuda

@@ -56,8 +56,9 @@ void select_rows(const Tensor& self, int64_t dim, int64_t k, bool descending, bo
     return blocks.back().data_ptr();
   };
   DeviceGuard guard(self.device());
-  ANATOMY_CHECK(launch_sort_rows(q, scratch, current_stream()), NotImplementedError, "{}: CUDA takes no {} input", op,
-                name(self.dtype()));
+  const bool launched =
+      small_topk_fits(q) ? launch_topk_small(q, current_stream()) : launch_sort_rows(q, scratch, current_stream());
+  ANATOMY_CHECK(launched, NotImplementedError, "{}: CUDA takes no {} input", op, name(self.dtype()));
 }
 
 std::tuple<Tensor, Tensor> sort_cuda(const Tensor& self, int64_t dim, bool descending) {

@@ -2,7 +2,8 @@
 // indices): every dtype with many ties, NaN of both signs, +-0.0, +-inf and the integer extremes;
 // both directions; dims not innermost, transposed and sliced inputs; one row (one sort pass) and
 // many rows (two passes, Note [CUDA sort paths]), rows longer than a block; zero-size and 0-dim
-// tensors; topk with k = 0, 1, n and sorted=false; the CPU's errors; and, on the host, the key map.
+// tensors; topk with k = 0, 1, n and sorted=false, and few picks from many long rows (one block a
+// row); the CPU's errors; and, on the host, the key map.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -225,6 +226,15 @@ TEST_CASE("cuda topk: every dtype, k and order matches the CPU") {
     check_topk(big, big.to(kCuda), 1, {1, 100, 150000}, "long rows");
     const Tensor many = tie_sample({10000, 20}, d, seed++);
     check_topk(many, many.to(kCuda), 1, {1, 5, 20}, "many short rows");
+    // Few picks from many long rows: one block a row (topk_small.cu); k = 17 sorts instead.
+    const Tensor wide = tie_sample({40, 3000}, d, seed++);
+    check_topk(wide, wide.to(kCuda), 1, {1, 5, 16, 17}, "40 rows of 3000");
+    const Tensor tall = tie_sample({1500, 3, 40}, d, seed++);
+    const Tensor gtall = tall.to(kCuda);
+    check_topk(tall, gtall, 0, {2, 16}, "120 rows of 1500, first dim");
+    check_topk(tall.slice(0, 7, 1500, 1), gtall.slice(0, 7, 1500, 1), 0, {3}, "120 sliced rows of 1493");
+    const Tensor edge = tie_sample({32, 1024}, d, seed++);
+    check_topk(edge, edge.to(kCuda), 1, {16}, "32 rows of 1024");
   }
 }
 
