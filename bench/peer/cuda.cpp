@@ -93,8 +93,17 @@ struct AddTransposedCuda : CaseDefaults {
   at::Tensor run_torch() { return at::add_out(tout, a.t, b.t.t()); }
 };
 
+// out.copy_(b.t()) on 8192 x 8192 fp32: a transpose, the same tile path. Bytes read plus written.
+struct CopyTransposedCuda : AddTransposedCuda {
+  static constexpr const char* kName = "copy_transposed_8192_fp32_cuda";
+  static constexpr int64_t kBytes = 2 * kSide * kSide * 4;
+  anatomy::Tensor run_anatomy() { return out.copy_(b.a.t()); }
+  at::Tensor run_torch() { return tout.copy_(b.t.t()); }
+};
+
 const int registered = (register_pair<AddTinyCuda>(), register_pair<MemcpyCuda>(), register_pair<CopyCuda>(),
-                        register_pair<AddOutCuda>(), register_pair<AddCuda>(), register_pair<AddTransposedCuda>(), 0);
+                        register_pair<AddOutCuda>(), register_pair<AddCuda>(), register_pair<AddTransposedCuda>(),
+                        register_pair<CopyTransposedCuda>(), 0);
 
 }  // namespace
 }  // namespace peer

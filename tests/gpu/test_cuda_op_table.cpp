@@ -108,7 +108,10 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
                                   "_to_copy_int8", "_to_copy_bf16", "sum",        "sum_dtype", "mean",
                                   "prod",          "amax",          "max",          "argmin",    "var",
                                   "std_population", "norm",         "logsumexp",    "any",       "all",
-                                  "count_nonzero", "softmax",      "log_softmax", "dropout"};
+                                  "count_nonzero", "softmax",      "log_softmax", "dropout",
+                                  "index_select",  "gather",       "take",        "embedding", "scatter",
+                                  "scatter_add",   "scatter_value", "sort",        "argsort",   "topk",
+                                  "flip",          "tril",         "triu"};
   for (const char* op : kMustRun) {
     CHECK_MESSAGE(ran.count(op) == 1, op);
   }

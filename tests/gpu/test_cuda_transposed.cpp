@@ -62,3 +62,16 @@ TEST_CASE("cuda transposed operands: batched transposes, ternary ops, offsets an
   const Tensor i = randint(0, 100, {90, 70}, DType::Int32);
   CHECK(same_values(ga.select(0, 0) + i.to(kCuda).t(), a.select(0, 0) + i.t()));
 }
+
+TEST_CASE("cuda transposed operands: copies of transposed views are exact for every element size") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : {DType::Float32, DType::Float64, DType::Float16, DType::Int8, DType::Bool}) {
+    CAPTURE(name(d));
+    const Tensor a = sample({97, 130}, d), batched = sample({3, 40, 65}, d);
+    CHECK(same_values(a.to(kCuda).t().contiguous(), a.t().contiguous()));
+    CHECK(same_values(batched.to(kCuda).transpose(1, 2).contiguous(), batched.transpose(1, 2).contiguous()));
+    Tensor dst = empty({130, 97}, TensorOptions().dtype(d).device(kCuda));
+    dst.copy_(a.to(kCuda).t());
+    CHECK(same_values(dst, a.t()));
+  }
+}
