@@ -8,8 +8,8 @@
 #include "anatomy/backends/cuda/cub_temp.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
-#include "anatomy/backends/cuda/make_strided_layout.h"
 #include "anatomy/backends/cuda/one_hot.h"
+#include "anatomy/backends/cuda/strided_run.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/shape_checks.h"
@@ -18,7 +18,6 @@ namespace anatomy::cuda {
 namespace {
 
 Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
-  const char* op = "one_hot";
   shape::check_one_hot(self, num_classes);
   const bool empty_input = self.numel() == 0;
   if (empty_input) {
@@ -26,12 +25,12 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
     return empty(shape::one_hot_shape(self, num_classes), self.options());
   }
   DeviceGuard guard(self.device());
-  const StridedLayout<1> layout = make_strided_layout<1>(self.sizes(), {self.strides()}, op);
-  const int64_t* in = static_cast<const int64_t*>(self.data_ptr());
+  const StridedRun run = as_strided_run(self);
+  const int64_t* in = static_cast<const int64_t*>(run.tensor.data_ptr());
   if (num_classes == -1) {
     const Tensor min_max = empty({2}, self.options());
     with_cub_temp(self.device(), [&](void* temp, size_t& bytes) {
-      one_hot_min_max(temp, bytes, in, layout, self.numel(), static_cast<int64_t*>(min_max.data_ptr()),
+      one_hot_min_max(temp, bytes, in, run.stride, self.numel(), static_cast<int64_t*>(min_max.data_ptr()),
                       current_stream());
     });
     const Tensor host = min_max.cpu();  // the wait
@@ -39,7 +38,7 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
     num_classes = shape::one_hot_classes(-1, false, lo_hi[0], lo_hi[1]);
   }
   Tensor out = empty(shape::one_hot_shape(self, num_classes), self.options());
-  launch_one_hot(in, layout, self.numel(), num_classes, static_cast<int64_t*>(out.data_ptr()),
+  launch_one_hot(in, run.stride, self.numel(), num_classes, static_cast<int64_t*>(out.data_ptr()),
                  index_error_sink(current_device(), "one_hot"), current_stream());
   return out;
 }

@@ -1,7 +1,8 @@
 // CUDA kernels of nonzero and masked_select (select.h): CUB's DeviceReduce::Sum over selection
 // flags for the count, and DeviceSelect::Flagged, which keeps the selected items in their order,
 // for the result. The inputs are read in place through transform iterators over the row-major
-// index (any strides, broadcast by zero strides), so nothing is copied or made contiguous first.
+// index; each holds a pointer and a stride only (16 bytes), since CUB copies iterators around
+// per item: one holding a whole StridedLayout made nonzero 50 times slower.
 // Both CUB algorithms are deterministic: integer sums and an order-preserving compaction.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
@@ -11,7 +12,6 @@
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/launch_config.h"
 #include "anatomy/backends/cuda/select.h"
-#include "anatomy/backends/cuda/strided_offsets.cuh"
 
 namespace anatomy::cuda {
 namespace {
@@ -27,36 +27,24 @@ Word value_bits_mask(bool floating) {
 template <typename Word>
 struct NonzeroFlag {
   const Word* data;
-  StridedLayout<1> layout;
+  int64_t stride;
   Word value_mask;
-  ANATOMY_HOST_DEVICE int64_t operator()(int64_t i) const {
-    int64_t o[1];
-    strided_offsets(layout, i, o);
-    return (data[o[0]] & value_mask) != 0 ? 1 : 0;
-  }
+  ANATOMY_HOST_DEVICE int64_t operator()(int64_t i) const { return (data[i * stride] & value_mask) != 0 ? 1 : 0; }
 };
 
 // 1 when the mask element of row-major index i is true, else 0.
 struct MaskFlag {
   const uint8_t* mask;
-  StridedLayout<2> layout;
-  ANATOMY_HOST_DEVICE int64_t operator()(int64_t i) const {
-    int64_t o[2];
-    strided_offsets(layout, i, o);
-    return mask[o[1]] != 0 ? 1 : 0;
-  }
+  int64_t stride;
+  ANATOMY_HOST_DEVICE int64_t operator()(int64_t i) const { return mask[i * stride] != 0 ? 1 : 0; }
 };
 
 // Self's element at row-major index i.
 template <typename Word>
-struct SelfValue {
+struct StridedValue {
   const Word* data;
-  StridedLayout<2> layout;
-  ANATOMY_HOST_DEVICE Word operator()(int64_t i) const {
-    int64_t o[2];
-    strided_offsets(layout, i, o);
-    return data[o[0]];
-  }
+  int64_t stride;
+  ANATOMY_HOST_DEVICE Word operator()(int64_t i) const { return data[i * stride]; }
 };
 
 template <typename F>
@@ -94,19 +82,20 @@ __global__ void nonzero_coordinates_kernel(const int64_t* positions, int64_t cou
 
 }  // namespace
 
-void nonzero_count(void* temp, size_t& temp_bytes, const void* data, size_t element_size, bool floating,
-                   const StridedLayout<1>& layout, int64_t numel, int64_t* count, cudaStream_t stream) {
+void nonzero_count(void* temp, size_t& temp_bytes, const void* data, int64_t stride, size_t element_size,
+                   bool floating, int64_t numel, int64_t* count, cudaStream_t stream) {
   with_word(element_size, "nonzero_count: element size is not 1, 2, 4 or 8", [&]<typename Word>() {
-    const auto flags = over_indices(NonzeroFlag<Word>{static_cast<const Word*>(data), layout, value_bits_mask<Word>(floating)});
+    const auto flags =
+        over_indices(NonzeroFlag<Word>{static_cast<const Word*>(data), stride, value_bits_mask<Word>(floating)});
     ANATOMY_CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, flags, count, numel, stream));
   });
 }
 
-void nonzero_positions(void* temp, size_t& temp_bytes, const void* data, size_t element_size, bool floating,
-                       const StridedLayout<1>& layout, int64_t numel, int64_t* positions, int64_t* num_selected,
-                       cudaStream_t stream) {
+void nonzero_positions(void* temp, size_t& temp_bytes, const void* data, int64_t stride, size_t element_size,
+                       bool floating, int64_t numel, int64_t* positions, int64_t* num_selected, cudaStream_t stream) {
   with_word(element_size, "nonzero_positions: element size is not 1, 2, 4 or 8", [&]<typename Word>() {
-    const auto flags = over_indices(NonzeroFlag<Word>{static_cast<const Word*>(data), layout, value_bits_mask<Word>(floating)});
+    const auto flags =
+        over_indices(NonzeroFlag<Word>{static_cast<const Word*>(data), stride, value_bits_mask<Word>(floating)});
     ANATOMY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp, temp_bytes, thrust::make_counting_iterator<int64_t>(0), flags,
                                                   positions, num_selected, numel, stream));
   });
@@ -118,17 +107,18 @@ void launch_nonzero_coordinates(const int64_t* positions, int64_t count, const R
   ANATOMY_CUDA_LAUNCH_CHECK();
 }
 
-void masked_select_count(void* temp, size_t& temp_bytes, const uint8_t* mask, const StridedLayout<2>& layout,
-                         int64_t numel, int64_t* count, cudaStream_t stream) {
-  ANATOMY_CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, over_indices(MaskFlag{mask, layout}), count, numel, stream));
+void masked_select_count(void* temp, size_t& temp_bytes, const uint8_t* mask, int64_t mask_stride, int64_t numel,
+                         int64_t* count, cudaStream_t stream) {
+  ANATOMY_CUDA_CHECK(
+      cub::DeviceReduce::Sum(temp, temp_bytes, over_indices(MaskFlag{mask, mask_stride}), count, numel, stream));
 }
 
-void masked_select_values(void* temp, size_t& temp_bytes, const void* self, size_t element_size, const uint8_t* mask,
-                          const StridedLayout<2>& layout, int64_t numel, void* out, int64_t* num_selected,
+void masked_select_values(void* temp, size_t& temp_bytes, const void* self, int64_t self_stride, size_t element_size,
+                          const uint8_t* mask, int64_t mask_stride, int64_t numel, void* out, int64_t* num_selected,
                           cudaStream_t stream) {
   with_word(element_size, "masked_select_values: element size is not 1, 2, 4 or 8", [&]<typename Word>() {
-    const auto values = over_indices(SelfValue<Word>{static_cast<const Word*>(self), layout});
-    ANATOMY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp, temp_bytes, values, over_indices(MaskFlag{mask, layout}),
+    const auto values = over_indices(StridedValue<Word>{static_cast<const Word*>(self), self_stride});
+    ANATOMY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp, temp_bytes, values, over_indices(MaskFlag{mask, mask_stride}),
                                                   static_cast<Word*>(out), num_selected, numel, stream));
   });
 }

@@ -3,12 +3,13 @@
 // host reads the count: ONE small copy from the device (item() of a 0-dim int64), the ops' only
 // wait for the device, which the sync-debug mode (sync_debug.h) reports as
 // aten::_local_scalar_dense. Then the result is allocated and CUB writes it (select.cu), in
-// row-major order as on the CPU. An empty input waits for nothing.
+// row-major order as on the CPU. An empty input waits for nothing. CUB reads each operand as one
+// strided run (strided_run.h); any other layout is copied to a contiguous one first.
 #include "anatomy/backends/cuda/cub_temp.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
-#include "anatomy/backends/cuda/make_strided_layout.h"
 #include "anatomy/backends/cuda/select.h"
+#include "anatomy/backends/cuda/strided_run.h"
 #include "anatomy/core/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
@@ -25,11 +26,11 @@ Tensor nonzero_cuda(const Tensor& self) {
   ANATOMY_CHECK(nd <= kMaxDims, NotImplementedError, "{}: the CUDA kernel takes at most {} dims, got {}", op, kMaxDims,
                 nd);
   DeviceGuard guard(self.device());
-  const StridedLayout<1> layout = make_strided_layout<1>(self.sizes(), {self.strides()}, op);
+  const StridedRun in = as_strided_run(self);
   const bool floating = is_floating(self.dtype());
   const Tensor count = empty({}, index_options);
   with_cub_temp(self.device(), [&](void* temp, size_t& bytes) {
-    nonzero_count(temp, bytes, self.data_ptr(), self.element_size(), floating, layout, self.numel(),
+    nonzero_count(temp, bytes, in.tensor.data_ptr(), in.stride, self.element_size(), floating, self.numel(),
                   static_cast<int64_t*>(count.data_ptr()), current_stream());
   });
   const int64_t n = count.item<int64_t>();  // the wait
@@ -39,7 +40,7 @@ Tensor nonzero_cuda(const Tensor& self) {
   const Tensor positions = nd == 1 ? out : empty({n}, index_options);
   const Tensor selected = empty({}, index_options);
   with_cub_temp(self.device(), [&](void* temp, size_t& bytes) {
-    nonzero_positions(temp, bytes, self.data_ptr(), self.element_size(), floating, layout, self.numel(),
+    nonzero_positions(temp, bytes, in.tensor.data_ptr(), in.stride, self.element_size(), floating, self.numel(),
                       static_cast<int64_t*>(positions.data_ptr()), static_cast<int64_t*>(selected.data_ptr()),
                       current_stream());
   });
@@ -63,20 +64,21 @@ Tensor masked_select_cuda(const Tensor& self, const Tensor& mask) {
   const int64_t numel = s.numel();
   if (numel == 0) return empty({0}, self.options());
   DeviceGuard guard(self.device());
-  const StridedLayout<2> layout = make_strided_layout<2>(shape, {s.strides(), m.strides()}, op);
-  const uint8_t* keep = static_cast<const uint8_t*>(m.data_ptr());
+  const StridedRun values = as_strided_run(s), flags = as_strided_run(m);
+  const uint8_t* keep = static_cast<const uint8_t*>(flags.tensor.data_ptr());
   const TensorOptions count_options = TensorOptions().dtype(DType::Int64).device(self.device());
   const Tensor count = empty({}, count_options);
   with_cub_temp(self.device(), [&](void* temp, size_t& bytes) {
-    masked_select_count(temp, bytes, keep, layout, numel, static_cast<int64_t*>(count.data_ptr()), current_stream());
+    masked_select_count(temp, bytes, keep, flags.stride, numel, static_cast<int64_t*>(count.data_ptr()),
+                        current_stream());
   });
   const int64_t n = count.item<int64_t>();  // the wait
   Tensor out = empty({n}, self.options());
   if (n == 0) return out;
   const Tensor selected = empty({}, count_options);
   with_cub_temp(self.device(), [&](void* temp, size_t& bytes) {
-    masked_select_values(temp, bytes, s.data_ptr(), s.element_size(), keep, layout, numel, out.data_ptr(),
-                         static_cast<int64_t*>(selected.data_ptr()), current_stream());
+    masked_select_values(temp, bytes, values.tensor.data_ptr(), values.stride, s.element_size(), keep, flags.stride,
+                         numel, out.data_ptr(), static_cast<int64_t*>(selected.data_ptr()), current_stream());
   });
   return out;
 }
