@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "anatomy/backends/cuda/strided_layout.h"
@@ -23,11 +24,15 @@ struct ScanRows {
   int64_t out_stride = 0;
 };
 
-// Inclusive sums (prod = false) or products of each row, in the CPU's accumulation types.
 // `innermost`: the rows are contiguous in the output (out_stride 1), so a warp or a block scans
 // each row; otherwise neighbouring rows are neighbours in memory and one thread walks each row.
+// A few long rows are cut into tiles scanned in parallel (Note [Tiled scans] in scan.cu), which
+// needs scratch memory: scan_scratch_bytes says how much (0: none), and launch_scan gets it.
+size_t scan_scratch_bytes(DType dtype, const ScanRows& rows, bool innermost);
+
+// Inclusive sums (prod = false) or products of each row, in the CPU's accumulation types.
 // Returns false for a dtype it does not take.
 bool launch_scan(bool prod, DType dtype, const void* in, void* out, const ScanRows& rows, bool innermost,
-                 cudaStream_t stream);
+                 void* scratch, cudaStream_t stream);
 
 }  // namespace anatomy::cuda

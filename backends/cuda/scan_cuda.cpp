@@ -1,8 +1,8 @@
 // CUDA: cumsum and cumprod along one dim (every dtype; integer and bool inputs give int64 unless
 // a dtype is given). The CPU's plan (scan_cpu.cpp): the dim checked and the result dtype chosen
 // by the shared rules (shape::checked_dim, shape::scan_dtype), the input cast to the result dtype
-// first, a fresh contiguous result; the kernels and their accumulation types are in scan.cu.
-// Nothing waits.
+// first, a fresh contiguous result; the kernels, their accumulation types and the tiles of a few
+// long rows are in scan.cu. Nothing waits.
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/make_strided_layout.h"
@@ -41,8 +41,15 @@ Tensor scan_cuda(const Tensor& self, int64_t dim, std::optional<DType> dtype, co
   rows.num_rows = out.numel() / rows.length;
   // out is contiguous: its rows are contiguous exactly when every dim after d has size 1.
   const bool innermost = self.dim() == 0 || rows.out_stride == 1;
-  const bool launched =
-      launch_scan(Prod, result, src.data_ptr(), out.data_ptr(), rows, innermost, current_stream());
+  // The totals of a tiled scan (Note [Tiled scans], scan.cu); freed once the kernels are queued,
+  // which is safe on one stream (cub_temp.h).
+  const size_t scratch_bytes = scan_scratch_bytes(result, rows, innermost);
+  const Tensor scratch =
+      scratch_bytes == 0
+          ? Tensor()
+          : empty({static_cast<int64_t>(scratch_bytes)}, TensorOptions().dtype(DType::UInt8).device(out.device()));
+  const bool launched = launch_scan(Prod, result, src.data_ptr(), out.data_ptr(), rows, innermost,
+                                    scratch.defined() ? scratch.data_ptr() : nullptr, current_stream());
   ANATOMY_CHECK(launched, TypeError, "{}: no CUDA kernel for dtype {}", op, name(result));
   return out;
 }

@@ -1,7 +1,7 @@
 // GPU tests of cumsum and cumprod on CUDA against the CPU's: every dtype, every dim (the warp,
-// block and column paths of scan.cu), non-contiguous and offset inputs, 0-dim and zero-size
-// inputs, rows of a million elements, dtype=, integer wrap-around, -0.0, determinism, the dim
-// error, and that nothing waits (sync-debug error mode).
+// block, column and tiled paths of scan.cu), non-contiguous and offset inputs, 0-dim and
+// zero-size inputs, rows of a million elements, dtype=, integer wrap-around, -0.0, determinism,
+// the dim error, and that nothing waits (sync-debug error mode).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -40,9 +40,11 @@ std::string compare_to_cpu(const Tensor& got, const Tensor& want, double rtol = 
   if (!is_floating(want.dtype())) return same_values(got, want) ? "" : "integer values differ";
   const std::vector<double> g = values_of(got), w = values_of(want);
   if (rtol == 0) rtol = rtol_for(want.dtype());
+  // Below the smallest normal value the rounding steps are absolute, not relative.
+  const double atol = want.dtype() == DType::Float16 ? 6.2e-5 : want.dtype() == DType::Float64 ? 2.3e-308 : 1.2e-38;
   for (size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(g[i]) && std::isnan(w[i])) continue;
-    if (!(std::abs(g[i] - w[i]) <= rtol * std::abs(w[i]) + 1e-300)) {
+    if ((std::isnan(g[i]) && std::isnan(w[i])) || g[i] == w[i]) continue;
+    if (!(std::abs(g[i] - w[i]) <= rtol * std::abs(w[i]) + atol)) {
       return "element " + std::to_string(i) + ": " + std::to_string(g[i]) + " vs " + std::to_string(w[i]);
     }
   }
@@ -63,10 +65,11 @@ void check_scan(bool prod, const Tensor& cpu_base, ViewFn view, std::optional<DT
 
 Tensor identity(const Tensor& t) { return t; }
 
-// Values whose products stay representable over short rows: 0.5..1.5 for floats, 1..3 for
-// integers (which still wrap over long integer rows: that is checked exactly).
+// Values whose products stay representable over rows of 100000: within 0.5% of 1 for floats
+// (the log of a product walks about one unit), 1..3 for integers (which wrap around, checked
+// exactly).
 Tensor product_sample(IntArrayRef sizes, DType d) {
-  if (is_floating(d)) return (rand(sizes, DType::Float64) + 0.5).to(d);
+  if (is_floating(d)) return exp((rand(sizes, DType::Float64) - 0.5) * 0.01).to(d);
   return randint(d == DType::Bool ? 0 : 1, d == DType::Bool ? 2 : 4, sizes, d);
 }
 
@@ -128,8 +131,8 @@ TEST_CASE("cuda cumsum: rows of a million elements, innermost and not") {
     const double rtol = d == DType::Float64 ? 1e-10 : 0;
     const Tensor x = gpu_test::sample({n}, d);
     CHECK(compare_to_cpu(x.to(kCuda).cumsum(0), x.cumsum(0), rtol) == "");
-    const Tensor cols = gpu_test::sample({n, 2}, d);  // two columns of a million, one thread each
-    CHECK(same_values(cols.to(kCuda).cumsum(0), cols.cumsum(0)));  // serial, as on the CPU
+    const Tensor cols = gpu_test::sample({n, 2}, d);  // two columns of a million: tiled
+    CHECK(compare_to_cpu(cols.to(kCuda).cumsum(0), cols.cumsum(0), rtol) == "");
     const Tensor rows = gpu_test::sample({3, 400000}, d);
     CHECK(compare_to_cpu(rows.to(kCuda).cumsum(1), rows.cumsum(1), rtol) == "");
   }
@@ -138,10 +141,32 @@ TEST_CASE("cuda cumsum: rows of a million elements, innermost and not") {
   CHECK(same_values(many.to(kCuda).cumsum(1), many.cumsum(1)));
 }
 
+TEST_CASE("cuda cumsum and cumprod: few long rows and columns are tiled (Note [Tiled scans])") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : gpu_test::all_dtypes()) {
+    CAPTURE(name(d));
+    for (bool prod : {false, true}) {
+      CAPTURE(prod);
+      auto make = [&](IntArrayRef sizes) { return prod ? product_sample(sizes, d) : gpu_test::sample(sizes, d); };
+      // Rows of 7 tiles, the last one partial, read contiguously and through a transpose.
+      check_scan(prod, make({3, 100003}), [](const Tensor& t) { return t.slice(0, 0, 3); });
+      check_scan(prod, make({40000, 2}), [](const Tensor& t) { return t.t(); });
+      // Columns: few and long, and many enough to tile into short pieces.
+      check_scan(prod, make({20001, 3}), identity);
+      check_scan(prod, make({700, 300}), identity);
+      check_scan(prod, make({5000, 2, 3}), [](const Tensor& t) { return t.slice(0, 1, 4999, 2); });
+    }
+  }
+  // The tiles' carries keep -0.0 as the CPU's serial sum does.
+  const Tensor neg_zero = full({2, 40000}, -0.0);
+  CHECK(same_values(neg_zero.to(kCuda).cumsum(1), neg_zero.cumsum(1)));
+  CHECK(same_values(neg_zero.t().to(kCuda).cumsum(0), neg_zero.t().cumsum(0)));
+}
+
 TEST_CASE("cuda cumsum and cumprod: the dtype argument casts first, as on the CPU") {
   ANATOMY_REQUIRE_GPU();
   const Tensor i = randint(-50, 50, {4, 300}, DType::Int32);
-  const Tensor f = rand({4, 300}) * 4 - 2;
+  const Tensor f = rand({4, 300}) * 4;  // non-negative: a negative float cast to uint8 is undefined
   for (DType to : gpu_test::all_dtypes()) {
     CAPTURE(name(to));
     CHECK(compare_to_cpu(i.to(kCuda).cumsum(1, to), i.cumsum(1, to)) == "");
@@ -194,6 +219,9 @@ TEST_CASE("cuda cumsum and cumprod: bit-identical from run to run") {
     const Tensor x = (rand({4, 100000}) * 2 - 1).to(d).to(kCuda);
     CHECK(same_values(x.cumsum(1), x.cumsum(1)));
     CHECK(same_values(x.cumprod(1), x.cumprod(1)));
+    CHECK(same_values(x.cumsum(0), x.cumsum(0)));
+    const Tensor columns = (rand({100000, 3}) * 2 - 1).to(d).to(kCuda);
+    CHECK(same_values(columns.cumsum(0), columns.cumsum(0)));
     const Tensor short_rows = (rand({1000, 100}) * 2 - 1).to(d).to(kCuda);
     CHECK(same_values(short_rows.cumsum(1), short_rows.cumsum(1)));
   }
