@@ -3,6 +3,7 @@
 // agree on the result's shape and dtype.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "anatomy/core/dim_vector.h"
@@ -59,6 +60,24 @@ inline void check_one_hot(const Tensor& self, int64_t num_classes) {
   ANATOMY_CHECK(self.dtype() == DType::Int64, TypeError, "one_hot: expects an int64 tensor of class values, got {}",
                 name(self.dtype()));
   ANATOMY_CHECK(num_classes >= -1, ValueError, "one_hot: num_classes must be -1 or >= 0, got {}", num_classes);
+}
+
+// one_hot's checks on the class values, given their least and greatest (lo, hi; ignored for an
+// empty input): the class count, num_classes or max + 1 when it is -1. The CPU reads lo and hi
+// from the data; CUDA reads them from the device when num_classes is -1 and otherwise checks each
+// value in its kernel (backends/cuda/one_hot.cu).
+inline int64_t one_hot_classes(int64_t num_classes, bool empty_input, int64_t lo, int64_t hi) {
+  if (num_classes == -1) {
+    ANATOMY_CHECK(!empty_input, ValueError, "one_hot: cannot infer num_classes from an empty tensor; pass num_classes");
+    ANATOMY_CHECK(hi < std::numeric_limits<int64_t>::max(), ValueError, "one_hot: class value {} is too large", hi);
+    num_classes = hi + 1;
+  }
+  if (!empty_input) {
+    ANATOMY_CHECK(lo >= 0, ValueError, "one_hot: class values must be non-negative, got {}", lo);
+    ANATOMY_CHECK(hi < num_classes, ValueError, "one_hot: class value {} is out of range for num_classes {}", hi,
+                  num_classes);
+  }
+  return num_classes;
 }
 
 inline DimVector one_hot_shape(const Tensor& self, int64_t num_classes) {

@@ -19,17 +19,7 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
     lo = std::min(lo, in[o[0]]);
     hi = std::max(hi, in[o[0]]);
   });
-  const bool empty_input = self.numel() == 0;
-  if (num_classes == -1) {
-    ANATOMY_CHECK(!empty_input, ValueError, "one_hot: cannot infer num_classes from an empty tensor; pass num_classes");
-    ANATOMY_CHECK(hi < std::numeric_limits<int64_t>::max(), ValueError, "one_hot: class value {} is too large", hi);
-    num_classes = hi + 1;
-  }
-  if (!empty_input) {
-    ANATOMY_CHECK(lo >= 0, ValueError, "one_hot: class values must be non-negative, got {}", lo);
-    ANATOMY_CHECK(hi < num_classes, ValueError, "one_hot: class value {} is out of range for num_classes {}", hi,
-                  num_classes);
-  }
+  num_classes = shape::one_hot_classes(num_classes, self.numel() == 0, lo, hi);
   Tensor out = zeros(shape::one_hot_shape(self, num_classes), self.options());
   int64_t* o = static_cast<int64_t*>(out.data_ptr());
   // out is contiguous: element i of self (row-major) owns the row starting at i * num_classes.
