@@ -111,7 +111,9 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
                                   "count_nonzero", "softmax",      "log_softmax", "dropout",
                                   "index_select",  "gather",       "take",        "embedding", "scatter",
                                   "scatter_add",   "scatter_value", "sort",        "argsort",   "topk",
-                                  "flip",          "tril",         "triu"};
+                                  "flip",          "tril",         "triu",        "index",     "index_put",
+                                  "masked_fill",   "masked_select", "nonzero",     "cumsum",    "cumprod",
+                                  "one_hot",       "scaled_dot_product_attention"};
   for (const char* op : kMustRun) {
     CHECK_MESSAGE(ran.count(op) == 1, op);
   }
