@@ -103,42 +103,30 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const int64_t b = t / (tiles0 * tiles1), in_batch = t % (tiles0 * tiles1);
     const int64_t first0 = (in_batch % tiles0) * kTransposeTile, first1 = (in_batch / tiles0) * kTransposeTile;
-    // Operand k's byte offset of the tile's corner; within the tile only small steps are added.
-    int64_t corner[NIn + 1];
-    for (int k = 0; k <= NIn; ++k) {
-      corner[k] = (layout.ndim == 3 ? b * layout.byte_strides[k][2] : 0) + first0 * layout.byte_strides[k][0] +
-                  first1 * layout.byte_strides[k][1];
-    }
-    const bool full = first0 + kTransposeTile <= size0 && first1 + kTransposeTile <= size1;
-    auto input = [&](int k, int64_t offset) {
-      return *reinterpret_cast<const In*>(reinterpret_cast<const char*>(in.ptr[k]) + offset);
+    int64_t base[NIn + 1];
+    for (int k = 0; k <= NIn; ++k) base[k] = layout.ndim == 3 ? b * layout.byte_strides[k][2] : 0;
+    auto input_at = [&](int k, int64_t i0, int64_t i1) {
+      return *reinterpret_cast<const In*>(reinterpret_cast<const char*>(in.ptr[k]) + base[k + 1] +
+                                          i0 * layout.byte_strides[k + 1][0] + i1 * layout.byte_strides[k + 1][1]);
     };
     // Pass 1: the transposed inputs, a thread per element along dim 1 (their contiguous dim).
     for (int k = 0; k < NIn; ++k) {
       if (!(transposed & (1u << k))) continue;
-      const int64_t s0 = layout.byte_strides[k + 1][0], s1 = layout.byte_strides[k + 1][1];
-      const int64_t at = corner[k + 1] + tx * s1;
-#pragma unroll
       for (int r = ty; r < kTransposeTile; r += kTransposeRows) {
-        if (full || (first0 + r < size0 && first1 + tx < size1)) tile[k][r][tx] = input(k, at + r * s0);
+        const int64_t i0 = first0 + r, i1 = first1 + tx;
+        if (i0 < size0 && i1 < size1) tile[k][r][tx] = input_at(k, i0, i1);
       }
     }
     __syncthreads();
     // Pass 2: the output, a thread per element along dim 0 (its contiguous dim).
-#pragma unroll
     for (int r = ty; r < kTransposeTile; r += kTransposeRows) {
-      if (full || (first0 + tx < size0 && first1 + r < size1)) {
+      const int64_t i0 = first0 + tx, i1 = first1 + r;
+      if (i0 < size0 && i1 < size1) {
         In x[NIn];
         for (int k = 0; k < NIn; ++k) {
-          if (in.is_scalar[k]) {
-            x[k] = in.scalar[k];
-          } else if (transposed & (1u << k)) {
-            x[k] = tile[k][tx][r];
-          } else {
-            x[k] = input(k, corner[k + 1] + tx * layout.byte_strides[k + 1][0] + r * layout.byte_strides[k + 1][1]);
-          }
+          x[k] = in.is_scalar[k] ? in.scalar[k] : (transposed & (1u << k)) ? tile[k][tx][r] : input_at(k, i0, i1);
         }
-        *reinterpret_cast<Out*>(out + corner[0] + tx * layout.byte_strides[0][0] + r * layout.byte_strides[0][1]) =
+        *reinterpret_cast<Out*>(out + base[0] + i0 * layout.byte_strides[0][0] + i1 * layout.byte_strides[0][1]) =
             apply(f, x);
       }
     }
