@@ -17,8 +17,8 @@ template <typename F>
 void with_cub_temp(Device device, F&& launch) {
   size_t bytes = 0;
   launch(nullptr, bytes);
-  Tensor temp = empty({static_cast<int64_t>(std::max<size_t>(bytes, 1))},
-                      TensorOptions().dtype(DType::UInt8).device(device));
+  Tensor temp =
+      empty({static_cast<int64_t>(std::max<size_t>(bytes, 1))}, TensorOptions().dtype(DType::UInt8).device(device));
   launch(temp.data_ptr(), bytes);
 }
 

@@ -26,7 +26,8 @@ void masked_fill(void* data, const uint8_t* mask, const StridedLayout<2>& layout
                  cudaStream_t stream) {
   Word value;
   std::memcpy(&value, &bits, sizeof(Word));
-  masked_fill_kernel<Word><<<grid_blocks(n), kBlockThreads, 0, stream>>>(static_cast<Word*>(data), mask, layout, n, value);
+  masked_fill_kernel<Word>
+      <<<grid_blocks(n), kBlockThreads, 0, stream>>>(static_cast<Word*>(data), mask, layout, n, value);
   ANATOMY_CUDA_LAUNCH_CHECK();
 }
 

@@ -2,9 +2,9 @@
 // and the writing kernel, one thread per output element, which compares instead of indexing:
 // out[i, c] = in[i] == c. No address is ever computed from a class value (Note [Bad indices on
 // the device], index_error.h), so a bad value cannot touch memory; it is reported once per row.
-#include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <cub/device/device_reduce.cuh>
 
 #include <cstdint>
 #include <limits>
@@ -52,8 +52,8 @@ __global__ void one_hot_no_classes_kernel(const int64_t* in, IndexErrorSink sink
 
 }  // namespace
 
-void one_hot_min_max(void* temp, size_t& temp_bytes, const int64_t* in, int64_t stride, int64_t numel,
-                     int64_t* min_max, cudaStream_t stream) {
+void one_hot_min_max(void* temp, size_t& temp_bytes, const int64_t* in, int64_t stride, int64_t numel, int64_t* min_max,
+                     cudaStream_t stream) {
   const auto values =
       thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), ValueAsMinMax{in, stride});
   const MinMax init{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};

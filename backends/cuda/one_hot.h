@@ -15,8 +15,8 @@ namespace anatomy::cuda {
 // min_max[0], min_max[1] = the least and the greatest of the numel (> 0) values, in one CUB
 // reduction. Like CUB's entry points: with temp == nullptr it only writes the bytes of temporary
 // storage it needs into temp_bytes.
-void one_hot_min_max(void* temp, size_t& temp_bytes, const int64_t* in, int64_t stride, int64_t numel,
-                     int64_t* min_max, cudaStream_t stream);
+void one_hot_min_max(void* temp, size_t& temp_bytes, const int64_t* in, int64_t stride, int64_t numel, int64_t* min_max,
+                     cudaStream_t stream);
 
 // out (contiguous [numel, num_classes]) = 1 where the class is value i, else 0, every
 // element written once. A value outside [0, num_classes) is reported through `sink`

@@ -62,23 +62,30 @@ using scan_acc_t =
 
 template <typename T>
 __device__ __forceinline__ scan_acc_t<T> to_acc(T v) {
-  if constexpr (std::is_integral_v<T>) return static_cast<uint64_t>(static_cast<int64_t>(v));
-  else return convert<scan_acc_t<T>>(v);
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
+  else
+    return convert<scan_acc_t<T>>(v);
 }
 
 template <typename T>
 __device__ __forceinline__ T from_acc(scan_acc_t<T> v) {
-  if constexpr (std::is_same_v<T, bool>) return v != 0;
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<int64_t>(v));
-  else return convert<T>(v);
+  if constexpr (std::is_same_v<T, bool>)
+    return v != 0;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<int64_t>(v));
+  else
+    return convert<T>(v);
 }
 
 template <bool Prod>
 struct ScanOp {
   template <typename A>
   __device__ __forceinline__ A operator()(A a, A b) const {
-    if constexpr (Prod) return a * b;
-    else return a + b;
+    if constexpr (Prod)
+      return a * b;
+    else
+      return a + b;
   }
   // What pads a partial chunk; it only ever follows the row's last element.
   template <typename A>
@@ -180,7 +187,8 @@ __global__ void __launch_bounds__(kScanThreads)
     strided_offsets(r.rows, row, o);
     const T* a = in + o[0] + t * tile * r.in_stride;
     Acc acc = to_acc<T>(a[static_cast<int64_t>(threadIdx.x) * r.in_stride]);
-    for (int64_t i = threadIdx.x + kScanThreads; i < tile; i += kScanThreads) acc = op(acc, to_acc<T>(a[i * r.in_stride]));
+    for (int64_t i = threadIdx.x + kScanThreads; i < tile; i += kScanThreads)
+      acc = op(acc, to_acc<T>(a[i * r.in_stride]));
     const Acc total = BlockReduce(temp).Reduce(acc, op);
     if (threadIdx.x == 0) totals[row * tiles + t] = total;
     __syncthreads();
@@ -335,12 +343,14 @@ size_t scan_scratch_bytes(DType dtype, const ScanRows& rows, bool innermost) {
   return static_cast<size_t>(rows.num_rows * plan.tiles) * acc_bytes;
 }
 
-bool launch_scan(bool prod, DType dtype, const void* in, void* out, const ScanRows& rows, bool innermost,
-                 void* scratch, cudaStream_t stream) {
+bool launch_scan(bool prod, DType dtype, const void* in, void* out, const ScanRows& rows, bool innermost, void* scratch,
+                 cudaStream_t stream) {
   return dtype_switch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (prod) scan<T, true>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
-    else scan<T, false>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
+    if (prod)
+      scan<T, true>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
+    else
+      scan<T, false>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
     return true;
   });
 }

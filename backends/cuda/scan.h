@@ -32,7 +32,7 @@ size_t scan_scratch_bytes(DType dtype, const ScanRows& rows, bool innermost);
 
 // Inclusive sums (prod = false) or products of each row, in the CPU's accumulation types.
 // Returns false for a dtype it does not take.
-bool launch_scan(bool prod, DType dtype, const void* in, void* out, const ScanRows& rows, bool innermost,
-                 void* scratch, cudaStream_t stream);
+bool launch_scan(bool prod, DType dtype, const void* in, void* out, const ScanRows& rows, bool innermost, void* scratch,
+                 cudaStream_t stream);
 
 }  // namespace anatomy::cuda

@@ -44,10 +44,9 @@ Tensor scan_cuda(const Tensor& self, int64_t dim, std::optional<DType> dtype, co
   // The totals of a tiled scan (Note [Tiled scans], scan.cu); freed once the kernels are queued,
   // which is safe on one stream (cub_temp.h).
   const size_t scratch_bytes = scan_scratch_bytes(result, rows, innermost);
-  const Tensor scratch =
-      scratch_bytes == 0
-          ? Tensor()
-          : empty({static_cast<int64_t>(scratch_bytes)}, TensorOptions().dtype(DType::UInt8).device(out.device()));
+  const Tensor scratch = scratch_bytes == 0 ? Tensor()
+                                            : empty({static_cast<int64_t>(scratch_bytes)},
+                                                    TensorOptions().dtype(DType::UInt8).device(out.device()));
   const bool launched = launch_scan(Prod, result, src.data_ptr(), out.data_ptr(), rows, innermost,
                                     scratch.defined() ? scratch.data_ptr() : nullptr, current_stream());
   ANATOMY_CHECK(launched, TypeError, "{}: no CUDA kernel for dtype {}", op, name(result));

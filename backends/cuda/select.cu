@@ -4,10 +4,10 @@
 // index; each holds a pointer and a stride only (16 bytes), since CUB copies iterators around
 // per item: one holding a whole StridedLayout made nonzero 50 times slower.
 // Both CUB algorithms are deterministic: integer sums and an order-preserving compaction.
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/launch_config.h"
@@ -82,8 +82,8 @@ __global__ void nonzero_coordinates_kernel(const int64_t* positions, int64_t cou
 
 }  // namespace
 
-void nonzero_count(void* temp, size_t& temp_bytes, const void* data, int64_t stride, size_t element_size,
-                   bool floating, int64_t numel, int64_t* count, cudaStream_t stream) {
+void nonzero_count(void* temp, size_t& temp_bytes, const void* data, int64_t stride, size_t element_size, bool floating,
+                   int64_t numel, int64_t* count, cudaStream_t stream) {
   with_word(element_size, "nonzero_count: element size is not 1, 2, 4 or 8", [&]<typename Word>() {
     const auto flags =
         over_indices(NonzeroFlag<Word>{static_cast<const Word*>(data), stride, value_bits_mask<Word>(floating)});

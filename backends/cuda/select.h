@@ -27,8 +27,8 @@
 namespace anatomy::cuda {
 
 // nonzero: *count = the number of nonzero elements among data[i * stride], i in [0, numel).
-void nonzero_count(void* temp, size_t& temp_bytes, const void* data, int64_t stride, size_t element_size,
-                   bool floating, int64_t numel, int64_t* count, cudaStream_t stream);
+void nonzero_count(void* temp, size_t& temp_bytes, const void* data, int64_t stride, size_t element_size, bool floating,
+                   int64_t numel, int64_t* count, cudaStream_t stream);
 // nonzero: positions[0..count) = the row-major indices i of the nonzero elements, in order;
 // *num_selected gets the count again (CUB writes it; nobody reads it).
 void nonzero_positions(void* temp, size_t& temp_bytes, const void* data, int64_t stride, size_t element_size,

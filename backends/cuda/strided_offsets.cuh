@@ -2,7 +2,7 @@
 // merges the dims of a dense operand into one, so most layouts reach a kernel with zero or one
 // dim; there the offsets are a product, not the 64-bit division of the general walk.
 //
-// Included by .cu files (host-device, so the iterator functors of CUB calls can use it).
+// Device code only: included by .cu files.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 namespace anatomy::cuda {
 
 template <int N>
-ANATOMY_HOST_DEVICE inline void strided_offsets(const StridedLayout<N>& layout, int64_t i, int64_t (&out)[N]) {
+__device__ __forceinline__ void strided_offsets(const StridedLayout<N>& layout, int64_t i, int64_t (&out)[N]) {
   if (layout.ndim == 0) {
     for (int k = 0; k < N; ++k) out[k] = 0;
   } else if (layout.ndim == 1) {

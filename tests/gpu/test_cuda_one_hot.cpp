@@ -45,7 +45,7 @@ TEST_CASE("cuda one_hot: inferred and explicit classes, every layout, against th
   check_one_hot(tensor({4}).squeeze(0), 6);
   check_one_hot(zeros({0}, DType::Int64), 3);
   check_one_hot(zeros({0, 2}, DType::Int64), 0);
-  check_one_hot(zeros({3}, DType::Int64), -1);  // one class
+  check_one_hot(zeros({3}, DType::Int64), -1);                // one class
   const Tensor big = randint(0, 1000, {3000}, DType::Int64);  // 3 million outputs
   check_one_hot(big, -1);
   check_one_hot(big, 1024);

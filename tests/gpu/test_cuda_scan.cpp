@@ -87,14 +87,14 @@ TEST_CASE("cuda cumsum and cumprod: every dtype and every dim, against the CPU")
     for (bool prod : {false, true}) {
       CAPTURE(prod);
       auto make = [&](IntArrayRef sizes) { return prod ? product_sample(sizes, d) : gpu_test::sample(sizes, d); };
-      check_scan(prod, make({5, 7, 9}), identity);         // rows of 9 (warp), columns of 5 and 7
-      check_scan(prod, make({3, 40}), identity);           // a warp row of two chunks
-      check_scan(prod, make({2, 1500}), identity);         // block rows of two chunks, the second partial
-      check_scan(prod, make({600, 3}), identity);          // 600 long columns
-      check_scan(prod, make({4, 1, 6}), identity);         // a size-1 dim
-      check_scan(prod, make({}), identity);                // 0-dim
-      check_scan(prod, make({0, 3}), identity);            // zero-size
-      check_scan(prod, make({3, 0}), identity);            // zero-size rows
+      check_scan(prod, make({5, 7, 9}), identity);  // rows of 9 (warp), columns of 5 and 7
+      check_scan(prod, make({3, 40}), identity);    // a warp row of two chunks
+      check_scan(prod, make({2, 1500}), identity);  // block rows of two chunks, the second partial
+      check_scan(prod, make({600, 3}), identity);   // 600 long columns
+      check_scan(prod, make({4, 1, 6}), identity);  // a size-1 dim
+      check_scan(prod, make({}), identity);         // 0-dim
+      check_scan(prod, make({0, 3}), identity);     // zero-size
+      check_scan(prod, make({3, 0}), identity);     // zero-size rows
     }
   }
 }

@@ -18,9 +18,7 @@ using gpu_test::values_of;
 namespace {
 
 // Random values of dtype d of which about half are zero.
-Tensor half_zeros(IntArrayRef sizes, DType d) {
-  return gpu_test::sample(sizes, d).masked_fill(rand(sizes) < 0.5, 0);
-}
+Tensor half_zeros(IntArrayRef sizes, DType d) { return gpu_test::sample(sizes, d).masked_fill(rand(sizes) < 0.5, 0); }
 
 Tensor random_mask(IntArrayRef sizes) { return rand(sizes) < 0.5; }
 
@@ -52,19 +50,19 @@ TEST_CASE("cuda nonzero: every dtype and layout, against the CPU") {
     check_nonzero(half_zeros({3, 1, 4}, d), [](const Tensor& t) { return t.expand({2, 3, 5, 4}); });
     check_nonzero(half_zeros({2, 1, 3, 1, 2, 2}, d), identity);
     check_nonzero(half_zeros({}, d), identity);
-    check_nonzero(ones({}, d), identity);  // [1, 0]
+    check_nonzero(ones({}, d), identity);   // [1, 0]
     check_nonzero(zeros({}, d), identity);  // [0, 0]
     check_nonzero(zeros({0, 3}, d), identity);
     check_nonzero(zeros({6, 5}, d), identity);  // nothing nonzero: [0, 2]
-    check_nonzero(ones({3, 4}, d), identity);  // everything
+    check_nonzero(ones({3, 4}, d), identity);   // everything
   }
 }
 
 TEST_CASE("cuda nonzero: -0.0 is zero, NaN and tiny values are not") {
   ANATOMY_REQUIRE_GPU();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const Tensor x = tensor({0.0, -0.0, nan, 1e-300, -1.0, 0.0, -nan, std::numeric_limits<double>::infinity()},
-                        DType::Float64);
+  const Tensor x =
+      tensor({0.0, -0.0, nan, 1e-300, -1.0, 0.0, -nan, std::numeric_limits<double>::infinity()}, DType::Float64);
   for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
     CAPTURE(name(d));
     check_nonzero(x.to(d), identity);
@@ -105,7 +103,7 @@ TEST_CASE("cuda masked_select: every dtype, broadcast and layouts, against the C
     check(x, tensor({false}).squeeze(0));
     check(gpu_test::sample({}, d), tensor({true}).squeeze(0));  // 0-dim both
     check(gpu_test::sample({0, 6}, d), random_mask({6}));       // zero-size
-    check(x, zeros({4, 6}, DType::Bool));                        // nothing selected
+    check(x, zeros({4, 6}, DType::Bool));                       // nothing selected
   }
 }
 
@@ -114,8 +112,7 @@ TEST_CASE("cuda masked_select: the CPU's errors at the call") {
   const Tensor x = rand({3, 4}).to(kCuda);
   CHECK_THROWS_WITH_AS(masked_select(x, ones({3, 4}, DType::Int64).to(kCuda)), doctest::Contains("masked_select"),
                        TypeError);
-  CHECK_THROWS_WITH_AS(masked_select(x, random_mask({2, 4}).to(kCuda)), doctest::Contains("masked_select"),
-                       ValueError);
+  CHECK_THROWS_WITH_AS(masked_select(x, random_mask({2, 4}).to(kCuda)), doctest::Contains("masked_select"), ValueError);
   CHECK_THROWS_AS(masked_select(x, random_mask({3, 4})), DeviceError);  // a CPU mask
 }
 
@@ -133,10 +130,17 @@ TEST_CASE("cuda masked_fill_: every dtype and layout, against the CPU") {
       CHECK(same_values(gpu, cpu));  // the whole base: filled and untouched parts
     };
     check({4, 6}, identity, random_mask({4, 6}));
-    check({4, 6}, [](const Tensor& t) { return t.t(); }, random_mask({6, 4}));
+    check(
+        {4, 6}, [](const Tensor& t) { return t.t(); }, random_mask({6, 4}));
     check({4, 6}, identity, random_mask({6, 4}).t());
-    check({4, 6}, [](const Tensor& t) { return t.slice(0, 1, 4).slice(1, 1, 6, 2); }, random_mask({3, 3}));
-    check({2, 3, 4}, [](const Tensor& t) { return t.permute({2, 0, 1}); }, random_mask({2, 1}));  // broadcast
+    check(
+        {4, 6}, [](const Tensor& t) { return t.slice(0, 1, 4).slice(1, 1, 6, 2); }, random_mask({3, 3}));
+    check(
+        {2, 3, 4},
+        [](const Tensor& t) {
+          return t.permute({2, 0, 1});
+        },
+        random_mask({2, 1}));  // broadcast
     check({4, 6}, identity, random_mask({6}));
     check({4, 6}, identity, tensor({true}).squeeze(0));
     check({}, identity, tensor({true}).squeeze(0));
@@ -198,14 +202,15 @@ TEST_CASE("cuda masked_fill_: the CPU's errors at the call, self unchanged") {
     return "";
   };
   // The CPU's error types, asked of the CPU itself.
-  CHECK(cpu_error([&] { u8.masked_fill_(mask, 300); }) ==
-        cpu_error([&] { zeros({3, 4}, DType::UInt8).masked_fill_(ones({3, 4}, DType::Bool), 300); }));
+  CHECK(cpu_error([&] { u8.masked_fill_(mask, 300); }) == cpu_error([&] {
+          zeros({3, 4}, DType::UInt8).masked_fill_(ones({3, 4}, DType::Bool), 300);
+        }));
   CHECK(cpu_error([&] { u8.masked_fill_(mask, 300); }) != "");
   CHECK_THROWS_WITH_AS(u8.masked_fill_(ones({3, 4}, DType::Int32).to(kCuda), 1), doctest::Contains("masked_fill_"),
                        TypeError);
   CHECK_THROWS_WITH_AS(u8.masked_fill_(ones({2, 4}, DType::Bool).to(kCuda), 1), doctest::Contains("masked_fill_"),
                        ValueError);
-  CHECK_THROWS_AS(u8.masked_fill_(ones({3, 4}, DType::Bool), 1), DeviceError);  // a CPU mask
+  CHECK_THROWS_AS(u8.masked_fill_(ones({3, 4}, DType::Bool), 1), DeviceError);                           // a CPU mask
   CHECK_THROWS_AS(u8.expand({2, 3, 4}).masked_fill_(ones({2, 3, 4}, DType::Bool).to(kCuda), 1), Error);  // overlap
   CHECK(values_of(u8) == std::vector<double>(12, 0.0));
 }
