@@ -2,6 +2,7 @@
 // defines it, with its backends (read from the dispatch table) and, for ops the op table covers,
 // their dtypes and derivative status.
 #include <algorithm>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -75,6 +76,12 @@ struct Coverage {
 std::string derivative_cell(const dispatch::OperatorEntry& e, const Coverage& c) {
   if (!c.covered) return "";
   if (!c.differentiable) return "no";
+  // An out= form (a written argument after the first) refuses to record, as in PyTorch
+  // (autograd/out_forms.cpp).
+  const auto& args = e.schema().arguments;
+  const bool out_form = std::any_of(args.begin() + std::min<size_t>(1, args.size()), args.end(),
+                                    [](const dispatch::Argument& a) { return a.alias && a.alias->is_write; });
+  if (out_form) return e.registered(RegKey::Autograd) ? "no (out= raises if an input requires grad)" : "not yet";
   if (e.registered(RegKey::Autograd) || e.registered(RegKey::AutogradCPU)) return "yes";
   // A CompositeImplicitAutograd op differentiates through the ops it calls: it has a derivative
   // exactly when they have.
