@@ -1,5 +1,5 @@
-// Derivatives of sum and mean, and of the matrix products mm, addmm and bmm (matmul, linear,
-// dot and outer are composites differentiated through these).
+// Derivatives of sum and mean, and of the matrix products mm, addmm, bmm and _addmm_activation
+// (matmul, linear, dot and outer are composites differentiated through these).
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 
@@ -10,6 +10,7 @@ using DTypeSig = Tensor(const Tensor&, std::optional<DType>);
 using DimDTypeSig = Tensor(const Tensor&, IntArrayRef, bool, std::optional<DType>);
 using PairSig = Tensor(const Tensor&, const Tensor&);
 using AddmmSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
+using AddmmActivationSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, bool);
 
 // The gradient of a reduction's input, in the input's dtype.
 Tensor to_input_dtype(const BackwardContext& ctx, const Tensor& g) {
@@ -75,15 +76,31 @@ variable_list bmm_backward(BackwardContext& ctx, const variable_list& g) {
   if (ctx.needs_grad(1)) ctx.set(out, 1, ctx.input(0).transpose(1, 2).bmm(g[0]));
   return out;
 }
-// addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * mat1 @ mat2.
-variable_list addmm_backward(BackwardContext& ctx, const variable_list& g) {
+// addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * mat1 @ mat2, given the gradient
+// `g` of that sum.
+variable_list addmm_grads(BackwardContext& ctx, const Tensor& g) {
   variable_list out = ctx.grads();
   const double beta = ctx.arg<Scalar>(3).to<double>(), alpha = ctx.arg<Scalar>(4).to<double>();
-  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, beta == 1.0 ? g[0] : g[0] * beta));
-  const Tensor ga = alpha == 1.0 ? g[0] : g[0] * alpha;
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, beta == 1.0 ? g : g * beta));
+  const Tensor ga = alpha == 1.0 ? g : g * alpha;
   if (ctx.needs_grad(1)) ctx.set(out, 1, mm_mat1_grad(ga, ctx.input(1), ctx.input(2)));
   if (ctx.needs_grad(2)) ctx.set(out, 2, mm_mat2_grad(ga, ctx.input(1), ctx.input(2)));
   return out;
+}
+variable_list addmm_backward(BackwardContext& ctx, const variable_list& g) { return addmm_grads(ctx, g[0]); }
+
+// _addmm_activation = relu(addmm(...)) or gelu(addmm(...), "tanh"). relu's gradient passes where
+// the result is positive; gelu's needs the pre-activation, recomputed with addmm from the saved
+// inputs (one more product in backward instead of a saved [n, m] tensor).
+variable_list addmm_activation_backward(BackwardContext& ctx, const variable_list& g) {
+  Tensor pre_grad;
+  if (ctx.arg<bool>(5)) {
+    const Tensor pre = addmm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.arg<Scalar>(3), ctx.arg<Scalar>(4));
+    pre_grad = gelu_tanh_grad(g[0], pre);
+  } else {
+    pre_grad = where(ctx.output(0) > 0, g[0], Scalar(0));
+  }
+  return addmm_grads(ctx, pre_grad);
 }
 
 const DerivativeEntry kSum{"aten::sum", "SumBackward0", 0, 0, &sum_backward};
@@ -93,6 +110,8 @@ const DerivativeEntry kMeanDim{"aten::mean.dim", "MeanBackward1", 0, 0, &mean_di
 const DerivativeEntry kMm{"aten::mm", "MmBackward0", args_mask({0, 1}), 0, &mm_backward};
 const DerivativeEntry kBmm{"aten::bmm", "BmmBackward0", args_mask({0, 1}), 0, &bmm_backward};
 const DerivativeEntry kAddmm{"aten::addmm", "AddmmBackward0", args_mask({1, 2}), 0, &addmm_backward};
+const DerivativeEntry kAddmmActivation{"aten::_addmm_activation", "AddmmActivationBackward0", args_mask({0, 1, 2}), 1,
+                                       &addmm_activation_backward};
 
 }  // namespace
 
@@ -104,6 +123,7 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kMm, PairSig>(m, "mm");
   register_derivative<&kBmm, PairSig>(m, "bmm");
   register_derivative<&kAddmm, AddmmSig>(m, "addmm");
+  register_derivative<&kAddmmActivation, AddmmActivationSig>(m, "_addmm_activation");
 }
 
 }  // namespace anatomy::autograd

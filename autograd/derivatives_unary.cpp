@@ -22,8 +22,6 @@ constexpr double kLn2 = 0.693147180559945309417;
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi): erf's slope at 0
 constexpr double kInvSqrt2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // the standard normal pdf at 0
-constexpr double kSqrt2OverPi = 0.79788456080286535588;  // gelu's tanh approximation
-constexpr double kGeluKappa = 0.044715;
 
 // ---- one expression of the input or the result ----
 #define ANATOMY_UNARY_FORMULA(fn, body)                            \
@@ -58,11 +56,7 @@ variable_list gelu_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const Tensor x = ctx.input(0);
   if (ctx.arg<std::string>(1) == "tanh") {
-    const Tensor x_sq = x * x;
-    const Tensor t = ((x + x_sq * x * kGeluKappa) * kSqrt2OverPi).tanh();
-    const Tensor left_derivative = (t + 1) * 0.5;
-    const Tensor right_derivative = x * 0.5 * (1 - t * t) * kSqrt2OverPi * (x_sq * (3 * kGeluKappa) + 1);
-    ctx.set(out, 0, g[0] * (left_derivative + right_derivative));
+    ctx.set(out, 0, gelu_tanh_grad(g[0], x));
   } else {
     const Tensor cdf = ((x * kInvSqrt2).erf() + 1) * 0.5;
     const Tensor pdf = (x * x * -0.5).exp() * kInvSqrt2Pi;

@@ -93,4 +93,14 @@ Tensor as_strided_grad(const Tensor& grad, const Geometry& in, const Geometry& o
   return storage.as_strided(in.sizes, in.strides, in_eff);
 }
 
+Tensor gelu_tanh_grad(const Tensor& grad, const Tensor& x) {
+  constexpr double kSqrt2OverPi = 0.79788456080286535588;
+  constexpr double kGeluKappa = 0.044715;
+  const Tensor x_sq = x * x;
+  const Tensor t = ((x + x_sq * x * kGeluKappa) * kSqrt2OverPi).tanh();
+  const Tensor left_derivative = (t + 1) * 0.5;
+  const Tensor right_derivative = x * 0.5 * (1 - t * t) * kSqrt2OverPi * (x_sq * (3 * kGeluKappa) + 1);
+  return grad * (left_derivative + right_derivative);
+}
+
 }  // namespace anatomy::autograd

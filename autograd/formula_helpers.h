@@ -29,6 +29,9 @@ struct Geometry {
 // added into a zero storage through `out` (accumulating, so view elements that share memory add
 // up: expand), then read through `in`. NotImplementedError when `in`'s own elements overlap.
 Tensor as_strided_grad(const Tensor& grad, const Geometry& in, const Geometry& out);
+// The gradient of gelu(x, approximate="tanh") given the output's gradient `grad` (PyTorch's
+// GeluBackward with "tanh"): gelu's and _addmm_activation's formulas share it.
+Tensor gelu_tanh_grad(const Tensor& grad, const Tensor& x);
 // The wrapped, sorted, unique dims of a reduction over `dims` (empty: every dim).
 std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim);
 

@@ -1,5 +1,6 @@
 // Matrix products: schemas, the C++ functions, Tensor methods, and the composites written with
-// mm, bmm, addmm and views (matmul, linear, dot, outer), which serve every backend.
+// mm, bmm, addmm and views (matmul, linear, dot, outer, _addmm_activation), which serve every
+// backend.
 #include "anatomy/core/matmul_checks.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
@@ -110,6 +111,16 @@ Tensor linear_composite(const Tensor& input, const Tensor& weight, const std::op
   return reshape(out, shape);
 }
 
+// relu(addmm(...)), or gelu(addmm(...), approximate="tanh"): what PyTorch's CUDA kernel computes
+// (cuBLASLt's GELU epilogue is the tanh approximation). PyTorch's CPU kernel applies the exact
+// gelu instead; anatomy keeps one meaning on every backend. CUDA fuses both into cuBLASLt's
+// epilogue where it can (backends/cuda/addmm_activation_cuda.cpp) and falls back to this.
+Tensor addmm_activation_composite(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                                  const Scalar& alpha, bool use_gelu) {
+  Tensor out = addmm(self, mat1, mat2, beta, alpha);
+  return use_gelu ? gelu_(out, "tanh") : relu_(out);
+}
+
 }  // namespace
 
 ANATOMY_LIBRARY(aten, m) {
@@ -119,6 +130,9 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
   m.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
+  m.def(
+      "_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) "
+      "-> Tensor");
   // Composites: written with the products and views above, so autograd differentiates them.
   m.def("matmul(Tensor self, Tensor other) -> Tensor", ANATOMY_KERNEL(matmul_composite));
   m.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", ANATOMY_KERNEL(linear_composite));
@@ -126,9 +140,16 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("outer(Tensor self, Tensor vec2) -> Tensor", ANATOMY_KERNEL(outer_composite));
 }
 
+// Written with addmm and an in-place activation on its fresh result: not differentiated
+// through (autograd/derivatives_reduce_linalg.cpp has its formula), and backends may override it.
+ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("_addmm_activation", ANATOMY_KERNEL(addmm_activation_composite));
+}
+
 using PairSig = Tensor(const Tensor&, const Tensor&);
 using PairOutSig = Tensor(const Tensor&, const Tensor&, const Tensor&);
 using AddSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
+using AddActivationSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, bool);
 using LinearSig = Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&);
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
@@ -159,6 +180,11 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
                const Scalar& alpha) {
   ANATOMY_OP(op, "aten::baddbmm", AddSig);
   return op.call(self, batch1, batch2, beta, alpha);
+}
+Tensor _addmm_activation(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                         const Scalar& alpha, bool use_gelu) {
+  ANATOMY_OP(op, "aten::_addmm_activation", AddActivationSig);
+  return op.call(self, mat1, mat2, beta, alpha, use_gelu);
 }
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   ANATOMY_OP(op, "aten::linear", LinearSig);

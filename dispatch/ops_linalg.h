@@ -20,6 +20,10 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
              const Scalar& alpha = 1);
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
                const Scalar& alpha = 1);
+// relu(addmm(...)), or gelu(addmm(...), approximate="tanh") with use_gelu (PyTorch's CUDA
+// meaning; its CPU kernel uses the exact gelu). CUDA fuses it into cuBLASLt's epilogue.
+Tensor _addmm_activation(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+                         const Scalar& alpha = 1, bool use_gelu = false);
 // input @ weight^T + bias (weight: [out_features, in_features]).
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt);
 Tensor dot(const Tensor& self, const Tensor& other);    // 1-D . 1-D -> 0-dim

@@ -1,4 +1,5 @@
-// Op-table entries: matrix products (mm, bmm, matmul, addmm, baddbmm, linear, dot, outer).
+// Op-table entries: matrix products (mm, bmm, matmul, addmm, baddbmm, _addmm_activation, linear,
+// dot, outer).
 // References are plain fp64 loops over RefTensor, with NumPy's matmul rules written out here.
 #include <cmath>
 #include <limits>
@@ -333,6 +334,68 @@ ANATOMY_REGISTER_OPS(linalg) {
     };
   };
   ops.push_back(addmm_info);
+
+  OpInfo act_info = product_entry("_addmm_activation", {"_addmm_activation"});
+  act_info.notes = "relu(addmm), or gelu(addmm, approximate='tanh') with use_gelu";
+  // scalars: beta, alpha, use_gelu (0 or 1). gelu takes floating dtypes only.
+  act_info.samples = [](DType t) {
+    std::vector<SampleInput> v;
+    for (const double gelu : {0.0, 1.0}) {
+      if (gelu == 1.0 && !is_floating(t)) continue;
+      auto add = [&](std::string label, std::vector<Tensor> tensors, double beta, double alpha) {
+        std::vector<double> sc = scalars_for(t, beta, alpha);
+        sc.push_back(gelu);
+        v.push_back(sample(std::move(label) + (gelu == 1.0 ? ", gelu" : ", relu"), std::move(tensors), sc));
+      };
+      // The fused case on CUDA: a bias vector, beta 1.
+      add("bias vector", {rnd({8}, t), rnd({6, 8}, t), rnd({8, 8}, t)}, 1, 1);
+      add("bias vector, transposed weight (linear)", {rnd({8}, t), rnd({6, 12}, t), rnd({8, 12}, t).t()}, 1, 1);
+      add("bias vector, alpha", {rnd({4}, t), rnd({5, 7}, t), rnd({7, 4}, t)}, 1, 2);
+      add("bias vector, larger than a block", {rnd({17}, t), rnd({33, 70}, t), rnd({70, 17}, t)}, 1, 1);
+      add("bias vector, transposed input", {rnd({8}, t), rnd({12, 6}, t).t(), rnd({12, 8}, t)}, 1, 1);
+      // The others: a full self, beta != 1, an offset bias, one row, zero sizes.
+      add("full self", {rnd({5, 4}, t), rnd({5, 7}, t), rnd({7, 4}, t)}, 1, 1);
+      add("column bias, beta and alpha", {rnd({5, 1}, t), rnd({5, 7}, t), rnd({4, 7}, t).t()}, 0.5, 2);
+      add("offset bias", {rnd({9}, t).slice(0, 1, 9), rnd({6, 8}, t), rnd({8, 8}, t)}, 1, 1);
+      add("one row", {rnd({4}, t), rnd({1, 7}, t), rnd({7, 4}, t)}, 1, 1);
+      add("beta = 0", {rnd({4}, t), rnd({5, 7}, t), rnd({7, 4}, t)}, 0, 1);
+      add("zero-size k", {rnd({3, 4}, t), rnd({3, 0}, t), rnd({0, 4}, t)}, 1, 1);
+      add("zero-size n", {rnd({4}, t), rnd({0, 5}, t), rnd({5, 4}, t)}, 1, 1);
+    }
+    return v;
+  };
+  act_info.op = [](const SampleInput& s) {
+    return one(_addmm_activation(s.tensors[0], s.tensors[1], s.tensors[2], scalar_arg(s.scalars[0], s.tensors[1]),
+                                 scalar_arg(s.scalars[1], s.tensors[1]), s.scalars[2] != 0));
+  };
+  act_info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const RefTensor p = ref_matmul(in[1], in[2], product_of(in[1].dtype));
+    const RefTensor pre = ref_add_scaled(in[0], p, s.scalars[0], s.scalars[1]);
+    if (s.scalars[2] == 0) return std::vector<RefTensor>{map_unary(pre, pre.dtype, [](double x) { return x < 0 ? 0 : x; })};
+    // gelu's tanh approximation, as the op computes it.
+    return std::vector<RefTensor>{map_unary(pre, pre.dtype, [](double x) {
+      const double kSqrt2OverPi = 0.79788456080286535588;
+      return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+    })};
+  };
+  act_info.error_inputs = [] {
+    return std::vector<ErrorInput>{
+        bad("self does not broadcast", {randn({3}), randn({2, 3}), randn({3, 4})}, &typeid(ValueError), {"addmm", "[3]"},
+            {1, 1, 0}),
+        bad("inner sizes differ", {randn({4}), randn({2, 3}), randn({4, 4})}, &typeid(ValueError),
+            {"addmm", "[2, 3]", "[4, 4]"}, {1, 1, 1}),
+        bad("self dtype differs", {randn({4}, DType::Float64), randn({2, 3}), randn({3, 4})}, &typeid(TypeError),
+            {"addmm", "fp64", "fp32"}, {1, 1, 0}),
+    };
+  };
+  act_info.bench_input = [](int64_t numel) {
+    const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(std::sqrt(static_cast<double>(numel))));
+    SampleInput s;
+    s.tensors = {randn({n}), randn({n, n}), randn({n, n}).t()};
+    s.scalars = {1, 1, 0};
+    return s;
+  };
+  ops.push_back(act_info);
 
   OpInfo baddbmm_info = product_entry("baddbmm", {"baddbmm"});
   baddbmm_info.notes = "beta = 0 ignores self (NaN included)";

@@ -11,8 +11,10 @@
 // Precision (core/precision_switches.h): fp32 computes in fp32, or TF32 when
 // allow_tf32_matmul(); fp64 in fp64; fp16 and bf16 in fp32 (fp16 in fp16 with
 // allow_fp16_accumulation()), with cuBLAS's reduced-precision split-k reductions forbidden when
-// the switch of that dtype is off. Integers run the exact kernel of gemm_integer.cu. addmm with a
-// bias vector (linear) adds it in cuBLASLt's epilogue instead (addmm_lt.cpp).
+// the switch of that dtype is off. Integers run the exact kernel of gemm_integer.cu, except int8
+// products that cuBLASLt's integer kernels compute exactly (Note [Exact int8 products on
+// cuBLASLt], gemm_int8_lt.cpp). addmm with a bias vector (linear) adds it in cuBLASLt's
+// epilogue instead (addmm_lt.cpp).
 //
 // Note [Misaligned cuBLAS operands]
 // An operand whose address is not a multiple of 16 bytes (a storage offset such as x[1:]) keeps
@@ -33,6 +35,7 @@
 #include "anatomy/backends/cuda/cublas_handles.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/gemm_int8_lt.h"
 #include "anatomy/backends/cuda/gemm_integer.h"
 #include "anatomy/backends/cuda/gemm_operand.h"
 #include "anatomy/core/precision_switches.h"
@@ -122,6 +125,7 @@ void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
   const int64_t batches = c.sizes()[0], n = c.sizes()[1], m = c.sizes()[2], k = a.sizes()[2];
   if (!is_floating(a.dtype())) {
     if (batches == 0 || n == 0 || m == 0) return;
+    if (a.dtype() == DType::Int8 && gemm_int8_lt(c, a, b, alpha, beta)) return;
     return gemm_integer(c, a, b, alpha, beta);
   }
   if (batches == 0 || n == 0 || m == 0) return;

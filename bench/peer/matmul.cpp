@@ -2,6 +2,8 @@
 // and bf16 (issue targets: at least 0.98x torch), and products whose operands sit one element
 // past an aligned address (x[1:] of a flat buffer: Note [Misaligned cuBLAS operands]) next to
 // their aligned twins, fp16 2048^3 and bf16 4096^3, where torch's cuBLAS call runs 5-6x slower.
+// Two cuBLASLt pairs: int8 4096^3 (anatomy's mm against at::_int_mm, both returning int32) and
+// linear + relu fused into the bias epilogue on fp16 8192^3 (_addmm_activation on both sides).
 // Device time between CUDA events. Each row is skipped unless anatomy has its CUDA backend and
 // both libraries see a GPU.
 #include "peer.h"
@@ -83,10 +85,47 @@ struct MmF16Misaligned : F16Misaligned { static constexpr const char* kName = "m
 struct MmBf16Aligned : Bf16Mid { static constexpr const char* kName = "mm_bf16_4096_cuda"; };
 struct MmBf16Misaligned : Bf16Misaligned { static constexpr const char* kName = "mm_bf16_4096_misaligned_cuda"; };
 
+// int8 operands with values in [-8, 8): sums of 4096 products stay below 2^24, exact in the fp32
+// the comparison reads them in, so the two int32 results must agree exactly.
+struct Int8Operand {
+  anatomy::Tensor a;
+  at::Tensor t;
+  explicit Int8Operand(int64_t n) {
+    const anatomy::Tensor cpu = anatomy::randint(-8, 8, {n, n}, anatomy::DType::Int32).to(anatomy::DType::Float32);
+    a = cpu.to(kCuda).to(anatomy::DType::Int8);
+    t = to_torch(cpu).to(at::kCUDA).to(at::kChar);
+  }
+};
+
+struct MmInt8 : CaseDefaults {
+  static constexpr const char* kName = "mm_int8_4096_cuda";
+  static constexpr Timing kTiming = Timing::kCudaEvents;
+  static constexpr benchmark::TimeUnit kUnit = benchmark::kMicrosecond;
+  static constexpr double kFlops = 2.0 * 4096 * 4096 * 4096;  // integer multiply-adds, counted as two
+  static constexpr Tolerance kTol{0, 0};
+  Int8Operand x{4096}, y{4096};
+  anatomy::Tensor run_anatomy() { return anatomy::mm(x.a, y.a); }
+  at::Tensor run_torch() { return at::_int_mm(x.t, y.t); }
+};
+
+// linear's weight layout (w.t()) and a bias vector: relu(x @ w^T + b) in one cuBLASLt call.
+struct LinearReluF16 : CaseDefaults {
+  static constexpr const char* kName = "linear_relu_fp16_8192_cuda";
+  static constexpr Timing kTiming = Timing::kCudaEvents;
+  static constexpr benchmark::TimeUnit kUnit = benchmark::kMillisecond;
+  static constexpr double kFlops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  static constexpr Tolerance kTol{0.5, 1e-2};
+  Operand x{8192, anatomy::DType::Float16, 0}, w{8192, anatomy::DType::Float16, 0};
+  anatomy::Tensor bias = anatomy::randn({8192}).to(kCuda).to(anatomy::DType::Float16);
+  at::Tensor bias_t = to_torch(bias.cpu().to(anatomy::DType::Float32).contiguous()).to(at::kCUDA).to(at::kHalf);
+  anatomy::Tensor run_anatomy() { return anatomy::_addmm_activation(bias, x.a, w.a.t()); }
+  at::Tensor run_torch() { return at::_addmm_activation(bias_t, x.t, w.t.t()); }
+};
+
 const int registered =
     (register_pair<MmF32>(), register_pair<MmTf32>(), register_pair<MmF16>(), register_pair<MmBf16>(),
      register_pair<MmF16Aligned>(), register_pair<MmF16Misaligned>(), register_pair<MmBf16Aligned>(),
-     register_pair<MmBf16Misaligned>(), 0);
+     register_pair<MmBf16Misaligned>(), register_pair<MmInt8>(), register_pair<LinearReluF16>(), 0);
 
 }  // namespace
 }  // namespace peer

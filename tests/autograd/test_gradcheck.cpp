@@ -50,7 +50,7 @@ TEST_CASE("gradcheck: sum and mean, over all dims and over dim lists with and wi
   check_both("mean dims", one([](const Tensor& t) { return t.mean({1}); }), {input({2, 3})});
 }
 
-TEST_CASE("gradcheck: mm, bmm, addmm, and matmul/linear through them") {
+TEST_CASE("gradcheck: mm, bmm, addmm, _addmm_activation, and matmul/linear through them") {
   check_both("mm", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{x[0].mm(x[1])}; },
              {input({2, 3}), transposed_input(3, 2)});
   check_both("bmm", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{x[0].bmm(x[1])}; },
@@ -61,6 +61,13 @@ TEST_CASE("gradcheck: mm, bmm, addmm, and matmul/linear through them") {
              {input({2, 2, 3}), input({3, 2})});
   check_both("linear", [](const std::vector<Tensor>& x) { return std::vector<Tensor>{linear(x[0], x[1], x[2])}; },
              {input({4, 3}), input({2, 3}), input({2})});
+  for (bool use_gelu : {false, true}) {
+    check_both(use_gelu ? "_addmm_activation gelu" : "_addmm_activation relu",
+               [use_gelu](const std::vector<Tensor>& x) {
+                 return std::vector<Tensor>{_addmm_activation(x[0], x[1], x[2], 0.5, 2, use_gelu)};
+               },
+               {input({2}), input({3, 2}), transposed_input(2, 2)});
+  }
 }
 
 TEST_CASE("gradcheck: views map gradients back (view, transpose, permute, expand, squeeze, select, slice)") {

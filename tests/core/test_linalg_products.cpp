@@ -138,6 +138,26 @@ TEST_CASE("matrix products on Meta: shapes and dtypes without data, and the same
   CHECK(vec(matmul(empty({4, 1, 2, 3}, meta), empty({6, 3, 5}, meta)).sizes()) == V{4, 6, 2, 5});
   CHECK(vec(addmm(empty({5}, meta), empty({2, 3}, meta), empty({3, 5}, meta)).sizes()) == V{2, 5});
   CHECK(vec(linear(empty({7, 3}, meta), empty({4, 3}, meta), empty({4}, meta)).sizes()) == V{7, 4});
+  CHECK(vec(_addmm_activation(empty({5}, meta), empty({2, 3}, meta), empty({3, 5}, meta), 1, 1, true).sizes()) ==
+        V{2, 5});
   EXPECT_ERROR(ValueError, mm(empty({2, 3}, meta), empty({4, 5}, meta)), "mm", "[2, 3]", "[4, 5]");
   EXPECT_ERROR(TypeError, bmm(empty({1, 2, 3}, meta), empty({1, 3, 5}, meta.dtype(DType::Float64))), "bmm");
 }
+
+TEST_CASE("_addmm_activation: relu of addmm, or gelu with the tanh approximation") {
+  const Tensor self = tensor({1.0, -2.0}), a = tensor({1.0, 2.0, -1.0, 0.5}).view({2, 2}), b = tensor({1.0, 0.0, 0.0, 1.0}).view({2, 2});
+  const Tensor pre = addmm(self, a, b, 1, 2);  // [[3, 2], [-1, -1]]
+  CHECK(values(_addmm_activation(self, a, b, 1, 2)) == D{3, 2, 0, 0});
+  const std::vector<double> g = values(_addmm_activation(self, a, b, 1, 2, true));
+  const std::vector<double> want = values(gelu(pre, "tanh"));
+  REQUIRE(g.size() == want.size());
+  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(want[i]).epsilon(1e-12));
+  // Not the exact gelu: the two differ by about 1e-4 at -1.
+  CHECK(std::abs(g[2] - values(gelu(pre))[2]) > 1e-5);
+  // Integers take relu (int8 products return int32); addmm's errors name addmm.
+  const Tensor i8 = tensor({-3, 4}).to(DType::Int8).view({1, 2});
+  CHECK(_addmm_activation(zeros({2}, DType::Int8), i8, tensor({1, 1, 1, 1}).to(DType::Int8).view({2, 2})).dtype() ==
+        DType::Int32);
+  EXPECT_ERROR(ValueError, _addmm_activation(randn({3}), randn({2, 3}), randn({3, 4})), "addmm", "[3]");
+}
+
