@@ -1,10 +1,19 @@
 // Derivatives of the neural-network functions: softmax, log_softmax, native_layer_norm,
-// rms_norm and native_dropout. The backward passes are written with public operators (PyTorch
-// has dedicated backward kernels), so double backward needs no extra formulas.
-// layer_norm and dropout are composites over native_layer_norm and native_dropout.
+// rms_norm and native_dropout. layer_norm and dropout are composites over native_layer_norm and
+// native_dropout.
+//
+// Note [Fused backward unless create_graph]
+//   The backward passes of softmax, log_softmax, native_layer_norm and rms_norm are written
+//   twice: with public operators here, which are differentiable again (double backward needs no
+//   extra formulas), and as the operators _softmax_backward_data, _log_softmax_backward_data,
+//   native_layer_norm_backward and _rms_norm_backward (dispatch/ops_nn_backward.cpp), whose CUDA
+//   kernels read each row once. The engine runs a backward with grad mode on only when it
+//   records a graph of it (create_graph); otherwise the formulas call the operators, whose
+//   composite (CPU, Meta) is the same arithmetic as the formulas below.
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 #include "anatomy/autograd/grad_mode.h"
+#include "anatomy/dispatch/ops_nn.h"
 
 namespace anatomy::autograd {
 namespace {
@@ -19,12 +28,20 @@ Tensor to_input_dtype(const BackwardContext& ctx, const Tensor& g) {
   return g.dtype() == ctx.input_dtype(0) ? g : g.to(ctx.input_dtype(0));
 }
 
+// Whether the fused operator may take grad `g` of a result like `like` (Note [Fused backward
+// unless create_graph]): no graph is recorded, and g matches the result as the operators ask.
+bool use_fused(const Tensor& g, const Tensor& like) {
+  return !GradMode::is_enabled() && g.sizes() == like.sizes() && g.dtype() == like.dtype() &&
+         g.device() == like.device();
+}
+
 // softmax: y * (g - sum(g * y)); the result may have the `dtype` argument's type.
 variable_list softmax_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const Tensor y = ctx.output(0);
   const int64_t dim = ctx.arg<int64_t>(1);
-  ctx.set(out, 0, to_input_dtype(ctx, y * (g[0] - (g[0] * y).sum({dim}, true))));
+  if (use_fused(g[0], y)) ctx.set(out, 0, _softmax_backward_data(g[0], y, dim, ctx.input_dtype(0)));
+  else ctx.set(out, 0, to_input_dtype(ctx, y * (g[0] - (g[0] * y).sum({dim}, true))));
   return out;
 }
 // log_softmax: g - exp(y) * sum(g).
@@ -32,8 +49,14 @@ variable_list log_softmax_backward(BackwardContext& ctx, const variable_list& g)
   variable_list out = ctx.grads();
   const Tensor y = ctx.output(0);
   const int64_t dim = ctx.arg<int64_t>(1);
-  ctx.set(out, 0, to_input_dtype(ctx, g[0] - y.exp() * g[0].sum({dim}, true)));
+  if (use_fused(g[0], y)) ctx.set(out, 0, _log_softmax_backward_data(g[0], y, dim, ctx.input_dtype(0)));
+  else ctx.set(out, 0, to_input_dtype(ctx, g[0] - y.exp() * g[0].sum({dim}, true)));
   return out;
+}
+
+std::optional<Tensor> optional_input(const BackwardContext& ctx, int arg) {
+  const Tensor t = ctx.input(arg);
+  return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
 }
 
 // The normalized trailing dims of an input of `ndim` dims, and the leading ones.
@@ -57,7 +80,27 @@ Tensor sum_leading(const Tensor& t, const NormDims& d) { return d.leading.empty(
 variable_list native_layer_norm_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const Tensor x = ctx.input(0);
-  const NormDims d = norm_dims(x.dim(), ctx.arg<std::vector<int64_t>>(1).size());
+  const std::vector<int64_t>& normalized_shape = ctx.arg<std::vector<int64_t>>(1);
+  const NormDims d = norm_dims(x.dim(), normalized_shape.size());
+  if (use_fused(g[0], x)) {
+    const Tensor mean = ctx.output(1), rstd = ctx.output(2);
+    auto [dx, dw, db] = anatomy::native_layer_norm_backward(
+        g[0], x, normalized_shape, mean, rstd, optional_input(ctx, 2), std::nullopt,
+        {ctx.needs_grad(0), ctx.needs_grad(2), ctx.needs_grad(3)});
+    if (ctx.needs_grad(0)) {
+      // The mean and rstd outputs' gradients, when some arrived (see below).
+      if (!ctx.grad_zero_filled(1) || !ctx.grad_zero_filled(2)) {
+        double n = 1;
+        for (int64_t dim : d.normalized) n *= static_cast<double>(x.size(dim));
+        const Tensor g_mean = g[1].reshape(mean.sizes()), g_rstd = g[2].reshape(rstd.sizes());
+        dx = dx + (g_mean - g_rstd * rstd.pow(3) * (x - mean)) / n;
+      }
+      ctx.set(out, 0, grad_for_input(ctx, 0, dx));
+    }
+    if (ctx.needs_grad(2)) ctx.set(out, 2, grad_for_input(ctx, 2, dw));
+    if (ctx.needs_grad(3)) ctx.set(out, 3, grad_for_input(ctx, 3, db));
+    return out;
+  }
   Tensor mean, rstd;
   if (GradMode::is_enabled()) {
     mean = x.mean(d.normalized, true);
@@ -102,7 +145,16 @@ double machine_epsilon(DType t) {
 variable_list rms_norm_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const Tensor x = ctx.input(0);
-  const NormDims d = norm_dims(x.dim(), ctx.arg<std::vector<int64_t>>(1).size());
+  const std::vector<int64_t>& normalized_shape = ctx.arg<std::vector<int64_t>>(1);
+  const NormDims d = norm_dims(x.dim(), normalized_shape.size());
+  if (use_fused(g[0], x)) {
+    const std::optional<double> eps = ctx.is_none(3) ? std::nullopt : std::optional<double>(ctx.arg<double>(3));
+    auto [dx, dw] = _rms_norm_backward(g[0], x, normalized_shape, optional_input(ctx, 2), eps,
+                                       {ctx.needs_grad(0), ctx.needs_grad(2)});
+    if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, dx));
+    if (ctx.needs_grad(2)) ctx.set(out, 2, grad_for_input(ctx, 2, dw));
+    return out;
+  }
   const double eps = ctx.is_none(3) ? machine_epsilon(x.dtype()) : ctx.arg<double>(3);
   const Tensor r = ((x * x).mean(d.normalized, true) + eps).rsqrt();
   const Tensor xhat = x * r;

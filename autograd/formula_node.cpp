@@ -15,13 +15,15 @@ variable_list FormulaNode::apply(variable_list&& grads) {
   bool any = false;
   for (const Tensor& g : grads) any = any || g.defined();
   if (!any) return variable_list(next_edges().size());
+  std::vector<bool> zero_filled(grads.size(), false);
   for (size_t j = 0; j < grads.size(); ++j) {
     const OutputInfo& info = outputs().at(j);
     if (!grads[j].defined() && is_floating(info.dtype)) {
       grads[j] = zeros(info.sizes, TensorOptions().dtype(info.dtype).device(info.device));
+      zero_filled[j] = true;
     }
   }
-  BackwardContext ctx(*this);
+  BackwardContext ctx(*this, std::move(zero_filled));
   variable_list out = entry_.formula(ctx, grads);
   ANATOMY_INTERNAL_ASSERT(out.size() == next_edges().size(), "a derivative formula returned the wrong count");
   return out;

@@ -61,7 +61,8 @@ class FormulaNode final : public Node {
 // What a formula reads: the saved arguments and outputs of its forward call.
 class BackwardContext {
  public:
-  explicit BackwardContext(FormulaNode& node) : node_(node) {}
+  explicit BackwardContext(FormulaNode& node, std::vector<bool> zero_filled = {})
+      : node_(node), zero_filled_(std::move(zero_filled)) {}
 
   // The saved tensor of argument `arg` (the entry must keep it); element `k` of a Tensor[].
   Tensor input(int arg, int k = 0) const;
@@ -84,9 +85,13 @@ class BackwardContext {
   // A gradient list of the node's size; set(arg, g) fills an argument's slot.
   variable_list grads() const { return variable_list(node_.next_edges().size()); }
   void set(variable_list& out, int arg, Tensor g, int k = 0) const;
+  // Whether output j's gradient is the zeros the node made because none arrived (a formula may
+  // skip the terms it feeds).
+  bool grad_zero_filled(int j) const { return j < static_cast<int>(zero_filled_.size()) && zero_filled_[j]; }
 
  private:
   FormulaNode& node_;
+  std::vector<bool> zero_filled_;
 };
 
 }  // namespace anatomy::autograd

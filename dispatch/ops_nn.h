@@ -1,6 +1,7 @@
 // Neural-network building blocks: softmax, normalizations, dropout and attention.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <tuple>
 
@@ -24,6 +25,24 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
 // x / sqrt(mean(x^2) + eps) * weight; eps defaults to the dtype's machine epsilon.
 Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = std::nullopt,
                 std::optional<double> eps = std::nullopt);
+
+// The backward operators (dispatch/ops_nn_backward.cpp): the gradient of softmax's (or
+// log_softmax's) input from grad_output and the forward's output, cast to input_dtype.
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype);
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype);
+// native_layer_norm's input, weight and bias gradients from its saved mean and rstd; a result
+// is undefined where output_mask is false (the weight's also when weight is absent). The
+// gradients of the mean and rstd outputs are not included (PyTorch's formula drops them).
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              IntArrayRef normalized_shape, const Tensor& mean,
+                                                              const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                              const std::optional<Tensor>& bias,
+                                                              std::array<bool, 3> output_mask);
+// rms_norm's input and weight gradients; the row statistics are recomputed from the input
+// (rms_norm saves none). eps as rms_norm's.
+std::tuple<Tensor, Tensor> _rms_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape,
+                                              const std::optional<Tensor>& weight, std::optional<double> eps,
+                                              std::array<bool, 2> output_mask);
 
 // Zeroes each element with probability p (from the device's generator) and scales the rest
 // by 1 / (1 - p); the identity when !train or p == 0.

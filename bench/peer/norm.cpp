@@ -2,7 +2,10 @@
 // layer_norm with weight and bias against at::layer_norm, and rms_norm with weight against
 // at::rms_norm, in the same run. Device time between CUDA events; bytes read plus written (the
 // parameters, 64 KiB, are left out). Each row is skipped unless anatomy has its CUDA backend and
-// both libraries see a GPU.
+// both libraries see a GPU. And layer_norm's backward with weight and bias (all three gradients,
+// from the forward's saved mean and rstd) against at::native_layer_norm_backward; the pair
+// compares the input's gradient, bytes: the gradient and input read, the input's gradient
+// written.
 #include "peer.h"
 
 namespace peer {
@@ -36,7 +39,27 @@ struct RmsNormCuda : NormCase {
   at::Tensor run_torch() { return at::rms_norm(t, {kSide}, tw, 1e-6); }
 };
 
-const int registered = (register_pair<LayerNormCuda>(), register_pair<RmsNormCuda>(), 0);
+struct LayerNormBackwardCuda : NormCase {
+  static constexpr const char* kName = "layer_norm_backward_8192x8192_fp32_cuda";
+  static constexpr int64_t kBytes = 3 * kSide * kSide * 4;
+  anatomy::Tensor g_cpu = anatomy::randn({kSide, kSide});
+  anatomy::Tensor g = g_cpu.to(kCuda);
+  at::Tensor tg = to_torch(g_cpu).to(at::kCUDA);
+  // The statistics from each library's own forward.
+  std::tuple<anatomy::Tensor, anatomy::Tensor, anatomy::Tensor> fwd = anatomy::native_layer_norm(a, {kSide}, w, b, 1e-5);
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> tfwd = at::native_layer_norm(t, {kSide}, tw, tb, 1e-5);
+  anatomy::Tensor run_anatomy() {
+    return std::get<0>(anatomy::native_layer_norm_backward(g, a, {kSide}, std::get<1>(fwd), std::get<2>(fwd), w, b,
+                                                           {true, true, true}));
+  }
+  at::Tensor run_torch() {
+    return std::get<0>(at::native_layer_norm_backward(tg, t, {kSide}, std::get<1>(tfwd), std::get<2>(tfwd), tw, tb,
+                                                      {true, true, true}));
+  }
+};
+
+const int registered = (register_pair<LayerNormCuda>(), register_pair<RmsNormCuda>(),
+                        register_pair<LayerNormBackwardCuda>(), 0);
 
 }  // namespace
 }  // namespace peer

@@ -1,0 +1,43 @@
+// The front half of the fused backward operators of softmax, log_softmax, layer_norm and
+// rms_norm (_softmax_backward_data, _log_softmax_backward_data, native_layer_norm_backward,
+// _rms_norm_backward), shared by the composite kernel every backend falls back to
+// (dispatch/ops_nn_backward.cpp) and the CUDA kernels (backends/cuda/norm_backward_cuda.cpp):
+// the argument checks and, for a kernel that reads raw rows, the contiguous operands.
+#pragma once
+
+#include <optional>
+
+#include "anatomy/core/norm_plan.h"
+#include "anatomy/core/tensor.h"
+
+namespace anatomy {
+
+struct SoftmaxBackwardPlan {
+  Tensor grad, output;  // contiguous, of output's dtype (floating), same shape
+  int64_t dim = 0;      // wrapped (0 for a 0-dim output)
+  int64_t outer = 1, size = 1, inner = 1;  // P, N, M of the dim, as SoftmaxPlan
+};
+
+// grad_output and output have the same shape, dtype (floating) and device; dim is in range;
+// input_dtype is floating. `contiguous` makes the operands contiguous (a kernel's rows).
+SoftmaxBackwardPlan prepare_softmax_backward(const char* op, const Tensor& grad_output, const Tensor& output,
+                                             int64_t dim, DType input_dtype, bool contiguous);
+
+struct NormBackwardPlan {
+  RowNormPlan rows;   // input and weight as prepare_row_norm gives them (rows.out: room for dx)
+  Tensor grad;        // contiguous when asked, input's dtype and shape
+  Tensor mean, rstd;  // contiguous when asked, one value a row (layer_norm only)
+};
+
+// The checks of prepare_row_norm for input, normalized_shape, weight (and bias); grad_out has the
+// input's shape, dtype and device; mean and rstd (layer_norm: both defined) have one value per
+// row, in the input's dtype, on its device.
+NormBackwardPlan prepare_norm_backward(const char* op, const Tensor& grad_out, const Tensor& input,
+                                       IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd,
+                                       const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                                       bool contiguous);
+
+// output_mask of native_layer_norm_backward (3 entries) and _rms_norm_backward (2): 0 or 1 each.
+void check_output_mask(const char* op, IntArrayRef mask, size_t count);
+
+}  // namespace anatomy
