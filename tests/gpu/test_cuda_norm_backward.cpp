@@ -23,13 +23,15 @@ namespace {
 
 const std::vector<DType> kFloats = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
 
-// The CPU composite rounds each intermediate to the dtype; CUDA computes in fp32 and rounds once.
+// CUDA computes fp16/bf16 in fp32 and rounds once; the expected values are the CPU composite's
+// on fp64 copies of the same (rounded) inputs, rounded to the dtype. (The CPU composite in
+// fp16/bf16 rounds every intermediate and is further off: the op table's bounds.)
 double tol_for(DType d) {
   switch (d) {
     case DType::Float16:
-      return 1e-2;
+      return 4e-3;
     case DType::BFloat16:
-      return 6e-2;
+      return 3e-2;
     case DType::Float32:
       return 2e-5;
     default:
@@ -63,6 +65,23 @@ Tensor values(IntArrayRef sizes, DType dtype) { return (rand(sizes, DType::Float
 // The same values on CUDA in the same layout as a transposed, offset or contiguous CPU tensor
 // (contiguous copies on both sides are what the kernels see; the layouts exercise the plans).
 Tensor on_cuda(const Tensor& t) { return t.defined() ? t.to(kCuda) : t; }
+// An fp64 copy on the CPU (undefined stays undefined), and a result brought back to `dt`.
+Tensor f64(const Tensor& t) { return t.defined() ? t.to(DType::Float64) : t; }
+Tensor as(const Tensor& t, DType dt) { return t.defined() ? t.to(dt) : t; }
+
+// rms_norm's default eps for dt (its machine epsilon), given explicitly to the fp64 reference.
+double machine_eps(DType dt) {
+  switch (dt) {
+    case DType::Float16:
+      return 0.0009765625;
+    case DType::BFloat16:
+      return 0.0078125;
+    case DType::Float32:
+      return 1.1920928955078125e-07;
+    default:
+      return 2.220446049250313e-16;
+  }
+}
 
 // ---- softmax and log_softmax ----
 
@@ -71,7 +90,9 @@ void check_softmax_backward(const Tensor& x, int64_t dim, const Tensor& g, const
   for (bool log : {false, true}) {
     CAPTURE(log);
     const Tensor y = log ? log_softmax(x, dim) : softmax(x, dim);
-    const Tensor want = log ? _log_softmax_backward_data(g, y, dim, y.dtype()) : _softmax_backward_data(g, y, dim, y.dtype());
+    const Tensor want = as(log ? _log_softmax_backward_data(f64(g), f64(y), dim, DType::Float64)
+                               : _softmax_backward_data(f64(g), f64(y), dim, DType::Float64),
+                           y.dtype());
     const Tensor yg = on_cuda(y), gg = on_cuda(g);
     const Tensor got =
         log ? _log_softmax_backward_data(gg, yg, dim, y.dtype()) : _softmax_backward_data(gg, yg, dim, y.dtype());
@@ -117,7 +138,7 @@ TEST_CASE("CUDA softmax backward: every dtype and kernel shape against the CPU")
 TEST_CASE("CUDA softmax backward: input_dtype casts the result") {
   ANATOMY_REQUIRE_GPU();
   const Tensor y = softmax(values({4, 50}, DType::Float32), 1), g = values({4, 50}, DType::Float32);
-  const Tensor want = _softmax_backward_data(g, y, 1, DType::Float16);
+  const Tensor want = _softmax_backward_data(f64(g), f64(y), 1, DType::Float64).to(DType::Float16);
   const Tensor got = _softmax_backward_data(g.to(kCuda), y.to(kCuda), 1, DType::Float16);
   CHECK(got.dtype() == DType::Float16);
   CHECK(compare_to_cpu(got, want).empty());
@@ -148,7 +169,9 @@ void check_layer_norm_backward(const Tensor& x, IntArrayRef shape, const Tensor&
     CAPTURE(mask[0]);
     CAPTURE(mask[1]);
     CAPTURE(mask[2]);
-    auto [dx, dw, db] = native_layer_norm_backward(g, x, shape, mean, rstd, opt(w), std::nullopt, mask);
+    auto [dx64, dw64, db64] =
+        native_layer_norm_backward(f64(g), f64(x), shape, f64(mean), f64(rstd), opt(f64(w)), std::nullopt, mask);
+    const Tensor dx = as(dx64, x.dtype()), dw = as(dw64, x.dtype()), db = as(db64, x.dtype());
     auto [dxg, dwg, dbg] = native_layer_norm_backward(gg, xg, shape, mg, rg, opt(wg), std::nullopt, mask);
     CHECK_MESSAGE(compare_to_cpu(dxg, dx).empty(), "dx: ", compare_to_cpu(dxg, dx));
     // The column sums add many rows: an fp16/bf16 rounding of each term on the CPU.
@@ -170,7 +193,8 @@ void check_rms_norm_backward(const Tensor& x, IntArrayRef shape, const Tensor& w
     CAPTURE(mask[0]);
     CAPTURE(mask[1]);
     for (std::optional<double> eps : {std::optional<double>(), std::optional<double>(1e-3)}) {
-      auto [dx, dw] = _rms_norm_backward(g, x, shape, opt(w), eps, mask);
+      auto [dx64, dw64] = _rms_norm_backward(f64(g), f64(x), shape, opt(f64(w)), eps.value_or(machine_eps(x.dtype())), mask);
+      const Tensor dx = as(dx64, x.dtype()), dw = as(dw64, x.dtype());
       auto [dxg, dwg] = _rms_norm_backward(gg, xg, shape, opt(wg), eps, mask);
       CHECK_MESSAGE(compare_to_cpu(dxg, dx).empty(), "dx: ", compare_to_cpu(dxg, dx));
       CHECK_MESSAGE(compare_to_cpu(dwg, dw, 4).empty(), "dw: ", compare_to_cpu(dwg, dw, 4));
@@ -266,7 +290,8 @@ TEST_CASE("CUDA layer_norm and rms_norm backward: the CPU's errors") {
 TEST_CASE("CUDA training step: layer_norm and softmax gradients through loss.backward()") {
   ANATOMY_REQUIRE_GPU();
   manual_seed(17);
-  for (DType dt : {DType::Float32, DType::Float64, DType::BFloat16}) {
+  // fp32 and fp64: the CPU side is the composite in the same dtype.
+  for (DType dt : {DType::Float32, DType::Float64}) {
     CAPTURE(name(dt));
     const Tensor x = values({64, 96}, dt), w = values({96}, dt), b = values({96}, dt), m = values({96, 10}, dt),
                  target = rand({64, 10}, dt);
@@ -284,7 +309,7 @@ TEST_CASE("CUDA training step: layer_norm and softmax gradients through loss.bac
     const char* names[] = {"x", "weight", "bias", "matrix"};
     for (int i = 0; i < 4; ++i) {
       CAPTURE(names[i]);
-      CHECK_MESSAGE(compare_to_cpu(grads[1][i], grads[0][i], 4).empty(), compare_to_cpu(grads[1][i], grads[0][i], 4));
+      CHECK_MESSAGE(compare_to_cpu(grads[1][i], grads[0][i], 10).empty(), compare_to_cpu(grads[1][i], grads[0][i], 10));
     }
   }
 }
