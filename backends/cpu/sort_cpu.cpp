@@ -12,9 +12,7 @@
 #include "anatomy/backends/cpu/row_walk.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/parallel.h"
-#include "anatomy/dispatch/library.h"
-#include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/sort_registration.h"
 
 namespace anatomy::cpu {
 namespace {
@@ -85,29 +83,8 @@ void select_rows(const Tensor& self, int64_t dim, int64_t k, bool descending, bo
   });
 }
 
-std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, int64_t dim, bool descending) {
-  const int64_t d = shape::checked_dim(self, dim, "sort");
-  Tensor values = empty(self.sizes(), self.options());
-  Tensor indices = empty(self.sizes(), self.options().dtype(DType::Int64));
-  if (self.numel() > 0) select_rows(self, d, shape::size_along(self, d), descending, true, values, indices, "sort");
-  return {values, indices};
-}
-
-std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  const int64_t d = shape::checked_dim(self, dim, "topk");
-  shape::check_topk(self, k, d);
-  const DimVector sizes = shape::topk_shape(self, k, d);
-  Tensor values = empty(sizes, self.options());
-  Tensor indices = empty(sizes, self.options().dtype(DType::Int64));
-  if (values.numel() > 0) select_rows(self, d, k, /*descending=*/largest, sorted, values, indices, "topk");
-  return {values, indices};
-}
-
 }  // namespace
 
-ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("sort", ANATOMY_KERNEL(sort_cpu));
-  m.impl("topk", ANATOMY_KERNEL(topk_cpu));
-}
+ANATOMY_LIBRARY_IMPL(aten, CPU, m) { dispatch::register_sort_kernels<&select_rows>(m); }
 
 }  // namespace anatomy::cpu

@@ -1,9 +1,9 @@
-// CUDA: sort (stable, both directions) and topk, with the CPU's checks and result shapes
-// (dispatch/shape_checks.h) and the CPU's order (backends/cpu/sort_cpu.cpp: NaN largest, -0.0
-// equal to +0.0, ties in input order, topk's ties to the lower index, sorted=false in index
-// order). The rows along `dim` are read in place, whatever the strides; sort.cu holds the keys,
-// the CUB sorts and the gather. The outputs are fresh contiguous tensors, as on the CPU. Nothing
-// here waits for the device.
+// CUDA: sort (stable, both directions) and topk. The checks and result shapes are every
+// backend's (dispatch/sort_registration.h), the order the CPU's (backends/cpu/sort_cpu.cpp: NaN
+// largest, -0.0 equal to +0.0, ties in input order, topk's ties to the lower index, sorted=false
+// in index order). The rows along `dim` are read in place, whatever the strides; sort.cu holds
+// the keys, the CUB sorts and the gather. The outputs are fresh contiguous tensors, as on the
+// CPU. Nothing here waits for the device.
 #include <climits>
 #include <vector>
 
@@ -11,9 +11,7 @@
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/make_strided_layout.h"
 #include "anatomy/backends/cuda/sort.h"
-#include "anatomy/dispatch/library.h"
-#include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/sort_registration.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -61,29 +59,8 @@ void select_rows(const Tensor& self, int64_t dim, int64_t k, bool descending, bo
   ANATOMY_CHECK(launched, NotImplementedError, "{}: CUDA takes no {} input", op, name(self.dtype()));
 }
 
-std::tuple<Tensor, Tensor> sort_cuda(const Tensor& self, int64_t dim, bool descending) {
-  const int64_t d = shape::checked_dim(self, dim, "sort");
-  Tensor values = empty(self.sizes(), self.options());
-  Tensor indices = empty(self.sizes(), self.options().dtype(DType::Int64));
-  if (self.numel() > 0) select_rows(self, d, shape::size_along(self, d), descending, true, values, indices, "sort");
-  return {values, indices};
-}
-
-std::tuple<Tensor, Tensor> topk_cuda(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  const int64_t d = shape::checked_dim(self, dim, "topk");
-  shape::check_topk(self, k, d);
-  const DimVector sizes = shape::topk_shape(self, k, d);
-  Tensor values = empty(sizes, self.options());
-  Tensor indices = empty(sizes, self.options().dtype(DType::Int64));
-  if (values.numel() > 0) select_rows(self, d, k, /*descending=*/largest, sorted, values, indices, "topk");
-  return {values, indices};
-}
-
 }  // namespace
 
-ANATOMY_LIBRARY_IMPL(aten, CUDA, m) {
-  m.impl("sort", ANATOMY_KERNEL(sort_cuda));
-  m.impl("topk", ANATOMY_KERNEL(topk_cuda));
-}
+ANATOMY_LIBRARY_IMPL(aten, CUDA, m) { dispatch::register_sort_kernels<&select_rows>(m); }
 
 }  // namespace anatomy::cuda

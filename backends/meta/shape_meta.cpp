@@ -4,6 +4,7 @@
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/sort_registration.h"
 
 namespace anatomy::meta {
 namespace {
@@ -23,17 +24,9 @@ Tensor triu_meta(const Tensor& self, int64_t) {
   return empty(self.sizes(), self.options());
 }
 
-std::tuple<Tensor, Tensor> sort_meta(const Tensor& self, int64_t dim, bool) {
-  shape::checked_dim(self, dim, "sort");
-  return {empty(self.sizes(), self.options()), empty(self.sizes(), self.options().dtype(DType::Int64))};
-}
-
-std::tuple<Tensor, Tensor> topk_meta(const Tensor& self, int64_t k, int64_t dim, bool, bool) {
-  const int64_t d = shape::checked_dim(self, dim, "topk");
-  shape::check_topk(self, k, d);
-  const DimVector sizes = shape::topk_shape(self, k, d);
-  return {empty(sizes, self.options()), empty(sizes, self.options().dtype(DType::Int64))};
-}
+// Sort and topk on Meta: the shared checks and result shapes (dispatch/sort_registration.h), no
+// values to order.
+void select_nothing(const Tensor&, int64_t, int64_t, bool, bool, const Tensor&, const Tensor&, const char*) {}
 
 Tensor cumsum_meta(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   shape::checked_dim(self, dim, "cumsum");
@@ -59,8 +52,7 @@ ANATOMY_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("flip", ANATOMY_KERNEL(flip_meta));
   m.impl("tril", ANATOMY_KERNEL(tril_meta));
   m.impl("triu", ANATOMY_KERNEL(triu_meta));
-  m.impl("sort", ANATOMY_KERNEL(sort_meta));
-  m.impl("topk", ANATOMY_KERNEL(topk_meta));
+  dispatch::register_sort_kernels<&select_nothing>(m);
   m.impl("cumsum", ANATOMY_KERNEL(cumsum_meta));
   m.impl("cumprod", ANATOMY_KERNEL(cumprod_meta));
   m.impl("one_hot", ANATOMY_KERNEL(one_hot_meta));
