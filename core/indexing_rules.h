@@ -15,6 +15,9 @@ namespace anatomy {
 // Index tensors are int64 or int32; anything else is a TypeError naming op.
 void check_index_dtype(const Tensor& index, const char* op);
 
+// gather and scatter treat a 0-dim tensor as one dim of size 1.
+inline Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
 // gather: index has self's number of dims and index.size(d) <= self.size(d) for d != dim.
 // scatter (src given): also index.size(d) <= src.size(d) for every d, and src's dtype is self's.
 // Returns the wrapped dim.

@@ -32,9 +32,6 @@ Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   return out;
 }
 
-// gather and scatter treat a 0-dim tensor as one dim of size 1.
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
-
 Tensor gather_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   dim = check_gather_scatter(self, dim, index, Tensor(), "gather");
   const Tensor self1 = as_1d(self), index1 = as_1d(index);

@@ -5,15 +5,13 @@
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/scatter_registration.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::cpu {
 namespace {
 
-// gather/scatter treat a 0-dim tensor as one dim of size 1.
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
-
-// The shared body of scatter_ and scatter_add_: `src` is a tensor of self's dtype, already
+// The body of scatter_ and scatter_add_ (dispatch/scatter_registration.h): `src` is a tensor of self's dtype, already
 // checked against index (0-dim src: one value for every index).
 Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
                     const char* op) {
@@ -32,22 +30,6 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   scatter_elements(index1.sizes(), self1, dst_strides, source, src_strides, offsets, offset_strides, accumulate, op);
   self.impl()->bump_version();
   return self;
-}
-
-Tensor scatter_src_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  dim = check_gather_scatter(self, dim, index, src, "scatter_");
-  return scatter_impl(self, dim, index, as_1d(src), false, "scatter_");
-}
-
-Tensor scatter_value_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  dim = check_gather_scatter(self, dim, index, Tensor(), "scatter_");
-  check_scalar_fits(value, self.dtype(), "scatter_");
-  return scatter_impl(self, dim, index, scalar_tensor(value, self.options()), false, "scatter_");
-}
-
-Tensor scatter_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  dim = check_gather_scatter(self, dim, index, src, "scatter_add_");
-  return scatter_impl(self, dim, index, as_1d(src), true, "scatter_add_");
 }
 
 Tensor index_put_cpu(const Tensor& self, TensorList indices, const Tensor& values, bool accumulate) {
@@ -75,9 +57,7 @@ Tensor index_put_cpu(const Tensor& self, TensorList indices, const Tensor& value
 }  // namespace
 
 ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("scatter_.src", ANATOMY_KERNEL(scatter_src_cpu));
-  m.impl("scatter_.value", ANATOMY_KERNEL(scatter_value_cpu));
-  m.impl("scatter_add_", ANATOMY_KERNEL(scatter_add_cpu));
+  dispatch::register_scatter_kernels<&scatter_impl>(m);
   m.impl("index_put_", ANATOMY_KERNEL(index_put_cpu));
 }
 

@@ -32,8 +32,6 @@ DimVector without_dim(IntArrayRef strides, int64_t dim) {
 }
 
 // gather treats a 0-dim tensor as one dim of size 1.
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
-
 Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* op = "index_select";
   DimVector shape;

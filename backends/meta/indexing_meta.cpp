@@ -9,6 +9,7 @@
 #include "anatomy/core/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/scatter_registration.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::meta {
@@ -34,24 +35,10 @@ Tensor embedding_meta(const Tensor& weight, const Tensor& indices) {
   return empty(embedding_shape(weight, indices), weight.options());
 }
 
-Tensor scatter_src_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_gather_scatter(self, dim, index, src, "scatter_");
-  check_no_internal_overlap(self, "scatter_");
-  self.impl()->bump_version();
-  return self;
-}
-
-Tensor scatter_value_meta(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  check_gather_scatter(self, dim, index, Tensor(), "scatter_");
-  check_scalar_fits(value, self.dtype(), "scatter_");
-  check_no_internal_overlap(self, "scatter_");
-  self.impl()->bump_version();
-  return self;
-}
-
-Tensor scatter_add_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_gather_scatter(self, dim, index, src, "scatter_add_");
-  check_no_internal_overlap(self, "scatter_add_");
+// scatter_ and scatter_add_ on Meta: the shared checks (dispatch/scatter_registration.h), then
+// nothing to write.
+Tensor scatter_meta(const Tensor& self, int64_t, const Tensor&, const Tensor&, bool, const char* op) {
+  check_no_internal_overlap(self, op);
   self.impl()->bump_version();
   return self;
 }
@@ -103,9 +90,7 @@ ANATOMY_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("gather", ANATOMY_KERNEL(gather_meta));
   m.impl("take", ANATOMY_KERNEL(take_meta));
   m.impl("embedding", ANATOMY_KERNEL(embedding_meta));
-  m.impl("scatter_.src", ANATOMY_KERNEL(scatter_src_meta));
-  m.impl("scatter_.value", ANATOMY_KERNEL(scatter_value_meta));
-  m.impl("scatter_add_", ANATOMY_KERNEL(scatter_add_meta));
+  dispatch::register_scatter_kernels<&scatter_meta>(m);
   m.impl("masked_fill_.Scalar", ANATOMY_KERNEL(masked_fill_meta));
 }
 
