@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <utility>
+
 #include "anatomy/autograd/accumulate_grad.h"
 #include "anatomy/autograd/anomaly_mode.h"
 #include "anatomy/autograd/autograd.h"
@@ -15,33 +18,48 @@
 namespace anatomy::autograd {
 namespace {
 
-// Puts the CPU generator at (seed, offset) for a scope and back where it was after, so the
-// recomputation draws the forward's random numbers and the caller's stream does not move.
+// The (seed, offset) of every device type's default generator: what a forward's random
+// operators started from (dropout on the CPU or on CUDA).
+using GeneratorStates = std::array<std::pair<uint64_t, uint64_t>, kNumDeviceTypes>;
+
+GeneratorStates capture_generators() {
+  GeneratorStates states;
+  for (int t = 0; t < kNumDeviceTypes; ++t) {
+    const Generator& gen = default_generator(static_cast<DeviceType>(t));
+    states[t] = {gen.seed(), gen.offset()};
+  }
+  return states;
+}
+
+void restore_generators(const GeneratorStates& states) {
+  for (int t = 0; t < kNumDeviceTypes; ++t) {
+    Generator& gen = default_generator(static_cast<DeviceType>(t));
+    gen.manual_seed(states[t].first);
+    gen.set_offset(states[t].second);
+  }
+}
+
+// Puts every default generator where the forward found it for a scope and back where it was
+// after, so the recomputation draws the forward's random numbers and the caller's streams do not
+// move.
 class GeneratorRewind {
  public:
-  GeneratorRewind(uint64_t seed, uint64_t offset)
-      : gen_(default_generator(DeviceType::CPU)), seed_(gen_.seed()), offset_(gen_.offset()) {
-    gen_.manual_seed(seed);
-    gen_.set_offset(offset);
+  explicit GeneratorRewind(const GeneratorStates& forward) : previous_(capture_generators()) {
+    restore_generators(forward);
   }
   GeneratorRewind(const GeneratorRewind&) = delete;
   GeneratorRewind& operator=(const GeneratorRewind&) = delete;
-  ~GeneratorRewind() {
-    gen_.manual_seed(seed_);
-    gen_.set_offset(offset_);
-  }
+  ~GeneratorRewind() { restore_generators(previous_); }
 
  private:
-  Generator& gen_;
-  uint64_t seed_;
-  uint64_t offset_;
+  GeneratorStates previous_;
 };
 
 class CheckpointBackward final : public Node {
  public:
-  CheckpointBackward(CheckpointFn fn, std::vector<Edge> edges, std::vector<SavedTensor> inputs, uint64_t seed,
-                     uint64_t offset)
-      : Node(std::move(edges)), fn_(std::move(fn)), inputs_(std::move(inputs)), seed_(seed), offset_(offset) {}
+  CheckpointBackward(CheckpointFn fn, std::vector<Edge> edges, std::vector<SavedTensor> inputs,
+                     const GeneratorStates& generators)
+      : Node(std::move(edges)), fn_(std::move(fn)), inputs_(std::move(inputs)), generators_(generators) {}
 
   std::string name() const override { return "CheckpointBackward"; }
 
@@ -64,7 +82,7 @@ class CheckpointBackward final : public Node {
     }
     std::vector<Tensor> outs;
     {
-      GeneratorRewind rewind(seed_, offset_);
+      GeneratorRewind rewind(generators_);
       EnableGradGuard grad_on;
       outs = fn_(detached);
     }
@@ -101,8 +119,7 @@ class CheckpointBackward final : public Node {
  private:
   CheckpointFn fn_;
   std::vector<SavedTensor> inputs_;
-  uint64_t seed_;
-  uint64_t offset_;
+  GeneratorStates generators_;
 };
 
 }  // namespace
@@ -113,9 +130,7 @@ std::vector<Tensor> checkpoint(const CheckpointFn& fn, const std::vector<Tensor>
   for (const Tensor& t : inputs) any_requires_grad = any_requires_grad || (t.defined() && t.requires_grad());
   if (!GradMode::is_enabled() || !any_requires_grad) return fn(inputs);
 
-  const Generator& gen = default_generator(DeviceType::CPU);
-  const uint64_t seed = gen.seed();
-  const uint64_t offset = gen.offset();
+  const GeneratorStates generators = capture_generators();
   std::vector<Tensor> outs;
   {
     NoGradGuard no_grad;
@@ -128,7 +143,7 @@ std::vector<Tensor> checkpoint(const CheckpointFn& fn, const std::vector<Tensor>
     edges.push_back(gradient_edge(t));
     saved.emplace_back(t, /*is_output=*/false);
   }
-  auto node = IntrusivePtr<CheckpointBackward>::make(fn, std::move(edges), std::move(saved), seed, offset);
+  auto node = IntrusivePtr<CheckpointBackward>::make(fn, std::move(edges), std::move(saved), generators);
   if (AnomalyMode::is_enabled()) node->set_forward_op("checkpoint");
   for (size_t j = 0; j < outs.size(); ++j) {
     ANATOMY_CHECK(outs[j].defined(), ValueError, "checkpoint: the function returned an undefined tensor at {}", j);

@@ -1,8 +1,9 @@
 // Activation checkpointing: trade compute for memory. `checkpoint(fn, inputs)` runs `fn` without
 // recording, so none of its intermediate results is kept for backward; only the inputs are
-// saved. Backward runs `fn` again, with grad enabled, on detached copies of the inputs (with the
-// CPU generator put back where it was, so dropout draws the same mask) and backpropagates through
-// that recomputation: the gradients are those of the un-checkpointed call.
+// saved. Backward runs `fn` again, with grad enabled, on detached copies of the inputs (with every
+// device's default generator put back where it was, so dropout draws the same mask on the CPU
+// and on CUDA) and backpropagates through that recomputation: the gradients are those of the
+// un-checkpointed call.
 //
 //   Tensor h = x;
 //   for (auto& layer : layers) h = autograd::checkpoint(layer, {h})[0];

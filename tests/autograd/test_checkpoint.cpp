@@ -130,6 +130,27 @@ TEST_CASE("checkpoint: dropout inside sees the same mask on recomputation, and t
   CHECK(max_abs_diff(gx, x.grad()) < 1e-12);
 }
 
+TEST_CASE("checkpoint: every device's generator is rewound for the recomputation and left as it was") {
+  // A CUDA dropout reserves counters of the CUDA generator; this stands in for it without a GPU.
+  Generator& cuda_gen = default_generator(DeviceType::CUDA);
+  cuda_gen.manual_seed(11);
+  cuda_gen.set_offset(100);
+  std::vector<uint64_t> seen;
+  Tensor x = randn({4}, TensorOptions().dtype(DType::Float64)).requires_grad_();
+  auto fn = [&](const std::vector<Tensor>& in) {
+    seen.push_back(cuda_gen.reserve(8));
+    return std::vector<Tensor>{in[0] * Scalar(2)};
+  };
+  Tensor out = autograd::checkpoint(fn, {x})[0];
+  cuda_gen.reserve(3);  // the caller draws more before backward
+  out.sum().backward();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] == 100);
+  CHECK(seen[1] == 100);            // the recomputation started where the forward did
+  CHECK(cuda_gen.offset() == 111);  // and the caller's stream did not move
+  CHECK(cuda_gen.seed() == 11);
+}
+
 TEST_CASE("checkpoint: nested checkpoints, several inputs and outputs, inputs without grad") {
   auto opts = TensorOptions().dtype(DType::Float64);
   Tensor a = randn({5}, opts).requires_grad_();
