@@ -85,20 +85,86 @@ step_gpu_tests() {
   if ! $has_gpu; then return 3; fi
 }
 
-# compute-sanitizer runs the test binary itself (not through ctest): one process, every test
-# but those named in $2 (doctest wildcards, comma-separated).
+# compute-sanitizer runs the test binary itself (not through ctest), one process per GPU test
+# case, $sanitizer_jobs at a time: the tools' cost is mostly per kernel and on the host, so
+# processes sharing the GPU finish far sooner than one process running every test. Each test's
+# log is sanitizer-TOOL/NAME.log; sanitizer-TOOL.log gets every test's result line (status,
+# seconds) and the ends of the logs of the tests that failed. Every test but those named in $2
+# (doctest wildcards, comma-separated) runs.
+sanitizer_jobs=${GPU_CHECK_SANITIZER_JOBS:-$(( jobs / 2 > 8 ? 8 : (jobs / 2 < 1 ? 1 : jobs / 2) ))}
+# Tests that take minutes under racecheck (measured on an H100: the op-table sweep 7 min, the
+# int8 products' long sums and the 2^31-element tests 4-6): started first so that the others
+# fill the remaining processes meanwhile.
+sanitizer_slow_first=("op table*" "cuda lt*" "cuda large*" "cuda topk*" "cuda sort*" "*backward*")
+# Tests named "...driver refuses..." make CUDA calls fail on purpose (an out-of-memory cudaMalloc),
+# which the sanitizer counts as errors: they run in the gpu-tests step only.
+sanitizer_always_exclude="*driver refuses*"
+
+# The names of the tests that run under a sanitizer with `exclude`, the slow ones first.
+sanitized_test_names() {
+  local exclude=$1 names pattern
+  names=$("$gpu_tests" --list-test-cases --test-case-exclude="$sanitizer_always_exclude${exclude:+,$exclude}" |
+    grep -v -e '^\[doctest\]' -e '^====')
+  for pattern in "${sanitizer_slow_first[@]}"; do
+    # shellcheck disable=SC2053  # $pattern is a glob on purpose
+    while IFS= read -r name; do [[ ${name,,} == ${pattern,,} ]] && echo "$name"; done <<<"$names"
+  done
+  while IFS= read -r name; do
+    local slow=false
+    for pattern in "${sanitizer_slow_first[@]}"; do [[ ${name,,} == ${pattern,,} ]] && slow=true; done
+    $slow || echo "$name"
+  done <<<"$names"
+}
+
+sanitize_test() {
+  local tool=$1 name=$2 sanitizer=$3 log=$4
+  shift 4
+  local started=$SECONDS rc=0
+  # doctest splits filters at commas: a name's commas become the one-character wildcard.
+  "$sanitizer" --tool "$tool" --error-exitcode 1 "$@" "$gpu_tests" --test-case="${name//,/?}" >"$log" 2>&1 || rc=$?
+  # A GPU test that skipped under the sanitizer did not check anything; one that ran no test
+  # matched nothing.
+  if [ "$rc" -eq 0 ] && grep -q '\[anatomy-skip\]' "$log"; then rc=98; fi
+  if [ "$rc" -eq 0 ] && ! grep -q 'test cases: *1 |' "$log"; then rc=99; fi
+  printf '%-8s %5ss  %s\n' "$([ "$rc" -eq 0 ] && echo ok || echo "rc=$rc")" $((SECONDS - started)) "$name"
+  return "$rc"
+}
+
 sanitize() {
   local tool=$1 exclude=$2
   shift 2
   if ! $has_gpu; then return 3; fi
-  local sanitizer
+  local sanitizer dir="$out/sanitizer-$tool" summary="$out/sanitizer-$tool.log" name running=0 failed=0 count=0
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  # Tests named "...driver refuses..." make CUDA calls fail on purpose (an out-of-memory
-  # cudaMalloc), which the sanitizer counts as errors: they run in the gpu-tests step only.
-  "$sanitizer" --tool "$tool" --error-exitcode 1 "$@" "$gpu_tests" \
-    --test-case-exclude="*driver refuses*${exclude:+,$exclude}" >"$out/sanitizer-$tool.log" 2>&1
-  # A GPU test that skipped under the sanitizer did not check anything.
-  ! grep -q '\[anatomy-skip\]' "$out/sanitizer-$tool.log"
+  mkdir -p "$dir"
+  echo "compute-sanitizer --tool $tool, one process per test, $sanitizer_jobs at a time" >"$summary"
+  while IFS= read -r name; do
+    count=$((count + 1))
+    sanitize_test "$tool" "$name" "$sanitizer" "$dir/$(printf '%03d' "$count")-${name//[^A-Za-z0-9]/_}.log" "$@" \
+      >>"$summary" &
+    running=$((running + 1))
+    if [ "$running" -ge "$sanitizer_jobs" ]; then
+      wait -n || failed=$((failed + 1))
+      running=$((running - 1))
+    fi
+  done < <(sanitized_test_names "$exclude")
+  while [ "$running" -gt 0 ]; do
+    wait -n || failed=$((failed + 1))
+    running=$((running - 1))
+  done
+  echo "tests: $count, failed: $failed" >>"$summary"
+  if [ "$count" -eq 0 ]; then return 1; fi
+  if [ "$failed" -gt 0 ]; then
+    local log
+    for log in "$dir"/*.log; do
+      if ! grep -q -e 'ERROR SUMMARY: 0 errors' -e 'RACECHECK SUMMARY: 0 hazards' "$log" ||
+        ! grep -q 'Status: SUCCESS' "$log"; then
+        printf '\n---- %s\n' "$log" >>"$summary"
+        tail -n 60 "$log" >>"$summary"
+      fi
+    done
+    return 1
+  fi
 }
 step_memcheck() { sanitize memcheck "" --leak-check full; }
 # cuBLAS's fp16 and TF32 kernels (nvjet_sm90_hsh_*, nvjet_sm90_tst_*) order their shared memory
