@@ -70,9 +70,9 @@ struct RandomRunOptions {
   int steps = 100000;
   uint32_t seed = 1234;
   std::vector<StreamId> streams = {0, 1, 2};
-  size_t max_live = 300;        // blocks held at once, at most
+  size_t max_live = 300;  // blocks held at once, at most
   int empty_cache_every = 25000;
-  int walk_every = 2000;        // check_segments every this many steps
+  int walk_every = 2000;  // check_segments every this many steps
 };
 
 struct RandomRunResult {
