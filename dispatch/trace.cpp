@@ -1,9 +1,7 @@
-// The dispatch trace's switch, sink and line format.
+// The dispatch trace's sink and line format (its switch, the state word, is in trace_state.cpp).
 #include "anatomy/dispatch/trace.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -12,13 +10,6 @@
 #include "anatomy/dispatch/dispatcher.h"
 
 namespace anatomy::dispatch {
-namespace detail {
-std::atomic<uint32_t> g_trace_state{[] {
-  const char* v = std::getenv("ANATOMY_DISPATCH_TRACE");
-  return (v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0) ? 1u : 0u;
-}()};
-}  // namespace detail
-
 namespace {
 thread_local int t_depth = 0;
 thread_local std::vector<std::string>* t_capture = nullptr;

@@ -7,7 +7,9 @@
 Benchmarks named anatomy/NAME and torch/NAME form one row. The ratio is anatomy's time over
 torch's (below 1: anatomy is faster). Bandwidth rows (those with bytes_per_second) also show each
 side's percent of the memcpy baseline of the same run, side and device (memcpy_64mib_cpu for
-*_cpu rows, memcpy_64mib_cuda for *_cuda rows). With --benchmark_repetitions the median
+*_cpu rows, memcpy_64mib_cuda for *_cuda rows). Rows with the fragmentation counters (the
+allocation-trace replays: peak_reserved_MiB, peak_allocated_MiB, reserved_over_allocated) show
+each side's peak reserved / peak allocated next to its time. With --benchmark_repetitions the median
 aggregate is used; otherwise the mean of the runs. A row that was skipped shows its reason.
 Python 3 standard library only.
 """
@@ -19,6 +21,7 @@ import sys
 SIDES = ("anatomy", "torch")
 TIME_SUFFIXES = ("/real_time", "/manual_time", "/process_time")
 NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+FRAGMENTATION_FIELDS = ("peak_reserved_MiB", "peak_allocated_MiB", "reserved_over_allocated")
 
 
 def case_of(run_name):
@@ -81,7 +84,7 @@ def mean(values):
 
 def figures(rows):
     fig = {"time_ns": mean([r["real_time"] * NS_PER_UNIT[r.get("time_unit", "ns")] for r in rows])}
-    for field in ("bytes_per_second", "GFLOP/s", "num_threads"):
+    for field in ("bytes_per_second", "GFLOP/s", "num_threads") + FRAGMENTATION_FIELDS:
         if all(field in r for r in rows):
             fig[field] = mean([r[field] for r in rows])
     return fig
@@ -107,6 +110,11 @@ def format_figure(fig):
         extra.append(f"{fig['GFLOP/s']:.0f} GFLOP/s")
     if "num_threads" in fig:
         extra.append(f"{fig['num_threads']:.0f} threads")
+    if all(field in fig for field in FRAGMENTATION_FIELDS):
+        extra.append(
+            f"peak reserved {fig['peak_reserved_MiB']:.0f} MiB / allocated {fig['peak_allocated_MiB']:.0f} MiB"
+            f" = {fig['reserved_over_allocated']:.3f}"
+        )
     if extra:
         text += " (" + ", ".join(extra) + ")"
     return text

@@ -2,9 +2,11 @@
 # The test command (CI runs exactly this). It
 #   1. builds with the CUDA backend when a CUDA compiler is present (compile and link) and runs
 #      every test (GPU tests report as skipped where no GPU is present);
-#   2. builds a CPU-only configuration with AddressSanitizer + UndefinedBehaviorSanitizer and
+#   2. builds the caching allocator alone with ThreadSanitizer (anatomy_alloc_tsan_tests: alloc/
+#      and its 8-thread test, not the whole library) and runs it;
+#   3. builds a CPU-only configuration with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the tests there;
-#   3. installs the package into a temporary prefix, then builds and runs tests/consumer (a
+#   4. installs the package into a temporary prefix, then builds and runs tests/consumer (a
 #      separate CMake project that does find_package(anatomy)) against it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +19,9 @@ step "build (Release, CUDA when available)"
 scripts/build.sh build
 step "tests"
 (cd build && ctest -j "$jobs")
+
+step "the caching allocator under ThreadSanitizer"
+scripts/test-tsan.sh build
 
 step "build (ASan + UBSan, CPU only)"
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DANATOMY_CUDA=OFF \

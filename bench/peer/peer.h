@@ -10,6 +10,8 @@
 //   kFlops                       floating-point operations per call, for GFLOP/s (0: none)
 //   kTol                         how close anatomy's result must be to torch's
 //   run_anatomy(), run_torch()   one call of the timed operation, returning its result
+//   report_anatomy(state), report_torch(state)   optional: run once after timing, they add
+//                                counters for figures that are not times (peak memory)
 // (CaseDefaults holds the defaults). Its constructor makes the inputs, random and the same for
 // both sides. Before timing, each side runs both functions once and compares the results, so a
 // wrong anatomy result fails the row (SkipWithError) instead of producing a figure.
@@ -83,6 +85,10 @@ struct AnatomySide {
     return c.run_anatomy();
   }
   static int threads() { return anatomy::get_num_threads(); }
+  template <class Case>
+  static void report(Case& c, benchmark::State& state) {
+    if constexpr (requires { c.report_anatomy(state); }) c.report_anatomy(state);
+  }
 };
 
 struct TorchSide {
@@ -91,6 +97,10 @@ struct TorchSide {
     return c.run_torch();
   }
   static int threads() { return at::get_num_threads(); }
+  template <class Case>
+  static void report(Case& c, benchmark::State& state) {
+    if constexpr (requires { c.report_torch(state); }) c.report_torch(state);
+  }
 };
 
 template <class Case>
@@ -148,6 +158,12 @@ void run_case(benchmark::State& state) {
       benchmark::DoNotOptimize(r.data_ptr());
       state.SetIterationTime(timer.stop_seconds());
     }
+  }
+  try {
+    Side::report(*c, state);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
   }
   if (Case::kBytes > 0) state.SetBytesProcessed(state.iterations() * Case::kBytes);
   if (Case::kFlops > 0) {

@@ -1,6 +1,7 @@
 // The caching allocator's policy on the simulated device: rounding and pools, best fit per
 // stream, splitting and merging, record_stream deferral, the knobs, the out-of-memory ladder and
-// its message, stats. The random runs and the threads are in test_caching_allocator_stress.cpp.
+// its message, stats. The random runs are in test_caching_allocator_stress.cpp, the threads in
+// test_caching_allocator_threads.cpp.
 #include <doctest/doctest.h>
 
 #include <cstring>

@@ -1,183 +1,106 @@
-// The caching allocator under load on the simulated device: random runs of mixed-size
-// allocations on several streams checked against a shadow model after every step, and 8 threads
-// allocating and freeing at once, with and without the memory history (run under the ASan build
-// and under TSan by scripts/test-tsan.sh).
+// The caching allocator under load on the simulated device: the randomized suite
+// (random_allocator_run.h) with the test deciding when events complete, as three runs with
+// different settings, and once with events completing by themselves on another thread, as they
+// do over a real device (the GPU test runs the same suite over CUDA). The 8-thread test is in
+// test_caching_allocator_threads.cpp.
 #include <doctest/doctest.h>
 
 #include <atomic>
-#include <cstring>
-#include <optional>
+#include <chrono>
 #include <random>
 #include <thread>
-#include <vector>
 
-#include "../core/test_util.h"
-#include "alloc_test_util.h"
-#include "anatomy/alloc/memory_snapshot.h"
-#include "anatomy/dispatch/current_op.h"
+#include "random_allocator_run.h"
 
 using namespace anatomy::alloc;
-using anatomy_test::check_segments;
-using anatomy_test::check_stats;
-using anatomy_test::Shadow;
+using anatomy_test::random_allocator_run;
+using anatomy_test::RandomRunOptions;
+using anatomy_test::RandomRunResult;
+using anatomy_test::SimulatedRunDevice;
 
 namespace {
 
-int64_t all(const StatArray& s) { return s[StatType::All].current; }
-
-// 1e5 random allocations and frees of mixed sizes on three streams, some used on other streams
-// (record_stream) whose work completes at random; stats checked against a shadow model after
-// every step, every segment walked every 2,000 steps, and nothing left once all is freed. Where
-// the settings make memory run out, an OutOfMemoryError must leave everything as it was.
-// Returns the number of OOMs.
-int64_t random_run(const AllocConf& conf, int steps, uint32_t seed) {
+RandomRunResult simulated_run(const AllocConf& conf, int steps, uint32_t seed) {
   SimulatedProvider p(2048 * kMB);
   CachingAllocator a(p, conf);
-  std::mt19937 rng(seed);
-  Shadow live;
-  std::map<char*, size_t> rounded;  // live blocks' extents, to prove they never overlap
-  std::vector<char*> order;
-  int64_t requested = 0;
-  auto size_of = [&]() -> size_t {
-    uint32_t kind = rng() % 100;
-    if (kind < 60) return 1 + rng() % (64 * 1024);              // small, mostly tiny
-    if (kind < 75) return 1 + rng() % kSmallSize;               // small, up to the pool's limit
-    if (kind < 97) return kSmallSize + 1 + rng() % (12 * kMB);  // large, both segment kinds
-    return 1 + rng() % (48 * kMB);                              // big ones, above max_split_size
-  };
-  for (int step = 0; step < steps; ++step) {
-    bool do_alloc = live.empty() || (live.size() < 300 && rng() % 100 < 52);
-    if (do_alloc) {
-      size_t n = size_of();
-      StreamId s = static_cast<StreamId>(rng() % 3);
-      char* ptr = nullptr;
-      try {
-        ptr = static_cast<char*>(a.raw_alloc(n, s));
-      } catch (const anatomy::OutOfMemoryError&) {
-        check_stats(a, p, live, requested);
-        continue;
-      }
-      auto next = rounded.lower_bound(ptr);
-      REQUIRE((next == rounded.end() || ptr + n <= next->first));
-      if (next != rounded.begin()) {
-        auto prev = std::prev(next);
-        REQUIRE(prev->first + prev->second <= ptr);
-      }
-      live[ptr] = n;
-      rounded[ptr] = n;
-      requested += static_cast<int64_t>(n);
-      order.push_back(ptr);
-      if (rng() % 8 == 0) a.record_stream(ptr, static_cast<StreamId>(rng() % 3));
-    } else {
-      size_t i = rng() % order.size();
-      char* ptr = order[i];
-      order[i] = order.back();
-      order.pop_back();
-      a.raw_free(ptr);
-      requested -= static_cast<int64_t>(live[ptr]);
-      live.erase(ptr);
-      rounded.erase(ptr);
-    }
-    if (rng() % 16 == 0) p.complete_all(static_cast<StreamId>(rng() % 3));
-    if (step % 25000 == 24999) a.empty_cache();
-    check_stats(a, p, live, requested);
-    if (step % 2000 == 0) check_segments(a, live);
-  }
-  check_segments(a, live);
-  for (char* ptr : order) a.raw_free(ptr);
-  live.clear();
-  for (StreamId s = 0; s < 3; ++s) p.complete_all(s);
-  a.raw_free(a.raw_alloc(1, 0));  // processes the completed events
-  check_segments(a, live);
-  MemoryStats s = a.stats();
-  CHECK(all(s.allocated_bytes) == 0);
-  CHECK(all(s.active) == 0);
-  CHECK(all(s.inactive_split) == 0);  // every split segment merged back whole
-  CHECK(p.counters().live_events == 0);
-  a.empty_cache();
-  CHECK(all(a.stats().reserved_bytes) == 0);
-  CHECK(p.counters().used_bytes == 0);
-  CHECK(a.segments().empty());
-  return s.num_ooms;
+  RandomRunOptions o;
+  o.steps = steps;
+  o.seed = seed;
+  SimulatedRunDevice device(p, o.streams);
+  return random_allocator_run(a, device, o);
 }
 
 }  // namespace
 
 TEST_CASE("caching allocator: 1e5 random steps keep split and merge invariants") {
-  CHECK(random_run(AllocConf{}, 100000, 1234) == 0);
+  RandomRunResult r = simulated_run(AllocConf{}, 100000, 1234);
+  CHECK(r.ooms == 0);
+  CHECK(r.record_streams > 1000);
+  CHECK(r.deferred_seen > 0);  // the walks did meet frees waiting for another stream
 }
 
 TEST_CASE("caching allocator: random steps with max_split_size and power-of-two rounding") {
-  CHECK(random_run(parse_alloc_conf("max_split_size_mb:24,roundup_power2_divisions:[1:2,4:4,>:8]"), 30000, 99) == 0);
+  RandomRunResult r =
+      simulated_run(parse_alloc_conf("max_split_size_mb:24,roundup_power2_divisions:[1:2,4:4,>:8]"), 30000, 99);
+  CHECK(r.ooms == 0);
 }
 
 TEST_CASE("caching allocator: random steps near the memory limit, with garbage collection") {
-  int64_t ooms = random_run(
+  RandomRunResult r = simulated_run(
       parse_alloc_conf("per_process_memory_fraction:0.25,garbage_collection_threshold:0.5,max_split_size_mb:24"), 20000,
       7);
-  CHECK(ooms > 0);  // the run did reach the out-of-memory path
+  CHECK(r.ooms > 0);  // the run did reach the out-of-memory path
 }
 
 namespace {
 
-// 8 threads allocating and freeing at once (record_stream on other streams, a ninth thread
-// completing events), each checking its blocks were not touched by another; with `record`, the
-// memory history records every event, with an operator name on half the threads.
-void run_threads(bool record) {
-  SimulatedProvider p(1024 * kMB);
-  CachingAllocator a(p, AllocConf{});
-  if (record) a.record_memory_history(true, 5000);
-  std::atomic<int> corrupted{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&a, &corrupted, t] {
-      std::mt19937 rng(static_cast<uint32_t>(t));
-      SimulatedProvider::set_current_stream(t % 3);
-      std::vector<std::pair<anatomy::DataPtr, size_t>> held;
-      std::optional<anatomy::dispatch::CurrentOpScope> op;
-      if (t % 2 == 0) op.emplace(t % 4 == 0 ? "aten::add.Tensor" : "aten::mm");
-      for (int i = 0; i < 3000; ++i) {
-        if (held.size() < 16 && rng() % 2 == 0) {
-          size_t n = 1 + rng() % (rng() % 4 == 0 ? 4 * kMB : 8192);
-          anatomy::DataPtr d = a.allocate(n);
-          // Fill with a byte of this thread's own: an overlap with another thread's block shows
-          // up as a changed byte (and as an error under ASan if it reaches outside a segment).
-          std::memset(d.get(), t + 1, std::min<size_t>(n, 4096));
-          if (rng() % 4 == 0) a.record_stream(d.get(), (t + 1) % 3);
-          held.emplace_back(std::move(d), n);
-        } else if (!held.empty()) {
-          auto& [d, n] = held.back();
-          const auto* bytes = static_cast<const unsigned char*>(d.get());
-          int bad = 0;
-          for (size_t k = 0; k < std::min<size_t>(n, 4096); ++k) bad += bytes[k] != t + 1;
-          corrupted += bad;
-          held.pop_back();
-        }
-      }
-    });
+// The simulated device with its events completed by another thread at its own pace, so that the
+// run cannot know whether a query finds an event done: how a real device behaves.
+class BackgroundCompletion final : public anatomy_test::RandomRunDevice {
+ public:
+  BackgroundCompletion(SimulatedProvider& p, std::vector<StreamId> streams)
+      : p_(p), streams_(std::move(streams)), worker_([this] { complete_at_random(); }) {}
+  ~BackgroundCompletion() override { stop(); }
+  void check(const CachingAllocator& a, const anatomy_test::Shadow& live, int64_t requested) override {
+    anatomy_test::check_stats(a, p_, live, requested);
   }
-  std::thread completer([&p] {
-    for (int i = 0; i < 2000; ++i) p.complete_all(i % 3);
-  });
-  for (auto& th : threads) th.join();
-  completer.join();
-  CHECK(corrupted.load() == 0);
-  a.empty_cache();  // synchronizes: every deferred free completes
-  MemoryStats s = a.stats();
-  CHECK(all(s.allocation) == 0);
-  CHECK(all(s.active) == 0);
-  CHECK(all(s.reserved_bytes) == 0);
-  CHECK(p.counters().used_bytes == 0);
-  if (record) {
-    anatomy::alloc::MemorySnapshot snap = a.memory_snapshot();
-    REQUIRE(snap.trace.size() == 5000);
-    for (size_t i = 1; i < snap.trace.size(); ++i) REQUIRE(snap.trace[i].seq == snap.trace[i - 1].seq + 1);
-    CHECK(snap.trace.back().action == TraceAction::SegmentFree);  // empty_cache's releases come last
+  void finish() override {
+    stop();
+    p_.synchronize();
   }
-}
+  void check_events_done() override { CHECK(p_.counters().live_events == 0); }
+  void check_released() override { CHECK(p_.counters().used_bytes == 0); }
+
+ private:
+  void complete_at_random() {
+    std::mt19937 rng(5);
+    while (!done_.load(std::memory_order_relaxed)) {
+      p_.complete_all(streams_[rng() % streams_.size()]);
+      std::this_thread::sleep_for(std::chrono::microseconds(20 + rng() % 200));
+    }
+  }
+  void stop() {
+    done_ = true;
+    if (worker_.joinable()) worker_.join();
+  }
+
+  SimulatedProvider& p_;
+  std::vector<StreamId> streams_;
+  std::atomic<bool> done_{false};
+  std::thread worker_;
+};
 
 }  // namespace
 
-TEST_CASE("caching allocator: 8 threads allocate and free at once") { run_threads(false); }
-
-TEST_CASE("caching allocator: 8 threads allocate and free at once, recording the history") { run_threads(true); }
+TEST_CASE("caching allocator: the randomized suite with events completing by themselves") {
+  SimulatedProvider p(2048 * kMB);
+  CachingAllocator a(p, AllocConf{});
+  RandomRunOptions o;
+  o.steps = 20000;
+  o.seed = 42;
+  BackgroundCompletion device(p, o.streams);
+  RandomRunResult r = random_allocator_run(a, device, o);
+  CHECK(r.ooms == 0);
+  CHECK(r.record_streams > 100);
+  CHECK(p.counters().synchronizes >= 1);  // finish() waited for the device
+}

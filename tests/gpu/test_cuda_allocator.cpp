@@ -2,14 +2,18 @@
 // driver, the stats follow tensors, record_stream on a second stream defers reuse until that
 // stream's work is done, empty_cache gives cached segments back, and an impossible request
 // throws OutOfMemoryError with the allocator's message and leaves the allocator working; the
-// memory history attributes a CUDA add's output to aten::add, and the summary shows the stats.
+// memory history attributes a CUDA add's output to aten::add, and the summary shows the stats;
+// the randomized suite of the simulated device (tests/alloc/random_allocator_run.h) runs over the
+// CUDA provider.
 #include <cuda_runtime_api.h>
 
 #include <string>
 
+#include "../alloc/random_allocator_run.h"
 #include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/backends/cuda/cuda_allocator.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/stream.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;
@@ -112,4 +116,54 @@ TEST_CASE("cuda allocator: the memory history attributes a CUDA add's output to 
   const std::string summary = cuda::memory_summary();
   CHECK(summary.find("Allocated memory") != std::string::npos);
   CHECK(summary.find("device cuda:0") != std::string::npos);
+}
+
+namespace {
+
+// The CUDA side of the randomized suite: each block is written on its stream as it is handed
+// out, and a block passed to record_stream is written on the other stream too (after the
+// allocating stream's work so far, as real code orders it), so the events its free records are
+// really pending for a while and complete on their own.
+class CudaRunDevice final : public anatomy_test::RandomRunDevice {
+ public:
+  CudaRunDevice() { REQUIRE(cudaEventCreateWithFlags(&ordered_, cudaEventDisableTiming) == cudaSuccess); }
+  ~CudaRunDevice() override { (void)cudaEventDestroy(ordered_); }
+  CudaRunDevice(const CudaRunDevice&) = delete;
+  CudaRunDevice& operator=(const CudaRunDevice&) = delete;
+  void use(void* ptr, size_t n, alloc::StreamId stream) override {
+    REQUIRE(cudaMemsetAsync(ptr, ++byte_, n, cuda::stream_of(stream)) == cudaSuccess);
+  }
+  void use_also(void* ptr, size_t n, alloc::StreamId stream, alloc::StreamId other) override {
+    REQUIRE(cudaEventRecord(ordered_, cuda::stream_of(stream)) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(cuda::stream_of(other), ordered_, 0) == cudaSuccess);
+    REQUIRE(cudaMemsetAsync(ptr, ++byte_, n, cuda::stream_of(other)) == cudaSuccess);
+  }
+  void finish() override { REQUIRE(cudaDeviceSynchronize() == cudaSuccess); }
+
+ private:
+  cudaEvent_t ordered_ = nullptr;
+  unsigned char byte_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("cuda allocator: the randomized suite over the CUDA provider, default stream and two pool streams") {
+  ANATOMY_REQUIRE_GPU();
+  // A fresh allocator of its own (not the device's), so the shadow model sees every block.
+  cuda::CudaMemoryProvider provider(0);
+  alloc::CachingAllocator a(provider, alloc::AllocConf{});
+  anatomy_test::RandomRunOptions o;
+  o.steps = 20000;
+  o.seed = 4242;
+  o.streams = {cuda::stream_id(cuda::default_stream(0)), cuda::stream_id(cuda::get_stream_from_pool(false, 0)),
+               cuda::stream_id(cuda::get_stream_from_pool(false, 0))};
+  REQUIRE(o.streams[0] == 0);
+  REQUIRE(o.streams[1] != o.streams[2]);
+  CudaRunDevice device;
+  const anatomy_test::RandomRunResult r = anatomy_test::random_allocator_run(a, device, o);
+  CHECK(r.ooms == 0);
+  CHECK(r.record_streams > 100);
+  MESSAGE("record_stream on another stream: " << r.record_streams << "; blocks found waiting for one: "
+                                              << r.deferred_seen << "; cudaMalloc calls: "
+                                              << a.stats().num_provider_allocs);
 }
