@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "anatomy/alloc/expandable_segment.h"
 #include "anatomy/alloc/memory_history.h"
 #include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/core/error.h"
@@ -19,6 +20,7 @@
 namespace anatomy::alloc {
 
 struct Block;
+struct Expandable;
 
 struct BlockComparator {
   // Best fit per stream: blocks of one stream sorted by size, then address (lower addresses
@@ -46,12 +48,23 @@ struct Block {
   uint64_t gc_count_base = 0;                // pool's search count when it was last cached
   std::unordered_set<StreamId> stream_uses;  // other streams that used the block
   const char* op = nullptr;                  // who allocated it, while the history records
+  Expandable* expandable = nullptr;          // its segment, when that is an expandable one
   // Neighbours within the segment; a block with neither is a whole segment.
   Block* prev = nullptr;
   Block* next = nullptr;
 
   Block(StreamId s, size_t sz, BlockPool* p, char* addr) : stream(s), size(sz), pool(p), ptr(addr) {}
   bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+// An expandable segment (expandable_segments:True) of one pool and stream: its address range and
+// the block at the end of its mapped part, which is the one that grows into new pages and gives
+// whole pages back when it is free.
+struct Expandable {
+  std::unique_ptr<ExpandableSegment> segment;
+  BlockPool* pool;
+  StreamId stream;
+  Block* tail = nullptr;
 };
 
 bool BlockComparator::operator()(const Block* a, const Block* b) const {
@@ -71,9 +84,11 @@ std::string format_size(size_t n) {
   return fmt::format("{:.2f} GiB", static_cast<double>(n) / static_cast<double>(1024 * kMB));
 }
 
-void check_conf(const AllocConf& conf) {
-  ANATOMY_CHECK(!conf.expandable_segments, NotImplementedError,
-                "caching allocator: expandable_segments:True is not yet supported (see docs/allocator.md)");
+void check_conf(const AllocConf& conf, const MemoryProvider& provider) {
+  ANATOMY_CHECK(!conf.expandable_segments || provider.supports_virtual_memory(), NotImplementedError,
+                "caching allocator: expandable_segments:True is not supported by the memory provider of {} "
+                "(it has no virtual memory management); use expandable_segments:False",
+                provider.device().str());
   ANATOMY_CHECK(conf.backend == AllocBackend::Native, NotImplementedError,
                 "caching allocator: backend:cudaMallocAsync is not yet supported; use backend:native");
 }
@@ -114,6 +129,8 @@ struct CachingAllocator::Impl {
   MemoryStats stats;
   size_t total_reserved = 0;
   MemoryHistory history;
+  // expandable_segments: at most one growing segment per pool and stream.
+  std::map<std::pair<const BlockPool*, StreamId>, std::unique_ptr<Expandable>> expandable_segments;
 
   Impl(MemoryProvider& p, const AllocConf& c) : provider(p), conf(c) {}
 
@@ -142,7 +159,8 @@ struct CachingAllocator::Impl {
     size_t size = round_size(orig_size, conf);
     BlockPool& pool = size <= kSmallSize ? small : large;
     // With caching off every request is a reservation of its own, released when freed.
-    size_t alloc_size = conf.caching ? allocation_size(size) : size;
+    // With expandable segments a segment grows by the request (rounded up to its pages).
+    size_t alloc_size = conf.caching && !use_expandable_segments() ? allocation_size(size) : size;
     Block* block = conf.caching ? get_free_block(pool, size, stream) : nullptr;
     if (!block && conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
     if (!block) block = alloc_block(pool, alloc_size, stream, false);
@@ -172,6 +190,7 @@ struct CachingAllocator::Impl {
 
   Block* alloc_block(BlockPool& pool, size_t alloc_size, StreamId stream, bool is_retry) {
     if (is_retry) ++stats.num_alloc_retries;
+    if (use_expandable_segments()) return grow_expandable_segment(pool, alloc_size, stream);
     if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + alloc_size) > allowed_memory()) {
       return nullptr;
     }
@@ -189,7 +208,9 @@ struct CachingAllocator::Impl {
 
   bool should_split(const Block* block, size_t size) const {
     size_t remaining = block->size - size;
-    if (block->pool->is_small) return remaining >= kMinBlockSize;
+    // The rest of a block in an expandable segment is never stranded: it merges with what the
+    // segment maps next, so any size worth a block is split off, in either pool.
+    if (block->pool->is_small || block->expandable) return remaining >= kMinBlockSize;
     return size < conf.max_split_size && remaining > kSmallSize;
   }
 
@@ -199,6 +220,7 @@ struct CachingAllocator::Impl {
     if (should_split(block, size)) {
       Block* remaining = block;
       block = new Block(remaining->stream, size, &pool, remaining->ptr);
+      block->expandable = remaining->expandable;
       block->prev = remaining->prev;
       if (block->prev) block->prev->next = block;
       block->next = remaining;
@@ -309,6 +331,7 @@ struct CachingAllocator::Impl {
     }
     size_t subsumed = src->size;
     dst->size += subsumed;
+    if (dst->expandable && dst->next == nullptr) dst->expandable->tail = dst;
     pool.blocks.erase(src);
     delete src;
     return subsumed;
@@ -386,6 +409,12 @@ struct CachingAllocator::Impl {
   }
 
   void release_block(Block* block) {
+    if (block->expandable) {  // a whole free expandable segment: unmap it all and release it
+      ANATOMY_INTERNAL_ASSERT(block->expandable->tail == block && !block->is_split(),
+                              "caching allocator: release of part of an expandable segment");
+      shrink_expandable_segment(block->expandable);
+      return;
+    }
     BlockPool& pool = *block->pool;
     provider.release(block->ptr, block->size);
     total_reserved -= block->size;
@@ -434,6 +463,137 @@ struct CachingAllocator::Impl {
     synchronize_and_free_events();
     release_blocks(large);
     release_blocks(small);
+    shrink_expandable_segments();
+  }
+
+  // ---- expandable segments (docs/allocator.md "Expandable segments") ----
+
+  // Caching off means every request is a reservation of its own, whatever the knob says.
+  bool use_expandable_segments() const { return conf.expandable_segments && conf.caching; }
+
+  static bool is_free(const Block* b) { return !b->allocated && b->event_count == 0; }
+
+  // PyTorch's page sizes: 2 MiB for the small pool, 20 MiB for the large one, in whole provider
+  // pages.
+  size_t expandable_page_size(const BlockPool& pool) const {
+    const size_t granularity = provider.page_size();
+    const size_t want = pool.is_small ? kSmallBuffer : kLargeBuffer;
+    return (want + granularity - 1) / granularity * granularity;
+  }
+
+  // No cached block fits `size` (rounded): the stream's segment of this pool (made on first use,
+  // with room for the whole device) maps pages at its end, and the free block at the end grows
+  // into them, or a new free block holds them. Returns that block, not in the pool, or nullptr
+  // when the provider has no memory for the pages (nothing changed then).
+  Block* grow_expandable_segment(BlockPool& pool, size_t size, StreamId stream) {
+    const auto key = std::make_pair(static_cast<const BlockPool*>(&pool), stream);
+    auto found = expandable_segments.find(key);
+    Expandable* es = found == expandable_segments.end() ? nullptr : found->second.get();
+    Block* tail = es ? es->tail : nullptr;
+    const size_t have = tail && is_free(tail) ? tail->size : 0;
+    if (have >= size) {  // get_free_block turned it down for max_split_size; growing would not help
+      pool.blocks.erase(tail);
+      return tail;
+    }
+    const size_t page = es ? es->segment->page_size() : expandable_page_size(pool);
+    const size_t need = (size - have + page - 1) / page * page;
+    if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + need) > allowed_memory()) {
+      return nullptr;
+    }
+    std::unique_ptr<ExpandableSegment> fresh;
+    if (!es) {
+      fresh = ExpandableSegment::create(provider, page, provider.total_memory());
+      if (!fresh) return nullptr;
+    }
+    ExpandableSegment& seg = es ? *es->segment : *fresh;
+    char* old_end = seg.mapped_end();
+    const size_t grown = counted(seg, [&] { return seg.grow(need); });
+    if (grown == 0) {
+      if (fresh) fresh->release_range();
+      return nullptr;
+    }
+    if (fresh) {
+      auto made = std::make_unique<Expandable>(Expandable{std::move(fresh), &pool, stream});
+      es = made.get();
+      expandable_segments.emplace(key, std::move(made));
+      for_stat(pool, [&](StatType t) { stats.segment[t].increase(1); });
+    }
+    total_reserved += grown;
+    trace(TraceAction::SegmentMap, old_end, grown, stream);
+    for_stat(pool, [&](StatType t) { stats.reserved_bytes[t].increase(static_cast<int64_t>(grown)); });
+    if (have > 0) {  // the free tail grows; alloc_found_block takes it from here
+      pool.blocks.erase(tail);
+      tail->size += grown;
+      if (tail->is_split()) {
+        for_stat(pool, [&](StatType t) { stats.inactive_split_bytes[t].increase(static_cast<int64_t>(grown)); });
+      }
+      return tail;
+    }
+    Block* block = new Block(stream, grown, &pool, old_end);
+    block->expandable = es;
+    block->prev = tail;
+    if (tail) {  // a free block behind a used one: an inactive split block, as alloc_found_block expects
+      tail->next = block;
+      for_stat(pool, [&](StatType t) {
+        stats.inactive_split[t].increase(1);
+        stats.inactive_split_bytes[t].increase(static_cast<int64_t>(grown));
+      });
+    }
+    es->tail = block;
+    return block;
+  }
+
+  // Runs a grow or shrink of `seg`, counting the provider's map and unmap calls it made.
+  template <typename F>
+  size_t counted(ExpandableSegment& seg, F&& f) {
+    const int64_t maps = seg.maps(), unmaps = seg.unmaps();
+    const size_t bytes = f();
+    stats.num_provider_maps += seg.maps() - maps;
+    stats.num_provider_unmaps += seg.unmaps() - unmaps;
+    return bytes;
+  }
+
+  // Every expandable segment whose last block is free gives back the pages inside that block.
+  // Called with the device synchronized (empty_cache, the OOM ladder's release step).
+  void shrink_expandable_segments() {
+    for (auto it = expandable_segments.begin(); it != expandable_segments.end();) {
+      Expandable* es = (it++)->second.get();  // shrinking may erase it
+      if (is_free(es->tail)) shrink_expandable_segment(es);
+    }
+  }
+
+  // Unmaps the pages entirely inside the segment's free last block: the block shrinks to the part
+  // before its first whole page, or goes; a segment left with nothing mapped releases its range.
+  void shrink_expandable_segment(Expandable* es) {
+    Block* tail = es->tail;
+    BlockPool& pool = *tail->pool;
+    ExpandableSegment& seg = *es->segment;
+    const size_t unmapped = counted(seg, [&] { return seg.shrink_to(tail->ptr); });
+    if (unmapped == 0) return;
+    total_reserved -= unmapped;
+    trace(TraceAction::SegmentUnmap, seg.mapped_end(), unmapped, tail->stream);
+    const bool was_split = tail->is_split();
+    pool.blocks.erase(tail);
+    for_stat(pool, [&](StatType t) {
+      stats.reserved_bytes[t].decrease(static_cast<int64_t>(unmapped));
+      if (was_split) stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(unmapped));
+    });
+    if (unmapped < tail->size) {
+      tail->size -= unmapped;
+      pool.blocks.insert(tail);  // keeps its age for garbage collection
+      return;
+    }
+    if (was_split) for_stat(pool, [&](StatType t) { stats.inactive_split[t].decrease(1); });
+    // Free neighbours are merged, so the block before is in use: it becomes the last block.
+    es->tail = tail->prev;
+    delete tail;
+    if (es->tail) {
+      es->tail->next = nullptr;
+      return;
+    }
+    seg.release_range();
+    for_stat(pool, [&](StatType t) { stats.segment[t].decrease(1); });
+    expandable_segments.erase(std::make_pair(static_cast<const BlockPool*>(es->pool), es->stream));
   }
 
   // Every block is either free (in a pool) or active; a segment is reached from any of its blocks.
@@ -449,7 +609,7 @@ struct CachingAllocator::Impl {
     for (Block* b : active_blocks) add_head(b);
     std::vector<SegmentInfo> out;
     for (Block* head : heads) {
-      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}};
+      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}, head->expandable != nullptr};
       for (Block* b = head; b; b = b->next) {
         seg.size += b->size;
         const bool pending = !b->allocated && b->event_count > 0;
@@ -478,15 +638,18 @@ struct CachingAllocator::Impl {
                           format_size(static_cast<size_t>(allowed_memory())), conf.per_process_memory_fraction);
     }
     ANATOMY_THROW(OutOfMemoryError,
-                  "caching allocator: out of memory. Tried to allocate {} (a {} block, needing a {} segment) on "
+                  "caching allocator: out of memory. Tried to allocate {} (a {} block, {}) on "
                   "stream {}. Device {} has a total capacity of {} of which {} is free.{} Of the memory reserved "
                   "by anatomy ({}), {} is allocated and {} is reserved but unallocated (largest free block: {}). "
-                  "If reserved but unallocated memory is large, try max_split_size_mb in ANATOMY_CUDA_ALLOC_CONF "
+                  "If reserved but unallocated memory is large, try {} in ANATOMY_CUDA_ALLOC_CONF "
                   "to limit fragmentation.",
-                  format_size(orig_size), format_size(size), format_size(alloc_size), stream, provider.device().str(),
-                  format_size(provider.total_memory()), format_size(provider.free_memory()), limit,
-                  format_size(reserved), format_size(allocated), format_size(reserved - allocated),
-                  format_size(largest));
+                  format_size(orig_size), format_size(size),
+                  use_expandable_segments() ? fmt::format("mapping up to {} more", format_size(alloc_size))
+                                            : fmt::format("needing a {} segment", format_size(alloc_size)),
+                  stream, provider.device().str(), format_size(provider.total_memory()),
+                  format_size(provider.free_memory()), limit, format_size(reserved), format_size(allocated),
+                  format_size(reserved - allocated), format_size(largest),
+                  use_expandable_segments() ? "max_split_size_mb" : "max_split_size_mb or expandable_segments:True");
   }
 };
 
@@ -502,7 +665,7 @@ void delete_block(void* ctx) {
 }  // namespace
 
 CachingAllocator::CachingAllocator(MemoryProvider& provider, const AllocConf& conf) {
-  check_conf(conf);
+  check_conf(conf, provider);
   impl_ = std::make_unique<Impl>(provider, conf);
 }
 
@@ -511,7 +674,8 @@ CachingAllocator::~CachingAllocator() {
   impl_->release_cached_blocks();
   if (impl_->history.enabled()) dispatch::remove_op_name_listener();
   // What is left is in use by someone who will never free it through us; drop the bookkeeping
-  // (the provider's memory stays with the provider).
+  // (the provider's memory stays with the provider, expandable segments' pages mapped).
+  for (auto& [key, es] : impl_->expandable_segments) (void)es->segment.release();
   std::unordered_set<Block*> heads;
   for (Block* b : impl_->active_blocks) {
     while (b->prev) b = b->prev;
@@ -599,8 +763,11 @@ AllocConf CachingAllocator::conf() const {
   return impl_->conf;
 }
 
+// Applies to what happens next: with expandable_segments switched on, requests no cached block
+// fits grow a segment; switched off, they reserve plain segments, while the blocks of existing
+// expandable segments stay usable (they no longer grow) and shrink as usual.
 void CachingAllocator::set_conf(const AllocConf& conf) {
-  check_conf(conf);
+  check_conf(conf, impl_->provider);
   std::lock_guard<std::mutex> g(impl_->mutex);
   impl_->conf = conf;
 }

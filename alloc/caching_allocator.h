@@ -44,6 +44,9 @@ struct SegmentInfo {
   StreamId stream;
   bool is_small;
   std::vector<BlockInfo> blocks;  // in address order, tiling the segment
+  // An expandable segment (expandable_segments:True): `size` is what is mapped, a prefix of a
+  // larger reserved range, and grows and shrinks.
+  bool is_expandable = false;
 };
 
 struct MemorySnapshot;  // memory_snapshot.h
@@ -51,7 +54,8 @@ struct MemorySnapshot;  // memory_snapshot.h
 class CachingAllocator final : public Allocator {
  public:
   // `provider` must outlive the allocator. Throws NotImplementedError for settings this
-  // increment does not support (expandable_segments:True, backend:cudaMallocAsync).
+  // increment does not support (backend:cudaMallocAsync), and for expandable_segments:True when
+  // the provider has no virtual memory.
   explicit CachingAllocator(MemoryProvider& provider, const AllocConf& conf = alloc_conf_from_env());
   // Synchronizes and releases the cache. Blocks still allocated then are a caller's leak: their
   // segments stay with the provider.

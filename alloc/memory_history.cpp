@@ -20,6 +20,10 @@ std::string_view to_string(TraceAction action) {
       return "segment_alloc";
     case TraceAction::SegmentFree:
       return "segment_free";
+    case TraceAction::SegmentMap:
+      return "segment_map";
+    case TraceAction::SegmentUnmap:
+      return "segment_unmap";
     case TraceAction::Oom:
       return "oom";
   }

@@ -22,9 +22,11 @@ enum class TraceAction : uint8_t {
   FreeCompleted,  // the block is reusable: at once, or once record_stream's events completed
   SegmentAlloc,   // a segment reserved from the provider (cudaMalloc)
   SegmentFree,    // a segment given back (cudaFree)
+  SegmentMap,     // pages mapped at the end of an expandable segment (address and size: theirs)
+  SegmentUnmap,   // pages unmapped from the end of an expandable segment
   Oom,            // an OutOfMemoryError (address 0, size: the request)
 };
-// PyTorch's names: "alloc", "free_requested", "free_completed", "segment_alloc", ...
+// PyTorch's names: "alloc", "free_requested", "free_completed", "segment_alloc", "segment_map", ...
 std::string_view to_string(TraceAction action);
 
 struct TraceEntry {

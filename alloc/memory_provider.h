@@ -1,6 +1,7 @@
 // MemoryProvider: the few device services the caching allocator needs (reserve and release device
-// memory, events on streams, capacity), so that the allocator's policy is written once and runs
-// unchanged over a simulated device in unit tests and over CUDA on a GPU.
+// memory, virtual memory for expandable segments, events on streams, capacity), so that the
+// allocator's policy is written once and runs unchanged over a simulated device in unit tests and
+// over CUDA on a GPU.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,27 @@ class MemoryProvider {
   virtual void* reserve(size_t nbytes) = 0;
   // Gives back memory from reserve(); `nbytes` is what was reserved.
   virtual void release(void* ptr, size_t nbytes) = 0;
+
+  // Virtual memory, for expandable segments (alloc/expandable_segment.h): a range of addresses
+  // is reserved with nothing behind it, and physical pages are mapped into it and unmapped again.
+  // A provider that cannot do this keeps the defaults: supports_virtual_memory() is false, the
+  // allocator then refuses expandable_segments:True, and the other calls are never made.
+  virtual bool supports_virtual_memory() const { return false; }
+  // The granularity of map() and unmap(): every address and size passed to them is a multiple.
+  virtual size_t page_size() const { return 0; }
+  // Reserves `nbytes` (a multiple of page_size()) of addresses aligned to page_size(), with no
+  // memory behind them. Returns nullptr when the address space is exhausted.
+  virtual void* reserve_address(size_t nbytes);
+  // Gives back a range from reserve_address() once nothing in it is mapped.
+  virtual void release_address(void* ptr, size_t nbytes);
+  // Backs [ptr, ptr + nbytes), unmapped so far and inside a reserved range, with device memory
+  // readable and writable by the device. Returns false, mapping nothing, when the device is out
+  // of memory (as reserve() returns nullptr).
+  virtual bool map(void* ptr, size_t nbytes);
+  // Takes the memory behind exactly one earlier map() range away. The provider makes sure no
+  // work queued before still uses it (as cudaFree does), since the allocator unmaps freed blocks
+  // without waiting for their stream.
+  virtual void unmap(void* ptr, size_t nbytes);
 
   // Events order a free behind work queued on other streams (record_stream): the allocator
   // records one on each such stream and reuses the block only once every one has completed.

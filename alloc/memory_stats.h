@@ -50,6 +50,8 @@ struct MemoryStats {
   int64_t num_ooms = 0;              // OutOfMemoryErrors thrown
   int64_t num_provider_allocs = 0;   // successful provider reservations (cudaMalloc calls)
   int64_t num_provider_frees = 0;    // provider releases (cudaFree calls)
+  int64_t num_provider_maps = 0;     // pages mapped into expandable segments (cuMemMap calls)
+  int64_t num_provider_unmaps = 0;   // pages unmapped from them (cuMemUnmap calls)
   int64_t num_sync_all_streams = 0;  // device-wide synchronizations (OOM path, empty_cache)
 
   // Every StatArray, for code that treats them alike (reset, checks).

@@ -97,6 +97,10 @@ std::string format_memory_summary(const MemoryStats& s, std::string_view title) 
   out += rule('-');
   out += fmt::format("| {:<77} |\n", fmt::format("provider reservations (cudaMalloc): {}, releases (cudaFree): {}",
                                                  s.num_provider_allocs, s.num_provider_frees));
+  if (s.num_provider_maps > 0) {  // expandable segments
+    out += fmt::format("| {:<77} |\n", fmt::format("provider page maps (cuMemMap): {}, unmaps (cuMemUnmap): {}",
+                                                   s.num_provider_maps, s.num_provider_unmaps));
+  }
   out += fmt::format("| {:<77} |\n", fmt::format("device-wide synchronizations: {}", s.num_sync_all_streams));
   out += rule('=');
   return out;

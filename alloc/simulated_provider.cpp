@@ -1,6 +1,8 @@
 // The simulated device (see simulated_provider.h): host memory, test-controlled events.
 #include "anatomy/alloc/simulated_provider.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 
 #include "anatomy/core/error.h"
@@ -19,6 +21,7 @@ SimulatedProvider::~SimulatedProvider() {
   // The allocator should have released everything; free what is left so a test that failed
   // half-way does not also leak.
   for (auto& [ptr, nbytes] : live_) std::free(ptr);
+  for (auto& [ptr, nbytes] : ranges_) ::munmap(ptr, nbytes);
 }
 
 void* SimulatedProvider::reserve(size_t nbytes) {
@@ -48,6 +51,79 @@ void SimulatedProvider::release(void* ptr, size_t nbytes) {
   std::free(ptr);
   counters_.used_bytes -= nbytes;
   ++counters_.releases;
+}
+
+// The range is host address space with no access and no memory committed (MAP_NORESERVE), so a
+// simulated device may reserve its whole capacity per segment as CUDA does, at no cost.
+void* SimulatedProvider::reserve_address(size_t nbytes) {
+  std::lock_guard<std::mutex> g(mutex_);
+  ANATOMY_INTERNAL_ASSERT(virtual_memory_ && nbytes > 0 && nbytes % kPageSize == 0,
+                          "simulated provider: reserve_address of {} bytes", nbytes);
+  // mmap aligns to the host page only: reserve a page more and trim to a kPageSize boundary.
+  const size_t span = nbytes + kPageSize;
+  void* raw = ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  char* start = static_cast<char*>(raw);
+  char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(start) + kPageSize - 1) / kPageSize * kPageSize);
+  if (aligned > start) ::munmap(start, static_cast<size_t>(aligned - start));
+  char* end = aligned + nbytes;
+  if (start + span > end) ::munmap(end, static_cast<size_t>(start + span - end));
+  ranges_.emplace(aligned, nbytes);
+  ++counters_.address_reserves;
+  return aligned;
+}
+
+void SimulatedProvider::release_address(void* ptr, size_t nbytes) {
+  std::lock_guard<std::mutex> g(mutex_);
+  auto it = ranges_.find(static_cast<char*>(ptr));
+  ANATOMY_INTERNAL_ASSERT(it != ranges_.end() && it->second == nbytes,
+                          "simulated provider: release_address of {} ({} bytes) that was not reserved", ptr, nbytes);
+  auto m = mappings_.lower_bound(it->first);
+  ANATOMY_INTERNAL_ASSERT(m == mappings_.end() || m->first >= it->first + nbytes,
+                          "simulated provider: release_address of {} with pages still mapped", ptr);
+  ::munmap(it->first, nbytes);
+  ranges_.erase(it);
+  ++counters_.address_releases;
+}
+
+bool SimulatedProvider::map(void* ptr, size_t nbytes) {
+  std::lock_guard<std::mutex> g(mutex_);
+  char* p = static_cast<char*>(ptr);
+  auto r = ranges_.upper_bound(p);
+  ANATOMY_INTERNAL_ASSERT(
+      r != ranges_.begin() && nbytes > 0 && nbytes % kPageSize == 0 && reinterpret_cast<uintptr_t>(p) % kPageSize == 0,
+      "simulated provider: map({}, {}): not whole pages of a reserved range", ptr, nbytes);
+  --r;
+  ANATOMY_INTERNAL_ASSERT(p + nbytes <= r->first + r->second, "simulated provider: map({}, {}) past its range", ptr,
+                          nbytes);
+  auto next = mappings_.lower_bound(p);
+  const bool overlaps = (next != mappings_.end() && next->first < p + nbytes) ||
+                        (next != mappings_.begin() && std::prev(next)->first + std::prev(next)->second > p);
+  ANATOMY_INTERNAL_ASSERT(!overlaps, "simulated provider: map({}, {}) over mapped pages", ptr, nbytes);
+  if (nbytes > capacity_ - counters_.used_bytes || ::mprotect(p, nbytes, PROT_READ | PROT_WRITE) != 0) {
+    ++counters_.failed_maps;
+    return false;
+  }
+  mappings_.emplace(p, nbytes);
+  counters_.used_bytes += nbytes;
+  counters_.mapped_bytes += nbytes;
+  ++counters_.maps;
+  return true;
+}
+
+void SimulatedProvider::unmap(void* ptr, size_t nbytes) {
+  std::lock_guard<std::mutex> g(mutex_);
+  auto it = mappings_.find(static_cast<char*>(ptr));
+  ANATOMY_INTERNAL_ASSERT(it != mappings_.end() && it->second == nbytes,
+                          "simulated provider: unmap({}, {}) of a range that was not mapped", ptr, nbytes);
+  // Drop the contents (a later map sees fresh pages, as a new physical allocation would) and make
+  // the addresses fault again, so a use after unmap crashes the test instead of passing.
+  ::madvise(ptr, nbytes, MADV_DONTNEED);
+  ::mprotect(ptr, nbytes, PROT_NONE);
+  mappings_.erase(it);
+  counters_.used_bytes -= nbytes;
+  counters_.mapped_bytes -= nbytes;
+  ++counters_.unmaps;
 }
 
 EventId SimulatedProvider::create_event() {

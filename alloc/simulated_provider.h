@@ -1,10 +1,13 @@
 // SimulatedProvider: a MemoryProvider over host memory with a fixed capacity, and streams and
 // events whose completion the test decides, so that every allocator policy (reuse across streams,
-// record_stream, the out-of-memory ladder) is tested deterministically without a GPU.
+// record_stream, the out-of-memory ladder) is tested deterministically without a GPU. Virtual
+// memory (expandable segments) is a host address range reserved with no access, whose pages are
+// made accessible as they are mapped; mapped bytes count against the capacity as reserved ones do.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -24,6 +27,12 @@ class SimulatedProvider final : public MemoryProvider {
   Device device() const override { return device_; }
   void* reserve(size_t nbytes) override;
   void release(void* ptr, size_t nbytes) override;
+  bool supports_virtual_memory() const override { return virtual_memory_; }
+  size_t page_size() const override { return kPageSize; }
+  void* reserve_address(size_t nbytes) override;
+  void release_address(void* ptr, size_t nbytes) override;
+  bool map(void* ptr, size_t nbytes) override;
+  void unmap(void* ptr, size_t nbytes) override;
   EventId create_event() override;
   void record_event(EventId event, StreamId stream) override;
   bool query_event(EventId event) override;
@@ -32,6 +41,11 @@ class SimulatedProvider final : public MemoryProvider {
   StreamId current_stream() const override;
   size_t total_memory() const override { return capacity_; }
   size_t free_memory() const override;
+
+  // The granularity of map(), as CUDA's on current GPUs.
+  static constexpr size_t kPageSize = size_t{2} << 20;
+  // Test control: a device without virtual memory (the allocator then refuses expandable segments).
+  void set_supports_virtual_memory(bool supported) { virtual_memory_ = supported; }
 
   // The calling thread's current stream (thread-local, shared by all simulated providers).
   static void set_current_stream(StreamId stream);
@@ -44,11 +58,17 @@ class SimulatedProvider final : public MemoryProvider {
   size_t pending_events(StreamId stream) const;
 
   struct Counters {
-    int64_t reserves = 0;         // successful reserve() calls
-    int64_t releases = 0;         // release() calls
-    int64_t failed_reserves = 0;  // reserve() calls refused for lack of capacity
-    size_t used_bytes = 0;        // reserved and not released
-    int64_t live_events = 0;      // created and not destroyed
+    int64_t reserves = 0;          // successful reserve() calls
+    int64_t releases = 0;          // release() calls
+    int64_t failed_reserves = 0;   // reserve() calls refused for lack of capacity
+    size_t used_bytes = 0;         // reserved and not released, plus mapped and not unmapped
+    int64_t address_reserves = 0;  // reserve_address() calls that succeeded
+    int64_t address_releases = 0;  // release_address() calls
+    int64_t maps = 0;              // map() calls that succeeded
+    int64_t unmaps = 0;            // unmap() calls
+    int64_t failed_maps = 0;       // map() calls refused for lack of capacity
+    size_t mapped_bytes = 0;       // mapped and not unmapped (part of used_bytes)
+    int64_t live_events = 0;       // created and not destroyed
     int64_t synchronizes = 0;
   };
   Counters counters() const;
@@ -63,6 +83,9 @@ class SimulatedProvider final : public MemoryProvider {
   mutable std::mutex mutex_;  // the test thread completes events while the allocator queries them
   std::unordered_map<EventId, EventState> events_;
   std::unordered_map<void*, size_t> live_;  // what was reserved, to catch bad releases
+  std::map<char*, size_t> ranges_;          // reserved address ranges, to catch bad maps
+  std::map<char*, size_t> mappings_;        // mapped ranges, to catch overlaps and bad unmaps
+  bool virtual_memory_ = true;
   EventId next_event_ = 1;
   Counters counters_;
 };

@@ -8,8 +8,44 @@
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/driver_api.h"
 
 namespace anatomy::cuda {
+namespace {
+
+// Pinned device memory of `device`, the only kind the allocator maps.
+CUmemAllocationProp device_allocation(int device) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  return prop;
+}
+
+// The device's cuMemCreate granularity, or 0 when the driver or the device lacks virtual memory
+// management (the allocator then refuses expandable_segments:True).
+size_t vmm_granularity(int device) {
+  const DriverApi& api = driver_api();
+  if (!api.available) return 0;
+  CUdevice dev = 0;
+  int supported = 0;
+  if (api.cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+      api.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev) !=
+          CUDA_SUCCESS ||
+      supported == 0) {
+    return 0;
+  }
+  const CUmemAllocationProp prop = device_allocation(device);
+  size_t granularity = 0;
+  if (api.cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS) {
+    return 0;
+  }
+  return granularity;
+}
+
+CUdeviceptr device_ptr(void* ptr) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr)); }
+
+}  // namespace
 
 alloc::StreamId stream_id(cudaStream_t stream) {
   return stream == cudaStreamLegacy || stream == nullptr
@@ -26,6 +62,7 @@ CudaMemoryProvider::CudaMemoryProvider(int device)
   DeviceGuard guard(index_);
   size_t free_bytes = 0;
   ANATOMY_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_));
+  granularity_ = vmm_granularity(index_);
 }
 
 void* CudaMemoryProvider::reserve(size_t nbytes) {
@@ -43,6 +80,56 @@ void* CudaMemoryProvider::reserve(size_t nbytes) {
 void CudaMemoryProvider::release(void* ptr, size_t /*nbytes*/) {
   DeviceGuard guard(index_);
   ANATOMY_CUDA_CHECK(cudaFree(ptr));
+}
+
+void* CudaMemoryProvider::reserve_address(size_t nbytes) {
+  DeviceGuard guard(index_);
+  CUdeviceptr ptr = 0;
+  const CUresult err = driver_api().cuMemAddressReserve(&ptr, nbytes, granularity_, 0, 0);
+  if (err == CUDA_ERROR_OUT_OF_MEMORY) return nullptr;  // address space exhausted
+  if (err != CUDA_SUCCESS) detail::throw_driver_error(err, "cuMemAddressReserve", __FILE__, __LINE__);
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(ptr));
+}
+
+void CudaMemoryProvider::release_address(void* ptr, size_t nbytes) {
+  DeviceGuard guard(index_);
+  ANATOMY_CU_CHECK(driver_api().cuMemAddressFree(device_ptr(ptr), nbytes));
+}
+
+// The handle is released as soon as it is mapped: the driver keeps the memory until the mapping
+// goes (cuMemUnmap), so the provider needs no table of handles.
+bool CudaMemoryProvider::map(void* ptr, size_t nbytes) {
+  DeviceGuard guard(index_);
+  const DriverApi& api = driver_api();
+  const CUmemAllocationProp prop = device_allocation(index_);
+  CUmemGenericAllocationHandle handle = 0;
+  const CUresult err = api.cuMemCreate(&handle, nbytes, &prop, 0);
+  if (err == CUDA_ERROR_OUT_OF_MEMORY) return false;  // the allocator frees cache and retries
+  if (err != CUDA_SUCCESS) detail::throw_driver_error(err, "cuMemCreate", __FILE__, __LINE__);
+  const CUresult mapped = api.cuMemMap(device_ptr(ptr), nbytes, 0, handle, 0);
+  if (mapped != CUDA_SUCCESS) {
+    (void)api.cuMemRelease(handle);  // the error to report is the map's
+    detail::throw_driver_error(mapped, "cuMemMap", __FILE__, __LINE__);
+  }
+  ANATOMY_CU_CHECK(api.cuMemRelease(handle));  // the mapping holds the memory from here on
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUresult granted = api.cuMemSetAccess(device_ptr(ptr), nbytes, &access, 1);
+  if (granted != CUDA_SUCCESS) {
+    (void)api.cuMemUnmap(device_ptr(ptr), nbytes);  // the error to report is the access's
+    detail::throw_driver_error(granted, "cuMemSetAccess", __FILE__, __LINE__);
+  }
+  return true;
+}
+
+// Unlike cudaFree, cuMemUnmap does not wait for work still using the memory, and the allocator
+// unmaps blocks freed in stream order, so wait for the device first (unmapping happens only when
+// cache is released: empty_cache, the out-of-memory path, garbage collection).
+void CudaMemoryProvider::unmap(void* ptr, size_t nbytes) {
+  DeviceGuard guard(index_);
+  ANATOMY_CUDA_CHECK(cudaDeviceSynchronize());
+  ANATOMY_CU_CHECK(driver_api().cuMemUnmap(device_ptr(ptr), nbytes));
 }
 
 alloc::EventId CudaMemoryProvider::create_event() {

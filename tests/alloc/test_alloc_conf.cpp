@@ -156,8 +156,6 @@ TEST_CASE("alloc conf: ANATOMY_NO_CUDA_MEMORY_CACHING turns caching off") {
 
 TEST_CASE("alloc conf: settings this increment does not implement are refused by the allocator") {
   SimulatedProvider provider(64 * kMB);
-  EXPECT_ERROR(NotImplementedError, CachingAllocator(provider, parse_alloc_conf("expandable_segments:True")),
-               "expandable_segments", "not yet supported");
   CachingAllocator a(provider, AllocConf{});
   EXPECT_ERROR(NotImplementedError, a.set_conf(parse_alloc_conf("backend:cudaMallocAsync")), "cudaMallocAsync");
   // Parsed-only settings are accepted and kept.

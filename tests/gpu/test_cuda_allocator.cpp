@@ -4,10 +4,15 @@
 // throws OutOfMemoryError with the allocator's message and leaves the allocator working; the
 // memory history attributes a CUDA add's output to aten::add, and the summary shows the stats;
 // the randomized suite of the simulated device (tests/alloc/random_allocator_run.h) runs over the
-// CUDA provider.
+// CUDA provider;
+// expandable segments grow by pages of the driver's virtual memory, keep data across page
+// boundaries and shrink on empty_cache.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "../alloc/random_allocator_run.h"
 #include "anatomy/alloc/memory_snapshot.h"
@@ -166,4 +171,97 @@ TEST_CASE("cuda allocator: the randomized suite over the CUDA provider, default 
   MESSAGE("record_stream on another stream: " << r.record_streams << "; blocks found waiting for one: "
                                               << r.deferred_seen << "; cudaMalloc calls: "
                                               << a.stats().num_provider_allocs);
+}
+
+// Expandable segments over the driver's virtual memory API: a private allocator on a provider of
+// device 0, so that its stats and segments are this test's alone.
+TEST_CASE("cuda allocator: expandable segments grow by pages, keep data across pages and shrink") {
+  ANATOMY_REQUIRE_GPU();
+  cuda::CudaMemoryProvider provider(0);
+  REQUIRE(provider.supports_virtual_memory());  // every GPU the project targets has it
+  const size_t granularity = provider.page_size();
+  REQUIRE(granularity > 0);
+  const size_t page = (alloc::kLargeBuffer + granularity - 1) / granularity * granularity;
+  alloc::AllocConf conf;
+  conf.expandable_segments = true;
+  alloc::CachingAllocator a(provider, conf);
+
+  const std::vector<size_t> sizes = {3 * alloc::kMB, 7 * alloc::kMB, 13 * alloc::kMB, 21 * alloc::kMB, 31 * alloc::kMB};
+  std::vector<char*> ptrs;
+  size_t total = 0;
+  for (size_t n : sizes) {
+    ptrs.push_back(static_cast<char*>(a.raw_alloc(n, 0)));
+    total += n;
+    const alloc::MemoryStats s = a.stats();
+    const int64_t reserved = s.reserved_bytes[alloc::StatType::All].current;
+    CHECK(reserved % static_cast<int64_t>(page) == 0);
+    CHECK(reserved == static_cast<int64_t>((total + page - 1) / page * page));
+    CHECK(s.num_provider_maps == reserved / static_cast<int64_t>(page));
+    CHECK(s.num_provider_allocs == 0);  // no cudaMalloc
+  }
+  for (size_t i = 1; i < ptrs.size(); ++i) CHECK(ptrs[i] == ptrs[i - 1] + sizes[i - 1]);  // contiguous
+  std::vector<alloc::SegmentInfo> segs = a.segments();
+  REQUIRE(segs.size() == 1);
+  CHECK(segs[0].is_expandable);
+
+  // One pattern over all five blocks (75 MiB, across three page boundaries), written from the
+  // host, then a device-side memset across the first page boundary, read back whole.
+  std::vector<uint32_t> host(total / sizeof(uint32_t));
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<uint32_t>(i * 2654435761u);
+  REQUIRE(cudaMemcpy(ptrs[0], host.data(), total, cudaMemcpyHostToDevice) == cudaSuccess);
+  const size_t set_from = page - 512 * 1024, set_bytes = 1 * alloc::kMB;
+  REQUIRE(cudaMemset(ptrs[0] + set_from, 0xab, set_bytes) == cudaSuccess);
+  std::memset(reinterpret_cast<char*>(host.data()) + set_from, 0xab, set_bytes);
+  std::vector<uint32_t> back(host.size());
+  REQUIRE(cudaMemcpy(back.data(), ptrs[0], total, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back == host);
+  // Device to device across a page boundary too: the last block's start into the first block.
+  REQUIRE(cudaMemcpy(ptrs[0], ptrs[4], sizes[0], cudaMemcpyDeviceToDevice) == cudaSuccess);
+  std::vector<uint32_t> first(sizes[0] / sizeof(uint32_t));
+  REQUIRE(cudaMemcpy(first.data(), ptrs[0], sizes[0], cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(std::equal(first.begin(), first.end(), host.begin() + static_cast<ptrdiff_t>((total - sizes[4]) / 4)));
+
+  // Everything after the first block freed: empty_cache unmaps all but the first page.
+  for (size_t i = 1; i < ptrs.size(); ++i) a.raw_free(ptrs[i]);
+  a.empty_cache();
+  alloc::MemoryStats s = a.stats();
+  CHECK(s.reserved_bytes[alloc::StatType::All].current == static_cast<int64_t>(page));
+  CHECK(s.num_provider_unmaps == s.num_provider_maps - 1);
+  segs = a.segments();
+  REQUIRE(segs.size() == 1);
+  CHECK(segs[0].size == page);
+  REQUIRE(cudaMemcpy(first.data(), ptrs[0], sizes[0], cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(std::equal(first.begin(), first.end(), host.begin() + static_cast<ptrdiff_t>((total - sizes[4]) / 4)));
+  a.raw_free(ptrs[0]);
+  a.empty_cache();
+  CHECK(a.stats().reserved_bytes[alloc::StatType::All].current == 0);
+  CHECK(a.segments().empty());
+}
+
+TEST_CASE("cuda allocator: expandable segments switched on at run time serve growing tensors") {
+  ANATOMY_REQUIRE_GPU();
+  alloc::CachingAllocator& cache = cuda::caching_allocator();
+  const alloc::AllocConf saved = cache.conf();
+  alloc::AllocConf conf = saved;
+  conf.expandable_segments = true;
+  cache.set_conf(conf);
+  cuda::empty_cache();
+  const int64_t mallocs = cuda::memory_stats().num_provider_allocs;
+  {
+    std::vector<Tensor> held;
+    for (int64_t i = 1; i <= 6; ++i) {  // 12, 24, ... 72 MiB of float: the large pool
+      held.push_back(full({i * 3 * (1 << 20)}, static_cast<double>(i), TensorOptions().device(kCuda)));
+      Tensor sum = held.back() + 1;
+      CHECK(gpu_test::same_values(sum, full({i * 3 * (1 << 20)}, static_cast<double>(i + 1))));
+    }
+    for (int64_t i = 1; i <= 6; ++i)
+      CHECK(gpu_test::same_values(held[i - 1], full({i * 3 * (1 << 20)}, static_cast<double>(i))));
+    CHECK(cuda::memory_stats().num_provider_allocs == mallocs);  // grown by pages, never cudaMalloc
+    int expandable = 0;
+    for (const alloc::SegmentInfo& seg : cache.segments()) expandable += seg.is_expandable;
+    CHECK(expandable >= 1);
+  }
+  cache.set_conf(saved);
+  cuda::empty_cache();
+  for (const alloc::SegmentInfo& seg : cache.segments()) CHECK_FALSE(seg.is_expandable);  // all unmapped
 }
