@@ -30,6 +30,10 @@ void BackwardStreams::pass(const Node& producer, const Node& consumer, Tensor& s
     return;
   }
   streams->wait_stream(device, used_on, made_on);
+  // The consumer's stream reads the gradient, and the allocator ties its block to the maker's
+  // stream: without this, freeing the gradient once the consumer's work is queued would let the
+  // maker's stream reuse the block before that work has read it.
+  streams->record_stream(grad, used_on);
   if (!slot.defined()) {
     slot = std::move(grad);
     return;

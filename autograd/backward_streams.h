@@ -12,8 +12,9 @@
 //   3. at the end, the caller's current stream of each device waits for every stream the
 //      backward ran a node on, so the caller's later work (reading .grad, .cpu()) sees the
 //      gradients without a device synchronize.
-// A gradient's memory belongs to the stream that made it: it is not handed to the consumer's
-// stream with record_stream, as PyTorch does not either.
+// A gradient passed to another stream is also record_stream'ed for it (PyTorch's input buffer
+// does the same), so that its memory goes back to the maker's stream only once the consumer's
+// work on it is done.
 #pragma once
 
 #include <cstdint>

@@ -13,6 +13,8 @@
 
 namespace anatomy {
 
+class Tensor;
+
 struct DeviceStreams {
   // The id of the calling thread's current stream of `device` (an explicit index).
   uint64_t (*current_stream)(Device device);
@@ -22,6 +24,10 @@ struct DeviceStreams {
   // Work queued on stream `waiter` from now on waits for the work queued on stream `producer` so
   // far (an event recorded on one, waited on by the other); the host does not wait.
   void (*wait_stream)(Device device, uint64_t waiter, uint64_t producer);
+  // `tensor`'s memory is also used by work queued on stream `id` of its device: when the tensor
+  // is freed, its allocator must not hand the memory out again before that work is done (the
+  // caching allocator's record_stream). Memory the allocator did not make is left alone.
+  void (*record_stream)(const Tensor& tensor, uint64_t id);
 };
 
 // The streams of a device type; nullptr when its backend registered none (CPU, Meta, a build

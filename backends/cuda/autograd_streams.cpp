@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "anatomy/backends/cuda/current_stream.h"
+#include "anatomy/backends/cuda/record_stream.h"
 #include "anatomy/backends/cuda/stream.h"
 #include "anatomy/core/device_streams.h"
 
@@ -26,7 +27,11 @@ void wait_stream_id(Device device, uint64_t waiter, uint64_t producer) {
   stream_of(device, waiter).wait_stream(stream_of(device, producer));
 }
 
-constexpr DeviceStreams kCudaStreams{&current_stream_id, &set_current_stream_id, &wait_stream_id};
+void record_stream_id(const Tensor& tensor, uint64_t id) {
+  record_stream(tensor, stream_of(tensor.device(), id));
+}
+
+constexpr DeviceStreams kCudaStreams{&current_stream_id, &set_current_stream_id, &wait_stream_id, &record_stream_id};
 
 const bool registered = [] {
   set_device_streams(DeviceType::CUDA, &kCudaStreams);

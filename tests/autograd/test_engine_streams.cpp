@@ -21,6 +21,7 @@ struct TestStreams {
   static inline uint64_t current = 0;
   static inline int calls = 0;
   static inline std::vector<std::tuple<uint64_t, uint64_t>> waits;  // (waiter, producer)
+  static inline std::vector<uint64_t> records;  // the stream of each record_stream
 
   static uint64_t current_stream(Device) {
     ++calls;
@@ -34,7 +35,11 @@ struct TestStreams {
     ++calls;
     waits.emplace_back(waiter, producer);
   }
-  static constexpr DeviceStreams table{&current_stream, &set_current_stream, &wait_stream};
+  static void record_stream(const Tensor&, uint64_t id) {
+    ++calls;
+    records.push_back(id);
+  }
+  static constexpr DeviceStreams table{&current_stream, &set_current_stream, &wait_stream, &record_stream};
 };
 
 // Installs `streams` for `type` for a scope, restoring what was registered before.
@@ -45,6 +50,7 @@ class StreamsScope {
     TestStreams::current = 0;
     TestStreams::calls = 0;
     TestStreams::waits.clear();
+    TestStreams::records.clear();
   }
   ~StreamsScope() { set_device_streams(type_, saved_); }
   StreamsScope(const StreamsScope&) = delete;
@@ -110,4 +116,7 @@ TEST_CASE("autograd streams: nodes run on their recorded stream, the caller wait
   // The root gradient, made on 3, is waited for by 7; at the end 3 waits for 7, once.
   const std::vector<std::tuple<uint64_t, uint64_t>> expected{{7, 3}, {3, 7}};
   CHECK(TestStreams::waits == expected);
+  // The root gradient is read on 7 once it is freed: its memory is recorded for 7. The other
+  // gradients stay on 7, where they were made.
+  CHECK(TestStreams::records == std::vector<uint64_t>{7});
 }

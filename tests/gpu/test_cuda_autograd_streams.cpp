@@ -1,7 +1,8 @@
 // GPU tests of the engine's stream rules (Note [Backward streams], docs/autograd.md "CUDA
 // streams"): each node's backward runs on its forward's stream, gradients crossing streams are
 // ordered, and after backward() the caller's stream sees complete gradients with no device
-// synchronize.
+// synchronize; a gradient read on another stream than the one that made it is recorded for it
+// (record_stream), so its memory is not reused before that stream is done.
 //
 // The checks read results with .cpu(), which waits for the caller's current stream only. To make
 // a missing wait show, long device work (repeated in-place adds over 256 MiB tensors, tens of
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "anatomy/autograd/node.h"
+#include "anatomy/backends/cuda/cuda_allocator.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/stream.h"
 #include "gpu_test_util.h"
@@ -172,4 +174,49 @@ TEST_CASE("cuda autograd streams: backward under a pool stream, forward on the d
     Tensor g = x.grad() * 1;  // queued on side
     CHECK(close(g, x_cpu * 2));
   }
+}
+
+namespace {
+
+// Blocks of device 0's caching allocator that were freed and wait for another stream's work.
+int pending_free_blocks() {
+  int n = 0;
+  for (const alloc::SegmentInfo& segment : cuda::caching_allocator(0).segments()) {
+    for (const alloc::BlockInfo& block : segment.blocks) n += block.pending_free ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("cuda autograd streams: a gradient read on another stream keeps its memory until that stream is done") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor x_cpu = randn({1 << 16});
+  Tensor x = x_cpu.to(kCuda).requires_grad_();
+  const cuda::Stream def = cuda::current_stream(0);
+  const cuda::Stream side = cuda::get_stream_from_pool();
+  Busy busy;
+  side.wait_stream(def);
+  Tensor y;
+  {
+    cuda::StreamGuard guard(side);
+    y = x * x;  // MulBackward0 runs on `side`
+  }
+  def.wait_stream(side);
+  Tensor loss = y.sum();  // SumBackward0 on the default stream, where the root gradient is made
+  {
+    cuda::StreamGuard guard(side);
+    busy.run();  // the backward's work on `side` starts tens of ms from now
+  }
+  const int pending_before = pending_free_blocks();
+  loss.backward();
+  // SumBackward0's gradient (made on the default stream) was read by MulBackward0's kernels on
+  // `side`, still queued; the engine freed it when the node finished, and its block must wait
+  // for `side` instead of going back to the default stream's pool at once.
+  CHECK(pending_free_blocks() > pending_before);
+  CHECK(close(x.grad(), x_cpu * 2));  // .cpu() waits for the default stream, which waited for side
+  side.synchronize();
+  // A new allocation processes the deferred frees: nothing waits any more.
+  const Tensor after = empty({1}, kCuda);
+  CHECK(pending_free_blocks() == pending_before);
 }
