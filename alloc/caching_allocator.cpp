@@ -19,6 +19,7 @@
 namespace anatomy::alloc {
 
 struct Block;
+struct PrivatePool;
 
 struct BlockComparator {
   // Best fit per stream: blocks of one stream sorted by size, then address (lower addresses
@@ -33,6 +34,7 @@ struct BlockPool {
   // Searches so far; a free block's age (for garbage_collection_threshold) is the number of
   // searches since it was cached, so the clock costs nothing per block.
   uint64_t get_free_block_calls = 0;
+  PrivatePool* private_pool = nullptr;  // the private pool it belongs to, if any
 };
 
 struct Block {
@@ -52,6 +54,13 @@ struct Block {
 
   Block(StreamId s, size_t sz, BlockPool* p, char* addr) : stream(s), size(sz), pool(p), ptr(addr) {}
   bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+// A private pool's own block pools; private_pool.h keeps its id, users and counters.
+struct PrivatePool final : PoolState {
+  BlockPool small, large;
+  explicit PrivatePool(CachingAllocator::Impl* owner)
+      : small{{}, true, owner, 0, this}, large{{}, false, owner, 0, this} {}
 };
 
 bool BlockComparator::operator()(const Block* a, const Block* b) const {
@@ -114,6 +123,7 @@ struct CachingAllocator::Impl {
   MemoryStats stats;
   size_t total_reserved = 0;
   MemoryHistory history;
+  PrivatePools private_pools;
 
   Impl(MemoryProvider& p, const AllocConf& c) : provider(p), conf(c) {}
 
@@ -140,20 +150,33 @@ struct CachingAllocator::Impl {
     }
     process_events();
     size_t size = round_size(orig_size, conf);
-    BlockPool& pool = size <= kSmallSize ? small : large;
+    BlockPool& pool = pool_for(size, stream);
     // With caching off every request is a reservation of its own, released when freed.
     size_t alloc_size = conf.caching ? allocation_size(size) : size;
     Block* block = conf.caching ? get_free_block(pool, size, stream) : nullptr;
     if (!block && conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
     if (!block) block = alloc_block(pool, alloc_size, stream, false);
-    if (!block && release_available_cached_blocks(pool, size, stream))
+    // A live private pool's free memory is never given back (a captured graph may use it), so
+    // the first rung frees oversize blocks only for the ordinary pools.
+    if (!block && !pool.private_pool && release_available_cached_blocks(pool, size, stream))
       block = alloc_block(pool, alloc_size, stream, false);
     if (!block) {
       release_cached_blocks();
       block = alloc_block(pool, alloc_size, stream, true);
     }
-    if (!block) throw_oom(orig_size, size, alloc_size, stream);
+    if (!block) throw_oom(orig_size, size, alloc_size, stream, pool);
     return alloc_found_block(block, orig_size, size);
+  }
+
+  // The first route that takes the request sends it to its private pool's small or large pool;
+  // with no route in force this costs one branch.
+  BlockPool& pool_for(size_t size, StreamId stream) {
+    if (ANATOMY_UNLIKELY(private_pools.routing())) {
+      if (auto* pp = static_cast<PrivatePool*>(private_pools.route(stream))) {
+        return size <= kSmallSize ? pp->small : pp->large;
+      }
+    }
+    return size <= kSmallSize ? small : large;
   }
 
   Block* get_free_block(BlockPool& pool, size_t size, StreamId stream) {
@@ -184,6 +207,10 @@ struct CachingAllocator::Impl {
       stats.segment[t].increase(1);
       stats.reserved_bytes[t].increase(static_cast<int64_t>(alloc_size));
     });
+    if (PrivatePool* pp = pool.private_pool) {
+      ++pp->stats.segments;
+      pp->stats.reserved_bytes += static_cast<int64_t>(alloc_size);
+    }
     return new Block(stream, alloc_size, &pool, static_cast<char*>(ptr));
   }
 
@@ -236,6 +263,10 @@ struct CachingAllocator::Impl {
       stats.active_bytes[t].increase(static_cast<int64_t>(block->size));
       stats.requested_bytes[t].increase(static_cast<int64_t>(orig_size));
     });
+    if (PrivatePool* pp = pool.private_pool) {
+      ++pp->stats.allocations;
+      pp->stats.allocated_bytes += static_cast<int64_t>(block->size);
+    }
     return block;
   }
 
@@ -250,6 +281,10 @@ struct CachingAllocator::Impl {
       stats.allocated_bytes[t].decrease(static_cast<int64_t>(block->size));
       stats.requested_bytes[t].decrease(static_cast<int64_t>(block->requested));
     });
+    if (PrivatePool* pp = block->pool->private_pool) {
+      --pp->stats.allocations;
+      pp->stats.allocated_bytes -= static_cast<int64_t>(block->size);
+    }
     if (block->stream_uses.empty()) {
       free_block(block);
       return;
@@ -294,7 +329,9 @@ struct CachingAllocator::Impl {
       stats.active[t].decrease(1);
       stats.active_bytes[t].decrease(static_cast<int64_t>(orig_size));
     });
+    PrivatePool* pp = pool.private_pool;
     if (!conf.caching && !block->is_split()) release_block(block);
+    if (ANATOMY_UNLIKELY(pp != nullptr) && pp->stats.use_count == 0) retire_pool(*pp);
   }
 
   size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
@@ -395,6 +432,10 @@ struct CachingAllocator::Impl {
       stats.segment[t].decrease(1);
       stats.reserved_bytes[t].decrease(static_cast<int64_t>(block->size));
     });
+    if (PrivatePool* pp = pool.private_pool) {
+      --pp->stats.segments;
+      pp->stats.reserved_bytes -= static_cast<int64_t>(block->size);
+    }
     pool.blocks.erase(block);
     delete block;
   }
@@ -436,6 +477,34 @@ struct CachingAllocator::Impl {
     release_blocks(small);
   }
 
+  // ---- private pools ----
+
+  // A pool without users: no route can reach it again, so each of its segments that is wholly
+  // free becomes an ordinary cached segment (reused by ordinary requests, released by empty_cache
+  // and the OOM ladder). Once it holds no segment, the pool goes. Runs when the last user goes
+  // and whenever one of its blocks is freed after that.
+  void retire_pool(PrivatePool& pp) {
+    for (BlockPool* from : {&pp.small, &pp.large}) {
+      BlockPool& to = from->is_small ? small : large;
+      std::vector<Block*> whole;
+      for (Block* b : from->blocks) {
+        if (!b->is_split()) whole.push_back(b);
+      }
+      for (Block* b : whole) {
+        from->blocks.erase(b);
+        b->pool = &to;
+        insert_into_blocks(b);
+        --pp.stats.segments;
+        pp.stats.reserved_bytes -= static_cast<int64_t>(b->size);
+      }
+    }
+    if (pp.stats.segments == 0) private_pools.erase(pp.stats.id);
+  }
+
+  void drop_use(PoolState& state) {
+    if (--state.stats.use_count == 0) retire_pool(static_cast<PrivatePool&>(state));
+  }
+
   // Every block is either free (in a pool) or active; a segment is reached from any of its blocks.
   std::vector<SegmentInfo> segments() const {
     std::set<Block*, std::less<>> heads;
@@ -446,10 +515,17 @@ struct CachingAllocator::Impl {
     for (const BlockPool* p : {&small, &large}) {
       for (Block* b : p->blocks) add_head(b);
     }
+    private_pools.for_each([&](const PoolState& state) {
+      const auto& pp = static_cast<const PrivatePool&>(state);
+      for (const BlockPool* p : {&pp.small, &pp.large}) {
+        for (Block* b : p->blocks) add_head(b);
+      }
+    });
     for (Block* b : active_blocks) add_head(b);
     std::vector<SegmentInfo> out;
     for (Block* head : heads) {
-      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}};
+      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}, {}};
+      if (const PrivatePool* pp = head->pool->private_pool) seg.pool = pp->stats.id;
       for (Block* b = head; b; b = b->next) {
         seg.size += b->size;
         const bool pending = !b->allocated && b->event_count > 0;
@@ -463,11 +539,14 @@ struct CachingAllocator::Impl {
     return out;
   }
 
-  [[noreturn]] void throw_oom(size_t orig_size, size_t size, size_t alloc_size, StreamId stream) {
+  [[noreturn]] void throw_oom(size_t orig_size, size_t size, size_t alloc_size, StreamId stream,
+                              const BlockPool& pool) {
     ++stats.num_ooms;
     trace(TraceAction::Oom, nullptr, orig_size, stream);
+    // The largest block the request could have used: its own pool's (ordinary or private).
+    const PrivatePool* pp = pool.private_pool;
     size_t largest = 0;
-    for (const BlockPool* p : {&small, &large}) {
+    for (const BlockPool* p : {pp ? &pp->small : &small, pp ? &pp->large : &large}) {
       for (const Block* b : p->blocks) largest = std::max(largest, b->size);
     }
     size_t allocated = static_cast<size_t>(stats.allocated_bytes[StatType::All].current);
@@ -477,16 +556,19 @@ struct CachingAllocator::Impl {
       limit = fmt::format(" This process may use {} of it (per_process_memory_fraction {}).",
                           format_size(static_cast<size_t>(allowed_memory())), conf.per_process_memory_fraction);
     }
+    std::string routed;
+    if (pp) routed = fmt::format(" (routed to private pool {})", pp->stats.id.value);
     ANATOMY_THROW(OutOfMemoryError,
                   "caching allocator: out of memory. Tried to allocate {} (a {} block, needing a {} segment) on "
-                  "stream {}. Device {} has a total capacity of {} of which {} is free.{} Of the memory reserved "
-                  "by anatomy ({}), {} is allocated and {} is reserved but unallocated (largest free block: {}). "
-                  "If reserved but unallocated memory is large, try max_split_size_mb in ANATOMY_CUDA_ALLOC_CONF "
-                  "to limit fragmentation.",
-                  format_size(orig_size), format_size(size), format_size(alloc_size), stream, provider.device().str(),
-                  format_size(provider.total_memory()), format_size(provider.free_memory()), limit,
-                  format_size(reserved), format_size(allocated), format_size(reserved - allocated),
-                  format_size(largest));
+                  "stream {}{}. Device {} has a total capacity of {} of which {} is free.{} Of the memory reserved "
+                  "by anatomy ({}), {} is allocated and {} is reserved but unallocated (largest free block: {}); "
+                  "private pools (graph pools) hold {} of the reserved memory, usable only by requests routed to "
+                  "them. If reserved but unallocated memory is large, try max_split_size_mb in "
+                  "ANATOMY_CUDA_ALLOC_CONF to limit fragmentation.",
+                  format_size(orig_size), format_size(size), format_size(alloc_size), stream, routed,
+                  provider.device().str(), format_size(provider.total_memory()), format_size(provider.free_memory()),
+                  limit, format_size(reserved), format_size(allocated), format_size(reserved - allocated),
+                  format_size(largest), format_size(static_cast<size_t>(private_pools.reserved_bytes())));
   }
 };
 
@@ -509,6 +591,11 @@ CachingAllocator::CachingAllocator(MemoryProvider& provider, const AllocConf& co
 CachingAllocator::~CachingAllocator() {
   std::lock_guard<std::mutex> g(impl_->mutex);
   impl_->release_cached_blocks();
+  impl_->private_pools.for_each([&](PoolState& state) {
+    auto& pp = static_cast<PrivatePool&>(state);
+    impl_->release_blocks(pp.small);
+    impl_->release_blocks(pp.large);
+  });
   if (impl_->history.enabled()) dispatch::remove_op_name_listener();
   // What is left is in use by someone who will never free it through us; drop the bookkeeping
   // (the provider's memory stays with the provider).
@@ -603,6 +690,42 @@ void CachingAllocator::set_conf(const AllocConf& conf) {
   check_conf(conf);
   std::lock_guard<std::mutex> g(impl_->mutex);
   impl_->conf = conf;
+}
+
+PoolId CachingAllocator::create_pool() {
+  auto state = std::make_unique<PrivatePool>(impl_.get());
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->private_pools.create(std::move(state)).stats.id;
+}
+
+void CachingAllocator::retain_pool(PoolId pool) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  ++impl_->private_pools.live(pool, "retain_pool").stats.use_count;
+}
+
+void CachingAllocator::release_pool(PoolId pool) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->drop_use(impl_->private_pools.live(pool, "release_pool"));
+}
+
+void CachingAllocator::begin_allocate_to_pool(PoolId pool, StreamFilter filter) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->private_pools.begin_routing(pool, std::move(filter));
+}
+
+void CachingAllocator::end_allocate_to_pool(PoolId pool) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->drop_use(impl_->private_pools.end_routing(pool));
+}
+
+PoolStats CachingAllocator::pool_stats(PoolId pool) const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->private_pools.existing(pool, "pool_stats").stats;
+}
+
+std::vector<PoolStats> CachingAllocator::pools() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->private_pools.stats();
 }
 
 }  // namespace anatomy::alloc
