@@ -21,6 +21,7 @@ namespace anatomy::alloc {
 
 struct Block;
 struct Expandable;
+struct PrivatePool;
 
 struct BlockComparator {
   // Best fit per stream: blocks of one stream sorted by size, then address (lower addresses
@@ -35,6 +36,7 @@ struct BlockPool {
   // Searches so far; a free block's age (for garbage_collection_threshold) is the number of
   // searches since it was cached, so the clock costs nothing per block.
   uint64_t get_free_block_calls = 0;
+  PrivatePool* private_pool = nullptr;  // the private pool it belongs to, if any
 };
 
 struct Block {
@@ -65,6 +67,13 @@ struct Expandable {
   BlockPool* pool;
   StreamId stream;
   Block* tail = nullptr;
+};
+
+// A private pool's own block pools; private_pool.h keeps its id, users and counters.
+struct PrivatePool final : PoolState {
+  BlockPool small, large;
+  explicit PrivatePool(CachingAllocator::Impl* owner)
+      : small{{}, true, owner, 0, this}, large{{}, false, owner, 0, this} {}
 };
 
 bool BlockComparator::operator()(const Block* a, const Block* b) const {
@@ -131,6 +140,7 @@ struct CachingAllocator::Impl {
   MemoryHistory history;
   // expandable_segments: at most one growing segment per pool and stream.
   std::map<std::pair<const BlockPool*, StreamId>, std::unique_ptr<Expandable>> expandable_segments;
+  PrivatePools private_pools;
 
   Impl(MemoryProvider& p, const AllocConf& c) : provider(p), conf(c) {}
 
@@ -157,21 +167,34 @@ struct CachingAllocator::Impl {
     }
     process_events();
     size_t size = round_size(orig_size, conf);
-    BlockPool& pool = size <= kSmallSize ? small : large;
+    BlockPool& pool = pool_for(size, stream);
     // With caching off every request is a reservation of its own, released when freed.
     // With expandable segments a segment grows by the request (rounded up to its pages).
-    size_t alloc_size = conf.caching && !use_expandable_segments() ? allocation_size(size) : size;
+    size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
     Block* block = conf.caching ? get_free_block(pool, size, stream) : nullptr;
     if (!block && conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
     if (!block) block = alloc_block(pool, alloc_size, stream, false);
-    if (!block && release_available_cached_blocks(pool, size, stream))
+    // A live private pool's free memory is never given back (a captured graph may use it), so
+    // the first rung frees oversize blocks only for the ordinary pools.
+    if (!block && !pool.private_pool && release_available_cached_blocks(pool, size, stream))
       block = alloc_block(pool, alloc_size, stream, false);
     if (!block) {
       release_cached_blocks();
       block = alloc_block(pool, alloc_size, stream, true);
     }
-    if (!block) throw_oom(orig_size, size, alloc_size, stream);
+    if (!block) throw_oom(orig_size, size, alloc_size, stream, pool);
     return alloc_found_block(block, orig_size, size);
+  }
+
+  // The first route that takes the request sends it to its private pool's small or large pool;
+  // with no route in force this costs one branch.
+  BlockPool& pool_for(size_t size, StreamId stream) {
+    if (ANATOMY_UNLIKELY(private_pools.routing())) {
+      if (auto* pp = static_cast<PrivatePool*>(private_pools.route(stream))) {
+        return size <= kSmallSize ? pp->small : pp->large;
+      }
+    }
+    return size <= kSmallSize ? small : large;
   }
 
   Block* get_free_block(BlockPool& pool, size_t size, StreamId stream) {
@@ -190,7 +213,7 @@ struct CachingAllocator::Impl {
 
   Block* alloc_block(BlockPool& pool, size_t alloc_size, StreamId stream, bool is_retry) {
     if (is_retry) ++stats.num_alloc_retries;
-    if (use_expandable_segments()) return grow_expandable_segment(pool, alloc_size, stream);
+    if (expandable_for(pool)) return grow_expandable_segment(pool, alloc_size, stream);
     if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + alloc_size) > allowed_memory()) {
       return nullptr;
     }
@@ -203,6 +226,10 @@ struct CachingAllocator::Impl {
       stats.segment[t].increase(1);
       stats.reserved_bytes[t].increase(static_cast<int64_t>(alloc_size));
     });
+    if (PrivatePool* pp = pool.private_pool) {
+      ++pp->stats.segments;
+      pp->stats.reserved_bytes += static_cast<int64_t>(alloc_size);
+    }
     return new Block(stream, alloc_size, &pool, static_cast<char*>(ptr));
   }
 
@@ -258,6 +285,10 @@ struct CachingAllocator::Impl {
       stats.active_bytes[t].increase(static_cast<int64_t>(block->size));
       stats.requested_bytes[t].increase(static_cast<int64_t>(orig_size));
     });
+    if (PrivatePool* pp = pool.private_pool) {
+      ++pp->stats.allocations;
+      pp->stats.allocated_bytes += static_cast<int64_t>(block->size);
+    }
     return block;
   }
 
@@ -272,6 +303,10 @@ struct CachingAllocator::Impl {
       stats.allocated_bytes[t].decrease(static_cast<int64_t>(block->size));
       stats.requested_bytes[t].decrease(static_cast<int64_t>(block->requested));
     });
+    if (PrivatePool* pp = block->pool->private_pool) {
+      --pp->stats.allocations;
+      pp->stats.allocated_bytes -= static_cast<int64_t>(block->size);
+    }
     if (block->stream_uses.empty()) {
       free_block(block);
       return;
@@ -316,7 +351,9 @@ struct CachingAllocator::Impl {
       stats.active[t].decrease(1);
       stats.active_bytes[t].decrease(static_cast<int64_t>(orig_size));
     });
+    PrivatePool* pp = pool.private_pool;
     if (!conf.caching && !block->is_split()) release_block(block);
+    if (ANATOMY_UNLIKELY(pp != nullptr) && pp->stats.use_count == 0) retire_pool(*pp);
   }
 
   size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
@@ -424,6 +461,10 @@ struct CachingAllocator::Impl {
       stats.segment[t].decrease(1);
       stats.reserved_bytes[t].decrease(static_cast<int64_t>(block->size));
     });
+    if (PrivatePool* pp = pool.private_pool) {
+      --pp->stats.segments;
+      pp->stats.reserved_bytes -= static_cast<int64_t>(block->size);
+    }
     pool.blocks.erase(block);
     delete block;
   }
@@ -470,6 +511,9 @@ struct CachingAllocator::Impl {
 
   // Caching off means every request is a reservation of its own, whatever the knob says.
   bool use_expandable_segments() const { return conf.expandable_segments && conf.caching; }
+  // Private pools keep plain segments (as PyTorch's do): a pool's segments change owner when the
+  // pool dies, which a growing segment tied to its pool and stream cannot.
+  bool expandable_for(const BlockPool& pool) const { return use_expandable_segments() && !pool.private_pool; }
 
   static bool is_free(const Block* b) { return !b->allocated && b->event_count == 0; }
 
@@ -596,6 +640,34 @@ struct CachingAllocator::Impl {
     expandable_segments.erase(std::make_pair(static_cast<const BlockPool*>(es->pool), es->stream));
   }
 
+  // ---- private pools ----
+
+  // A pool without users: no route can reach it again, so each of its segments that is wholly
+  // free becomes an ordinary cached segment (reused by ordinary requests, released by empty_cache
+  // and the OOM ladder). Once it holds no segment, the pool goes. Runs when the last user goes
+  // and whenever one of its blocks is freed after that.
+  void retire_pool(PrivatePool& pp) {
+    for (BlockPool* from : {&pp.small, &pp.large}) {
+      BlockPool& to = from->is_small ? small : large;
+      std::vector<Block*> whole;
+      for (Block* b : from->blocks) {
+        if (!b->is_split()) whole.push_back(b);
+      }
+      for (Block* b : whole) {
+        from->blocks.erase(b);
+        b->pool = &to;
+        insert_into_blocks(b);
+        --pp.stats.segments;
+        pp.stats.reserved_bytes -= static_cast<int64_t>(b->size);
+      }
+    }
+    if (pp.stats.segments == 0) private_pools.erase(pp.stats.id);
+  }
+
+  void drop_use(PoolState& state) {
+    if (--state.stats.use_count == 0) retire_pool(static_cast<PrivatePool&>(state));
+  }
+
   // Every block is either free (in a pool) or active; a segment is reached from any of its blocks.
   std::vector<SegmentInfo> segments() const {
     std::set<Block*, std::less<>> heads;
@@ -606,10 +678,17 @@ struct CachingAllocator::Impl {
     for (const BlockPool* p : {&small, &large}) {
       for (Block* b : p->blocks) add_head(b);
     }
+    private_pools.for_each([&](const PoolState& state) {
+      const auto& pp = static_cast<const PrivatePool&>(state);
+      for (const BlockPool* p : {&pp.small, &pp.large}) {
+        for (Block* b : p->blocks) add_head(b);
+      }
+    });
     for (Block* b : active_blocks) add_head(b);
     std::vector<SegmentInfo> out;
     for (Block* head : heads) {
-      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}, head->expandable != nullptr};
+      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}, head->expandable != nullptr, {}};
+      if (const PrivatePool* pp = head->pool->private_pool) seg.pool = pp->stats.id;
       for (Block* b = head; b; b = b->next) {
         seg.size += b->size;
         const bool pending = !b->allocated && b->event_count > 0;
@@ -623,11 +702,14 @@ struct CachingAllocator::Impl {
     return out;
   }
 
-  [[noreturn]] void throw_oom(size_t orig_size, size_t size, size_t alloc_size, StreamId stream) {
+  [[noreturn]] void throw_oom(size_t orig_size, size_t size, size_t alloc_size, StreamId stream,
+                              const BlockPool& pool) {
     ++stats.num_ooms;
     trace(TraceAction::Oom, nullptr, orig_size, stream);
+    // The largest block the request could have used: its own pool's (ordinary or private).
+    const PrivatePool* pp = pool.private_pool;
     size_t largest = 0;
-    for (const BlockPool* p : {&small, &large}) {
+    for (const BlockPool* p : {pp ? &pp->small : &small, pp ? &pp->large : &large}) {
       for (const Block* b : p->blocks) largest = std::max(largest, b->size);
     }
     size_t allocated = static_cast<size_t>(stats.allocated_bytes[StatType::All].current);
@@ -637,18 +719,22 @@ struct CachingAllocator::Impl {
       limit = fmt::format(" This process may use {} of it (per_process_memory_fraction {}).",
                           format_size(static_cast<size_t>(allowed_memory())), conf.per_process_memory_fraction);
     }
+    std::string routed;
+    if (pp) routed = fmt::format(" (routed to private pool {})", pp->stats.id.value);
     ANATOMY_THROW(OutOfMemoryError,
                   "caching allocator: out of memory. Tried to allocate {} (a {} block, {}) on "
-                  "stream {}. Device {} has a total capacity of {} of which {} is free.{} Of the memory reserved "
-                  "by anatomy ({}), {} is allocated and {} is reserved but unallocated (largest free block: {}). "
-                  "If reserved but unallocated memory is large, try {} in ANATOMY_CUDA_ALLOC_CONF "
+                  "stream {}{}. Device {} has a total capacity of {} of which {} is free.{} Of the memory reserved "
+                  "by anatomy ({}), {} is allocated and {} is reserved but unallocated (largest free block: {}); "
+                  "private pools (graph pools) hold {} of the reserved memory, usable only by requests routed to "
+                  "them. If reserved but unallocated memory is large, try {} in ANATOMY_CUDA_ALLOC_CONF "
                   "to limit fragmentation.",
                   format_size(orig_size), format_size(size),
-                  use_expandable_segments() ? fmt::format("mapping up to {} more", format_size(alloc_size))
+                  expandable_for(pool) ? fmt::format("mapping up to {} more", format_size(alloc_size))
                                             : fmt::format("needing a {} segment", format_size(alloc_size)),
-                  stream, provider.device().str(), format_size(provider.total_memory()),
+                  stream, routed, provider.device().str(), format_size(provider.total_memory()),
                   format_size(provider.free_memory()), limit, format_size(reserved), format_size(allocated),
                   format_size(reserved - allocated), format_size(largest),
+                  format_size(static_cast<size_t>(private_pools.reserved_bytes())),
                   use_expandable_segments() ? "max_split_size_mb" : "max_split_size_mb or expandable_segments:True");
   }
 };
@@ -672,6 +758,11 @@ CachingAllocator::CachingAllocator(MemoryProvider& provider, const AllocConf& co
 CachingAllocator::~CachingAllocator() {
   std::lock_guard<std::mutex> g(impl_->mutex);
   impl_->release_cached_blocks();
+  impl_->private_pools.for_each([&](PoolState& state) {
+    auto& pp = static_cast<PrivatePool&>(state);
+    impl_->release_blocks(pp.small);
+    impl_->release_blocks(pp.large);
+  });
   if (impl_->history.enabled()) dispatch::remove_op_name_listener();
   // What is left is in use by someone who will never free it through us; drop the bookkeeping
   // (the provider's memory stays with the provider, expandable segments' pages mapped).
@@ -770,6 +861,42 @@ void CachingAllocator::set_conf(const AllocConf& conf) {
   check_conf(conf, impl_->provider);
   std::lock_guard<std::mutex> g(impl_->mutex);
   impl_->conf = conf;
+}
+
+PoolId CachingAllocator::create_pool() {
+  auto state = std::make_unique<PrivatePool>(impl_.get());
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->private_pools.create(std::move(state)).stats.id;
+}
+
+void CachingAllocator::retain_pool(PoolId pool) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  ++impl_->private_pools.live(pool, "retain_pool").stats.use_count;
+}
+
+void CachingAllocator::release_pool(PoolId pool) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->drop_use(impl_->private_pools.live(pool, "release_pool"));
+}
+
+void CachingAllocator::begin_allocate_to_pool(PoolId pool, StreamFilter filter) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->private_pools.begin_routing(pool, std::move(filter));
+}
+
+void CachingAllocator::end_allocate_to_pool(PoolId pool) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->drop_use(impl_->private_pools.end_routing(pool));
+}
+
+PoolStats CachingAllocator::pool_stats(PoolId pool) const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->private_pools.existing(pool, "pool_stats").stats;
+}
+
+std::vector<PoolStats> CachingAllocator::pools() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->private_pools.stats();
 }
 
 }  // namespace anatomy::alloc

@@ -12,6 +12,7 @@
 #include "anatomy/alloc/alloc_conf.h"
 #include "anatomy/alloc/memory_provider.h"
 #include "anatomy/alloc/memory_stats.h"
+#include "anatomy/alloc/private_pool.h"
 #include "anatomy/core/allocator.h"
 
 namespace anatomy::alloc {
@@ -47,6 +48,7 @@ struct SegmentInfo {
   // An expandable segment (expandable_segments:True): `size` is what is mapped, a prefix of a
   // larger reserved range, and grows and shrinks.
   bool is_expandable = false;
+  PoolId pool{};                  // the private pool it belongs to (default: the ordinary pools)
 };
 
 struct MemorySnapshot;  // memory_snapshot.h
@@ -90,6 +92,26 @@ class CachingAllocator final : public Allocator {
 
   AllocConf conf() const;
   void set_conf(const AllocConf& conf);  // same checks as the constructor
+
+  // Private pools (docs/allocator.md "Private pools"; mem_pool.h has RAII handles). A private
+  // pool's segments serve only allocations routed to it, and its freed blocks stay in it. It lives
+  // while it has users (create_pool's caller, each retain_pool, a route in force) or holds an
+  // active block; after that its segments become ordinary cached ones. Calls naming a pool that
+  // does not exist or has no users throw ValueError and change nothing.
+  //
+  // A new pool, with one user: the caller.
+  PoolId create_pool();
+  // One more user of `pool` (sharing it: both allocate from the same segments).
+  void retain_pool(PoolId pool);
+  // One user of `pool` fewer.
+  void release_pool(PoolId pool);
+  // From now on, allocations whose stream `filter` accepts go to `pool` (the first route that
+  // accepts wins); the route is a user of the pool until end_allocate_to_pool. One route per pool.
+  void begin_allocate_to_pool(PoolId pool, StreamFilter filter);
+  void end_allocate_to_pool(PoolId pool);
+  // The counters of `pool` while it exists (users or not); every existing pool.
+  PoolStats pool_stats(PoolId pool) const;
+  std::vector<PoolStats> pools() const;
 
   struct Impl;
 

@@ -68,9 +68,9 @@ std::string segment_json(const SegmentInfo& seg, int device) {
   return fmt::format(
       "    {{\"device\": {}, \"address\": {}, \"total_size\": {}, \"allocated_size\": {}, \"active_size\": {}, "
       "\"requested_size\": {}, \"stream\": {}, \"segment_type\": \"{}\", \"is_expandable\": {}, "
-      "\"blocks\": [{}\n    ]}}",
+      "\"segment_pool_id\": [0, {}], \"blocks\": [{}\n    ]}}",
       device, reinterpret_cast<uintptr_t>(seg.address), seg.size, allocated, active, requested, seg.stream,
-      seg.is_small ? "small" : "large", seg.is_expandable, blocks);
+      seg.is_small ? "small" : "large", seg.is_expandable, seg.pool.value, blocks);
 }
 
 std::string trace_json(const TraceEntry& e) {

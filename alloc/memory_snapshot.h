@@ -28,6 +28,7 @@ std::string_view block_state(const BlockInfo& block);
 // The snapshot as JSON:
 //   {"segments": [{"device", "address", "total_size", "allocated_size", "active_size",
 //                  "requested_size", "stream", "segment_type": "small" | "large", "is_expandable",
+//                  "segment_pool_id": [0, private pool id, or 0 for the ordinary pools],
 //                  "blocks": [{"address", "size", "requested_size", "state", "op"?, "frames"}]}],
 //    "device_traces": [[{"action", "addr", "size", "stream", "time_us", "seq", "op"?, "frames"}]],
 //    "trace_max_entries": N}

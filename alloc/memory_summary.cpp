@@ -71,7 +71,7 @@ std::string format_bytes(int64_t bytes) {
   return fmt::format("{:.2f} {}", v, kUnits[unit]);
 }
 
-std::string format_memory_summary(const MemoryStats& s, std::string_view title) {
+std::string format_memory_summary(const MemoryStats& s, std::string_view title, const std::vector<PoolStats>& pools) {
   std::string out = rule('=');
   out += centered(fmt::format("anatomy caching allocator memory summary, {}", title));
   out += rule('-');
@@ -102,12 +102,17 @@ std::string format_memory_summary(const MemoryStats& s, std::string_view title) 
                                                    s.num_provider_maps, s.num_provider_unmaps));
   }
   out += fmt::format("| {:<77} |\n", fmt::format("device-wide synchronizations: {}", s.num_sync_all_streams));
+  for (const PoolStats& p : pools) {
+    out += fmt::format("| {:<77} |\n", fmt::format("private pool {} ({} users{}): {} reserved, {} allocated",
+                                                   p.id.value, p.use_count, p.routing ? ", routing" : "",
+                                                   format_bytes(p.reserved_bytes), format_bytes(p.allocated_bytes)));
+  }
   out += rule('=');
   return out;
 }
 
 std::string CachingAllocator::memory_summary() const {
-  return format_memory_summary(stats(), fmt::format("device {}", device().str()));
+  return format_memory_summary(stats(), fmt::format("device {}", device().str()), pools());
 }
 
 }  // namespace anatomy::alloc

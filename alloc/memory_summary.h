@@ -6,13 +6,17 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "anatomy/alloc/memory_stats.h"
+#include "anatomy/alloc/private_pool.h"
 
 namespace anatomy::alloc {
 
-// The table for `stats`; `title` names what it describes (e.g. "device cuda:0").
-std::string format_memory_summary(const MemoryStats& stats, std::string_view title);
+// The table for `stats`; `title` names what it describes (e.g. "device cuda:0"). Each of `pools`
+// (the allocator's private pools) gets a line at the end: its users, reserved and allocated bytes.
+std::string format_memory_summary(const MemoryStats& stats, std::string_view title,
+                                  const std::vector<PoolStats>& pools = {});
 
 // "2.00 MiB", "512 B": `bytes` in the largest binary unit that keeps it at or above 1.
 std::string format_bytes(int64_t bytes);

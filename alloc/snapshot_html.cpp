@@ -90,8 +90,9 @@ std::string snapshot_to_svg(const MemorySnapshot& s) {
   for (const SegmentInfo& seg : s.segments) {
     out += fmt::format(
         R"(<g><text x="0" y="{}">{}</text>)", y + 15,
-        xml_escape(fmt::format("{} {:>10} {} s{}", fmt::ptr(seg.address), format_bytes(static_cast<int64_t>(seg.size)),
-                               seg.is_small ? "small" : "large", seg.stream)));
+        xml_escape(fmt::format("{} {:>10} {} s{}{}", fmt::ptr(seg.address),
+                               format_bytes(static_cast<int64_t>(seg.size)), seg.is_small ? "small" : "large",
+                               seg.stream, seg.pool.is_default() ? "" : fmt::format(" p{}", seg.pool.value))));
     size_t offset = 0;
     for (const BlockInfo& b : seg.blocks) {
       const double x =

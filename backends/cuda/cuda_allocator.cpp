@@ -8,9 +8,11 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/stream.h"
 #include "anatomy/backends/cuda/sync_debug.h"
 #include "anatomy/core/error.h"
 
@@ -94,5 +96,28 @@ void empty_cache() {
   check_synchronization("cuda::empty_cache", "cudaDeviceSynchronize before releasing cached segments");
   release_cached_segments();
 }
+
+alloc::PoolId create_pool(int device) { return caching_allocator(device).create_pool(); }
+
+void retain_pool(alloc::PoolId pool, int device) { caching_allocator(device).retain_pool(pool); }
+
+void release_pool(alloc::PoolId pool, int device) { caching_allocator(device).release_pool(pool); }
+
+void begin_allocate_to_pool(alloc::PoolId pool, alloc::StreamFilter filter, int device) {
+  caching_allocator(device).begin_allocate_to_pool(pool, std::move(filter));
+}
+
+void begin_allocate_current_thread_to_pool(alloc::PoolId pool, const Stream& stream) {
+  caching_allocator(stream.device_index())
+      .begin_allocate_to_pool(pool, alloc::current_thread_on_stream(stream_id(stream.handle())));
+}
+
+void begin_allocate_current_thread_to_pool(alloc::PoolId pool, int device) {
+  caching_allocator(device).begin_allocate_to_pool(pool, alloc::current_thread());
+}
+
+void end_allocate_to_pool(alloc::PoolId pool, int device) { caching_allocator(device).end_allocate_to_pool(pool); }
+
+alloc::PoolStats pool_stats(alloc::PoolId pool, int device) { return caching_allocator(device).pool_stats(pool); }
 
 }  // namespace anatomy::cuda

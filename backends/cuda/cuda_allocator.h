@@ -3,7 +3,9 @@
 // from ANATOMY_CUDA_ALLOC_CONF (or PYTORCH_CUDA_ALLOC_CONF). It is registered for
 // DeviceType::CUDA when the library loads and touches CUDA only on the first allocation. At
 // process exit the cached, unused segments go back to the driver (so leak checkers see only
-// tensors that are still alive).
+// tensors that are still alive). Private pools (docs/allocator.md "Private pools") are the caching
+// allocator's, forwarded per device below; alloc::MemPool(cuda::caching_allocator()) and
+// alloc::UseMemPool (alloc/mem_pool.h) are their RAII handles.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,8 @@
 #include "anatomy/core/allocator.h"
 
 namespace anatomy::cuda {
+
+class Stream;
 
 Allocator* cuda_allocator();
 
@@ -29,5 +33,19 @@ std::string memory_summary(int device = -1);
 // Gives every cached segment with no block in use back to the driver, on every device that has
 // an allocator.
 void empty_cache();
+
+// Private pools of `device`'s allocator (-1: the current device), as PyTorch's MemPool calls
+// (createOrIncrefPool, beginAllocateToPool, endAllocateToPool, releasePool). A filter sees the
+// allocation's stream as a StreamId (stream_id(cudaStream_t), cuda_memory_provider.h).
+alloc::PoolId create_pool(int device = -1);
+void retain_pool(alloc::PoolId pool, int device = -1);
+void release_pool(alloc::PoolId pool, int device = -1);
+void begin_allocate_to_pool(alloc::PoolId pool, alloc::StreamFilter filter, int device = -1);
+// The calling thread's allocations on `stream` go to `pool` of the stream's device.
+void begin_allocate_current_thread_to_pool(alloc::PoolId pool, const Stream& stream);
+// The calling thread's allocations on every stream of `device` go to `pool` (as use_mem_pool).
+void begin_allocate_current_thread_to_pool(alloc::PoolId pool, int device = -1);
+void end_allocate_to_pool(alloc::PoolId pool, int device = -1);
+alloc::PoolStats pool_stats(alloc::PoolId pool, int device = -1);
 
 }  // namespace anatomy::cuda

@@ -4,9 +4,9 @@
 // throws OutOfMemoryError with the allocator's message and leaves the allocator working; the
 // memory history attributes a CUDA add's output to aten::add, and the summary shows the stats;
 // the randomized suite of the simulated device (tests/alloc/random_allocator_run.h) runs over the
-// CUDA provider;
-// expandable segments grow by pages of the driver's virtual memory, keep data across page
-// boundaries and shrink on empty_cache.
+// CUDA provider; expandable segments grow by pages of the driver's virtual memory, keep data
+// across page boundaries and shrink on empty_cache; a private pool takes a side stream's
+// allocations and keeps its blocks from other requests.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -15,9 +15,11 @@
 #include <vector>
 
 #include "../alloc/random_allocator_run.h"
+#include "anatomy/alloc/mem_pool.h"
 #include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/backends/cuda/cuda_allocator.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/stream.h"
 #include "gpu_test_util.h"
 
@@ -264,4 +266,68 @@ TEST_CASE("cuda allocator: expandable segments switched on at run time serve gro
   cache.set_conf(saved);
   cuda::empty_cache();
   for (const alloc::SegmentInfo& seg : cache.segments()) CHECK_FALSE(seg.is_expandable);  // all unmapped
+}
+
+TEST_CASE("cuda allocator: private pools route a side stream's allocations and keep their blocks") {
+  ANATOMY_REQUIRE_GPU();
+  alloc::CachingAllocator& cache = cuda::caching_allocator();
+  const cuda::Stream def = cuda::current_stream(0);
+  const cuda::Stream side = cuda::get_stream_from_pool();
+  auto pool_of = [&](const void* ptr) {
+    for (const alloc::SegmentInfo& seg : cache.segments()) {
+      const char* begin = static_cast<const char*>(seg.address);
+      if (ptr >= begin && ptr < begin + seg.size) return seg.pool;
+    }
+    return alloc::PoolId{~uint64_t{0}};
+  };
+  alloc::PoolId id;
+  {
+    alloc::MemPool pool(cache);
+    id = pool.id();
+    void* routed_ptr = nullptr;
+    {
+      side.wait_stream(def);
+      cuda::StreamGuard guard(side);
+      cuda::begin_allocate_current_thread_to_pool(id, side);
+      Tensor inside = full({1 << 18}, 2.0, TensorOptions().device(kCuda));  // 1 MiB, filled on `side`
+      Tensor bigger = inside * 3;                                           // also on `side`
+      cuda::end_allocate_to_pool(id);
+      Tensor after = full({1 << 18}, 1.0, TensorOptions().device(kCuda));  // the route has ended
+      routed_ptr = inside.data_ptr();
+      CHECK(pool_of(inside.data_ptr()) == id);
+      CHECK(pool_of(bigger.data_ptr()) == id);
+      CHECK(pool_of(after.data_ptr()).is_default());
+      const alloc::PoolStats ps = cuda::pool_stats(id);
+      CHECK(ps.allocations == 2);
+      CHECK(ps.allocated_bytes == int64_t{2} << 20);
+      CHECK(ps.reserved_bytes >= int64_t{2} << 20);
+      side.synchronize();
+      CHECK(gpu_test::same_values(bigger, full({1 << 18}, 6.0)));
+    }
+    // Freed on `side`, the pool's blocks stay in the pool: an ordinary request on `side` does not
+    // get them, a routed one does.
+    {
+      cuda::StreamGuard guard(side);
+      Tensor ordinary = empty({1 << 18}, TensorOptions().device(kCuda));
+      CHECK(ordinary.data_ptr() != routed_ptr);
+      CHECK(pool_of(ordinary.data_ptr()).is_default());
+      alloc::UseMemPool route(pool, cuda::stream_id(side.handle()));
+      Tensor again = empty({1 << 18}, TensorOptions().device(kCuda));
+      CHECK(again.data_ptr() == routed_ptr);
+      Tensor on_default;
+      {
+        cuda::StreamGuard back(def);
+        on_default = empty({1 << 18}, TensorOptions().device(kCuda));  // another stream: not routed
+      }
+      CHECK(pool_of(on_default.data_ptr()).is_default());
+    }
+    side.synchronize();
+  }
+  // The handle is gone and nothing of the pool is allocated: the pool went, its segments became
+  // ordinary cache, and empty_cache gives them back.
+  const std::vector<alloc::PoolStats> pools = cache.pools();
+  CHECK(std::none_of(pools.begin(), pools.end(), [&](const alloc::PoolStats& p) { return p.id == id; }));
+  CHECK_THROWS_AS(cuda::pool_stats(id), ValueError);
+  cuda::empty_cache();
+  for (const alloc::SegmentInfo& seg : cache.segments()) CHECK(seg.pool != id);
 }
