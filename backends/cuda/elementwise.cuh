@@ -91,6 +91,7 @@ __global__ void elementwise_strided_kernel(char* out, ElementwiseInputs<In, NIn>
 // memory (rows padded to 33 so neither pass has bank conflicts). Other inputs are read in place.
 inline constexpr int kTransposeTile = 32;
 inline constexpr int kTransposeRows = 8;  // a block is 32 x 8 threads; each does 4 rows of a tile
+static_assert(kTransposeTile % kTransposeRows == 0);
 
 template <int NIn, typename Out, typename In, typename F>
 __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
@@ -109,7 +110,9 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
       return *reinterpret_cast<const In*>(reinterpret_cast<const char*>(in.ptr[k]) + base[k + 1] +
                                           i0 * layout.byte_strides[k + 1][0] + i1 * layout.byte_strides[k + 1][1]);
     };
-    // Pass 1: the transposed inputs, a thread per element along dim 1 (their contiguous dim).
+    // Pass 1: the transposed inputs, a thread per element along dim 1 (their contiguous dim),
+    // into shared memory; and the other inputs' elements of pass 2 into registers, so that both
+    // reads are in flight at once rather than one after the other around the barrier.
     for (int k = 0; k < NIn; ++k) {
       if (!(transposed & (1u << k))) continue;
       for (int r = ty; r < kTransposeTile; r += kTransposeRows) {
@@ -117,15 +120,24 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
         if (i0 < size0 && i1 < size1) tile[k][r][tx] = input_at(k, i0, i1);
       }
     }
+    In direct[kTransposeTile / kTransposeRows][NIn];
+    const int64_t i0 = first0 + tx;
+    for (int j = 0; j < kTransposeTile / kTransposeRows; ++j) {
+      const int64_t i1 = first1 + ty + j * kTransposeRows;
+      for (int k = 0; k < NIn; ++k) {
+        direct[j][k] = in.is_scalar[k] ? in.scalar[k]
+                       : (transposed & (1u << k)) || i0 >= size0 || i1 >= size1 ? In()
+                                                                                 : input_at(k, i0, i1);
+      }
+    }
     __syncthreads();
     // Pass 2: the output, a thread per element along dim 0 (its contiguous dim).
-    for (int r = ty; r < kTransposeTile; r += kTransposeRows) {
-      const int64_t i0 = first0 + tx, i1 = first1 + r;
+    for (int j = 0; j < kTransposeTile / kTransposeRows; ++j) {
+      const int r = ty + j * kTransposeRows;
+      const int64_t i1 = first1 + r;
       if (i0 < size0 && i1 < size1) {
         In x[NIn];
-        for (int k = 0; k < NIn; ++k) {
-          x[k] = in.is_scalar[k] ? in.scalar[k] : (transposed & (1u << k)) ? tile[k][tx][r] : input_at(k, i0, i1);
-        }
+        for (int k = 0; k < NIn; ++k) x[k] = (transposed & (1u << k)) ? tile[k][tx][r] : direct[j][k];
         *reinterpret_cast<Out*>(out + base[0] + i0 * layout.byte_strides[0][0] + i1 * layout.byte_strides[0][1]) =
             apply(f, x);
       }
