@@ -285,3 +285,22 @@ TEST_CASE("cuda sort and topk: NaN last, -0.0 equal to +0.0, ties in input order
     CHECK(gpu_test::values_of(ui) == std::vector<double>{1, 2, 3});  // -inf, -0.0, 0.0 in index order
   }
 }
+
+// Every sort and topk kernel on one small shape per key width (1, 2, 4 and 8 bytes): the radix
+// passes, the one-block-per-row topk (topk_small.cu) and the sorted topk. The sweeps above repeat
+// the same kernels over many shapes, which takes too long under compute-sanitizer racecheck;
+// this is the racecheck's view of those kernels.
+TEST_CASE("cuda sort and topk: each kernel once per key width") {
+  ANATOMY_REQUIRE_GPU();
+  uint64_t seed = 900;
+  for (DType d : {DType::Int8, DType::Float16, DType::Float32, DType::Int64}) {
+    CAPTURE(name(d));
+    const Tensor wide = tie_sample({32, 1500}, d, seed++);
+    const Tensor gwide = wide.to(kCuda);
+    check_topk(wide, gwide, 1, {5, 17}, "32 rows of 1500");  // one block a row; k = 17 sorts
+    check_sort(wide, gwide, 1, "32 rows of 1500");
+    const Tensor many = tie_sample({500, 20}, d, seed++);
+    check_topk(many, many.to(kCuda), 1, {3}, "many short rows");
+    check_sort(many.t(), many.to(kCuda).t(), 0, "transposed short rows");
+  }
+}
