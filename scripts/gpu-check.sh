@@ -184,6 +184,8 @@ sanitize() {
     wait -n || failed=$((failed + 1))
     running=$((running - 1))
   done
+  # Each test's result line is in the summary (the serial ones' job counts once in $failed).
+  failed=$(grep -c '^rc=' "$summary" || true)
   echo "tests: $count, failed: $failed" >>"$summary"
   if [ "$count" -eq 0 ]; then return 1; fi
   if [ "$failed" -gt 0 ]; then
