@@ -31,6 +31,10 @@ struct AllocTraceTransformerCuda : CaseDefaults {
   static constexpr Timing kTiming = Timing::kHostSynced;
   static constexpr benchmark::TimeUnit kUnit = benchmark::kMillisecond;
   anatomy::testing::AllocTrace trace = anatomy::testing::transformer_trace();
+  // A first CUDA tensor on each side initializes its allocator (torch's raw_alloc does not).
+  anatomy::Tensor anatomy_init =
+      anatomy::zeros({1}, anatomy::TensorOptions().device(anatomy::Device(anatomy::DeviceType::CUDA)));
+  at::Tensor torch_init = at::zeros({1}, at::TensorOptions().device(at::kCUDA));
   anatomy::Tensor marker = anatomy::zeros({1});
   at::Tensor torch_marker = at::zeros({1});
 
