@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/simulated_provider.h"
@@ -18,6 +19,26 @@ using namespace anatomy::alloc;
 
 // What the test believes is allocated: pointer -> requested bytes.
 using Shadow = std::map<char*, size_t>;
+
+inline char* alloc(CachingAllocator& a, size_t n, StreamId s = 0) { return static_cast<char*>(a.raw_alloc(n, s)); }
+
+// A stat's current value over all pools.
+inline int64_t all(const StatArray& s) { return s[StatType::All].current; }
+
+// The free step of the random runs: frees the block at a random place of `order` (the blocks
+// allocated and not yet freed, in no particular order) with raw_free, and keeps the shadow and
+// the requested-bytes total in step. Returns the freed pointer.
+template <typename Rng>
+char* free_random_block(CachingAllocator& a, std::vector<char*>& order, Shadow& live, int64_t& requested, Rng& rng) {
+  const size_t i = rng() % order.size();
+  char* ptr = order[i];
+  order[i] = order.back();
+  order.pop_back();
+  a.raw_free(ptr);
+  requested -= static_cast<int64_t>(live[ptr]);
+  live.erase(ptr);
+  return ptr;
+}
 
 // Cheap checks, run after every step: collected as text and asserted once, because a million
 // doctest assertions cost seconds in a Debug build. `requested` is the shadow's byte total.

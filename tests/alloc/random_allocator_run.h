@@ -137,13 +137,7 @@ inline RandomRunResult random_allocator_run(CachingAllocator& a, RandomRunDevice
         }
       }
     } else {
-      size_t i = rng() % order.size();
-      char* ptr = order[i];
-      order[i] = order.back();
-      order.pop_back();
-      a.raw_free(ptr);
-      requested -= static_cast<int64_t>(live[ptr]);
-      live.erase(ptr);
+      free_random_block(a, order, live, requested, rng);
     }
     device.after_step(rng);
     if (step % o.empty_cache_every == o.empty_cache_every - 1) a.empty_cache();

@@ -11,17 +11,11 @@
 #include "alloc_test_util.h"
 
 using namespace anatomy::alloc;
+using anatomy_test::alloc;
+using anatomy_test::all;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
 using anatomy_test::Shadow;
-
-namespace {
-
-char* alloc(CachingAllocator& a, size_t n, StreamId s = 0) { return static_cast<char*>(a.raw_alloc(n, s)); }
-
-int64_t all(const StatArray& s) { return s[StatType::All].current; }
-
-}  // namespace
 
 TEST_CASE("caching allocator: rounding and segment sizes") {
   AllocConf d;

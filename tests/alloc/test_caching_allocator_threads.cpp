@@ -15,13 +15,13 @@
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/alloc/simulated_provider.h"
+#include "alloc_test_util.h"
 #include "anatomy/dispatch/current_op.h"
 
 using namespace anatomy::alloc;
+using anatomy_test::all;
 
 namespace {
-
-int64_t all(const StatArray& s) { return s[StatType::All].current; }
 
 // 8 threads allocating and freeing at once (record_stream on other streams, a ninth thread
 // completing events), each checking its blocks were not touched by another; with `record`, the

@@ -17,6 +17,8 @@
 #include "anatomy/alloc/memory_snapshot.h"
 
 using namespace anatomy::alloc;
+using anatomy_test::all;
+using anatomy_test::free_random_block;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
 using anatomy_test::Shadow;
@@ -27,7 +29,6 @@ AllocConf expandable_conf(const std::string& extra = "") {
   return parse_alloc_conf("expandable_segments:True" + (extra.empty() ? "" : "," + extra));
 }
 
-int64_t all(const StatArray& s) { return s[StatType::All].current; }
 int64_t peak(const StatArray& s) { return s[StatType::All].peak; }
 char* at(void* base, size_t offset) { return static_cast<char*>(base) + offset; }
 
@@ -330,13 +331,7 @@ int64_t random_expandable_run(const AllocConf& conf, size_t capacity, int steps,
       order.push_back(ptr);
       if (rng() % 8 == 0) a.record_stream(ptr, static_cast<StreamId>(rng() % 3));
     } else {
-      size_t i = rng() % order.size();
-      char* ptr = order[i];
-      order[i] = order.back();
-      order.pop_back();
-      a.raw_free(ptr);
-      requested -= static_cast<int64_t>(live[ptr]);
-      live.erase(ptr);
+      free_random_block(a, order, live, requested, rng);
     }
     if (rng() % 16 == 0) p.complete_all(static_cast<StreamId>(rng() % 3));
     if (step % 5000 == 4999) a.empty_cache();

@@ -23,15 +23,14 @@
 #include "anatomy/alloc/memory_snapshot.h"
 
 using namespace anatomy::alloc;
+using anatomy_test::alloc;
+using anatomy_test::all;
+using anatomy_test::free_random_block;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
 using anatomy_test::Shadow;
 
 namespace {
-
-char* alloc(CachingAllocator& a, size_t n, StreamId s = 0) { return static_cast<char*>(a.raw_alloc(n, s)); }
-
-int64_t all(const StatArray& s) { return s[StatType::All].current; }
 
 // The pool of the segment holding `ptr` (found by walking segments()).
 PoolId pool_of(const CachingAllocator& a, const void* ptr) {
@@ -610,14 +609,7 @@ void random_pool_run(const AllocConf& conf, int steps, uint32_t seed) {
       order.push_back(ptr);
       if (rng() % 8 == 0) a.record_stream(ptr, static_cast<StreamId>(rng() % 3));
     } else if (!order.empty()) {
-      size_t i = rng() % order.size();
-      char* ptr = order[i];
-      order[i] = order.back();
-      order.pop_back();
-      a.raw_free(ptr);
-      requested -= static_cast<int64_t>(live[ptr]);
-      live.erase(ptr);
-      where.erase(ptr);
+      where.erase(free_random_block(a, order, live, requested, rng));
     }
     if (rng() % 16 == 0) p.complete_all(static_cast<StreamId>(rng() % 3));
     if (step % 10000 == 9999) a.empty_cache();
