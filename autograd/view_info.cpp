@@ -56,11 +56,9 @@ void track_view(const DerivativeEntry& entry, const Tensor& input, const Tensor&
   if (!out.defined() || !is_floating(out.dtype()) || out.is_inference() || InferenceMode::is_enabled()) return;
   const AutogradMeta* in_meta = meta_or_null(input);
   const ViewInfo* in_view = in_meta ? in_meta->view_info_.get() : nullptr;
-  // Views of tensors that do not require grad are not tracked (unless made from a tracked
-  // view): a kernel's internal views (cat's slices of its output) pay nothing. The cost is the
-  // case docs/autograd.md lists: an in-place op with an operand that requires grad, on a view of
-  // a base that does not, gives the base no history.
-  if (in_view == nullptr && (in_meta == nullptr || !in_meta->requires_grad())) return;
+  // Every floating-point view is tracked, as PyTorch tracks every differentiable view, whether
+  // or not its base requires grad: an in-place op with an operand that requires grad, on a view
+  // of a base that does not, must still give the base a history (CopySlices).
   ViewCreation creation = multi ? ViewCreation::MultiOutput : ViewCreation::Default;
   if (!GradMode::is_enabled()) creation = ViewCreation::NoGradMode;
   auto info = std::make_unique<ViewInfo>();

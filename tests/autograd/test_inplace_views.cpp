@@ -280,6 +280,46 @@ TEST_CASE("inplace views: a view made in no_grad mode of a base that requires gr
   CHECK_THROWS_AS(v.unsqueeze(0).add_(w), ValueError);
 }
 
+TEST_CASE("inplace views: a view of a base that does not require grad gives the base a history") {
+  // As in PyTorch: x does not require grad, and writing w into a view of it makes x depend on w.
+  Tensor x = full({2, 3}, 3.0, kF64);
+  Tensor w = input({3});
+  Tensor v = x[0];
+  CHECK_FALSE(x.requires_grad());
+  CHECK_FALSE(v.requires_grad());
+  v.mul_(w);
+  CHECK(x.requires_grad());
+  REQUIRE(x.grad_fn() != nullptr);
+  CHECK(x.grad_fn()->name() == "CopySlices");
+  CHECK(v.requires_grad());
+  x.select(0, 1).copy_(w);  // the other row: a second CopySlices around the first
+  (x * full({2, 3}, 2.0, kF64)).sum().backward();
+  // d/dw of sum(2 * 3 w) + sum(2 * w) = 6 + 2 per element.
+  CHECK(values(w.grad()) == std::vector<double>{8, 8, 8});
+  // Against finite differences, first and second order, with the base made inside the function.
+  check_both("mul_ and add_ on views of a constant base",
+             [](const std::vector<Tensor>& in) {
+               Tensor base = full({3, 2}, 0.5, kF64);
+               base.select(1, 0).mul_(in[0]);
+               base.select(1, 1).add_(in[0] * in[0]);
+               return std::vector<Tensor>{(base * base).sum({0})};
+             },
+             {input({3})});
+}
+
+TEST_CASE("inplace views: a view made in no_grad mode of a base that does not require grad cannot be modified with grad on") {
+  Tensor x = full({2, 3}, 1.0, kF64);
+  Tensor w = input({3});
+  Tensor v;
+  {
+    autograd::NoGradGuard no_grad;
+    v = x[0];
+  }
+  CHECK_THROWS_AS(v.mul_(w), ValueError);
+  CHECK(values(x) == std::vector<double>(6, 1.0));
+  CHECK_FALSE(x.requires_grad());
+}
+
 TEST_CASE("inplace views: an output of split or chunk cannot be modified in place while recording") {
   Tensor x = input({4, 2}) * 1;
   Tensor w = input({2});

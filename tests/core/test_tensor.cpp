@@ -50,11 +50,12 @@ TEST_CASE("tensor: copies of a handle share one TensorImpl") {
   b = Tensor();
   CHECK_FALSE(b.defined());
   CHECK(a.use_count() == 1);
-  // A view is a different TensorImpl over the same storage.
+  // A view is a different TensorImpl over the same storage. A floating-point view also holds its
+  // base (autograd's view tracking, as PyTorch's `_base`).
   Tensor v = a.view({6});
   CHECK_FALSE(v.is_same(a));
   CHECK(v.is_alias_of(a));
-  CHECK(a.use_count() == 1);
+  CHECK(a.use_count() == 2);
   CHECK(a.storage().use_count() == 2);
   // Moving a handle does not touch the count.
   Tensor m = std::move(v);
