@@ -1,16 +1,20 @@
 // The out= forms of differentiable operators refuse to record, as PyTorch's do: writing a result
 // into a caller's tensor has no node to attach, so a call whose inputs require grad (in grad mode)
 // raises NotImplementedError naming the operator, and any other call passes through to the
-// backend at no cost beyond one check. Without this the autograd keys would fall through and the
+// backend at no cost beyond one check: the kernels are typed (one per C++ signature of these
+// out= forms), so a call is not boxed on its way through. Without this the autograd keys would fall through and the
 // result would silently have no history.
 //
 // The list is the out= schema of every operator whose functional form has a derivative; a test
 // (tests/autograd/test_out_forms.cpp) fails when an out= form of a differentiable operator is
 // missing from it.
-#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "anatomy/autograd/autograd_meta.h"
 #include "anatomy/autograd/grad_mode.h"
+#include "anatomy/dispatch/backend_select.h"
 #include "anatomy/dispatch/library.h"
 
 namespace anatomy::autograd {
@@ -20,82 +24,106 @@ bool requires_grad(const Tensor& t) {
   const AutogradMeta* m = meta_or_null(t);
   return m != nullptr && m->requires_grad();
 }
+template <typename T>
+bool arg_requires_grad(const T& arg) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<T>, Tensor>) return requires_grad(arg);
+  return false;
+}
 
-void refuse_out_form(const dispatch::OperatorHandle& op, DispatchKeySet ks, dispatch::Stack& stack, void*) {
-  if (GradMode::is_enabled()) {
-    const auto& args = op.schema().arguments;
-    const size_t first = stack.size() - args.size();
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i].alias && args[i].alias->is_write) continue;  // the out tensor itself
-      const dispatch::IValue& v = stack[first + i];
-      bool grad = false;
-      if (v.is<Tensor>()) {
-        grad = requires_grad(v.get<Tensor>());
-      } else if (v.is<std::vector<Tensor>>()) {
-        for (const Tensor& t : v.get<std::vector<Tensor>>()) grad = grad || requires_grad(t);
-      }
+// Whether an input (every argument but the last, the out tensor) requires grad.
+template <typename Tuple, size_t... I>
+bool input_requires_grad(const Tuple& args, std::index_sequence<I...>) {
+  return (arg_requires_grad(std::get<I>(args)) || ...);
+}
+
+template <dispatch::FixedString Name, typename Sig>
+struct RefuseOutForm;
+
+template <dispatch::FixedString Name, typename... Args>
+struct RefuseOutForm<Name, Tensor(Args...)> {
+  static Tensor call(DispatchKeySet ks, Args... args) {
+    static const auto op =
+        dispatch::Dispatcher::singleton().find_or_throw(Name.view()).template typed<Tensor(Args...)>();
+    if (GradMode::is_enabled()) {
+      const bool grad = input_requires_grad(std::forward_as_tuple(args...),
+                                            std::make_index_sequence<sizeof...(Args) - 1>());
       ANATOMY_CHECK(!grad, NotImplementedError,
                     "{}: functions with out= arguments don't support automatic differentiation, but one of the "
                     "arguments requires grad",
                     op.schema().full_name());
     }
+    return op.redispatch(ks & DispatchKeySet::below(DispatchKey::AutogradCPU), std::forward<Args>(args)...);
   }
-  op.redispatch_boxed(ks & DispatchKeySet::below(DispatchKey::AutogradCPU), stack);
-}
+};
+
+// The C++ signatures of the out= forms (their public functions' typed handles in dispatch/ops_*.cpp;
+// a mismatch is a TypeError when the library loads).
+using Unary = Tensor(const Tensor&, const Tensor&);
+using Binary = Tensor(const Tensor&, const Tensor&, const Tensor&);
+using Alpha = Tensor(const Tensor&, const Tensor&, const Scalar&, const Tensor&);
+using Ternary = Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&);
+using Mode = Tensor(const Tensor&, const Tensor&, std::optional<std::string_view>, const Tensor&);
+using Clamp = Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&, const Tensor&);
+using Gelu = Tensor(const Tensor&, std::string_view, const Tensor&);
+using Softplus = Tensor(const Tensor&, const Scalar&, const Scalar&, const Tensor&);
+using NanToNum =
+    Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&);
+using SumDims = Tensor(const Tensor&, IntArrayRef, bool, std::optional<DType>, const Tensor&);
 
 }  // namespace
 
-// Every out= form whose functional operator has a derivative.
-const char* const kRefusingOutForms[] = {
-    "add.out",
-    "sub.out",
-    "mul.out",
-    "div.out",
-    "div.out_mode",
-    "atan2.out",
-    "clamp.out",
-    "fmod.Tensor_out",
-    "lerp.Scalar_out",
-    "lerp.Tensor_out",
-    "maximum.out",
-    "minimum.out",
-    "pow.Tensor_Tensor_out",
-    "remainder.Tensor_out",
-    "where.self_out",
-    "abs.out",
-    "ceil.out",
-    "cos.out",
-    "erf.out",
-    "exp.out",
-    "exp2.out",
-    "expm1.out",
-    "floor.out",
-    "gelu.out",
-    "log.out",
-    "log1p.out",
-    "log2.out",
-    "nan_to_num.out",
-    "neg.out",
-    "reciprocal.out",
-    "relu.out",
-    "round.out",
-    "rsqrt.out",
-    "sigmoid.out",
-    "sign.out",
-    "silu.out",
-    "sin.out",
-    "softplus.out",
-    "sqrt.out",
-    "tan.out",
-    "tanh.out",
-    "trunc.out",
-    "sum.IntList_out",
-    "bmm.out",
-    "mm.out",
-};
+#define ANATOMY_REFUSING_OUT_FORM(name, sig) \
+  m.impl(name, dispatch::named_kernel(&RefuseOutForm<"aten::" name, sig>::call, "refuse_out_form"))
 
+// Every out= form whose functional operator has a derivative.
 ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
-  for (const char* name : kRefusingOutForms) m.impl_boxed(name, &refuse_out_form, "refuse_out_form");
+  ANATOMY_REFUSING_OUT_FORM("add.out", Alpha);
+  ANATOMY_REFUSING_OUT_FORM("sub.out", Alpha);
+  ANATOMY_REFUSING_OUT_FORM("mul.out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("div.out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("div.out_mode", Mode);
+  ANATOMY_REFUSING_OUT_FORM("atan2.out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("clamp.out", Clamp);
+  ANATOMY_REFUSING_OUT_FORM("fmod.Tensor_out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("lerp.Scalar_out", Alpha);
+  ANATOMY_REFUSING_OUT_FORM("lerp.Tensor_out", Ternary);
+  ANATOMY_REFUSING_OUT_FORM("maximum.out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("minimum.out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("pow.Tensor_Tensor_out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("remainder.Tensor_out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("where.self_out", Ternary);
+  ANATOMY_REFUSING_OUT_FORM("abs.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("ceil.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("cos.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("erf.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("exp.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("exp2.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("expm1.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("floor.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("gelu.out", Gelu);
+  ANATOMY_REFUSING_OUT_FORM("log.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("log1p.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("log2.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("nan_to_num.out", NanToNum);
+  ANATOMY_REFUSING_OUT_FORM("neg.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("reciprocal.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("relu.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("round.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("rsqrt.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("sigmoid.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("sign.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("silu.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("sin.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("softplus.out", Softplus);
+  ANATOMY_REFUSING_OUT_FORM("sqrt.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("tan.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("tanh.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("trunc.out", Unary);
+  ANATOMY_REFUSING_OUT_FORM("sum.IntList_out", SumDims);
+  ANATOMY_REFUSING_OUT_FORM("bmm.out", Binary);
+  ANATOMY_REFUSING_OUT_FORM("mm.out", Binary);
 }
+
+#undef ANATOMY_REFUSING_OUT_FORM
 
 }  // namespace anatomy::autograd

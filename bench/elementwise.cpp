@@ -23,6 +23,17 @@ void BM_AddTiny(benchmark::State& state) {
 }
 BENCHMARK(BM_AddTiny);
 
+// The same into an existing output (add.out): no allocation; the out= form's check at the
+// Autograd key (autograd/out_forms.cpp) is on this path.
+void BM_AddOutTiny(benchmark::State& state) {
+  Tensor a = anatomy::ones({1}), b = anatomy::ones({1}), c = anatomy::empty({1});
+  for (auto _ : state) {
+    anatomy::add_out(c, a, b);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+BENCHMARK(BM_AddOutTiny);
+
 constexpr int64_t k64MiBFloats = int64_t{64} << 18;  // 64 MiB of fp32
 
 // Bytes read plus written per second, counted as memcpy's are.
