@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -245,12 +246,13 @@ alloc::MemoryStats AsyncAllocator::stats() const {
   alloc::MemoryStats s = impl_->counted;
   // The pool's own figures: what it holds from the driver, and what its live allocations cover
   // (their sizes as the pool rounds them, until their frees are reached in stream order).
-  alloc::Stat& reserved = s.reserved_bytes[StatType::All];
-  reserved.current = static_cast<int64_t>(pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemCurrent));
-  reserved.peak = static_cast<int64_t>(pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemHigh));
-  alloc::Stat& active = s.active_bytes[StatType::All];
-  active.current = static_cast<int64_t>(pool_attribute(impl_->pool, cudaMemPoolAttrUsedMemCurrent));
-  active.peak = static_cast<int64_t>(pool_attribute(impl_->pool, cudaMemPoolAttrUsedMemHigh));
+  // A watermark just reset to 0 may read below the current value; a peak never does.
+  const auto from_pool = [&](alloc::Stat& stat, cudaMemPoolAttr current, cudaMemPoolAttr high) {
+    stat.current = static_cast<int64_t>(pool_attribute(impl_->pool, current));
+    stat.peak = std::max(stat.current, static_cast<int64_t>(pool_attribute(impl_->pool, high)));
+  };
+  from_pool(s.reserved_bytes[StatType::All], cudaMemPoolAttrReservedMemCurrent, cudaMemPoolAttrReservedMemHigh);
+  from_pool(s.active_bytes[StatType::All], cudaMemPoolAttrUsedMemCurrent, cudaMemPoolAttrUsedMemHigh);
   return s;
 }
 
