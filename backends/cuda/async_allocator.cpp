@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -145,6 +148,11 @@ struct AsyncAllocator::Impl {
       ANATOMY_CUDA_CHECK(cudaEventDestroy(event));  // the wait already queued keeps what it needs
     }
     ANATOMY_CUDA_CHECK(cudaFreeAsync(a->ptr, stream));
+    forget(a);
+  }
+
+  // The bookkeeping of a free, without CUDA.
+  void forget(Allocation* a) {
     live.erase(a->ptr);
     const StatType t = type_of(a->size);
     const auto n = static_cast<int64_t>(a->size);
@@ -197,7 +205,19 @@ void delete_allocation(void* ctx) {
   auto* a = static_cast<AsyncAllocator::Impl::Allocation*>(ctx);
   AsyncAllocator::Impl* impl = a->owner;
   std::lock_guard<std::mutex> g(impl->mutex);
-  impl->free(a);
+  try {
+    impl->free(a);
+  } catch (const std::exception& e) {
+    // A deleter must not throw. A tensor in static storage may die after CUDA's runtime has torn
+    // its context down at exit, and its memory went with the context; any other failure leaves the
+    // device broken, so say so and go on.
+    impl->forget(a);
+    const std::string_view what = e.what();
+    if (what.find("cudaErrorCudartUnloading") == std::string_view::npos &&
+        what.find("cudaErrorContextIsDestroyed") == std::string_view::npos) {
+      std::fprintf(stderr, "anatomy: warning: freeing CUDA memory (backend:cudaMallocAsync) failed: %s\n", e.what());
+    }
+  }
 }
 
 }  // namespace

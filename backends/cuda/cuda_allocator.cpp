@@ -120,6 +120,16 @@ AsyncAllocator& async_allocator(int device) {
   return *a.async;
 }
 
+void* raw_alloc(size_t nbytes, alloc::StreamId stream, int device) {
+  DeviceAllocator& a = device_allocator(device);
+  return a.async ? a.async->raw_alloc(nbytes, stream) : a.caching->raw_alloc(nbytes, stream);
+}
+
+void raw_free(void* ptr, int device) {
+  DeviceAllocator& a = device_allocator(device);
+  a.async ? a.async->raw_free(ptr) : a.caching->raw_free(ptr);
+}
+
 void record_stream_use(void* ptr, alloc::StreamId stream, int device) {
   DeviceAllocator& a = device_allocator(device);
   a.async ? a.async->record_stream(ptr, stream) : a.caching->record_stream(ptr, stream);

@@ -15,6 +15,7 @@
 // NotImplementedError naming the backend.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -38,6 +39,11 @@ alloc::CachingAllocator& caching_allocator(int device = -1);
 // The stream-ordered allocator of `device` (-1: the current device). Throws NotImplementedError
 // where the device uses backend:native.
 AsyncAllocator& async_allocator(int device = -1);
+
+// Memory for `nbytes` bytes used on `stream` (a StreamId) from `device`'s allocator, either
+// backend (nullptr for 0 bytes); give it back with raw_free. Throws OutOfMemoryError.
+void* raw_alloc(size_t nbytes, alloc::StreamId stream, int device);
+void raw_free(void* ptr, int device);
 
 // `ptr`, the start of an allocation of `device`'s allocator, is also used by work queued on
 // `stream` (a StreamId, cuda_memory_provider.h): its free waits for that work. Either backend.

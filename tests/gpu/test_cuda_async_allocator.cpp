@@ -263,4 +263,7 @@ TEST_CASE("cuda async allocator: the device allocator follows the backend settin
   CHECK_THROWS_AS(empty({int64_t{1} << 48}, TensorOptions().device(kCuda)), OutOfMemoryError);
   Tensor after = ones({16}, TensorOptions().device(kCuda)) * 2;
   CHECK(gpu_test::same_values(after, full({16}, 2.0)));
+  // cuBLAS's workspace comes from the device's allocator too.
+  Tensor m = matmul(ones({8, 8}, TensorOptions().device(kCuda)), ones({8, 8}, TensorOptions().device(kCuda)));
+  CHECK(gpu_test::same_values(m, full({8, 8}, 8.0)));
 }
