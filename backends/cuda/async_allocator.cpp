@@ -116,9 +116,9 @@ struct AsyncAllocator::Impl {
                                                          memory_fraction * static_cast<double>(total);
     void* ptr = over_limit ? nullptr : try_malloc(nbytes, stream);
     if (!ptr && !over_limit) {
-      // The pool may hold memory freed on other streams that it cannot hand to this one yet, and
-      // other pools of the device may hold memory it needs: wait for the device, give every free
-      // byte back to the driver, and try once more.
+      // The pool may hold memory freed on other streams that it cannot hand to this one yet, in
+      // pieces that do not fit: wait for the device (every pending free completes), give the pool's
+      // free memory back to the driver, and try once more, as PyTorch's backend does.
       trim();
       ++counted.num_alloc_retries;
       ptr = try_malloc(nbytes, stream);
