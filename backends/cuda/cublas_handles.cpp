@@ -35,7 +35,7 @@ Registry& registry() {
   return *r;
 }
 
-// Registered after the first workspace came from the caching allocator, so after the
+// Registered after the first workspace came from the device's allocator, so after the
 // allocator's own exit hook: it runs first, and the workspaces are back before the cache is
 // emptied. Handles go before the runtime's exit handler (registered earlier still) runs.
 void release_at_exit() {
@@ -47,7 +47,7 @@ void release_at_exit() {
   r.lt.clear();
   for (auto& [key, ws] : r.workspaces) {
     try {
-      caching_allocator(key.first).raw_free(ws.data);
+      raw_free(ws.data, key.first);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "anatomy: warning: releasing a cuBLAS workspace at exit failed: %s\n", e.what());
     }
@@ -91,7 +91,7 @@ BlasWorkspace blas_workspace() {
   auto it = r.workspaces.find({device, stream});
   if (it == r.workspaces.end()) {
     const size_t bytes = workspace_bytes(device);
-    BlasWorkspace ws{caching_allocator(device).raw_alloc(bytes, stream_id(stream)), bytes};
+    BlasWorkspace ws{raw_alloc(bytes, stream_id(stream), device), bytes};
     it = r.workspaces.emplace(std::make_pair(device, stream), ws).first;
     if (!r.hooked) r.hooked = std::atexit(&release_at_exit) == 0;
   }

@@ -24,7 +24,7 @@ cublasHandle_t cublas_handle();
 cublasLtHandle_t cublaslt_handle();
 
 // The workspace of the current device's current stream: 32 MiB on Hopper and later, 4 MiB before
-// (cuBLAS's recommendations), from the caching allocator, kept until exit. cuBLAS and cuBLASLt
+// (cuBLAS's recommendations), from the device's allocator, kept until exit. cuBLAS and cuBLASLt
 // share it: calls on one stream run one after the other.
 struct BlasWorkspace {
   void* data = nullptr;

@@ -1,4 +1,4 @@
-// The per-device caching allocators behind DeviceType::CUDA (see cuda_allocator.h).
+// The per-device allocators behind DeviceType::CUDA, caching or stream-ordered (see cuda_allocator.h).
 #include "anatomy/backends/cuda/cuda_allocator.h"
 
 #include <array>
@@ -10,6 +10,7 @@
 #include <mutex>
 #include <utility>
 
+#include "anatomy/backends/cuda/async_allocator.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/stream.h"
@@ -21,13 +22,26 @@ namespace {
 
 constexpr int kMaxDevices = 64;
 
-// A device's provider and allocator. Never destroyed: tensors in static storage may be freed
-// after every destructor of this library has run, and their blocks must still find their
-// allocator. The exit hook below gives the cached memory back instead.
+// A device's allocator: the caching allocator over its provider (backend:native), or the
+// stream-ordered one (backend:cudaMallocAsync), as the settings said at its first allocation.
+// Never destroyed: tensors in static storage may be freed after every destructor of this library
+// has run, and their blocks must still find their allocator. The exit hook below gives the cached
+// memory back instead.
 struct DeviceAllocator {
-  CudaMemoryProvider provider;
-  alloc::CachingAllocator allocator;
-  explicit DeviceAllocator(int device) : provider(device), allocator(provider) {}
+  std::unique_ptr<CudaMemoryProvider> provider;
+  std::unique_ptr<alloc::CachingAllocator> caching;  // backend:native
+  std::unique_ptr<AsyncAllocator> async;             // backend:cudaMallocAsync
+
+  DeviceAllocator(int device, const alloc::AllocConf& conf) {
+    if (conf.backend == alloc::AllocBackend::CudaMallocAsync) {
+      async = std::make_unique<AsyncAllocator>(device, conf);
+    } else {
+      provider = std::make_unique<CudaMemoryProvider>(device);
+      caching = std::make_unique<alloc::CachingAllocator>(*provider, conf);
+    }
+  }
+  Allocator& allocator() { return async ? static_cast<Allocator&>(*async) : *caching; }
+  void empty_cache() { async ? async->empty_cache() : caching->empty_cache(); }
 };
 
 std::array<std::atomic<DeviceAllocator*>, kMaxDevices> g_allocators{};
@@ -37,7 +51,7 @@ std::mutex g_create_mutex;
 // call), so it runs before the runtime's own exit handler tears the context down.
 void release_cached_segments() {
   for (auto& slot : g_allocators) {
-    if (DeviceAllocator* a = slot.load(std::memory_order_acquire)) a->allocator.empty_cache();
+    if (DeviceAllocator* a = slot.load(std::memory_order_acquire)) a->empty_cache();
   }
 }
 
@@ -58,14 +72,25 @@ DeviceAllocator& device_allocator(int device) {
   if (DeviceAllocator* a = g_allocators[device].load(std::memory_order_relaxed)) return *a;
   static const bool hooked = [] { return std::atexit(&release_cache_at_exit) == 0; }();
   (void)hooked;
-  auto* a = new DeviceAllocator(device);
+  auto* a = new DeviceAllocator(device, alloc::alloc_conf_from_env());
   g_allocators[device].store(a, std::memory_order_release);
   return *a;
 }
 
+// The caching allocator of `device`, for `op`, which only the native backend has.
+alloc::CachingAllocator& native(int device, const char* op) {
+  DeviceAllocator& a = device_allocator(device);
+  ANATOMY_CHECK(a.caching != nullptr, NotImplementedError,
+                "{}: cuda:{} uses backend:cudaMallocAsync (CUDA's stream-ordered allocator), which has no "
+                "caching allocator: segments, memory snapshots and history, private pools and expandable "
+                "segments need backend:native",
+                op, device < 0 ? current_device() : device);
+  return *a.caching;
+}
+
 class CudaAllocator final : public Allocator {
  public:
-  DataPtr allocate(size_t nbytes) override { return device_allocator(current_device()).allocator.allocate(nbytes); }
+  DataPtr allocate(size_t nbytes) override { return device_allocator(current_device()).allocator().allocate(nbytes); }
 };
 
 const bool registered = [] {
@@ -80,44 +105,85 @@ Allocator* cuda_allocator() {
   return &allocator;
 }
 
-alloc::CachingAllocator& caching_allocator(int device) { return device_allocator(device).allocator; }
+alloc::AllocBackend allocator_backend(int device) {
+  return device_allocator(device).async ? alloc::AllocBackend::CudaMallocAsync : alloc::AllocBackend::Native;
+}
 
-alloc::MemoryStats memory_stats(int device) { return caching_allocator(device).stats(); }
+alloc::CachingAllocator& caching_allocator(int device) { return native(device, "cuda::caching_allocator"); }
+
+AsyncAllocator& async_allocator(int device) {
+  DeviceAllocator& a = device_allocator(device);
+  ANATOMY_CHECK(a.async != nullptr, NotImplementedError,
+                "cuda::async_allocator: cuda:{} uses backend:native (the caching allocator); set "
+                "ANATOMY_CUDA_ALLOC_CONF=backend:cudaMallocAsync before its first allocation",
+                device < 0 ? current_device() : device);
+  return *a.async;
+}
+
+void* raw_alloc(size_t nbytes, alloc::StreamId stream, int device) {
+  DeviceAllocator& a = device_allocator(device);
+  return a.async ? a.async->raw_alloc(nbytes, stream) : a.caching->raw_alloc(nbytes, stream);
+}
+
+void raw_free(void* ptr, int device) {
+  DeviceAllocator& a = device_allocator(device);
+  a.async ? a.async->raw_free(ptr) : a.caching->raw_free(ptr);
+}
+
+void record_stream_use(void* ptr, alloc::StreamId stream, int device) {
+  DeviceAllocator& a = device_allocator(device);
+  a.async ? a.async->record_stream(ptr, stream) : a.caching->record_stream(ptr, stream);
+}
+
+alloc::MemoryStats memory_stats(int device) {
+  DeviceAllocator& a = device_allocator(device);
+  return a.async ? a.async->stats() : a.caching->stats();
+}
 
 int64_t memory_allocated(int device) { return memory_stats(device).allocated_bytes[alloc::StatType::All].current; }
 
 int64_t memory_reserved(int device) { return memory_stats(device).reserved_bytes[alloc::StatType::All].current; }
 
-void reset_peak_memory_stats(int device) { caching_allocator(device).reset_peak_stats(); }
+void reset_peak_memory_stats(int device) {
+  DeviceAllocator& a = device_allocator(device);
+  a.async ? a.async->reset_peak_stats() : a.caching->reset_peak_stats();
+}
 
-std::string memory_summary(int device) { return caching_allocator(device).memory_summary(); }
+std::string memory_summary(int device) {
+  DeviceAllocator& a = device_allocator(device);
+  return a.async ? a.async->memory_summary() : a.caching->memory_summary();
+}
 
 void empty_cache() {
   check_synchronization("cuda::empty_cache", "cudaDeviceSynchronize before releasing cached segments");
   release_cached_segments();
 }
 
-alloc::PoolId create_pool(int device) { return caching_allocator(device).create_pool(); }
+alloc::PoolId create_pool(int device) { return native(device, "cuda::create_pool").create_pool(); }
 
-void retain_pool(alloc::PoolId pool, int device) { caching_allocator(device).retain_pool(pool); }
+void retain_pool(alloc::PoolId pool, int device) { native(device, "cuda::retain_pool").retain_pool(pool); }
 
-void release_pool(alloc::PoolId pool, int device) { caching_allocator(device).release_pool(pool); }
+void release_pool(alloc::PoolId pool, int device) { native(device, "cuda::release_pool").release_pool(pool); }
 
 void begin_allocate_to_pool(alloc::PoolId pool, alloc::StreamFilter filter, int device) {
-  caching_allocator(device).begin_allocate_to_pool(pool, std::move(filter));
+  native(device, "cuda::begin_allocate_to_pool").begin_allocate_to_pool(pool, std::move(filter));
 }
 
 void begin_allocate_current_thread_to_pool(alloc::PoolId pool, const Stream& stream) {
-  caching_allocator(stream.device_index())
+  native(stream.device_index(), "cuda::begin_allocate_current_thread_to_pool")
       .begin_allocate_to_pool(pool, alloc::current_thread_on_stream(stream_id(stream.handle())));
 }
 
 void begin_allocate_current_thread_to_pool(alloc::PoolId pool, int device) {
-  caching_allocator(device).begin_allocate_to_pool(pool, alloc::current_thread());
+  native(device, "cuda::begin_allocate_current_thread_to_pool").begin_allocate_to_pool(pool, alloc::current_thread());
 }
 
-void end_allocate_to_pool(alloc::PoolId pool, int device) { caching_allocator(device).end_allocate_to_pool(pool); }
+void end_allocate_to_pool(alloc::PoolId pool, int device) {
+  native(device, "cuda::end_allocate_to_pool").end_allocate_to_pool(pool);
+}
 
-alloc::PoolStats pool_stats(alloc::PoolId pool, int device) { return caching_allocator(device).pool_stats(pool); }
+alloc::PoolStats pool_stats(alloc::PoolId pool, int device) {
+  return native(device, "cuda::pool_stats").pool_stats(pool);
+}
 
 }  // namespace anatomy::cuda

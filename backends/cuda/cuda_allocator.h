@@ -6,8 +6,16 @@
 // tensors that are still alive). Private pools (docs/allocator.md "Private pools") are the caching
 // allocator's, forwarded per device below; alloc::MemPool(cuda::caching_allocator()) and
 // alloc::UseMemPool (alloc/mem_pool.h) are their RAII handles.
+//
+// With backend:cudaMallocAsync in force at a device's first allocation, that device's memory comes
+// from an AsyncAllocator (async_allocator.h) instead, for the life of the process. memory_stats,
+// memory_allocated, memory_reserved, reset_peak_memory_stats, memory_summary, empty_cache and
+// record_stream work on both backends; what only the caching allocator has (caching_allocator():
+// its segments, snapshots and memory history; private pools; expandable segments) throws
+// NotImplementedError naming the backend.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -17,11 +25,29 @@
 namespace anatomy::cuda {
 
 class Stream;
+class AsyncAllocator;
 
 Allocator* cuda_allocator();
 
-// The caching allocator of `device` (-1: the current device). Throws DeviceError where no GPU is.
+// The backend serving `device` (-1: the current device): the setting in force at its first
+// allocation (its allocator is made now if it has none yet).
+alloc::AllocBackend allocator_backend(int device = -1);
+
+// The caching allocator of `device` (-1: the current device). Throws DeviceError where no GPU is,
+// NotImplementedError where the device uses backend:cudaMallocAsync.
 alloc::CachingAllocator& caching_allocator(int device = -1);
+// The stream-ordered allocator of `device` (-1: the current device). Throws NotImplementedError
+// where the device uses backend:native.
+AsyncAllocator& async_allocator(int device = -1);
+
+// Memory for `nbytes` bytes used on `stream` (a StreamId) from `device`'s allocator, either
+// backend (nullptr for 0 bytes); give it back with raw_free. Throws OutOfMemoryError.
+void* raw_alloc(size_t nbytes, alloc::StreamId stream, int device);
+void raw_free(void* ptr, int device);
+
+// `ptr`, the start of an allocation of `device`'s allocator, is also used by work queued on
+// `stream` (a StreamId, cuda_memory_provider.h): its free waits for that work. Either backend.
+void record_stream_use(void* ptr, alloc::StreamId stream, int device);
 
 // As torch.cuda's functions of the same names, for `device` (-1: the current device).
 alloc::MemoryStats memory_stats(int device = -1);
@@ -31,7 +57,7 @@ void reset_peak_memory_stats(int device = -1);
 // memory_stats(device) as a table for people, like torch.cuda.memory_summary().
 std::string memory_summary(int device = -1);
 // Gives every cached segment with no block in use back to the driver, on every device that has
-// an allocator.
+// an allocator (backend:cudaMallocAsync: trims the device's memory pool).
 void empty_cache();
 
 // Private pools of `device`'s allocator (-1: the current device), as PyTorch's MemPool calls

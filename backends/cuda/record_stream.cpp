@@ -17,7 +17,7 @@ void record_stream(const Tensor& tensor, const Stream& stream) {
                 "record_stream: the tensor is on cuda:{} but the stream is {}", device, stream.str());
   const Storage& storage = tensor.storage();
   if (!storage || storage->allocator() != cuda_allocator() || storage->data() == nullptr) return;
-  caching_allocator(device).record_stream(storage->data(), stream_id(stream.handle()));
+  record_stream_use(storage->data(), stream_id(stream.handle()), device);
 }
 
 }  // namespace anatomy::cuda

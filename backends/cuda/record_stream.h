@@ -1,4 +1,4 @@
-// cuda::record_stream: tells the caching allocator that a tensor's memory is also used by work
+// cuda::record_stream: tells the device's allocator (caching or cudaMallocAsync) that a tensor's memory is also used by work
 // queued on another stream than the one it was allocated on, so that freeing the tensor does not
 // let that memory be handed out again before the work is done.
 //

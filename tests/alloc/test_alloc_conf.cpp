@@ -1,13 +1,21 @@
 // ANATOMY_CUDA_ALLOC_CONF parsing: every key, both roundup forms, the environment fallback to
-// PYTORCH_CUDA_ALLOC_CONF, and errors that name the key and what is allowed.
+// PYTORCH_CUDA_ALLOC_CONF, and errors that name the key and what is allowed; backend:cudaMallocAsync
+// is accepted, and refused by the (native) caching allocator itself.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <iostream>
 
 #include "../core/test_util.h"
 #include "anatomy/alloc/alloc_conf.h"
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/simulated_provider.h"
+#include "anatomy/anatomy.h"
+#if ANATOMY_WITH_CUDA
+#include "anatomy/backends/cuda/async_allocator.h"
+#include "anatomy/backends/cuda/cuda_allocator.h"
+#include "anatomy/backends/cuda/device.h"
+#endif
 
 using namespace anatomy::alloc;
 
@@ -154,11 +162,54 @@ TEST_CASE("alloc conf: ANATOMY_NO_CUDA_MEMORY_CACHING turns caching off") {
   }
 }
 
-TEST_CASE("alloc conf: settings this increment does not implement are refused by the allocator") {
+// backend:cudaMallocAsync is served by the CUDA device allocator with its stream-ordered allocator
+// (backends/cuda/async_allocator.h); a caching allocator is the native backend, so it refuses it.
+TEST_CASE("alloc conf: the caching allocator is the native backend and refuses backend:cudaMallocAsync") {
   SimulatedProvider provider(64 * kMB);
   CachingAllocator a(provider, AllocConf{});
   EXPECT_ERROR(NotImplementedError, a.set_conf(parse_alloc_conf("backend:cudaMallocAsync")), "cudaMallocAsync");
+  CHECK(a.conf().backend == AllocBackend::Native);
   // Parsed-only settings are accepted and kept.
   a.set_conf(parse_alloc_conf("release_lock_on_cudamalloc:True,pinned_use_cuda_host_register:True"));
   CHECK(a.conf().release_lock_on_cudamalloc);
+}
+
+TEST_CASE("alloc conf: backend:cudaMallocAsync is accepted from either environment variable") {
+  {
+    EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", "backend:cudaMallocAsync");
+    const AllocConf c = alloc_conf_from_env();
+    CHECK(c.backend == AllocBackend::CudaMallocAsync);
+    CHECK(to_string(c) == "backend:cudaMallocAsync");
+    CHECK(parse_alloc_conf(to_string(c)).backend == AllocBackend::CudaMallocAsync);
+  }
+  {
+    EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", nullptr);
+    EnvGuard theirs("PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync,per_process_memory_fraction:0.5");
+    const AllocConf c = alloc_conf_from_env();
+    CHECK(c.backend == AllocBackend::CudaMallocAsync);
+    CHECK(c.per_process_memory_fraction == 0.5);
+  }
+  {
+    EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", "backend:native");
+    EnvGuard theirs("PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync");
+    CHECK(alloc_conf_from_env().backend == AllocBackend::Native);  // ours wins
+  }
+}
+
+// Where no GPU is, the setting changes nothing about the error a CUDA request gets.
+TEST_CASE("alloc conf: backend:cudaMallocAsync without a GPU is a DeviceError, not a crash") {
+#if ANATOMY_WITH_CUDA
+  if (anatomy::cuda::device_count() > 0) {
+    std::cout << "[anatomy-skip] a CUDA device is present; the GPU tests cover it" << std::endl;
+    return;
+  }
+  EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", "backend:cudaMallocAsync");
+  CHECK_THROWS_AS(anatomy::cuda::AsyncAllocator(0), anatomy::DeviceError);
+  CHECK_THROWS_AS(anatomy::cuda::allocator_backend(), anatomy::DeviceError);
+  CHECK_THROWS_AS(anatomy::zeros({2}, anatomy::Device("cuda")), anatomy::DeviceError);
+  CHECK(anatomy::to_string(anatomy::ones({2})) == "tensor([1., 1.])");
+#else
+  EnvGuard ours("ANATOMY_CUDA_ALLOC_CONF", "backend:cudaMallocAsync");
+  CHECK_THROWS_AS(anatomy::zeros({2}, anatomy::Device("cuda")), anatomy::Error);
+#endif
 }
