@@ -8,7 +8,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <new>
 #include <set>
 #include <unordered_set>
 #include <vector>
@@ -71,6 +70,20 @@ struct Block {
   Block* next = nullptr;
 
   Block(StreamId s, size_t sz, BlockPool* p, char* addr) : stream(s), size(sz), pool(p), ptr(addr) {}
+  // A kept Block made new for another place (stream_uses is empty: only a free block is kept).
+  void reset(StreamId s, size_t sz, BlockPool* p, char* addr) {
+    stream = s;
+    size = sz;
+    requested = 0;
+    pool = p;
+    ptr = addr;
+    allocated = false;
+    event_count = 0;
+    gc_count_base = 0;
+    op = nullptr;
+    expandable = nullptr;
+    prev = next = nullptr;
+  }
   bool is_split() const { return prev != nullptr || next != nullptr; }
   BlockKey key() const { return {stream, size, ptr}; }
 };
@@ -172,14 +185,14 @@ struct CachingAllocator::Impl {
 
   // A cached allocate + free pair splits a block and merges it back: the Block objects and the
   // free sets' nodes that this makes and drops are kept for the next pair rather than going
-  // back to the heap (at most kMaxSpare of each; a recycled Block is destroyed and built again).
+  // back to the heap (at most kMaxSpare of each).
   static constexpr size_t kMaxSpare = 1024;
-  std::vector<Block*> spare_blocks;            // storage of destroyed Blocks
+  std::vector<Block*> spare_blocks;              // free Blocks, reset when used again
   std::vector<BlockSet::node_type> spare_nodes;  // empty nodes of the free sets
 
   Impl(MemoryProvider& p, const AllocConf& c) : provider(p), device(p.device()) { set_conf(c); }
   ~Impl() {
-    for (Block* b : spare_blocks) ::operator delete(static_cast<void*>(b), sizeof(Block));
+    for (Block* b : spare_blocks) delete b;
   }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -197,9 +210,10 @@ struct CachingAllocator::Impl {
 
   Block* new_block(StreamId stream, size_t size, BlockPool* pool, char* ptr) {
     if (spare_blocks.empty()) return new Block(stream, size, pool, ptr);
-    Block* storage = spare_blocks.back();
+    Block* block = spare_blocks.back();
     spare_blocks.pop_back();
-    return new (storage) Block(stream, size, pool, ptr);
+    block->reset(stream, size, pool, ptr);
+    return block;
   }
 
   void delete_block(Block* block) {
@@ -207,7 +221,6 @@ struct CachingAllocator::Impl {
       delete block;
       return;
     }
-    block->~Block();
     spare_blocks.push_back(block);
   }
 
@@ -244,11 +257,11 @@ struct CachingAllocator::Impl {
     process_events();
     size_t size = rounded_size(orig_size);
     BlockPool& pool = pool_for(size, stream);
+    FoundBlock found = conf.caching ? get_free_block(pool, size, stream) : FoundBlock{};
+    if (found.block) return alloc_found_block(found.block, orig_size, size, found.in_free_set);
     // With caching off every request is a reservation of its own, released when freed.
     // With expandable segments a segment grows by the request (rounded up to its pages).
     size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
-    FoundBlock found = conf.caching ? get_free_block(pool, size, stream) : FoundBlock{};
-    if (found.block) return alloc_found_block(found.block, orig_size, size, found.in_free_set);
     if (conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
     Block* block = alloc_block(pool, alloc_size, stream, false);
     // A live private pool's free memory is never given back (a captured graph may use it), so
