@@ -305,8 +305,8 @@ struct CachingAllocator::Impl {
     if (size >= conf.max_split_size && (*it)->size >= size + conf.max_non_split_rounding_size) return {};
     Block* b = *it;
     // The remainder's key is smaller than b's, so it still sorts before b's successor.
-    if (should_split(b, size) &&
-        (it == pool.blocks.begin() || key_less((*std::prev(it))->key(), BlockKey{stream, b->size - size, b->ptr + size}))) {
+    if (should_split(b, size) && (it == pool.blocks.begin() ||
+                                  key_less((*std::prev(it))->key(), BlockKey{stream, b->size - size, b->ptr + size}))) {
       return {b, true};
     }
     keep_node(pool.blocks.extract(it));
@@ -348,7 +348,8 @@ struct CachingAllocator::Impl {
     BlockPool& pool = *block->pool;
     const bool already_split = block->is_split();
     const bool split = should_split(block, size);
-    ANATOMY_INTERNAL_ASSERT(split || !in_free_set, "caching allocator: a cached block left in the free set is not split");
+    ANATOMY_INTERNAL_ASSERT(split || !in_free_set,
+                            "caching allocator: a cached block left in the free set is not split");
     if (split) {
       Block* remaining = block;
       block = new_block(remaining->stream, size, &pool, remaining->ptr);
@@ -994,8 +995,8 @@ void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
 
 MemorySnapshot CachingAllocator::memory_snapshot() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
-  return MemorySnapshot{impl_->device, impl_->segments(), impl_->history.entries(),
-                        impl_->history.max_entries(), impl_->stats};
+  return MemorySnapshot{impl_->device, impl_->segments(), impl_->history.entries(), impl_->history.max_entries(),
+                        impl_->stats};
 }
 
 Device CachingAllocator::device() const { return impl_->device; }
