@@ -3,17 +3,19 @@
 // release_available_cached_blocks, free_block, ...) are PyTorch's, so the two read side by side.
 #include "anatomy/alloc/caching_allocator.h"
 
+#include <algorithm>
 #include <bit>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <set>
-#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "anatomy/alloc/expandable_segment.h"
 #include "anatomy/alloc/memory_history.h"
 #include "anatomy/alloc/memory_snapshot.h"
+#include "anatomy/alloc/pointer_map.h"
 #include "anatomy/core/error.h"
 #include "anatomy/dispatch/current_op.h"
 
@@ -23,14 +25,26 @@ struct Block;
 struct Expandable;
 struct PrivatePool;
 
+// What free blocks are ordered by; a search key needs no Block.
+struct BlockKey {
+  StreamId stream;
+  size_t size;
+  const char* ptr;
+};
+
 struct BlockComparator {
   // Best fit per stream: blocks of one stream sorted by size, then address (lower addresses
   // first, which keeps allocations packed toward the start of segments).
+  using is_transparent = void;  // lower_bound takes a BlockKey
   bool operator()(const Block* a, const Block* b) const;
+  bool operator()(const BlockKey& a, const Block* b) const;
+  bool operator()(const Block* a, const BlockKey& b) const;
 };
 
+using BlockSet = std::set<Block*, BlockComparator>;
+
 struct BlockPool {
-  std::set<Block*, BlockComparator> blocks;  // free blocks only
+  BlockSet blocks;  // free blocks only
   bool is_small;
   CachingAllocator::Impl* owner;
   // Searches so far; a free block's age (for garbage_collection_threshold) is the number of
@@ -56,7 +70,22 @@ struct Block {
   Block* next = nullptr;
 
   Block(StreamId s, size_t sz, BlockPool* p, char* addr) : stream(s), size(sz), pool(p), ptr(addr) {}
+  // A kept Block made new for another place (stream_uses is empty: only a free block is kept).
+  void reset(StreamId s, size_t sz, BlockPool* p, char* addr) {
+    stream = s;
+    size = sz;
+    requested = 0;
+    pool = p;
+    ptr = addr;
+    allocated = false;
+    event_count = 0;
+    gc_count_base = 0;
+    op = nullptr;
+    expandable = nullptr;
+    prev = next = nullptr;
+  }
   bool is_split() const { return prev != nullptr || next != nullptr; }
+  BlockKey key() const { return {stream, size, ptr}; }
 };
 
 // An expandable segment (expandable_segments:True) of one pool and stream: its address range and
@@ -76,11 +105,19 @@ struct PrivatePool final : PoolState {
       : small{{}, true, owner, 0, this}, large{{}, false, owner, 0, this} {}
 };
 
-bool BlockComparator::operator()(const Block* a, const Block* b) const {
-  if (a->stream != b->stream) return a->stream < b->stream;
-  if (a->size != b->size) return a->size < b->size;
-  return std::less<char*>()(a->ptr, b->ptr);
+namespace {
+
+bool key_less(const BlockKey& a, const BlockKey& b) {
+  if (a.stream != b.stream) return a.stream < b.stream;
+  if (a.size != b.size) return a.size < b.size;
+  return std::less<const char*>()(a.ptr, b.ptr);
 }
+
+}  // namespace
+
+bool BlockComparator::operator()(const Block* a, const Block* b) const { return key_less(a->key(), b->key()); }
+bool BlockComparator::operator()(const BlockKey& a, const Block* b) const { return key_less(a, b->key()); }
+bool BlockComparator::operator()(const Block* a, const BlockKey& b) const { return key_less(a->key(), b); }
 
 namespace {
 
@@ -129,11 +166,15 @@ size_t allocation_size(size_t size) {
 
 struct CachingAllocator::Impl {
   MemoryProvider& provider;
+  const Device device;  // the provider's, asked once: every DataPtr carries it
   AllocConf conf;
+  // No roundup_power2_divisions set: round_size is a 512-byte round up, done inline.
+  bool plain_rounding = true;
   mutable std::mutex mutex;
   BlockPool small{{}, true, this}, large{{}, false, this};
-  std::unordered_map<void*, Block*> allocated_blocks;  // by pointer, for raw_free/record_stream
-  std::unordered_set<Block*> active_blocks;            // allocated or waiting for events
+  // Allocated blocks by pointer, for raw_free and record_stream (a DataPtr carries its Block).
+  // The active blocks (docs/allocator.md) are these and those in outstanding_events.
+  PointerMap<Block*> allocated_blocks;
   std::map<StreamId, std::deque<std::pair<EventId, Block*>>> outstanding_events;
   MemoryStats stats;
   size_t total_reserved = 0;
@@ -142,7 +183,55 @@ struct CachingAllocator::Impl {
   std::map<std::pair<const BlockPool*, StreamId>, std::unique_ptr<Expandable>> expandable_segments;
   PrivatePools private_pools;
 
-  Impl(MemoryProvider& p, const AllocConf& c) : provider(p), conf(c) {}
+  // A cached allocate + free pair splits a block and merges it back: the Block objects and the
+  // free sets' nodes that this makes and drops are kept for the next pair rather than going
+  // back to the heap (at most kMaxSpare of each).
+  static constexpr size_t kMaxSpare = 1024;
+  std::vector<Block*> spare_blocks;              // free Blocks, reset when used again
+  std::vector<BlockSet::node_type> spare_nodes;  // empty nodes of the free sets
+
+  Impl(MemoryProvider& p, const AllocConf& c) : provider(p), device(p.device()) { set_conf(c); }
+  ~Impl() {
+    for (Block* b : spare_blocks) delete b;
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  void set_conf(const AllocConf& c) {
+    conf = c;
+    plain_rounding = std::all_of(c.roundup_power2_divisions.begin(), c.roundup_power2_divisions.end(),
+                                 [](size_t d) { return d <= 1; });
+  }
+
+  size_t rounded_size(size_t size) const {
+    if (!plain_rounding) return round_size(size, conf);
+    return size < kMinBlockSize ? kMinBlockSize : (size + kMinBlockSize - 1) & ~(kMinBlockSize - 1);
+  }
+
+  Block* new_block(StreamId stream, size_t size, BlockPool* pool, char* ptr) {
+    if (spare_blocks.empty()) return new Block(stream, size, pool, ptr);
+    Block* block = spare_blocks.back();
+    spare_blocks.pop_back();
+    block->reset(stream, size, pool, ptr);
+    return block;
+  }
+
+  void delete_block(Block* block) {
+    if (spare_blocks.size() >= kMaxSpare) {
+      delete block;
+      return;
+    }
+    spare_blocks.push_back(block);
+  }
+
+  // Every active block: allocated, or freed and waiting for events (once per event).
+  template <typename F>
+  void for_each_active(F&& f) const {
+    allocated_blocks.for_each([&](const void*, Block* b) { f(b); });
+    for (const auto& [stream, queue] : outstanding_events) {
+      for (const auto& entry : queue) f(entry.second);
+    }
+  }
 
   void trace(TraceAction action, const void* address, size_t size, StreamId stream) {
     if (ANATOMY_UNLIKELY(history.enabled())) history.record(action, address, size, stream);
@@ -166,14 +255,15 @@ struct CachingAllocator::Impl {
                     orig_size, kMaxRequest, provider.device().str(), format_size(provider.total_memory()));
     }
     process_events();
-    size_t size = round_size(orig_size, conf);
+    size_t size = rounded_size(orig_size);
     BlockPool& pool = pool_for(size, stream);
+    FoundBlock found = conf.caching ? get_free_block(pool, size, stream) : FoundBlock{};
+    if (found.block) return alloc_found_block(found.block, orig_size, size, found.in_free_set);
     // With caching off every request is a reservation of its own, released when freed.
     // With expandable segments a segment grows by the request (rounded up to its pages).
     size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
-    Block* block = conf.caching ? get_free_block(pool, size, stream) : nullptr;
-    if (!block && conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
-    if (!block) block = alloc_block(pool, alloc_size, stream, false);
+    if (conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
+    Block* block = alloc_block(pool, alloc_size, stream, false);
     // A live private pool's free memory is never given back (a captured graph may use it), so
     // the first rung frees oversize blocks only for the ordinary pools.
     if (!block && !pool.private_pool && release_available_cached_blocks(pool, size, stream))
@@ -197,18 +287,30 @@ struct CachingAllocator::Impl {
     return size <= kSmallSize ? small : large;
   }
 
-  Block* get_free_block(BlockPool& pool, size_t size, StreamId stream) {
+  // A cached block for a request. One that will be split stays in its pool's free set when its
+  // remainder (the same Block, shrunk from the front) still sorts after the block before it:
+  // alloc_found_block then shrinks it in place, saving an erase and an insert.
+  struct FoundBlock {
+    Block* block = nullptr;
+    bool in_free_set = false;
+  };
+
+  FoundBlock get_free_block(BlockPool& pool, size_t size, StreamId stream) {
     ++pool.get_free_block_calls;
-    Block key(stream, size, &pool, nullptr);
-    auto it = pool.blocks.lower_bound(&key);
-    if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
+    auto it = pool.blocks.lower_bound(BlockKey{stream, size, nullptr});
+    if (it == pool.blocks.end() || (*it)->stream != stream) return {};
     // An oversize block is kept whole for requests that would not split it anyway, and a large
     // request does not take a block much larger than itself (the rest would be wasted, unsplit).
-    if (size < conf.max_split_size && (*it)->size >= conf.max_split_size) return nullptr;
-    if (size >= conf.max_split_size && (*it)->size >= size + conf.max_non_split_rounding_size) return nullptr;
+    if (size < conf.max_split_size && (*it)->size >= conf.max_split_size) return {};
+    if (size >= conf.max_split_size && (*it)->size >= size + conf.max_non_split_rounding_size) return {};
     Block* b = *it;
-    pool.blocks.erase(it);
-    return b;
+    // The remainder's key is smaller than b's, so it still sorts before b's successor.
+    if (should_split(b, size) && (it == pool.blocks.begin() ||
+                                  key_less((*std::prev(it))->key(), BlockKey{stream, b->size - size, b->ptr + size}))) {
+      return {b, true};
+    }
+    keep_node(pool.blocks.extract(it));
+    return {b, false};
   }
 
   Block* alloc_block(BlockPool& pool, size_t alloc_size, StreamId stream, bool is_retry) {
@@ -230,7 +332,7 @@ struct CachingAllocator::Impl {
       ++pp->stats.segments;
       pp->stats.reserved_bytes += static_cast<int64_t>(alloc_size);
     }
-    return new Block(stream, alloc_size, &pool, static_cast<char*>(ptr));
+    return new_block(stream, alloc_size, &pool, static_cast<char*>(ptr));
   }
 
   bool should_split(const Block* block, size_t size) const {
@@ -241,12 +343,16 @@ struct CachingAllocator::Impl {
     return size < conf.max_split_size && remaining > kSmallSize;
   }
 
-  Block* alloc_found_block(Block* block, size_t orig_size, size_t size) {
+  // `in_free_set`: get_free_block left the block in the free set, to be split in place.
+  Block* alloc_found_block(Block* block, size_t orig_size, size_t size, bool in_free_set = false) {
     BlockPool& pool = *block->pool;
     const bool already_split = block->is_split();
-    if (should_split(block, size)) {
+    const bool split = should_split(block, size);
+    ANATOMY_INTERNAL_ASSERT(split || !in_free_set,
+                            "caching allocator: a cached block left in the free set is not split");
+    if (split) {
       Block* remaining = block;
-      block = new Block(remaining->stream, size, &pool, remaining->ptr);
+      block = new_block(remaining->stream, size, &pool, remaining->ptr);
       block->expandable = remaining->expandable;
       block->prev = remaining->prev;
       if (block->prev) block->prev->next = block;
@@ -254,7 +360,11 @@ struct CachingAllocator::Impl {
       remaining->prev = block;
       remaining->ptr += size;
       remaining->size -= size;
-      insert_into_blocks(remaining);
+      if (in_free_set) {
+        remaining->gc_count_base = pool.get_free_block_calls;  // cached anew, as insert_into_blocks does
+      } else {
+        insert_into_blocks(remaining);
+      }
       for_stat(pool, [&](StatType t) {
         if (already_split) {  // an inactive split block shrinks by `size`
           stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(size));
@@ -276,8 +386,7 @@ struct CachingAllocator::Impl {
       history.record(TraceAction::Alloc, block->ptr, orig_size, block->stream);
       block->op = dispatch::current_op_name();
     }
-    active_blocks.insert(block);
-    allocated_blocks.emplace(block->ptr, block);
+    allocated_blocks.insert(block->ptr, block);
     for_stat(pool, [&](StatType t) {
       stats.allocation[t].increase(1);
       stats.allocated_bytes[t].increase(static_cast<int64_t>(block->size));
@@ -322,23 +431,27 @@ struct CachingAllocator::Impl {
     block->stream_uses.clear();
   }
 
-  // Returns the block to its pool, merged with free neighbours.
+  // Returns the block to its pool, merged with free neighbours (`block` may be deleted then).
   void free_block(Block* block) {
     BlockPool& pool = *block->pool;
     // The request stays known while the free waits for events, for the trace and the snapshot.
     trace(TraceAction::FreeCompleted, block->ptr, block->requested, block->stream);
     block->requested = 0;
-    size_t orig_size = block->size;
-    int64_t net_blocks = 0, net_bytes = 0;
-    for (Block* candidate : {block->prev, block->next}) {
-      size_t subsumed = try_merge_blocks(block, candidate, pool);
-      if (subsumed > 0) {
+    const size_t orig_size = block->size;
+    Block* before = is_free(block->prev) ? block->prev : nullptr;
+    Block* after = is_free(block->next) ? block->next : nullptr;
+    int64_t net_blocks = 0, net_bytes = 0;  // of inactive split blocks
+    for (const Block* merged : {before, after}) {
+      if (merged) {
         net_blocks -= 1;
-        net_bytes -= static_cast<int64_t>(subsumed);
+        net_bytes -= static_cast<int64_t>(merged->size);
       }
     }
-    active_blocks.erase(block);
-    insert_into_blocks(block);
+    if (before || after) {
+      block = merge_free_run(block, before, after, pool);
+    } else {
+      insert_into_blocks(block);
+    }
     if (block->is_split()) {
       net_blocks += 1;
       net_bytes += static_cast<int64_t>(block->size);
@@ -356,22 +469,40 @@ struct CachingAllocator::Impl {
     if (ANATOMY_UNLIKELY(pp != nullptr) && pp->stats.use_count == 0) retire_pool(*pp);
   }
 
-  size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
-    if (!src || src->allocated || src->event_count > 0 || !src->stream_uses.empty()) return 0;
-    if (dst->prev == src) {
-      dst->ptr = src->ptr;
-      dst->prev = src->prev;
-      if (dst->prev) dst->prev->next = dst;
+  // Joins the freed `block` with its free neighbours `before` and `after` (either may be null)
+  // into one Block, a neighbour: it is in the free set already, and grows in place there when it
+  // still sorts before its successor (growing keeps it after its predecessor), which saves an
+  // erase and an insert on every free that merges. The other Blocks are deleted. Returns it.
+  Block* merge_free_run(Block* block, Block* before, Block* after, BlockPool& pool) {
+    Block* keep = after ? after : before;
+    Block* other = after ? before : nullptr;
+    Block* first = before ? before : block;
+    Block* last = after ? after : block;
+    if (other) erase_from_blocks(pool, other);
+    auto it = pool.blocks.find(keep);
+    ANATOMY_INTERNAL_ASSERT(it != pool.blocks.end(), "caching allocator: a free block is not in its pool");
+    const BlockKey merged{keep->stream, block->size + (before ? before->size : 0) + (after ? after->size : 0),
+                          first->ptr};
+    const auto successor = std::next(it);
+    const bool in_place = successor == pool.blocks.end() || key_less(merged, (*successor)->key());
+    if (!in_place) keep_node(pool.blocks.extract(it));
+    Block* prev = first->prev;
+    Block* next = last->next;
+    keep->ptr = first->ptr;
+    keep->size = merged.size;
+    keep->prev = prev;
+    keep->next = next;
+    if (prev) prev->next = keep;
+    if (next) next->prev = keep;
+    if (keep->expandable && next == nullptr) keep->expandable->tail = keep;
+    delete_block(block);
+    if (other) delete_block(other);
+    if (in_place) {
+      keep->gc_count_base = pool.get_free_block_calls;  // cached anew, as insert_into_blocks does
     } else {
-      dst->next = src->next;
-      if (dst->next) dst->next->prev = dst;
+      insert_into_blocks(keep);
     }
-    size_t subsumed = src->size;
-    dst->size += subsumed;
-    if (dst->expandable && dst->next == nullptr) dst->expandable->tail = dst;
-    pool.blocks.erase(src);
-    delete src;
-    return subsumed;
+    return keep;
   }
 
   // Finishes frees whose events have completed, without blocking. Per stream, events complete
@@ -403,7 +534,26 @@ struct CachingAllocator::Impl {
 
   void insert_into_blocks(Block* block) {
     block->gc_count_base = block->pool->get_free_block_calls;
-    block->pool->blocks.insert(block);
+    insert_keeping_age(block);
+  }
+
+  // Into its pool's free set, in a kept node when there is one.
+  void insert_keeping_age(Block* block) {
+    if (spare_nodes.empty()) {
+      block->pool->blocks.insert(block);
+      return;
+    }
+    BlockSet::node_type node = std::move(spare_nodes.back());
+    spare_nodes.pop_back();
+    node.value() = block;
+    block->pool->blocks.insert(std::move(node));
+  }
+
+  // Out of `pool`'s free set (when there: its key must not have changed since it went in).
+  void erase_from_blocks(BlockPool& pool, Block* block) { keep_node(pool.blocks.extract(block)); }
+
+  void keep_node(BlockSet::node_type node) {
+    if (!node.empty() && spare_nodes.size() < kMaxSpare) spare_nodes.push_back(std::move(node));
   }
 
   double allowed_memory() const {
@@ -465,16 +615,16 @@ struct CachingAllocator::Impl {
       --pp->stats.segments;
       pp->stats.reserved_bytes -= static_cast<int64_t>(block->size);
     }
-    pool.blocks.erase(block);
-    delete block;
+    erase_from_blocks(pool, block);
+    delete_block(block);
   }
 
   // Frees cached oversize segments (>= max_split_size) of this stream: the one just large
   // enough for the request, or else the largest ones until enough is released.
   bool release_available_cached_blocks(BlockPool& pool, size_t size, StreamId stream) {
     if (conf.max_split_size == std::numeric_limits<size_t>::max()) return false;
-    Block key(stream, std::max(size, conf.max_split_size), &pool, nullptr);
-    auto it = pool.blocks.lower_bound(&key);
+    const BlockKey key{stream, std::max(size, conf.max_split_size), nullptr};
+    auto it = pool.blocks.lower_bound(key);
     if (it != pool.blocks.end() && (*it)->stream == stream && !(*it)->is_split()) {
       release_block(*it);
       return true;
@@ -515,7 +665,8 @@ struct CachingAllocator::Impl {
   // pool dies, which a growing segment tied to its pool and stream cannot.
   bool expandable_for(const BlockPool& pool) const { return use_expandable_segments() && !pool.private_pool; }
 
-  static bool is_free(const Block* b) { return !b->allocated && b->event_count == 0; }
+  // Neither allocated nor waiting for events: in its pool's free set (null: no block).
+  static bool is_free(const Block* b) { return b != nullptr && !b->allocated && b->event_count == 0; }
 
   // PyTorch's page sizes: 2 MiB for the small pool, 20 MiB for the large one, in whole provider
   // pages.
@@ -536,7 +687,7 @@ struct CachingAllocator::Impl {
     Block* tail = es ? es->tail : nullptr;
     const size_t have = tail && is_free(tail) ? tail->size : 0;
     if (have >= size) {  // get_free_block turned it down for max_split_size; growing would not help
-      pool.blocks.erase(tail);
+      erase_from_blocks(pool, tail);
       return tail;
     }
     const size_t page = es ? es->segment->page_size() : expandable_page_size(pool);
@@ -566,14 +717,14 @@ struct CachingAllocator::Impl {
     trace(TraceAction::SegmentMap, old_end, grown, stream);
     for_stat(pool, [&](StatType t) { stats.reserved_bytes[t].increase(static_cast<int64_t>(grown)); });
     if (have > 0) {  // the free tail grows; alloc_found_block takes it from here
-      pool.blocks.erase(tail);
+      erase_from_blocks(pool, tail);
       tail->size += grown;
       if (tail->is_split()) {
         for_stat(pool, [&](StatType t) { stats.inactive_split_bytes[t].increase(static_cast<int64_t>(grown)); });
       }
       return tail;
     }
-    Block* block = new Block(stream, grown, &pool, old_end);
+    Block* block = new_block(stream, grown, &pool, old_end);
     block->expandable = es;
     block->prev = tail;
     if (tail) {  // a free block behind a used one: an inactive split block, as alloc_found_block expects
@@ -617,20 +768,20 @@ struct CachingAllocator::Impl {
     total_reserved -= unmapped;
     trace(TraceAction::SegmentUnmap, seg.mapped_end(), unmapped, tail->stream);
     const bool was_split = tail->is_split();
-    pool.blocks.erase(tail);
+    erase_from_blocks(pool, tail);
     for_stat(pool, [&](StatType t) {
       stats.reserved_bytes[t].decrease(static_cast<int64_t>(unmapped));
       if (was_split) stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(unmapped));
     });
     if (unmapped < tail->size) {
       tail->size -= unmapped;
-      pool.blocks.insert(tail);  // keeps its age for garbage collection
+      insert_keeping_age(tail);  // keeps its age for garbage collection
       return;
     }
     if (was_split) for_stat(pool, [&](StatType t) { stats.inactive_split[t].decrease(1); });
     // Free neighbours are merged, so the block before is in use: it becomes the last block.
     es->tail = tail->prev;
-    delete tail;
+    delete_block(tail);
     if (es->tail) {
       es->tail->next = nullptr;
       return;
@@ -654,7 +805,7 @@ struct CachingAllocator::Impl {
         if (!b->is_split()) whole.push_back(b);
       }
       for (Block* b : whole) {
-        from->blocks.erase(b);
+        erase_from_blocks(*from, b);
         b->pool = &to;
         insert_into_blocks(b);
         --pp.stats.segments;
@@ -684,7 +835,7 @@ struct CachingAllocator::Impl {
         for (Block* b : p->blocks) add_head(b);
       }
     });
-    for (Block* b : active_blocks) add_head(b);
+    for_each_active(add_head);
     std::vector<SegmentInfo> out;
     for (Block* head : heads) {
       SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}, head->expandable != nullptr, {}};
@@ -741,7 +892,8 @@ struct CachingAllocator::Impl {
 
 namespace {
 
-void delete_block(void* ctx) {
+// The DataPtr's deleter: its context is the Block, so no lookup by pointer.
+void free_block_of_data_ptr(void* ctx) {
   auto* block = static_cast<Block*>(ctx);
   CachingAllocator::Impl* impl = block->pool->owner;
   std::lock_guard<std::mutex> g(impl->mutex);
@@ -768,21 +920,21 @@ CachingAllocator::~CachingAllocator() {
   // (the provider's memory stays with the provider, expandable segments' pages mapped).
   for (auto& [key, es] : impl_->expandable_segments) (void)es->segment.release();
   std::unordered_set<Block*> heads;
-  for (Block* b : impl_->active_blocks) {
+  impl_->for_each_active([&](Block* b) {
     while (b->prev) b = b->prev;
     heads.insert(b);
-  }
+  });
   for (Block* b : heads) {
     while (b) delete std::exchange(b, b->next);
   }
 }
 
 DataPtr CachingAllocator::allocate(size_t nbytes) {
-  if (nbytes == 0) return DataPtr(nullptr, impl_->provider.device());
+  if (nbytes == 0) return DataPtr(nullptr, impl_->device);
   StreamId stream = impl_->provider.current_stream();
   std::lock_guard<std::mutex> g(impl_->mutex);
   Block* block = impl_->malloc(nbytes, stream);
-  return DataPtr(block->ptr, block, &delete_block, impl_->provider.device());
+  return DataPtr(block->ptr, block, &free_block_of_data_ptr, impl_->device);
 }
 
 void* CachingAllocator::raw_alloc(size_t nbytes, StreamId stream) {
@@ -794,20 +946,20 @@ void* CachingAllocator::raw_alloc(size_t nbytes, StreamId stream) {
 void CachingAllocator::raw_free(void* ptr) {
   if (ptr == nullptr) return;
   std::lock_guard<std::mutex> g(impl_->mutex);
-  auto it = impl_->allocated_blocks.find(ptr);
-  ANATOMY_CHECK(it != impl_->allocated_blocks.end(), ValueError,
+  Block** found = impl_->allocated_blocks.find(ptr);
+  ANATOMY_CHECK(found != nullptr, ValueError,
                 "raw_free: {} was not allocated by this caching allocator (or was already freed)", ptr);
-  impl_->free(it->second);
+  impl_->free(*found);
 }
 
 void CachingAllocator::record_stream(void* ptr, StreamId stream) {
   if (ptr == nullptr) return;
   std::lock_guard<std::mutex> g(impl_->mutex);
-  auto it = impl_->allocated_blocks.find(ptr);
-  ANATOMY_CHECK(it != impl_->allocated_blocks.end(), ValueError,
+  Block** found = impl_->allocated_blocks.find(ptr);
+  ANATOMY_CHECK(found != nullptr, ValueError,
                 "record_stream: {} is not the start of a block allocated by this caching allocator", ptr);
   // Work on the allocation stream is ordered before reuse already; only other streams need events.
-  if (stream != it->second->stream) it->second->stream_uses.insert(stream);
+  if (stream != (*found)->stream) (*found)->stream_uses.insert(stream);
 }
 
 void CachingAllocator::empty_cache() {
@@ -843,11 +995,11 @@ void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
 
 MemorySnapshot CachingAllocator::memory_snapshot() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
-  return MemorySnapshot{impl_->provider.device(), impl_->segments(), impl_->history.entries(),
-                        impl_->history.max_entries(), impl_->stats};
+  return MemorySnapshot{impl_->device, impl_->segments(), impl_->history.entries(), impl_->history.max_entries(),
+                        impl_->stats};
 }
 
-Device CachingAllocator::device() const { return impl_->provider.device(); }
+Device CachingAllocator::device() const { return impl_->device; }
 
 AllocConf CachingAllocator::conf() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
@@ -860,7 +1012,7 @@ AllocConf CachingAllocator::conf() const {
 void CachingAllocator::set_conf(const AllocConf& conf) {
   check_conf(conf, impl_->provider);
   std::lock_guard<std::mutex> g(impl_->mutex);
-  impl_->conf = conf;
+  impl_->set_conf(conf);
 }
 
 PoolId CachingAllocator::create_pool() {
