@@ -136,7 +136,8 @@ void check_conf(const AllocConf& conf, const MemoryProvider& provider) {
                 "(it has no virtual memory management); use expandable_segments:False",
                 provider.device().str());
   ANATOMY_CHECK(conf.backend == AllocBackend::Native, NotImplementedError,
-                "caching allocator: backend:cudaMallocAsync is not yet supported; use backend:native");
+                "caching allocator: backend:cudaMallocAsync is not a policy of this allocator (it is the native "
+                "backend); CUDA devices serve that setting with cuda::AsyncAllocator (backends/cuda/async_allocator.h)");
 }
 
 // The next multiple of 2^floor(log2 size) / divisions above `size` (1200 MB, 4 -> 1280 MB).
