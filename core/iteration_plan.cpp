@@ -73,8 +73,13 @@ bool IterationPlan::Builder::is_flat_case() const {
   if ((common_ && *common_ != dtype) || (output_ && *output_ != dtype) || (int_to_float_ && !is_floating(dtype))) {
     return false;
   }
+  // A given output (out=, in-place) joins when it is laid out as the inputs are: the general path
+  // would give it the same one-dim loop.
   for (const Tensor& out : outputs_) {
-    if (out.defined()) return false;
+    if (out.defined() && (out.dtype() != dtype || !out.is_contiguous() || out.device() != first.device() ||
+                          out.sizes() != first.sizes())) {
+      return false;
+    }
   }
   if (!first.is_contiguous()) return false;
   for (int i = 1; i < inputs_.size(); ++i) {
@@ -87,9 +92,8 @@ bool IterationPlan::Builder::is_flat_case() const {
 }
 
 IterationPlan IterationPlan::Builder::build_flat() const {
-  // Promotion of one dtype gives that dtype, and there is nothing to broadcast or to check
-  // against a given output. New outputs take the first input's (contiguous) strides, as the
-  // general path does.
+  // Promotion of one dtype gives that dtype, and there is nothing to broadcast. New outputs take
+  // the first input's (contiguous) strides, as the general path does; given ones already have them.
   const Tensor& first = inputs_[0];
   IterationPlan plan;
   plan.shape_ = first.sizes();
@@ -97,8 +101,15 @@ IterationPlan IterationPlan::Builder::build_flat() const {
   plan.common_ = first.dtype();
   Allocator* allocator = get_allocator(first.device().type());
   ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for {}", op_, first.device().str());
-  for (int i = 0; i < outputs_.size(); ++i) {
-    plan.operands_.push_back(make_dense_tensor(first.sizes(), first.strides(), plan.numel_, plan.common_, allocator));
+  for (const Tensor& out : outputs_) {
+    if (out.defined()) {
+      // What the general path checks of a given output that can still fail here.
+      check_no_internal_overlap(out, op_);
+      for (const Tensor& in : inputs_) check_output_input_overlap(out, in, op_);
+      plan.operands_.push_back(out);
+    } else {
+      plan.operands_.push_back(make_dense_tensor(first.sizes(), first.strides(), plan.numel_, plan.common_, allocator));
+    }
     plan.user_outputs_.push_back(Tensor());
   }
   plan.num_outputs_ = outputs_.size();
