@@ -13,6 +13,7 @@
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 #include "anatomy/autograd/grad_mode.h"
+#include "anatomy/core/norm_backward_plan.h"
 #include "anatomy/dispatch/ops_nn.h"
 
 namespace anatomy::autograd {
@@ -58,19 +59,6 @@ std::optional<Tensor> optional_input(const BackwardContext& ctx, int arg) {
   const Tensor t = ctx.input(arg);
   return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
 }
-
-// The normalized trailing dims of an input of `ndim` dims, and the leading ones.
-struct NormDims {
-  std::vector<int64_t> normalized, leading;
-};
-NormDims norm_dims(int64_t ndim, size_t normalized_count) {
-  NormDims d;
-  const int64_t first = ndim - static_cast<int64_t>(normalized_count);
-  for (int64_t i = 0; i < ndim; ++i) (i < first ? d.leading : d.normalized).push_back(i);
-  return d;
-}
-// A weight's or bias's gradient: summed over the leading dims (none: nothing to sum).
-Tensor sum_leading(const Tensor& t, const NormDims& d) { return d.leading.empty() ? t : t.sum(d.leading); }
 
 // Given xhat = (x - mean) * rstd and y = xhat * w + b over the normalized dims:
 //   dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = g * w

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "anatomy/core/norm_plan.h"
 #include "anatomy/core/tensor.h"
@@ -36,6 +37,20 @@ NormBackwardPlan prepare_norm_backward(const char* op, const Tensor& grad_out, c
                                        IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd,
                                        const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                                        bool contiguous);
+
+// The normalized trailing dims of an input of `ndim` dims, and the leading ones, for the
+// backward formulas of layer_norm and rms_norm (the composites here and autograd's derivatives).
+struct NormDims {
+  std::vector<int64_t> normalized, leading;
+};
+inline NormDims norm_dims(int64_t ndim, size_t normalized_count) {
+  NormDims d;
+  const int64_t first = ndim - static_cast<int64_t>(normalized_count);
+  for (int64_t i = 0; i < ndim; ++i) (i < first ? d.leading : d.normalized).push_back(i);
+  return d;
+}
+// A weight's or bias's gradient: summed over the leading dims (none: nothing to sum).
+inline Tensor sum_leading(const Tensor& t, const NormDims& d) { return d.leading.empty() ? t : t.sum(d.leading); }
 
 // output_mask of native_layer_norm_backward (3 entries) and _rms_norm_backward (2): 0 or 1 each.
 void check_output_mask(const char* op, IntArrayRef mask, size_t count);

@@ -35,18 +35,6 @@ Tensor softmax_backward_composite(const Tensor& grad_output, const Tensor& outpu
   else return as_dtype(y * (g - (g * y).sum({p.dim}, true)), input_dtype);
 }
 
-// The trailing normalized dims of `x` and the leading ones.
-struct NormDims {
-  std::vector<int64_t> normalized, leading;
-};
-NormDims norm_dims(int64_t ndim, size_t normalized_count) {
-  NormDims d;
-  const int64_t first = ndim - static_cast<int64_t>(normalized_count);
-  for (int64_t i = 0; i < ndim; ++i) (i < first ? d.leading : d.normalized).push_back(i);
-  return d;
-}
-Tensor sum_leading(const Tensor& t, const NormDims& d) { return d.leading.empty() ? t : t.sum(d.leading); }
-
 // xhat = (x - mean) * rstd; dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = g * w;
 // dw = sum over the leading dims of g * xhat; db = sum of g.
 Tensor3 native_layer_norm_backward_composite(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape,

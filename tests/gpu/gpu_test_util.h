@@ -41,6 +41,25 @@ inline const std::vector<DType>& all_dtypes() {
 // Random CPU values that every dtype holds and every conversion keeps defined: [0, 1) for
 // floats, integers in [0, 100) (0 and 1 for bool). No negatives, since a negative float cast to
 // uint8 is undefined behaviour.
+// The floating dtypes, narrowest first.
+inline const std::vector<DType> kFloatingDtypes = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+
+// How close a CUDA floating result must be to the CPU's, relative. fp16 and bf16 are computed in
+// fp32 and rounded once, so their bound is the dtype's rounding; fp32's and fp64's depend on how
+// differently the two sides order the arithmetic, which the caller knows.
+inline double float_rtol(DType d, double fp32, double fp64) {
+  switch (d) {
+    case DType::Float16:
+      return 4e-3;
+    case DType::BFloat16:
+      return 3e-2;
+    case DType::Float32:
+      return fp32;
+    default:
+      return fp64;
+  }
+}
+
 inline Tensor sample(IntArrayRef sizes, DType dtype) {
   if (is_floating(dtype)) return rand(sizes, dtype);
   return randint(0, dtype == DType::Bool ? 2 : 100, sizes, dtype);

@@ -17,26 +17,13 @@ using gpu_test::values_of;
 
 namespace {
 
-double rtol_for(DType d) {
-  switch (d) {
-    case DType::Float16:
-      return 4e-3;
-    case DType::BFloat16:
-      return 3e-2;
-    case DType::Float32:
-      return 2e-5;
-    default:
-      return 1e-12;
-  }
-}
-
 // CUDA result against the CPU's: same shape and dtype, |got - want| <= rtol * (|want| + 1), NaN
 // matching NaN.
 std::string compare_to_cpu(const Tensor& got, const Tensor& want) {
   if (!got.is_cuda()) return "the result is not on CUDA";
   if (got.sizes() != want.sizes() || got.dtype() != want.dtype()) return "shape or dtype differs";
   const std::vector<double> g = values_of(got), w = values_of(want);
-  const double rtol = rtol_for(want.dtype());
+  const double rtol = gpu_test::float_rtol(want.dtype(), 2e-5, 1e-12);
   for (size_t i = 0; i < g.size(); ++i) {
     if (std::isnan(w[i]) && std::isnan(g[i])) continue;
     if (!(std::abs(g[i] - w[i]) <= rtol * (std::abs(w[i]) + 1))) {

@@ -21,23 +21,7 @@ using gpu_test::values_of;
 
 namespace {
 
-const std::vector<DType> kFloats = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
-
-// CUDA computes fp16/bf16 in fp32 and rounds once; the expected values are the CPU composite's
-// on fp64 copies of the same (rounded) inputs, rounded to the dtype. (The CPU composite in
-// fp16/bf16 rounds every intermediate and is further off: the op table's bounds.)
-double tol_for(DType d) {
-  switch (d) {
-    case DType::Float16:
-      return 4e-3;
-    case DType::BFloat16:
-      return 3e-2;
-    case DType::Float32:
-      return 2e-5;
-    default:
-      return 1e-11;
-  }
-}
+using gpu_test::kFloatingDtypes;
 
 // Same shape and dtype, |got - want| <= tol * (|want| + 1); both undefined counts as equal.
 std::string compare_to_cpu(const Tensor& got, const Tensor& want, double scale = 1) {
@@ -47,7 +31,10 @@ std::string compare_to_cpu(const Tensor& got, const Tensor& want, double scale =
   if (!got.is_cuda()) return "the result is not on CUDA";
   if (got.sizes() != want.sizes() || got.dtype() != want.dtype()) return "shape or dtype differs";
   const std::vector<double> g = values_of(got), w = values_of(want);
-  const double tol = tol_for(want.dtype()) * scale;
+  // CUDA computes fp16/bf16 in fp32 and rounds once; the expected values are the CPU composite's
+  // on fp64 copies of the same (rounded) inputs, rounded to the dtype. (The CPU composite in
+  // fp16/bf16 rounds every intermediate and is further off: the op table's bounds.)
+  const double tol = gpu_test::float_rtol(want.dtype(), 2e-5, 1e-11) * scale;
   for (size_t i = 0; i < g.size(); ++i) {
     if (std::isnan(w[i]) && std::isnan(g[i])) continue;
     if (!(std::abs(g[i] - w[i]) <= tol * (std::abs(w[i]) + 1))) {
@@ -107,7 +94,7 @@ void check_softmax_backward(const Tensor& x, int64_t dim, const Tensor& g, const
 TEST_CASE("CUDA softmax backward: every dtype and kernel shape against the CPU") {
   ANATOMY_REQUIRE_GPU();
   manual_seed(7);
-  for (DType dt : kFloats) {
+  for (DType dt : kFloatingDtypes) {
     CAPTURE(name(dt));
     struct Case {
       std::vector<int64_t> shape;
@@ -230,7 +217,7 @@ const std::vector<NormCase> kNormCases = {
 TEST_CASE("CUDA layer_norm backward: every dtype, kernel shape, weight and output_mask against the CPU") {
   ANATOMY_REQUIRE_GPU();
   manual_seed(11);
-  for (DType dt : kFloats) {
+  for (DType dt : kFloatingDtypes) {
     CAPTURE(name(dt));
     for (const NormCase& c : kNormCases) {
       // The largest case only in fp32: its CPU composite is slow.
@@ -250,7 +237,7 @@ TEST_CASE("CUDA layer_norm backward: every dtype, kernel shape, weight and outpu
 TEST_CASE("CUDA rms_norm backward: every dtype, kernel shape, weight and output_mask against the CPU") {
   ANATOMY_REQUIRE_GPU();
   manual_seed(13);
-  for (DType dt : kFloats) {
+  for (DType dt : kFloatingDtypes) {
     CAPTURE(name(dt));
     for (const NormCase& c : kNormCases) {
       if (c.sizes[0] == 600 && dt != DType::Float32) continue;

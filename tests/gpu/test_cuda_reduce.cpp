@@ -19,21 +19,7 @@ using gpu_test::values_of;
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN(), kInf = std::numeric_limits<double>::infinity();
-const std::vector<DType> kFloating = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
-
-// How close a float result must be to the CPU's: the two sum in different orders.
-double rtol_for(DType d) {
-  switch (d) {
-    case DType::Float16:
-      return 4e-3;
-    case DType::BFloat16:
-      return 3e-2;
-    case DType::Float32:
-      return 2e-5;
-    default:
-      return 1e-10;
-  }
-}
+using gpu_test::kFloatingDtypes;
 
 // The largest finite |value| of x (0 for integers and bool): the scale of a float sum's
 // rounding error, which does not shrink when the sum cancels to nearly zero.
@@ -54,7 +40,7 @@ std::string compare_to_cpu(const Tensor& got, const Tensor& want, double scale =
   if (got.dtype() != want.dtype()) return fmt::format("dtype {} != {}", name(got.dtype()), name(want.dtype()));
   if (!is_floating(want.dtype())) return same_values(got, want) ? "" : "integer or bool values differ";
   const std::vector<double> g = values_of(got), w = values_of(want);
-  const double rtol = rtol_for(want.dtype());
+  const double rtol = gpu_test::float_rtol(want.dtype(), 2e-5, 1e-10);
   for (size_t i = 0; i < g.size(); ++i) {
     if (std::isnan(w[i]) && std::isnan(g[i])) continue;
     if (!std::isfinite(w[i]) || !std::isfinite(g[i])) {
@@ -285,7 +271,7 @@ TEST_CASE("cuda reduce: dtype= and out= of sum, mean and prod") {
 
 TEST_CASE("cuda reduce: NaN and infinities follow the CPU's rules") {
   ANATOMY_REQUIRE_GPU();
-  for (DType d : kFloating) {
+  for (DType d : kFloatingDtypes) {
     CAPTURE(name(d));
     // Row 0: NaN in the middle; row 1: two NaN; row 2: infinities; row 3: -inf only (logsumexp
     // -inf); row 4: +inf and -inf (sum NaN).

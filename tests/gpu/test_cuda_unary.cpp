@@ -18,7 +18,7 @@ using gpu_test::same_values;
 namespace {
 
 using D = std::vector<double>;
-const std::vector<DType> kFloating = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+using gpu_test::kFloatingDtypes;
 
 const double kInf = std::numeric_limits<double>::infinity(), kNaN = std::numeric_limits<double>::quiet_NaN();
 Tensor values(const D& v, DType d) { return tensor(v, {static_cast<int64_t>(v.size())}, DType::Float64).to(d); }
@@ -28,7 +28,7 @@ const D kSpecial = {kNaN, kInf, -kInf, 0.0, -0.0, 0.5, 1.5, 2.5, -2.5, -0.5, 1e3
 
 TEST_CASE("cuda unary: the ops that keep the dtype give the CPU's bits") {
   ANATOMY_REQUIRE_GPU();
-  for (DType d : kFloating) {
+  for (DType d : kFloatingDtypes) {
     CAPTURE(name(d));
     const Tensor x = values(kSpecial, d), g = x.to(kCuda);
     CHECK(same_numbers(neg(g), neg(x)));
@@ -60,7 +60,7 @@ TEST_CASE("cuda unary: the ops that keep the dtype give the CPU's bits") {
 
 TEST_CASE("cuda unary: nan_to_num's defaults and replacements per dtype") {
   ANATOMY_REQUIRE_GPU();
-  for (DType d : kFloating) {
+  for (DType d : kFloatingDtypes) {
     CAPTURE(name(d));
     const Tensor x = values(kSpecial, d), g = x.to(kCuda);
     CHECK(same_values(nan_to_num(g), nan_to_num(x)));  // +-inf -> the dtype's largest and lowest
@@ -88,7 +88,7 @@ TEST_CASE("cuda unary: isnan, isinf, isfinite and logical_not on every dtype") {
 
 TEST_CASE("cuda unary: gelu's two forms and softplus's beta and threshold follow the CPU") {
   ANATOMY_REQUIRE_GPU();
-  for (DType d : kFloating) {
+  for (DType d : kFloatingDtypes) {
     CAPTURE(name(d));
     const Tensor x = tensor(D{-6, -2.5, -1, -0.1, 0, 0.1, 1, 2.5, 6, 15, 30}, {11}, DType::Float64).to(d);
     const Tensor g = x.to(kCuda);
