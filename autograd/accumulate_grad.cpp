@@ -16,13 +16,27 @@ AccumulateGrad::~AccumulateGrad() {
 
 namespace {
 
-// Only this handle refers to the tensor and its storage (no view of it, no other gradient), it
-// has no autograd history, and it is laid out densely like a fresh clone would be.
-bool is_unshared_plain_tensor(const Tensor& t) {
-  if (t.use_count() != 1 || !t.storage() || t.storage().use_count() != 1) return false;
-  if (!t.is_contiguous() || t.storage_offset() != 0) return false;
+bool has_no_history(const Tensor& t) {
   const AutogradMeta* meta = meta_or_null(t);
   return meta == nullptr || (!meta->grad_fn_ && !meta->requires_grad_);
+}
+
+// Whether nothing but this handle can see the gradient, so .grad may take its storage as is:
+// the tensor has one handle and no autograd history, is laid out densely from the start of its
+// storage as a fresh clone would be, and shares the storage with nobody, except with the base
+// of its view (Note [View + in-place]: every floating-point view keeps its root base) when only
+// that view holds the base. A backward formula's views (`mat1.t().mm(g).t()`) come this way.
+bool is_unshared_gradient(const Tensor& t) {
+  if (t.use_count() != 1 || !t.storage() || !has_no_history(t)) return false;
+  if (!t.is_contiguous() || t.storage_offset() != 0) return false;
+  long storage_users = 1;
+  const AutogradMeta* meta = meta_or_null(t);
+  if (meta != nullptr && meta->view_info_) {
+    const Tensor& base = meta->view_info_->base;
+    if (base.use_count() != 1 || !has_no_history(base) || base.storage().get() != t.storage().get()) return false;
+    storage_users = 2;
+  }
+  return t.storage().use_count() == storage_users;
 }
 
 }  // namespace
@@ -41,8 +55,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // nothing else can see the gradient (PyTorch "steals" it too): then it becomes .grad as is.
     if (GradMode::is_enabled()) {
       m.grad_ = g;
-    } else if (is_unshared_plain_tensor(g)) {
-      m.grad_ = std::move(g);
+    } else if (is_unshared_gradient(g)) {
+      // A view becomes a plain tensor over the same storage; its base goes with `g`.
+      const AutogradMeta* gm = meta_or_null(g);
+      m.grad_ = gm != nullptr && gm->view_info_ ? detach(g) : std::move(g);
     } else {
       m.grad_ = detach(g).clone();
     }

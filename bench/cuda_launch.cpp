@@ -7,6 +7,8 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 #include "anatomy/anatomy.h"
 #include "anatomy/backends/cuda/device.h"
 
@@ -93,8 +95,65 @@ void BM_AnatomyReluTiny(benchmark::State& state) {
   host_time(state, [&] { benchmark::DoNotOptimize(anatomy::relu(x).data_ptr()); });
 }
 
+void BM_AnatomyMulTiny(benchmark::State& state) {  // the loss's h * h, and its backward
+  if (skip_without_gpu(state)) return;
+  const anatomy::Tensor x = anatomy::ones({8, 16}, cuda_options());
+  host_time(state, [&] { benchmark::DoNotOptimize(anatomy::mul(x, x).data_ptr()); });
+}
+
+// The training step of bench/peer's mlp10x16_fwd_bwd_cuda (10 linear(16, 16) layers with relu,
+// batch 8, loss = sum of squares), and its parts: the forward without autograd, the forward
+// recording the graph (what the graph costs above the kernels), and the whole step with backward.
+struct CudaMlp {
+  static constexpr int kLayers = 10, kWidth = 16, kBatch = 8;
+  std::vector<anatomy::Tensor> w, b;
+  anatomy::Tensor x;
+  CudaMlp() {
+    anatomy::manual_seed(0);
+    for (int i = 0; i < kLayers; ++i) {
+      w.push_back((anatomy::randn({kWidth, kWidth}) * 0.25).to(anatomy::Device(anatomy::DeviceType::CUDA)).requires_grad_());
+      b.push_back((anatomy::randn({kWidth}) * 0.25).to(anatomy::Device(anatomy::DeviceType::CUDA)).requires_grad_());
+    }
+    x = anatomy::randn({kBatch, kWidth}).to(anatomy::Device(anatomy::DeviceType::CUDA));
+  }
+  anatomy::Tensor loss() {
+    anatomy::Tensor h = x;
+    for (int i = 0; i < kLayers; ++i) {
+      h = anatomy::linear(h, w[i], b[i]);
+      if (i + 1 < kLayers) h = anatomy::relu(h);
+    }
+    return (h * h).sum();
+  }
+};
+
+void BM_AnatomyMlpForwardNoGrad(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  CudaMlp mlp;
+  anatomy::autograd::NoGradGuard no_grad;
+  host_time(state, [&] { benchmark::DoNotOptimize(mlp.loss().data_ptr()); });
+}
+
+void BM_AnatomyMlpForward(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  CudaMlp mlp;
+  host_time(state, [&] { benchmark::DoNotOptimize(mlp.loss().data_ptr()); });
+}
+
+void BM_AnatomyMlpStep(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  CudaMlp mlp;
+  host_time(state, [&] {
+    for (int i = 0; i < CudaMlp::kLayers; ++i) mlp.w[i].set_grad({}), mlp.b[i].set_grad({});
+    mlp.loss().backward();
+  });
+}
+
 }  // namespace
 
+BENCHMARK(BM_AnatomyMlpForwardNoGrad)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnatomyMlpForward)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnatomyMlpStep)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnatomyMulTiny)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnatomyMmTiny)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnatomyLinearTiny)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnatomySumDim0Tiny)->UseRealTime()->Unit(benchmark::kMicrosecond);

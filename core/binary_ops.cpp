@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -106,7 +107,7 @@ void check_binary_values(BinaryOp op, const IterationPlan& plan) {
 }
 
 Tensor wrapped_scalar(const Scalar& s) {
-  Tensor t = scalar_tensor(s, s.dtype());
+  Tensor t = make_cpu_scalar(s, s.dtype());
   t.impl()->set_wrapped_number(true);
   return t;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/type_promotion.h"
 
@@ -198,7 +199,9 @@ IterationPlan IterationPlan::Builder::build() {
   for (const Tensor& in : inputs_) {
     // A CPU scalar next to device tensors stays on the CPU, cast there (one element, no device
     // work): device kernels take its value with the launch (Note [CPU scalars in device plans]).
-    plan.operands_.push_back(in.dtype() == plan.common_ ? in : in.to(plan.common_));
+    if (in.dtype() == plan.common_) plan.operands_.push_back(in);
+    else if (in.dim() == 0 && in.is_cpu()) plan.operands_.push_back(cast_cpu_scalar(in, plan.common_));
+    else plan.operands_.push_back(in.to(plan.common_));
   }
 
   const int n = plan.num_operands();

@@ -237,3 +237,27 @@ TEST_CASE("autograd: .grad never aliases a gradient someone else holds") {
   (y * 5.0).sum().backward();
   CHECK(y.grad().sum().item<float>() == 10.0f);
 }
+
+TEST_CASE("autograd: a weight's gradient made through transposed views becomes .grad without a copy") {
+  // linear's weight enters the product as w.t(): its gradient is mm(g.t(), x) seen through two
+  // transposes, a view whose base only that view holds. .grad takes the storage, as PyTorch's
+  // AccumulateGrad steals it, and the values are those of a plain product.
+  Tensor w = randn({4, 3}).requires_grad_(), b = randn({4}).requires_grad_();
+  const Tensor x = randn({5, 3});
+  const void* arriving = nullptr;
+  w.register_hook([&](const Tensor& g) {
+    arriving = g.data_ptr();
+    return Tensor();
+  });
+  const Tensor g = randn({5, 4});
+  linear(x, w, b).backward(g);
+  REQUIRE(w.grad().defined());
+  CHECK(w.grad().data_ptr() == arriving);
+  CHECK(w.grad().is_contiguous());
+  CHECK((w.grad() - g.t().mm(x)).abs().max().item<float>() <= 1e-5f);
+  // .grad is a tensor of its own: writing into it leaves the next step's gradient alone.
+  w.grad().zero_();
+  w.set_grad({});
+  linear(x, w, b).backward(g);
+  CHECK((w.grad() - g.t().mm(x)).abs().max().item<float>() <= 1e-5f);
+}

@@ -7,6 +7,7 @@
 
 #include "anatomy/backends/cuda/pinned_allocator.h"
 #include "gpu_test_util.h"
+#include "stream_gate.h"
 
 using namespace anatomy;
 using gpu_test::kCuda;
@@ -27,19 +28,17 @@ TEST_CASE("cuda pinned: pin_memory copies into page-locked memory, is_pinned tel
 TEST_CASE("cuda pinned: a non_blocking copy from pinned memory returns before the device is done") {
   ANATOMY_REQUIRE_GPU();
   const TensorOptions cuda = TensorOptions().device(kCuda);
-  // Device work queued first: a few large products keep the stream busy for milliseconds.
-  const Tensor a = randn({4096, 4096}).to(kCuda);
   const Tensor host = cuda::pin_memory(randn({1 << 20}));
   Tensor dev = empty({1 << 20}, cuda);
-  Tensor busy = mm(a, a);
-  for (int i = 0; i < 4; ++i) busy = mm(busy, a) * 1e-3;
   cudaEvent_t done = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess);
+  gpu_test::StreamGate gate(cudaStreamLegacy);  // the stream waits until the gate opens
   dev.copy_(host, /*non_blocking=*/true);
   REQUIRE(cudaEventRecord(done, cudaStreamLegacy) == cudaSuccess);
-  // The host is back while the products (and the copy behind them) are still queued.
+  // The host is back while the copy is still queued behind the gate.
   CHECK(cudaEventQuery(done) == cudaErrorNotReady);
   cudaGetLastError();
+  gate.open();
   cuda::synchronize();
   CHECK(same_values(dev, host));
   // Back to pinned memory without waiting, read after a synchronize.
@@ -52,18 +51,18 @@ TEST_CASE("cuda pinned: a non_blocking copy from pinned memory returns before th
 
 TEST_CASE("cuda pinned: a freed block is reused only after the copies that used it are done") {
   ANATOMY_REQUIRE_GPU();
-  const Tensor a = randn({4096, 4096}).to(kCuda);
   const cuda::PinnedMemoryStats before = cuda::pinned_memory_stats();
   void* first = nullptr;
   Tensor dev = empty({1 << 18}, TensorOptions().device(kCuda));
+  gpu_test::StreamGate gate(cudaStreamLegacy);  // holds the stream: the copy below stays queued
   {
-    Tensor busy = mm(mm(a, a), a);  // keeps the stream busy
     Tensor host = cuda::pin_memory(ones({1 << 18}));
     first = host.data_ptr();
     dev.copy_(host, /*non_blocking=*/true);
   }  // host freed while its copy is still queued
   Tensor again = cuda::pin_memory(zeros({1 << 18}));
   CHECK(again.data_ptr() != first);  // the queued copy's block is not handed out
+  gate.open();
   cuda::synchronize();
   CHECK(gpu_test::values_of(dev.sum()) == std::vector<double>{double(1 << 18)});
   const int64_t host_allocs = cuda::pinned_memory_stats().host_allocs;
