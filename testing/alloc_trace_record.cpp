@@ -1,6 +1,8 @@
 // A memory history turned into an allocation trace (see alloc_trace_record.h).
 #include "anatomy/testing/alloc_trace_record.h"
 
+#include <fstream>
+#include <sstream>
 #include <unordered_map>
 
 #include "anatomy/alloc/memory_snapshot.h"
@@ -63,6 +65,48 @@ RecordedTrace record_trace(alloc::CachingAllocator& allocator, size_t max_entrie
   }
   allocator.record_memory_history(false);
   return trace_from_history(entries);
+}
+
+namespace {
+constexpr const char* kTraceHeader = "anatomy-alloc-trace 1";
+}  // namespace
+
+void write_trace(const std::string& path, const AllocTrace& trace) {
+  std::ofstream out(path);
+  ANATOMY_CHECK(out.good(), ValueError, "write_trace: cannot open {} for writing", path);
+  out << kTraceHeader << '\n';
+  for (const AllocTraceEvent& e : trace) {
+    if (e.is_alloc) {
+      out << "a " << e.id << ' ' << e.size << '\n';
+    } else {
+      out << "f " << e.id << '\n';
+    }
+  }
+  out.flush();
+  ANATOMY_CHECK(out.good(), ValueError, "write_trace: writing {} failed", path);
+}
+
+AllocTrace read_trace(const std::string& path) {
+  std::ifstream in(path);
+  ANATOMY_CHECK(in.good(), ValueError, "read_trace: cannot open {}", path);
+  std::string line;
+  ANATOMY_CHECK(std::getline(in, line) && line == kTraceHeader, ValueError, "read_trace: {} does not start with \"{}\"",
+                path, kTraceHeader);
+  AllocTrace trace;
+  for (size_t number = 2; std::getline(in, line); ++number) {
+    std::istringstream fields(line);
+    std::string kind, rest;
+    AllocTraceEvent e{false, 0, 0};
+    fields >> kind >> e.id;
+    if (kind == "a") {
+      e.is_alloc = true;
+      fields >> e.size;
+    }
+    ANATOMY_CHECK((kind == "a" || kind == "f") && !fields.fail() && !(fields >> rest), ValueError,
+                  "read_trace: line {} of {} is \"{}\", expected \"a ID SIZE\" or \"f ID\"", number, path, line);
+    trace.push_back(e);
+  }
+  return trace;
 }
 
 }  // namespace anatomy::testing

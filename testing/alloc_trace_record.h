@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "anatomy/alloc/caching_allocator.h"
@@ -39,5 +40,12 @@ RecordedTrace trace_from_history(const std::vector<alloc::TraceEntry>& entries);
 // history off (also when `run` throws). Throws as trace_from_history, so a ring too small for the
 // run fails loudly rather than giving a partial trace.
 RecordedTrace record_trace(alloc::CachingAllocator& allocator, size_t max_entries, const std::function<void()>& run);
+
+// A trace as text, to carry a recorded one off the machine that recorded it: the line
+// "anatomy-alloc-trace 1", then one line per event, "a ID SIZE" or "f ID". write_trace throws
+// ValueError when the file cannot be written; read_trace when it cannot be read or a line is not
+// one of those (naming the line).
+void write_trace(const std::string& path, const AllocTrace& trace);
+AllocTrace read_trace(const std::string& path);
 
 }  // namespace anatomy::testing

@@ -70,8 +70,8 @@ Tensor TransformerModel::loss(const Tensor& tokens, const Tensor& targets) const
                 "TransformerModel::loss: expected tokens and targets of one shape [batch, seq], got {}-D and {}-D",
                 tokens.dim(), targets.dim());
   const int64_t T = tokens.size(1);
-  ANATOMY_CHECK(T <= wpe_.size(0), ValueError, "TransformerModel::loss: sequence length {} exceeds the position table's {}",
-                T, wpe_.size(0));
+  ANATOMY_CHECK(T <= wpe_.size(0), ValueError,
+                "TransformerModel::loss: sequence length {} exceeds the position table's {}", T, wpe_.size(0));
   const Tensor positions = arange(T, TensorOptions().dtype(DType::Int64).device(config_.device));
   Tensor x = dropout(embedding(wte_, tokens) + embedding(wpe_, positions), config_.dropout, true);
   for (const Layer& l : layers_) x = block(l, x);

@@ -20,8 +20,10 @@
 // (trace_allocations, trace_peak_live_MiB, history_events, closed_blocks: allocations the run
 // left live, such as the cuBLAS workspace, freed at the trace's end) and the same replay on the
 // simulated device (sim_peak_reserved_MiB, sim_peak_allocated_MiB, sim_reserved_over_allocated:
-// the policy alone). The time is one whole replay with a warm cache (the first replays, in the
-// comparison, fill it). The result compared is a fixed one-element marker: a replay has no value.
+// the policy alone). With ANATOMY_ALLOC_TRACE_OUT set, the recorded trace is also written to
+// that file (testing::write_trace). The time is one whole replay with a warm cache (the first
+// replays, in the comparison, fill it). The result compared is a fixed one-element marker: a
+// replay has no value.
 #include "peer.h"
 
 #if ANATOMY_WITH_CUDA
@@ -29,6 +31,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -134,17 +137,19 @@ const RealTrace& real_trace() {
     anatomy::alloc::CachingAllocator& device_allocator = anatomy::cuda::caching_allocator();
     std::vector<double> losses;
     RealTrace t;
-    t.recorded = anatomy::testing::record_trace(device_allocator, kHistoryEntries, [&] {
-      losses = anatomy::testing::train_transformer(real_trace_config());
-    });
+    t.recorded = anatomy::testing::record_trace(
+        device_allocator, kHistoryEntries, [&] { losses = anatomy::testing::train_transformer(real_trace_config()); });
     for (double l : losses) {
-      ANATOMY_CHECK(std::isfinite(l), ValueError, "alloc_trace_transformer_real_cuda: the training's loss is {}",
-                    l);
+      ANATOMY_CHECK(std::isfinite(l), ValueError, "alloc_trace_transformer_real_cuda: the training's loss is {}", l);
     }
     t.summary = anatomy::testing::summarize(t.recorded.trace);
     ANATOMY_CHECK(t.summary.balanced && t.summary.allocs > 0, ValueError,
                   "alloc_trace_transformer_real_cuda: the recorded trace ({} allocations) does not balance",
                   t.summary.allocs);
+    // Kept for later replays elsewhere (testing::read_trace): the simulated device, another allocator.
+    if (const char* path = std::getenv("ANATOMY_ALLOC_TRACE_OUT"); path != nullptr && *path != '\0') {
+      anatomy::testing::write_trace(path, t.recorded.trace);
+    }
     device_allocator.empty_cache();  // the run's cached segments go back before the replays
     return t;
   }();
@@ -164,7 +169,8 @@ struct AllocTraceTransformerRealCuda : CaseDefaults {
   // pointers: the harness moves the case).
   std::unique_ptr<anatomy::cuda::CudaMemoryProvider> provider =
       std::make_unique<anatomy::cuda::CudaMemoryProvider>(anatomy::cuda::current_device());
-  std::unique_ptr<anatomy::alloc::CachingAllocator> fresh = std::make_unique<anatomy::alloc::CachingAllocator>(*provider);
+  std::unique_ptr<anatomy::alloc::CachingAllocator> fresh =
+      std::make_unique<anatomy::alloc::CachingAllocator>(*provider);
   anatomy::Tensor marker = anatomy::zeros({1});
   at::Tensor torch_marker = at::zeros({1});
 

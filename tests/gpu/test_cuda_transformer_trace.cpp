@@ -47,8 +47,8 @@ TEST_CASE("cuda transformer trace: training on CUDA records a balanced trace tha
   const testing::AllocTraceSummary s = testing::summarize(r.trace);
   CHECK(s.balanced);
   CHECK(s.allocs > 500);  // forward, backward and optimizer of ten steps
-  MESSAGE("loss " << losses.front() << " -> " << losses.back() << "; " << s.allocs << " allocations from "
-                  << r.events << " events, " << r.closed << " left live, " << r.earlier_frees
+  MESSAGE("loss " << losses.front() << " -> " << losses.back() << "; " << s.allocs << " allocations from " << r.events
+                  << " events, " << r.closed << " left live, " << r.earlier_frees
                   << " frees of earlier blocks, peak live " << s.peak_live << " bytes");
 
   cuda::CudaMemoryProvider provider(0);
@@ -66,7 +66,8 @@ TEST_CASE("cuda transformer trace: training on CUDA records a balanced trace tha
   CHECK(d.peak_reserved >= d.peak_allocated);
   // The same policy on either device; only ties between equal-sized free blocks, broken by
   // address, may choose differently.
-  CHECK(std::fabs(static_cast<double>(d.peak_reserved - f.peak_reserved)) <= 0.1 * static_cast<double>(f.peak_reserved));
+  CHECK(std::fabs(static_cast<double>(d.peak_reserved - f.peak_reserved)) <=
+        0.1 * static_cast<double>(f.peak_reserved));
   CHECK(on_device.stats().allocated_bytes[alloc::StatType::All].current == 0);
 }
 
