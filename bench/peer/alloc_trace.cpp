@@ -108,8 +108,8 @@ struct AllocTraceTransformerCuda : CaseDefaults {
   void report_torch(benchmark::State& state) { report_torch_fragmentation(state, trace); }
 };
 
-// The real trace's model: GPT-2 small's layers with a smaller vocabulary, in fp32 (about 6 GiB at
-// the peak); one training step per sequence length.
+// The real trace's model: GPT-2 small's layers with a smaller vocabulary, in fp32 (by its sizes
+// well under 20 GiB live; trace_peak_live_MiB reports it); one training step per sequence length.
 anatomy::testing::TransformerStepConfig real_trace_config() {
   anatomy::testing::TransformerStepConfig c;
   c.layers = 12;
