@@ -1,4 +1,5 @@
-// GPU tests of factories on CUDA: empty, empty_strided, zeros, ones, full and the _like forms.
+// GPU tests of factories on CUDA: empty, empty_strided, zeros, ones, full, arange, linspace and the
+// _like forms.
 // The random factories (rand, randn, randint) are tested with their kernels in
 // test_cuda_random.cpp.
 #include "gpu_test_util.h"
@@ -43,6 +44,43 @@ TEST_CASE("cuda factories: zeros, ones and full for every dtype") {
   CHECK(values_of(full({2}, 2.5, kCuda)) == std::vector<double>{2.5, 2.5});
   CHECK(full({2}, 3, kCuda).dtype() == DType::Int64);
   CHECK(values_of(eye(3, std::nullopt, kCuda)) == std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1});
+}
+
+TEST_CASE("cuda factories: arange and linspace give the CPU's values, bit for bit") {
+  ANATOMY_REQUIRE_GPU();
+  struct Range {
+    Scalar start, end, step;
+  };
+  const std::vector<Range> ranges = {
+      {0, 10, 1},          {5, -7, -3},        {0.5, 7.25, 0.75}, {-1.0, 1.0, 0.1}, {0, 100000, 7},
+      {int64_t{1} << 40, (int64_t{1} << 40) + 50000, 3}, {0, 0, 1}, {3, 3.5, 0.125},
+  };
+  for (const Range& r : ranges) {
+    CAPTURE(r.start.to_double());
+    CAPTURE(r.step.to_double());
+    const Tensor cpu = arange(r.start, r.end, r.step);
+    const Tensor dev = arange(r.start, r.end, r.step, kCuda);
+    CHECK(dev.is_cuda());
+    CHECK(dev.dtype() == cpu.dtype());
+    CHECK(gpu_test::same_values(dev, cpu));
+    for (DType d : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16, DType::Int32, DType::Int64}) {
+      CAPTURE(name(d));
+      CHECK(gpu_test::same_values(arange(r.start, r.end, r.step, TensorOptions().dtype(d).device(kCuda)),
+                                  arange(r.start, r.end, r.step, d)));
+    }
+  }
+  for (int64_t steps : {0, 1, 2, 7, 1000, 100001}) {
+    CAPTURE(steps);
+    for (DType d : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16, DType::Int64}) {
+      CAPTURE(name(d));
+      CHECK(gpu_test::same_values(linspace(-3.5, 11.0, steps, TensorOptions().dtype(d).device(kCuda)),
+                                  linspace(-3.5, 11.0, steps, d)));
+    }
+  }
+  // The device it names, and the CPU's errors.
+  CHECK(arange(4, TensorOptions().device(Device(DeviceType::CUDA, 0))).device() == Device(DeviceType::CUDA, 0));
+  CHECK_THROWS_AS(arange(0, 10, 0, kCuda), ValueError);
+  CHECK_THROWS_AS(linspace(0, 1, -1, kCuda), ValueError);
 }
 
 TEST_CASE("cuda factories: _like forms keep the layout and the device") {
