@@ -10,6 +10,7 @@
 
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/gemm_operand.h"
+#include "anatomy/backends/cuda/gemm_small.h"
 #include "anatomy/backends/cuda/lt_matmul.h"
 #include "anatomy/core/precision_switches.h"
 
@@ -67,6 +68,21 @@ bool addmm_lt_epilogue(const Tensor& out, const Tensor& self, const Tensor& mat1
                 (dtype == DType::BFloat16 && allow_bf16_reduced_precision_reduction()) || dtype == DType::Float32;
   const float al = alpha.to<float>(), zero = 0.0f;
   return lt_matmul(key, {&al, &zero, mat2.data_ptr(), mat1.data_ptr(), out.data_ptr(), self.data_ptr()});
+}
+
+bool addmm_bias_epilogue(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                         const Scalar& beta, const Scalar& alpha) {
+  if (self.dtype() == out.dtype() && self.dim() <= 2) {
+    // self broadcast to out's [n, m] by its strides: a size-1 or missing dim steps by 0.
+    const int64_t dims = self.dim();
+    auto stride_of = [&](int64_t out_dim) -> int64_t {  // out_dim 0 (rows) or 1 (cols)
+      const int64_t d = out_dim - (2 - dims);
+      return d < 0 || self.sizes()[d] == 1 ? 0 : self.strides()[d];
+    };
+    const SmallGemmBias bias{self.data_ptr(), 0, stride_of(0), stride_of(1)};
+    if (try_gemm_small(out.unsqueeze(0), mat1.unsqueeze(0), mat2.unsqueeze(0), alpha, bias, beta)) return true;
+  }
+  return addmm_lt_epilogue(out, self, mat1, mat2, beta, alpha, LtActivation::None);
 }
 
 }  // namespace anatomy::cuda

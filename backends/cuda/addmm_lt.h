@@ -17,10 +17,9 @@ enum class LtActivation { None, Relu, GeluTanh };
 bool addmm_lt_epilogue(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                        const Scalar& beta, const Scalar& alpha, LtActivation activation);
 
-// addmm's AddmmFused: the bias epilogue alone.
-inline bool addmm_bias_epilogue(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
-                                const Scalar& beta, const Scalar& alpha) {
-  return addmm_lt_epilogue(out, self, mat1, mat2, beta, alpha, LtActivation::None);
-}
+// addmm's AddmmFused: a small product reads self in place in the small kernel (Note [Small
+// products skip cuBLAS]); a larger one takes the bias epilogue.
+bool addmm_bias_epilogue(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                         const Scalar& beta, const Scalar& alpha);
 
 }  // namespace anatomy::cuda

@@ -14,7 +14,8 @@
 // the switch of that dtype is off. Integers run the exact kernel of gemm_integer.cu, except int8
 // products that cuBLASLt's integer kernels compute exactly (Note [Exact int8 products on
 // cuBLASLt], gemm_int8_lt.cpp). addmm with a bias vector (linear) adds it in cuBLASLt's
-// epilogue instead (addmm_lt.cpp).
+// epilogue instead (addmm_lt.cpp). Small floating products skip cuBLAS (Note [Small products skip
+// cuBLAS], gemm_small.h).
 //
 // Note [Misaligned cuBLAS operands]
 // An operand whose address is not a multiple of 16 bytes (a storage offset such as x[1:]) keeps
@@ -38,6 +39,7 @@
 #include "anatomy/backends/cuda/gemm_int8_lt.h"
 #include "anatomy/backends/cuda/gemm_integer.h"
 #include "anatomy/backends/cuda/gemm_operand.h"
+#include "anatomy/backends/cuda/gemm_small.h"
 #include "anatomy/core/precision_switches.h"
 #include "anatomy/dispatch/linalg_registration.h"
 
@@ -134,6 +136,8 @@ void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
     else c.mul_(scalar_tensor(beta, TensorOptions().dtype(c.dtype())));  // a CPU scalar, by value
     return;
   }
+  // Note [Small products skip cuBLAS]: beta reads c itself.
+  if (try_gemm_small(c, a, b, alpha, SmallGemmBias{c.data_ptr(), n * m, m, 1}, beta)) return;
   // Sizes first, before any copy; the leading dimensions then fit too (gemm_operand).
   check_int("a matrix dimension", std::max({n, m, k}));
   check_int("the batch count", batches);

@@ -1,4 +1,5 @@
-// GPU tests of the matrix products over cuBLAS (backends/cuda/blas_cuda.cpp): every float dtype
+// GPU tests of the matrix products over cuBLAS (backends/cuda/blas_cuda.cpp) and the small kernel
+// (gemm_small.cu), each size tested on both sides of its threshold: every float dtype
 // against an fp64 product on the CPU, operand layouts passed as transposes, copied, or staged
 // because misaligned, broadcast batches, empty products, out=, beta == 0 ignoring NaN, the
 // precision switches, and the exact integer kernel against the CPU's.
@@ -46,20 +47,53 @@ Tensor reference(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
+// Products on both sides of the small kernel's threshold (Note [Small products skip cuBLAS]):
+// [37, 53] @ [53, 29] runs the small kernel, [80, 70] @ [70, 60] cuBLAS.
+struct ProductSize {
+  int64_t n, k, m;
+};
+const std::vector<ProductSize> kSmallAndLarge = {{37, 53, 29}, {80, 70, 60}};
+
 TEST_CASE("cuda matmul: mm matches an fp64 CPU product for every float dtype and operand layout") {
   ANATOMY_REQUIRE_GPU();
-  for (DType d : kFloats) {
-    CAPTURE(name(d));
-    const Tensor a = uniform({37, 53}, d).to(kCuda), b = uniform({53, 29}, d).to(kCuda);
-    const Tensor at = uniform({53, 37}, d).to(kCuda).t(), bt = uniform({29, 53}, d).to(kCuda).t();
-    // Neither row- nor column-major: every other column of a wider matrix.
-    const Tensor a_strided = uniform({37, 106}, d).to(kCuda).slice(1, 0, 106, 2);
-    const std::vector<std::pair<Tensor, Tensor>> cases = {{a, b}, {at, b}, {a, bt}, {at, bt}, {a_strided, bt}};
-    for (const auto& [x, y] : cases) {
-      const Tensor out = mm(x, y);
-      CHECK(out.device() == kCuda);
-      CHECK(out.dtype() == d);
-      CHECK(relative_error(out, reference(x, y)) < tolerance(d));
+  for (const ProductSize& s : kSmallAndLarge) {
+    for (DType d : kFloats) {
+      CAPTURE(s.n);
+      CAPTURE(name(d));
+      const Tensor a = uniform({s.n, s.k}, d).to(kCuda), b = uniform({s.k, s.m}, d).to(kCuda);
+      const Tensor at = uniform({s.k, s.n}, d).to(kCuda).t(), bt = uniform({s.m, s.k}, d).to(kCuda).t();
+      // Neither row- nor column-major: every other column of a wider matrix.
+      const Tensor a_strided = uniform({s.n, 2 * s.k}, d).to(kCuda).slice(1, 0, 2 * s.k, 2);
+      const std::vector<std::pair<Tensor, Tensor>> cases = {{a, b}, {at, b}, {a, bt}, {at, bt}, {a_strided, bt}};
+      for (const auto& [x, y] : cases) {
+        const Tensor out = mm(x, y);
+        CHECK(out.device() == kCuda);
+        CHECK(out.dtype() == d);
+        CHECK(relative_error(out, reference(x, y)) < tolerance(d));
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda matmul: addmm and linear add every broadcast form of self, small and large") {
+  ANATOMY_REQUIRE_GPU();
+  for (const ProductSize& s : kSmallAndLarge) {
+    for (DType d : kFloats) {
+      CAPTURE(s.n);
+      CAPTURE(name(d));
+      const Tensor a = uniform({s.n, s.k}, d).to(kCuda), w = uniform({s.m, s.k}, d).to(kCuda);
+      const Tensor ref = reference(a, w.t());
+      const std::vector<Tensor> selves = {uniform({s.m}, d).to(kCuda), uniform({s.n, 1}, d).to(kCuda),
+                                          uniform({1, s.m}, d).to(kCuda), uniform({}, d).to(kCuda),
+                                          uniform({s.n, s.m}, d).to(kCuda),
+                                          uniform({s.m, s.n}, d).to(kCuda).t()};  // transposed
+      for (const Tensor& self : selves) {
+        CAPTURE(self.dim());
+        const Tensor self64 = self.cpu().to(DType::Float64);
+        CHECK(relative_error(addmm(self, a, w.t()), self64 + ref) < tolerance(d));
+        CHECK(relative_error(addmm(self, a, w.t(), 0.5, -2.0), self64 * 0.5 + ref * -2.0) < tolerance(d));
+      }
+      CHECK(relative_error(linear(a, w, selves[0]), selves[0].cpu().to(DType::Float64) + ref) < tolerance(d));
     }
   }
 }
@@ -85,16 +119,19 @@ TEST_CASE("cuda matmul: misaligned operands and outputs of a large product give 
 
 TEST_CASE("cuda matmul: bmm and baddbmm with broadcast and transposed batches") {
   ANATOMY_REQUIRE_GPU();
-  for (DType d : kFloats) {
-    CAPTURE(name(d));
-    const Tensor a = uniform({4, 9, 7}, d).to(kCuda);
-    const Tensor b_shared = uniform({1, 7, 5}, d).to(kCuda).expand({4, 7, 5});  // batch stride 0
-    const Tensor b_t = uniform({4, 5, 7}, d).to(kCuda).transpose(1, 2);
-    CHECK(relative_error(bmm(a, b_shared), reference(a, b_shared)) < tolerance(d));
-    CHECK(relative_error(bmm(a, b_t), reference(a, b_t)) < tolerance(d));
-    const Tensor self = uniform({9, 1}, d).to(kCuda);
-    const Tensor expected = self.cpu().to(DType::Float64) * -1.0 + reference(a, b_t) * 3.0;
-    CHECK(relative_error(baddbmm(self, a, b_t, -1.0, 3.0), expected) < tolerance(d));
+  for (const ProductSize& s : std::vector<ProductSize>{{9, 7, 5}, {40, 50, 45}}) {  // small, cuBLAS
+    for (DType d : kFloats) {
+      CAPTURE(s.n);
+      CAPTURE(name(d));
+      const Tensor a = uniform({4, s.n, s.k}, d).to(kCuda);
+      const Tensor b_shared = uniform({1, s.k, s.m}, d).to(kCuda).expand({4, s.k, s.m});  // batch stride 0
+      const Tensor b_t = uniform({4, s.m, s.k}, d).to(kCuda).transpose(1, 2);
+      CHECK(relative_error(bmm(a, b_shared), reference(a, b_shared)) < tolerance(d));
+      CHECK(relative_error(bmm(a, b_t), reference(a, b_t)) < tolerance(d));
+      const Tensor self = uniform({s.n, 1}, d).to(kCuda);
+      const Tensor expected = self.cpu().to(DType::Float64) * -1.0 + reference(a, b_t) * 3.0;
+      CHECK(relative_error(baddbmm(self, a, b_t, -1.0, 3.0), expected) < tolerance(d));
+    }
   }
 }
 
@@ -111,6 +148,8 @@ TEST_CASE("cuda matmul: empty products, beta == 0 ignores NaN in self, and out= 
   const Tensor nan_self = full({2, 2}, std::numeric_limits<double>::quiet_NaN(), f32);
   const Tensor a = uniform({2, 3}, DType::Float32).to(kCuda), b = uniform({3, 2}, DType::Float32).to(kCuda);
   CHECK(relative_error(addmm(nan_self, a, b, 0.0), reference(a, b)) < 1e-5);
+  const Tensor nan_bias = full({2}, std::numeric_limits<double>::quiet_NaN(), f32);
+  CHECK(relative_error(addmm(nan_bias, a, b, 0.0), reference(a, b)) < 1e-5);
   // out= that is a transposed view: computed in a temporary, then copied.
   Tensor out_t = empty({2, 2}, f32).t();
   mm_out(out_t, a, b);
