@@ -40,6 +40,7 @@ const DeviceCount& device_count_once() {
 }
 
 void check_index(int index, const char* op) {
+  if (index >= 0 && index < device_count()) return;  // the hot path: one read of the cached count
   check_available(op);
   ANATOMY_CHECK(index >= 0 && index < device_count(), DeviceError,
                 "{}: CUDA device index {} is out of range: {} device{} visible (cuda:0 to cuda:{})", op, index,
@@ -80,8 +81,10 @@ int resolve_device_index(Device device, const char* op) {
 }
 
 int resolve_device_index(int index, const char* op) {
-  check_available(op);
-  if (index < 0) index = current_device();
+  if (index < 0) {
+    check_available(op);
+    index = current_device();
+  }
   check_index(index, op);
   return index;
 }
