@@ -49,8 +49,7 @@ cudaStream_t current_stream() {
   // The common case, and the only one before a thread sets a stream: the default stream, which
   // is the same handle on every device, so the current device does not matter.
   if (t.non_default == 0) return cudaStreamLegacy;
-  int device = 0;
-  ANATOMY_CUDA_CHECK(cudaGetDevice(&device));
+  const int device = current_device();
   const cudaStream_t s = device < kMaxDevices ? t.streams[device] : nullptr;
   return s != nullptr ? s : cudaStreamLegacy;
 }

@@ -23,8 +23,8 @@ namespace anatomy::cuda {
 
 // The handle of the calling thread's current stream on the current device: what ops launch on.
 // On every op's path, so it is cheap: a thread-local read while the thread has only default
-// streams current, plus cudaGetDevice (a runtime call that stays in the process) once it has set
-// another one. Never throws where CUDA is missing (the legacy default stream is the answer).
+// streams current, plus the current device once it has set another one (cudaGetDevice, or no
+// runtime call inside a DeviceGuard: Note [The device a DeviceGuard set], device.cpp). Never throws where CUDA is missing (the legacy default stream is the answer).
 cudaStream_t current_stream();
 // The calling thread's current stream of `device` (-1: the current device). Reads a thread-local
 // for an explicit index. Throws DeviceError when the device does not exist.

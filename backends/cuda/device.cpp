@@ -128,7 +128,22 @@ DeviceProperties get_device_properties(int index) {
   return p;
 }
 
+namespace {
+
+// Note [The device a DeviceGuard set]
+// Inside a DeviceGuard the current device is the one the guard made current, so current_device()
+// answers from this thread-local without asking the runtime: cudaGetDevice costs 40-60 ns, and
+// one op asks several times (its guard, the guard of the empty() that makes its result, the
+// allocator). Outside every guard (-1) it asks the runtime, so a cudaSetDevice made by the program
+// itself is always seen there. set_device() inside a guard keeps the value true; code running
+// inside an op's scope (a custom kernel) that switches devices must do it through set_device or a
+// DeviceGuard, not cudaSetDevice.
+constinit thread_local int t_guard_device = -1;
+
+}  // namespace
+
 int current_device() {
+  if (t_guard_device >= 0) return t_guard_device;
   check_available("current_device");
   int index = 0;
   ANATOMY_CUDA_CHECK(cudaGetDevice(&index));
@@ -138,6 +153,7 @@ int current_device() {
 void set_device(int index) {
   check_index(index, "set_device");
   ANATOMY_CUDA_CHECK(cudaSetDevice(index));
+  if (t_guard_device >= 0) t_guard_device = index;
 }
 
 void synchronize(int index) {
@@ -155,9 +171,14 @@ DeviceGuard::DeviceGuard(int index) {
     set_device(index);
     changed_ = true;
   }
+  outer_guard_device_ = t_guard_device;
+  t_guard_device = index;
+  active_ = true;
 }
 
 DeviceGuard::~DeviceGuard() {
+  if (!active_) return;
+  t_guard_device = outer_guard_device_;
   if (!changed_) return;
   // A destructor must not throw; switching back to a device that worked a moment ago fails only
   // when the process is already broken, so say so and go on.

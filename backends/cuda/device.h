@@ -57,7 +57,8 @@ void synchronize(int index = -1);
 
 // Makes `index` the current device for a scope and restores the previous one on exit. -1
 // leaves the current device alone (and touches no CUDA API), so a guard over a "cuda" device
-// costs nothing.
+// costs nothing. Inside a guard, current_device() needs no runtime call (Note [The device a
+// DeviceGuard set], device.cpp).
 class DeviceGuard {
  public:
   explicit DeviceGuard(int index);
@@ -71,7 +72,9 @@ class DeviceGuard {
 
  private:
   int original_ = -1;
+  int outer_guard_device_ = -1;  // what an enclosing guard had made current (Note [The device a DeviceGuard set])
   bool changed_ = false;
+  bool active_ = false;
 };
 
 }  // namespace anatomy::cuda

@@ -4,6 +4,9 @@
 // the input as the plan's dense [P, N, M] block (a device copy when it is not one already),
 // chooses the launch geometry (Note [CUDA reduction paths], reduce.h), takes the scratch of a
 // two-pass reduction from the caching allocator, and calls the family's launcher.
+#include <array>
+#include <atomic>
+
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
@@ -13,10 +16,17 @@
 namespace anatomy::cuda {
 namespace {
 
+// The current device's SM count, asked of the runtime once per device (it cannot change).
 int multiprocessor_count() {
-  int device = 0, count = 0;
-  ANATOMY_CUDA_CHECK(cudaGetDevice(&device));
+  constexpr int kMaxDevices = 64;
+  static std::array<std::atomic<int>, kMaxDevices> counts{};
+  const int device = current_device();
+  if (device < kMaxDevices) {
+    if (const int known = counts[device].load(std::memory_order_relaxed); known > 0) return known;
+  }
+  int count = 0;
   ANATOMY_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  if (device < kMaxDevices) counts[device].store(count, std::memory_order_relaxed);
   return count;
 }
 
