@@ -65,6 +65,7 @@ struct Block {
   std::unordered_set<StreamId> stream_uses;  // other streams that used the block
   const char* op = nullptr;                  // who allocated it, while the history records
   Expandable* expandable = nullptr;          // its segment, when that is an expandable one
+  bool mapped = true;                        // false: unmapped pages of an expandable segment
   // Neighbours within the segment; a block with neither is a whole segment.
   Block* prev = nullptr;
   Block* next = nullptr;
@@ -82,20 +83,28 @@ struct Block {
     gc_count_base = 0;
     op = nullptr;
     expandable = nullptr;
+    mapped = true;
     prev = next = nullptr;
   }
   bool is_split() const { return prev != nullptr || next != nullptr; }
   BlockKey key() const { return {stream, size, ptr}; }
 };
 
-// An expandable segment (expandable_segments:True) of one pool and stream: its address range and
+struct BlockAddressLess {
+  bool operator()(const Block* a, const Block* b) const { return std::less<const char*>()(a->ptr, b->ptr); }
+};
+
+// An expandable segment (expandable_segments:True) of one pool and stream: its address range,
 // the block at the end of its mapped part, which is the one that grows into new pages and gives
-// whole pages back when it is free.
+// whole pages back when it is free, and its unmapped blocks (holes, in address order): whole
+// pages that empty_cache took from free blocks inside the segment. A hole is a Block with
+// `mapped` false, in no free set; it never touches another hole, and the last block is never one.
 struct Expandable {
   std::unique_ptr<ExpandableSegment> segment;
   BlockPool* pool;
   StreamId stream;
   Block* tail = nullptr;
+  std::set<Block*, BlockAddressLess> holes;
 };
 
 // A private pool's own block pools; private_pool.h keeps its id, users and counters.
@@ -666,8 +675,10 @@ struct CachingAllocator::Impl {
   // pool dies, which a growing segment tied to its pool and stream cannot.
   bool expandable_for(const BlockPool& pool) const { return use_expandable_segments() && !pool.private_pool; }
 
-  // Neither allocated nor waiting for events: in its pool's free set (null: no block).
-  static bool is_free(const Block* b) { return b != nullptr && !b->allocated && b->event_count == 0; }
+  // Neither allocated nor waiting for events, and mapped: in its pool's free set (null: no block).
+  static bool is_free(const Block* b) { return b != nullptr && !b->allocated && b->event_count == 0 && b->mapped; }
+  // Free or unmapped: a place a request may take once its unmapped pages are mapped.
+  static bool is_unused(const Block* b) { return b != nullptr && !b->allocated && b->event_count == 0; }
 
   // PyTorch's page sizes: 2 MiB for the small pool, 20 MiB for the large one, in whole provider
   // pages.
@@ -691,6 +702,9 @@ struct CachingAllocator::Impl {
       erase_from_blocks(pool, tail);
       return tail;
     }
+    if (es && !es->holes.empty()) {
+      if (Block* block = map_holes(*es, size)) return block;
+    }
     const size_t page = es ? es->segment->page_size() : expandable_page_size(pool);
     const size_t need = (size - have + page - 1) / page * page;
     if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + need) > allowed_memory()) {
@@ -709,7 +723,7 @@ struct CachingAllocator::Impl {
       return nullptr;
     }
     if (fresh) {
-      auto made = std::make_unique<Expandable>(Expandable{std::move(fresh), &pool, stream});
+      auto made = std::make_unique<Expandable>(Expandable{std::move(fresh), &pool, stream, nullptr, {}});
       es = made.get();
       expandable_segments.emplace(key, std::move(made));
       for_stat(pool, [&](StatType t) { stats.segment[t].increase(1); });
@@ -739,6 +753,106 @@ struct CachingAllocator::Impl {
     return block;
   }
 
+  // Before the segment grows, a request looks for room among its holes, lowest address first (as
+  // PyTorch's find_expandable_block): a run of unused blocks (free ones and holes, which alternate)
+  // that starts at a hole or at the free block right before one and holds `size` bytes. The holes
+  // of the run are mapped, the last one only as far as the request needs, and the run becomes one
+  // free block, returned as grow_expandable_segment returns one. All or nothing: when the
+  // provider refuses a page, what this request mapped is unmapped again and nullptr leaves
+  // everything as it was.
+  Block* map_holes(Expandable& es, size_t size) {
+    ExpandableSegment& seg = *es.segment;
+    const size_t page = seg.page_size();
+    Block* first = nullptr;
+    for (Block* hole : es.holes) {
+      Block* start = is_free(hole->prev) ? hole->prev : hole;
+      size_t bytes = 0;
+      for (Block* b = start; b != nullptr && bytes < size && is_unused(b); b = b->next) bytes += b->size;
+      if (bytes >= size) {
+        first = start;
+        break;
+      }
+    }
+    if (first == nullptr) return nullptr;
+    struct Piece {
+      Block* block;
+      size_t map;  // bytes to map at the front of a hole
+    };
+    std::vector<Piece> run;
+    size_t covered = 0, to_map = 0;
+    for (Block* b = first; covered < size; b = b->next) {
+      const size_t map = b->mapped ? 0 : std::min(b->size, (size - covered + page - 1) / page * page);
+      covered += b->mapped ? b->size : map;
+      to_map += map;
+      run.push_back({b, map});
+    }
+    // A hole mapped whole joins the free block after it too: free blocks never touch.
+    if (Block* last = run.back().block; !last->mapped && run.back().map == last->size && is_free(last->next)) {
+      covered += last->next->size;
+      run.push_back({last->next, 0});
+    }
+    if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + to_map) > allowed_memory()) {
+      return nullptr;
+    }
+    const size_t mapped = counted(seg, [&]() -> size_t {
+      for (size_t i = 0; i < run.size(); ++i) {
+        if (run[i].map == 0 || seg.map(run[i].block->ptr, run[i].map)) continue;
+        for (size_t j = i; j-- > 0;) {
+          if (run[j].map > 0) seg.unmap(run[j].block->ptr, run[j].map);
+        }
+        return 0;
+      }
+      return to_map;
+    });
+    if (mapped == 0) return nullptr;
+    BlockPool& pool = *first->pool;
+    Block* last = run.back().block;
+    if (!last->mapped && run.back().map < last->size) {  // the rest of the last hole stays one
+      Block* rest = new_block(es.stream, last->size - run.back().map, &pool, last->ptr + run.back().map);
+      rest->mapped = false;
+      link_after(rest, last);
+      last->size = run.back().map;
+      es.holes.insert(rest);
+    }
+    int64_t merged = 0, merged_bytes = 0;  // free split blocks that join the run's block
+    for (const Piece& piece : run) {
+      Block* b = piece.block;
+      if (b->mapped) {
+        erase_from_blocks(pool, b);
+        ++merged;
+        merged_bytes += static_cast<int64_t>(b->size);
+      } else {
+        es.holes.erase(b);
+        trace(TraceAction::SegmentMap, b->ptr, piece.map, es.stream);
+      }
+    }
+    Block* after = last->next;
+    first->size = covered;
+    first->mapped = true;
+    first->next = after;
+    if (after) {
+      after->prev = first;
+    } else {
+      es.tail = first;
+    }
+    for (size_t i = 1; i < run.size(); ++i) delete_block(run[i].block);
+    total_reserved += to_map;
+    // What alloc_found_block expects: a split block counts as an inactive split one.
+    const bool split = first->is_split();
+    for_stat(pool, [&](StatType t) {
+      stats.reserved_bytes[t].increase(static_cast<int64_t>(to_map));
+      if (merged > 0) {
+        stats.inactive_split[t].decrease(merged);
+        stats.inactive_split_bytes[t].decrease(merged_bytes);
+      }
+      if (split) {
+        stats.inactive_split[t].increase(1);
+        stats.inactive_split_bytes[t].increase(static_cast<int64_t>(first->size));
+      }
+    });
+    return first;
+  }
+
   // Runs a grow or shrink of `seg`, counting the provider's map and unmap calls it made.
   template <typename F>
   size_t counted(ExpandableSegment& seg, F&& f) {
@@ -749,47 +863,148 @@ struct CachingAllocator::Impl {
     return bytes;
   }
 
-  // Every expandable segment whose last block is free gives back the pages inside that block.
-  // Called with the device synchronized (empty_cache, the OOM ladder's release step).
+  // Every expandable segment gives back the whole pages inside its free blocks: those in the
+  // middle become unmapped blocks (holes), those at the end shrink the segment. Called with the
+  // device synchronized (empty_cache, the OOM ladder's release step).
   void shrink_expandable_segments() {
     for (auto it = expandable_segments.begin(); it != expandable_segments.end();) {
       Expandable* es = (it++)->second.get();  // shrinking may erase it
-      if (is_free(es->tail)) shrink_expandable_segment(es);
+      unmap_inner_free_pages(*es);
+      shrink_expandable_segment(es);
     }
   }
 
   // Unmaps the pages entirely inside the segment's free last block: the block shrinks to the part
-  // before its first whole page, or goes; a segment left with nothing mapped releases its range.
+  // before its first whole page, or goes, and a hole before it goes too (the segment's end moves
+  // back over it), after which the new last block is shrunk in turn when it is free. A segment
+  // left with nothing mapped releases its range.
   void shrink_expandable_segment(Expandable* es) {
-    Block* tail = es->tail;
-    BlockPool& pool = *tail->pool;
-    ExpandableSegment& seg = *es->segment;
-    const size_t unmapped = counted(seg, [&] { return seg.shrink_to(tail->ptr); });
-    if (unmapped == 0) return;
-    total_reserved -= unmapped;
-    trace(TraceAction::SegmentUnmap, seg.mapped_end(), unmapped, tail->stream);
-    const bool was_split = tail->is_split();
-    erase_from_blocks(pool, tail);
-    for_stat(pool, [&](StatType t) {
-      stats.reserved_bytes[t].decrease(static_cast<int64_t>(unmapped));
-      if (was_split) stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(unmapped));
-    });
-    if (unmapped < tail->size) {
-      tail->size -= unmapped;
-      insert_keeping_age(tail);  // keeps its age for garbage collection
-      return;
-    }
-    if (was_split) for_stat(pool, [&](StatType t) { stats.inactive_split[t].decrease(1); });
-    // Free neighbours are merged, so the block before is in use: it becomes the last block.
-    es->tail = tail->prev;
-    delete_block(tail);
-    if (es->tail) {
+    while (is_free(es->tail)) {
+      Block* tail = es->tail;
+      BlockPool& pool = *tail->pool;
+      ExpandableSegment& seg = *es->segment;
+      const size_t unmapped = counted(seg, [&] { return seg.shrink_to(tail->ptr); });
+      if (unmapped == 0) return;
+      total_reserved -= unmapped;
+      trace(TraceAction::SegmentUnmap, seg.mapped_end(), unmapped, tail->stream);
+      const bool was_split = tail->is_split();
+      erase_from_blocks(pool, tail);
+      for_stat(pool, [&](StatType t) {
+        stats.reserved_bytes[t].decrease(static_cast<int64_t>(unmapped));
+        if (was_split) stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(unmapped));
+      });
+      if (unmapped < tail->size) {
+        tail->size -= unmapped;
+        insert_keeping_age(tail);  // keeps its age for garbage collection
+        return;
+      }
+      if (was_split) for_stat(pool, [&](StatType t) { stats.inactive_split[t].decrease(1); });
+      // Free neighbours are merged, so the block before is in use or a hole.
+      es->tail = tail->prev;
+      delete_block(tail);
+      if (es->tail && !es->tail->mapped) {  // its pages are unmapped already: the end moves back
+        Block* hole = es->tail;
+        seg.shrink_to(hole->ptr);
+        es->holes.erase(hole);
+        es->tail = hole->prev;
+        delete_block(hole);
+      }
+      if (!es->tail) {
+        seg.release_range();
+        for_stat(pool, [&](StatType t) { stats.segment[t].decrease(1); });
+        expandable_segments.erase(std::make_pair(static_cast<const BlockPool*>(es->pool), es->stream));
+        return;
+      }
       es->tail->next = nullptr;
-      return;
     }
-    seg.release_range();
-    for_stat(pool, [&](StatType t) { stats.segment[t].decrease(1); });
-    expandable_segments.erase(std::make_pair(static_cast<const BlockPool*>(es->pool), es->stream));
+  }
+
+  // Every free block before the segment's last one gives back the whole pages inside it (as
+  // PyTorch's release_cached_blocks unmaps them): they become a hole, merged with a hole next to
+  // it, between what is left of the block before and after them (free blocks still).
+  void unmap_inner_free_pages(Expandable& es) {
+    for (Block* b = es.tail ? es.tail->prev : nullptr; b != nullptr;) {
+      Block* before = b->prev;  // stays: only b and the holes after it can go
+      if (is_free(b)) unmap_free_block(es, b);
+      b = before;
+    }
+  }
+
+  void unmap_free_block(Expandable& es, Block* block) {
+    ExpandableSegment& seg = *es.segment;
+    BlockPool& pool = *block->pool;
+    ExpandableSegment::Range range;
+    counted(seg, [&] {
+      range = seg.unmap(block->ptr, block->size);
+      return range.size;
+    });
+    if (range.size == 0) return;
+    char* const pages = block->ptr + range.offset;
+    erase_from_blocks(pool, block);
+    const size_t head = range.offset, rest = block->size - range.offset - range.size;
+    int64_t free_blocks = -1;  // the block was a free split block; what is left of it still is
+    if (head > 0) {
+      Block* front = new_block(block->stream, head, &pool, block->ptr);
+      link_before(front, block);
+      front->gc_count_base = block->gc_count_base;
+      insert_keeping_age(front);
+      ++free_blocks;
+    }
+    if (rest > 0) {
+      Block* back = new_block(block->stream, rest, &pool, block->ptr + head + range.size);
+      link_after(back, block);
+      back->gc_count_base = block->gc_count_base;
+      insert_keeping_age(back);
+      ++free_blocks;
+    }
+    block->ptr += head;
+    block->size = range.size;
+    block->mapped = false;
+    Block* hole = block;
+    if (hole->next && !hole->next->mapped) {  // the next hole joins this one
+      Block* next = hole->next;
+      es.holes.erase(next);
+      hole->size += next->size;
+      unlink(next);
+      delete_block(next);
+    }
+    if (hole->prev && !hole->prev->mapped) {  // this one joins the hole before
+      Block* prev = hole->prev;
+      prev->size += hole->size;
+      unlink(hole);
+      delete_block(hole);
+      hole = prev;
+    } else {
+      es.holes.insert(hole);
+    }
+    total_reserved -= range.size;
+    trace(TraceAction::SegmentUnmap, pages, range.size, es.stream);
+    for_stat(pool, [&](StatType t) {
+      stats.reserved_bytes[t].decrease(static_cast<int64_t>(range.size));
+      stats.inactive_split_bytes[t].decrease(static_cast<int64_t>(range.size));
+      if (free_blocks < 0) stats.inactive_split[t].decrease(-free_blocks);
+      if (free_blocks > 0) stats.inactive_split[t].increase(free_blocks);
+    });
+  }
+
+  // Puts `b` into the block list of `at`'s segment, right before or after it; takes it out.
+  static void link_before(Block* b, Block* at) {
+    b->expandable = at->expandable;
+    b->prev = at->prev;
+    b->next = at;
+    if (at->prev) at->prev->next = b;
+    at->prev = b;
+  }
+  static void link_after(Block* b, Block* at) {
+    b->expandable = at->expandable;
+    b->next = at->next;
+    b->prev = at;
+    if (at->next) at->next->prev = b;
+    at->next = b;
+  }
+  static void unlink(Block* b) {
+    if (b->prev) b->prev->next = b->next;
+    if (b->next) b->next->prev = b->prev;
   }
 
   // ---- private pools ----
@@ -839,13 +1054,13 @@ struct CachingAllocator::Impl {
     for_each_active(add_head);
     std::vector<SegmentInfo> out;
     for (Block* head : heads) {
-      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}, head->expandable != nullptr, {}};
+      SegmentInfo seg{head->ptr, 0, head->stream, head->pool->is_small, {}, head->expandable != nullptr, {}, 0};
       if (const PrivatePool* pp = head->pool->private_pool) seg.pool = pp->stats.id;
       for (Block* b = head; b; b = b->next) {
-        seg.size += b->size;
+        (b->mapped ? seg.size : seg.unmapped_size) += b->size;
         const bool pending = !b->allocated && b->event_count > 0;
-        seg.blocks.push_back(
-            {b->ptr, b->size, b->requested, b->allocated, pending, b->allocated || pending ? b->op : nullptr});
+        seg.blocks.push_back({b->ptr, b->size, b->requested, b->allocated, pending,
+                              b->allocated || pending ? b->op : nullptr, !b->mapped});
       }
       out.push_back(std::move(seg));
     }

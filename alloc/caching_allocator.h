@@ -36,19 +36,24 @@ struct BlockInfo {
   size_t size;
   size_t requested;  // what the caller asked for (0 when free)
   bool allocated;
-  bool pending_free;  // freed, waiting for events of streams that used it (record_stream)
+  bool pending_free;         // freed, waiting for events of streams that used it (record_stream)
   const char* op = nullptr;  // the operator that allocated it, while the history records
+  // Pages of an expandable segment given back to the device (empty_cache): not memory, only
+  // addresses, mapped again before any of it is handed out. Neither allocated nor free.
+  bool unmapped = false;
 };
 struct SegmentInfo {
   void* address;
-  size_t size;
+  size_t size;  // mapped bytes: the blocks' sizes but for unmapped ones
   StreamId stream;
   bool is_small;
   std::vector<BlockInfo> blocks;  // in address order, tiling the segment
-  // An expandable segment (expandable_segments:True): `size` is what is mapped, a prefix of a
-  // larger reserved range, and grows and shrinks.
+  // An expandable segment (expandable_segments:True): `size` is what is mapped, in a part of a
+  // larger reserved range that grows and shrinks, and may hold unmapped blocks.
   bool is_expandable = false;
-  PoolId pool{};                  // the private pool it belongs to (default: the ordinary pools)
+  PoolId pool{};  // the private pool it belongs to (default: the ordinary pools)
+  // Bytes of its unmapped blocks: the blocks tile [address, address + size + unmapped_size).
+  size_t unmapped_size = 0;
 };
 
 struct MemorySnapshot;  // memory_snapshot.h

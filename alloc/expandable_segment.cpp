@@ -1,5 +1,5 @@
-// ExpandableSegment (see expandable_segment.h): a reserved range whose mapped prefix grows and
-// shrinks a page at a time.
+// ExpandableSegment (see expandable_segment.h): a reserved range whose part in use grows and
+// shrinks a page at a time at its end, and whose pages inside can be unmapped and mapped again.
 #include "anatomy/alloc/expandable_segment.h"
 
 #include <algorithm>
@@ -24,7 +24,8 @@ std::unique_ptr<ExpandableSegment> ExpandableSegment::create(MemoryProvider& pro
 
 void ExpandableSegment::release_range() {
   if (released_) return;
-  unmap_pages(0);
+  unmap_pages(0, end_ / page_size_);
+  end_ = 0;
   provider_.release_address(base_, address_size_);
   released_ = true;
 }
@@ -38,35 +39,66 @@ ExpandableSegment::~ExpandableSegment() {
 
 size_t ExpandableSegment::grow(size_t nbytes) {
   const size_t bytes = (nbytes + page_size_ - 1) / page_size_ * page_size_;
-  if (bytes == 0 || bytes > address_size_ - mapped_) return 0;
-  const size_t start = mapped_;
-  for (size_t offset = start; offset < start + bytes; offset += page_size_) {
-    if (!provider_.map(base_ + offset, page_size_)) {
-      unmap_pages(start);  // all or nothing: a failed request leaves the segment as it was
-      return 0;
-    }
-    ++maps_;
-    mapped_ = offset + page_size_;
-  }
+  if (bytes == 0 || bytes > address_size_ - end_) return 0;
+  if (!map_pages(end_ / page_size_, (end_ + bytes) / page_size_)) return 0;
+  end_ += bytes;
   return bytes;
 }
 
 size_t ExpandableSegment::shrink_to(const char* from) {
   ANATOMY_INTERNAL_ASSERT(from >= base_ && from <= mapped_end(),
-                          "expandable segment: shrink_to outside the mapped part");
+                          "expandable segment: shrink_to outside the part in use");
   const size_t offset = static_cast<size_t>(from - base_);
   const size_t keep = (offset + page_size_ - 1) / page_size_ * page_size_;
-  if (keep >= mapped_) return 0;
+  if (keep >= end_) return 0;
   const size_t before = mapped_;
-  unmap_pages(keep);
-  return before - keep;
+  unmap_pages(keep / page_size_, end_ / page_size_);
+  end_ = keep;
+  return before - mapped_;
 }
 
-// Unmaps the pages from `from_offset` (a page multiple) to the mapped end, last page first.
-void ExpandableSegment::unmap_pages(size_t from_offset) {
-  while (mapped_ > from_offset) {
+ExpandableSegment::Range ExpandableSegment::unmap(const char* ptr, size_t nbytes) {
+  ANATOMY_INTERNAL_ASSERT(ptr >= base_ && ptr + nbytes <= mapped_end(),
+                          "expandable segment: unmap outside the part in use");
+  const size_t begin = static_cast<size_t>(ptr - base_);
+  const size_t first = (begin + page_size_ - 1) / page_size_;
+  const size_t last = (begin + nbytes) / page_size_;
+  if (first >= last) return {};
+  for (size_t i = first; i < last; ++i) {
+    ANATOMY_INTERNAL_ASSERT(page_mapped_[i], "expandable segment: unmap of a page that is not mapped");
+  }
+  unmap_pages(first, last);
+  return {first * page_size_ - begin, (last - first) * page_size_};
+}
+
+bool ExpandableSegment::map(const char* ptr, size_t nbytes) {
+  const size_t begin = static_cast<size_t>(ptr - base_);
+  ANATOMY_INTERNAL_ASSERT(
+      ptr >= base_ && begin % page_size_ == 0 && nbytes % page_size_ == 0 && nbytes > 0 && begin + nbytes <= end_,
+      "expandable segment: map of {} bytes at offset {}: not whole pages in use", nbytes, begin);
+  return map_pages(begin / page_size_, (begin + nbytes) / page_size_);
+}
+
+bool ExpandableSegment::map_pages(size_t first, size_t last) {
+  for (size_t i = first; i < last; ++i) {
+    ANATOMY_INTERNAL_ASSERT(!page_mapped_[i], "expandable segment: map of a page that is mapped");
+    if (!provider_.map(base_ + i * page_size_, page_size_)) {
+      unmap_pages(first, i);  // all or nothing: a failed request leaves the segment as it was
+      return false;
+    }
+    page_mapped_[i] = true;
+    mapped_ += page_size_;
+    ++maps_;
+  }
+  return true;
+}
+
+void ExpandableSegment::unmap_pages(size_t first, size_t last) {
+  for (size_t i = last; i-- > first;) {
+    if (!page_mapped_[i]) continue;
+    provider_.unmap(base_ + i * page_size_, page_size_);
+    page_mapped_[i] = false;
     mapped_ -= page_size_;
-    provider_.unmap(base_ + mapped_, page_size_);
     ++unmaps_;
   }
 }

@@ -7,6 +7,7 @@
 namespace anatomy::alloc {
 
 std::string_view block_state(const BlockInfo& block) {
+  if (block.unmapped) return "unmapped";
   if (block.allocated) return "active_allocated";
   if (block.pending_free) return "active_pending_free";
   return "inactive";
@@ -68,9 +69,9 @@ std::string segment_json(const SegmentInfo& seg, int device) {
   return fmt::format(
       "    {{\"device\": {}, \"address\": {}, \"total_size\": {}, \"allocated_size\": {}, \"active_size\": {}, "
       "\"requested_size\": {}, \"stream\": {}, \"segment_type\": \"{}\", \"is_expandable\": {}, "
-      "\"segment_pool_id\": [0, {}], \"blocks\": [{}\n    ]}}",
+      "\"unmapped_size\": {}, \"segment_pool_id\": [0, {}], \"blocks\": [{}\n    ]}}",
       device, reinterpret_cast<uintptr_t>(seg.address), seg.size, allocated, active, requested, seg.stream,
-      seg.is_small ? "small" : "large", seg.is_expandable, seg.pool.value, blocks);
+      seg.is_small ? "small" : "large", seg.is_expandable, seg.unmapped_size, seg.pool.value, blocks);
 }
 
 std::string trace_json(const TraceEntry& e) {

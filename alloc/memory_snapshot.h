@@ -22,12 +22,15 @@ struct MemorySnapshot {
 };
 
 // A block's state under PyTorch's names: "active_allocated" (handed out), "active_pending_free"
-// (freed, waiting for the events of streams that used it) or "inactive" (free, cached).
+// (freed, waiting for the events of streams that used it) or "inactive" (free, cached); and
+// anatomy's "unmapped": pages of an expandable segment given back to the device, which PyTorch's
+// snapshot leaves out (it reports each mapped stretch of such a segment as a segment of its own).
 std::string_view block_state(const BlockInfo& block);
 
 // The snapshot as JSON:
 //   {"segments": [{"device", "address", "total_size", "allocated_size", "active_size",
 //                  "requested_size", "stream", "segment_type": "small" | "large", "is_expandable",
+//                  "unmapped_size" (bytes of unmapped blocks; "total_size" counts mapped ones),
 //                  "segment_pool_id": [0, private pool id, or 0 for the ordinary pools],
 //                  "blocks": [{"address", "size", "requested_size", "state", "op"?, "frames"}]}],
 //    "device_traces": [[{"action", "addr", "size", "stream", "time_us", "seq", "op"?, "frames"}]],

@@ -48,8 +48,16 @@ std::string xml_escape(std::string_view text) {
 const char* state_color(std::string_view state) {
   if (state == "active_allocated") return "#4e79a7";
   if (state == "active_pending_free") return "#f28e2b";
+  if (state == "unmapped") return "url(#unmapped)";  // hatched: addresses with no memory behind
   return "#dcdcdc";
 }
+
+// The hatching of unmapped ranges: grey lines on white, unlike the solid grey of free memory.
+constexpr const char* kUnmappedPattern =
+    R"svg(<defs><pattern id="unmapped" width="6" height="6" patternUnits="userSpaceOnUse" )svg"
+    R"svg(patternTransform="rotate(45)"><rect width="6" height="6" fill="white"/>)svg"
+    R"svg(<line x1="0" y1="0" x2="0" y2="6" stroke="#9a9a9a" stroke-width="2"/></pattern></defs>)svg"
+    "\n";
 
 std::string block_title(const BlockInfo& b) {
   std::string_view state = block_state(b);
@@ -63,9 +71,10 @@ std::string block_title(const BlockInfo& b) {
 std::string legend() {
   std::string out;
   int x = 0;
-  for (const char* state : {"active_allocated", "active_pending_free", "inactive"}) {
-    out += fmt::format(R"(<rect x="{}" y="30" width="12" height="12" fill="{}"/><text x="{}" y="40">{}</text>)", x,
-                       state_color(state), x + 16, state);
+  for (const char* state : {"active_allocated", "active_pending_free", "inactive", "unmapped"}) {
+    out += fmt::format(R"(<rect x="{}" y="30" width="12" height="12" fill="{}" stroke="#9a9a9a" stroke-width="0.5"/>)"
+                       R"(<text x="{}" y="40">{}</text>)",
+                       x, state_color(state), x + 16, state);
     x += 190;
   }
   return out + "\n";
@@ -80,6 +89,7 @@ std::string snapshot_to_svg(const MemorySnapshot& s) {
                   R"(font-family="monospace" font-size="12" xml:space="preserve" style="white-space: pre">)"
                   "\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
                   kWidth, height, kWidth, height);
+  out += kUnmappedPattern;
   out +=
       fmt::format(R"(<text x="0" y="16" font-size="14" font-weight="bold">{}</text>)",
                   xml_escape(fmt::format("{}: {} segments, {} reserved, {} allocated", s.device.str(),
@@ -88,17 +98,22 @@ std::string snapshot_to_svg(const MemorySnapshot& s) {
   out += "\n" + legend();
   int y = kTop;
   for (const SegmentInfo& seg : s.segments) {
-    out += fmt::format(
-        R"(<g><text x="0" y="{}">{}</text>)", y + 15,
-        xml_escape(fmt::format("{} {:>10} {} s{}{}", fmt::ptr(seg.address),
-                               format_bytes(static_cast<int64_t>(seg.size)), seg.is_small ? "small" : "large",
-                               seg.stream, seg.pool.is_default() ? "" : fmt::format(" p{}", seg.pool.value))));
+    const std::string label = fmt::format(
+        "{} {:>10} {} s{}{}", fmt::ptr(seg.address), format_bytes(static_cast<int64_t>(seg.size)),
+        seg.is_small ? "small" : "large", seg.stream, seg.pool.is_default() ? "" : fmt::format(" p{}", seg.pool.value));
+    // The label has no room for more: a segment with unmapped blocks says how much on hover.
+    const std::string hover =
+        seg.unmapped_size == 0
+            ? ""
+            : fmt::format("<title>{} mapped, +{} unmapped</title>", format_bytes(static_cast<int64_t>(seg.size)),
+                          format_bytes(static_cast<int64_t>(seg.unmapped_size)));
+    out += fmt::format(R"(<g><text x="0" y="{}">{}{}</text>)", y + 15, xml_escape(label), hover);
+    // The bar spans the segment's addresses, its unmapped blocks included.
+    const auto span = static_cast<double>(seg.size + seg.unmapped_size);
     size_t offset = 0;
     for (const BlockInfo& b : seg.blocks) {
-      const double x =
-          kLabelWidth + static_cast<double>(kBarWidth) * static_cast<double>(offset) / static_cast<double>(seg.size);
-      const double w =
-          std::max(1.0, static_cast<double>(kBarWidth) * static_cast<double>(b.size) / static_cast<double>(seg.size));
+      const double x = kLabelWidth + static_cast<double>(kBarWidth) * static_cast<double>(offset) / span;
+      const double w = std::max(1.0, static_cast<double>(kBarWidth) * static_cast<double>(b.size) / span);
       out += fmt::format(
           "\n  <rect data-addr=\"{}\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
           "stroke=\"white\" stroke-width=\"0.5\"><title>{}</title></rect>",

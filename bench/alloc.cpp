@@ -47,6 +47,23 @@ void BM_CachedAllocFreePairBusySegment(benchmark::State& state, size_t bytes) {
 }
 BENCHMARK_CAPTURE(BM_CachedAllocFreePairBusySegment, 512B, size_t{512});
 
+// The same pair in an expandable segment (expandable_segments:True): the hot path must not pay
+// for the bookkeeping of unmapped pages, which only empty_cache and the growth path touch.
+void BM_CachedAllocFreePairExpandable(benchmark::State& state, size_t bytes) {
+  SimulatedProvider device(kCapacity);
+  AllocConf conf;
+  conf.expandable_segments = true;
+  CachingAllocator cache(device, conf);
+  anatomy::DataPtr neighbour = cache.allocate(512);
+  { anatomy::DataPtr warm = cache.allocate(bytes); }
+  for (auto _ : state) {
+    anatomy::DataPtr p = cache.allocate(bytes);
+    benchmark::DoNotOptimize(p.get());
+  }
+  state.counters["provider_maps"] = static_cast<double>(cache.stats().num_provider_maps);
+}
+BENCHMARK_CAPTURE(BM_CachedAllocFreePairExpandable, 1MiB, size_t{1} << 20);
+
 // raw_alloc / raw_free, PyTorch's raw_alloc / raw_delete: the free looks the block up by pointer.
 void BM_RawAllocFreePair(benchmark::State& state, size_t bytes) {
   SimulatedProvider device(kCapacity);

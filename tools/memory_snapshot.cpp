@@ -37,7 +37,8 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 // A fixed sequence that leaves every block state in the picture: small and large segments,
-// holes left by frees, a block waiting for another stream (record_stream), and its events.
+// holes left by frees, a block waiting for another stream (record_stream), and its events; and
+// an expandable segment whose free middle empty_cache unmapped (the hatched range).
 alloc::MemorySnapshot simulated_workload(std::string& summary) {
   using alloc::kMB;
   static alloc::SimulatedProvider device(256 * kMB);  // static: the allocator's blocks live in it
@@ -47,6 +48,16 @@ alloc::MemorySnapshot simulated_workload(std::string& summary) {
     dispatch::CurrentOpScope scope(op);
     return cache.raw_alloc(n, s);
   };
+  alloc::AllocConf expandable;
+  expandable.expandable_segments = true;
+  cache.set_conf(expandable);
+  void* kv = alloc_in("aten::empty.memory_format", 5 * kMB, 2);
+  void* scratch = alloc_in("aten::cat", 50 * kMB, 2);
+  void* kv2 = alloc_in("aten::empty.memory_format", 5 * kMB, 2);
+  cache.raw_free(scratch);
+  cache.empty_cache();  // the pages [20, 40) MiB of stream 2's segment go back
+  cache.set_conf(alloc::AllocConf{});
+  (void)kv, (void)kv2;
   std::vector<void*> small;
   for (int i = 0; i < 12; ++i)
     small.push_back(alloc_in(i % 2 ? "aten::add.Tensor" : "aten::mul.Tensor", 40000 + 9000 * i));

@@ -96,22 +96,28 @@ inline void check_stats(const CachingAllocator& a, const SimulatedProvider& p, c
   check_stats(a, p, live, requested);
 }
 
-// The full walk: every segment is tiled by its blocks, no two free blocks touch, the allocated
-// blocks are exactly the live ones, and the stats equal what the walk counts.
+// The full walk: every segment is tiled by its blocks, no two free blocks touch (nor two
+// unmapped ones, and a segment does not end in one), the allocated blocks are exactly the live
+// ones, and the stats equal what the walk counts.
 inline void check_segments(const CachingAllocator& a, const Shadow& live) {
   MemoryStats s = a.stats();
   int64_t reserved = 0, allocated = 0, active = 0, n_allocated = 0, n_active = 0, n_split = 0, split_bytes = 0;
   for (const SegmentInfo& seg : a.segments()) {
     reserved += static_cast<int64_t>(seg.size);
     char* expect = static_cast<char*>(seg.address);
-    bool prev_free = false;
+    bool prev_free = false, prev_unmapped = false;
+    size_t mapped = 0, unmapped = 0;
     for (const BlockInfo& b : seg.blocks) {
       REQUIRE(b.ptr == expect);
       REQUIRE(b.size % kMinBlockSize == 0);
       expect += b.size;
-      bool is_free = !b.allocated && !b.pending_free;
+      (b.unmapped ? unmapped : mapped) += b.size;
+      REQUIRE_FALSE((b.unmapped && (!seg.is_expandable || b.allocated || b.pending_free || prev_unmapped)));
+      prev_unmapped = b.unmapped;
+      bool is_free = !b.allocated && !b.pending_free && !b.unmapped;
       REQUIRE_FALSE((is_free && prev_free));  // merging left two free neighbours apart
       prev_free = is_free;
+      if (b.unmapped) continue;
       if (b.allocated) {
         auto it = live.find(static_cast<char*>(b.ptr));
         REQUIRE(it != live.end());
@@ -127,6 +133,9 @@ inline void check_segments(const CachingAllocator& a, const Shadow& live) {
         ++n_split;
       }
     }
+    REQUIRE_FALSE(prev_unmapped);  // the end of an expandable segment moves back over a hole
+    REQUIRE(mapped == seg.size);
+    REQUIRE(unmapped == seg.unmapped_size);
   }
   REQUIRE(n_allocated == static_cast<int64_t>(live.size()));
   REQUIRE(s.reserved_bytes[StatType::All].current == reserved);

@@ -5,11 +5,13 @@
 // memory history attributes a CUDA add's output to aten::add, and the summary shows the stats;
 // the randomized suite of the simulated device (tests/alloc/random_allocator_run.h) runs over the
 // CUDA provider; expandable segments grow by pages of the driver's virtual memory, keep data
-// across page boundaries and shrink on empty_cache; a private pool takes a side stream's
+// across page boundaries and shrink on empty_cache, also in the middle of a segment, whose pages
+// are mapped again for a later request; a private pool takes a side stream's
 // allocations and keeps its blocks from other requests.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -237,6 +239,65 @@ TEST_CASE("cuda allocator: expandable segments grow by pages, keep data across p
   a.raw_free(ptrs[0]);
   a.empty_cache();
   CHECK(a.stats().reserved_bytes[alloc::StatType::All].current == 0);
+  CHECK(a.segments().empty());
+}
+
+// The free pages in the middle of a segment: empty_cache unmaps them while the blocks on both
+// sides stay in use (their data intact), and a later request maps them again (cuMemMap) and its
+// bytes round trip.
+TEST_CASE("cuda allocator: expandable segments unmap free pages in the middle and map them again") {
+  ANATOMY_REQUIRE_GPU();
+  cuda::CudaMemoryProvider provider(0);
+  REQUIRE(provider.supports_virtual_memory());
+  const size_t granularity = provider.page_size();
+  const size_t page = (alloc::kLargeBuffer + granularity - 1) / granularity * granularity;
+  alloc::AllocConf conf;
+  conf.expandable_segments = true;
+  alloc::CachingAllocator a(provider, conf);
+  // A [0, P/4), M [P/4, 3P + 3P/4), B [3P + 3P/4, 4P): M holds pages 1 and 2 whole.
+  const size_t quarter = page / 4;
+  char* first = static_cast<char*>(a.raw_alloc(quarter, 0));
+  char* middle = static_cast<char*>(a.raw_alloc(3 * page + 2 * quarter, 0));
+  char* last = static_cast<char*>(a.raw_alloc(quarter, 0));
+  REQUIRE(middle == first + quarter);
+  REQUIRE(last == first + 3 * page + 3 * quarter);
+  std::vector<uint8_t> host_first(quarter, 0x5a), host_last(quarter, 0xa5), back(quarter);
+  REQUIRE(cudaMemcpy(first, host_first.data(), quarter, cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemcpy(last, host_last.data(), quarter, cudaMemcpyHostToDevice) == cudaSuccess);
+  a.raw_free(middle);
+  a.empty_cache();
+  alloc::MemoryStats s = a.stats();
+  CHECK(s.reserved_bytes[alloc::StatType::All].current == static_cast<int64_t>(2 * page));
+  CHECK(s.num_provider_unmaps == 2);
+  std::vector<alloc::SegmentInfo> segs = a.segments();
+  REQUIRE(segs.size() == 1);
+  CHECK(segs[0].size == 2 * page);
+  CHECK(segs[0].unmapped_size == 2 * page);
+  REQUIRE(cudaMemcpy(back.data(), first, quarter, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back == host_first);
+  REQUIRE(cudaMemcpy(back.data(), last, quarter, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back == host_last);
+
+  // P + P/2 fits no free block: the free part of page 0 and page 1, mapped again, serve it.
+  const size_t n = page + 2 * quarter;
+  char* again = static_cast<char*>(a.raw_alloc(n, 0));
+  CHECK(again == first + quarter);
+  CHECK(a.stats().num_provider_maps == 5);
+  CHECK(a.stats().reserved_bytes[alloc::StatType::All].current == static_cast<int64_t>(3 * page));
+  std::vector<uint32_t> pattern(n / sizeof(uint32_t)), read(pattern.size());
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint32_t>(i * 2654435761u);
+  REQUIRE(cudaMemcpy(again, pattern.data(), n, cudaMemcpyHostToDevice) == cudaSuccess);
+  // A device memset across the boundary of page 0 (kept mapped) and page 1 (mapped again).
+  REQUIRE(cudaMemset(again + 2 * quarter, 0x11, 2 * quarter) == cudaSuccess);
+  std::memset(reinterpret_cast<char*>(pattern.data()) + 2 * quarter, 0x11, 2 * quarter);
+  REQUIRE(cudaMemcpy(read.data(), again, n, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(read == pattern);
+  REQUIRE(cudaMemcpy(back.data(), last, quarter, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back == host_last);
+  for (void* p : {static_cast<void*>(first), static_cast<void*>(again), static_cast<void*>(last)}) a.raw_free(p);
+  a.empty_cache();
+  CHECK(a.stats().reserved_bytes[alloc::StatType::All].current == 0);
+  CHECK(a.stats().num_provider_maps == a.stats().num_provider_unmaps);
   CHECK(a.segments().empty());
 }
 
