@@ -1084,7 +1084,7 @@ void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
 MemorySnapshot CachingAllocator::memory_snapshot() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
   return MemorySnapshot{impl_->device, impl_->segments(), impl_->history.entries(), impl_->history.max_entries(),
-                        impl_->stats};
+                        impl_->stats, {}};
 }
 
 Device CachingAllocator::device() const { return impl_->device; }
