@@ -19,6 +19,14 @@
 #include "anatomy/core/error.h"
 #include "anatomy/dispatch/current_op.h"
 
+// The cached allocate + free pair is the hot path (issue 4: at most 100 ns). Functions on it that
+// the slow path also calls are forced inline: a second call site makes GCC keep them out of line.
+#if defined(__GNUC__) || defined(__clang__)
+#define ANATOMY_HOT_INLINE [[gnu::always_inline]] inline
+#else
+#define ANATOMY_HOT_INLINE inline
+#endif
+
 namespace anatomy::alloc {
 
 struct Block;
@@ -267,12 +275,19 @@ struct CachingAllocator::Impl {
     BlockPool& pool = pool_for(size, stream);
     FoundBlock found = conf.caching ? get_free_block(pool, size, stream) : FoundBlock{};
     if (found.block) return alloc_found_block(found.block, orig_size, size, found.in_free_set);
+    return malloc_past_cache(orig_size, size, pool, stream);
+  }
+
+  // No cached block fits: reserve (or grow an expandable segment), down the OOM ladder if need
+  // be. Out of line, so that the cached path above stays small enough for the compiler to keep
+  // get_free_block inline in it.
+  ANATOMY_NOINLINE Block* malloc_past_cache(size_t orig_size, size_t size, BlockPool& pool, StreamId stream) {
     const PoolInFlight in_flight(*this, pool);
     // With caching off every request is a reservation of its own, released when freed.
     // With expandable segments a segment grows by the request (rounded up to its pages).
     size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
     if (conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
-    found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
+    FoundBlock found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
     // A live private pool's free memory is never given back (a captured graph may use it), so
     // the first rung frees oversize blocks only for the ordinary pools.
     if (!found.block && !pool.private_pool && release_available_cached_blocks(pool, size, stream))
@@ -304,7 +319,7 @@ struct CachingAllocator::Impl {
     bool in_free_set = false;
   };
 
-  FoundBlock get_free_block(BlockPool& pool, size_t size, StreamId stream) {
+  ANATOMY_HOT_INLINE FoundBlock get_free_block(BlockPool& pool, size_t size, StreamId stream) {
     ++pool.get_free_block_calls;
     auto it = pool.blocks.lower_bound(BlockKey{stream, size, nullptr});
     if (it == pool.blocks.end() || (*it)->stream != stream) return {};
@@ -395,7 +410,6 @@ struct CachingAllocator::Impl {
     if (Block* block = alloc_block(pool, alloc_size, stream, is_retry)) return {block, false};
     // The count moved only if this thread dropped the lock: no other thread runs while it holds it.
     if (unlocked_reserves == unlocked_before || !conf.caching) return {};
-    process_events();
     return get_free_block(pool, size, stream);
   }
 
