@@ -19,6 +19,14 @@
 #include "anatomy/core/error.h"
 #include "anatomy/dispatch/current_op.h"
 
+// The cached allocate + free pair is the hot path (issue 4: at most 100 ns). Functions on it that
+// the slow path also calls are forced inline: a second call site makes GCC keep them out of line.
+#if defined(__GNUC__) || defined(__clang__)
+#define ANATOMY_HOT_INLINE [[gnu::always_inline]] inline
+#else
+#define ANATOMY_HOT_INLINE inline
+#endif
+
 namespace anatomy::alloc {
 
 struct Block;
@@ -110,6 +118,9 @@ struct Expandable {
 // A private pool's own block pools; private_pool.h keeps its id, users and counters.
 struct PrivatePool final : PoolState {
   BlockPool small, large;
+  // Requests for it past the cache, which may drop the allocator's lock (Note [Reserving without
+  // the lock]): the pool stays until they are done, even when its last user goes meanwhile.
+  int requests_in_flight = 0;
   explicit PrivatePool(CachingAllocator::Impl* owner)
       : small{{}, true, owner, 0, this}, large{{}, false, owner, 0, this} {}
 };
@@ -188,6 +199,10 @@ struct CachingAllocator::Impl {
   std::map<StreamId, std::deque<std::pair<EventId, Block*>>> outstanding_events;
   MemoryStats stats;
   size_t total_reserved = 0;
+  // release_lock_on_cudamalloc: bytes being reserved by threads that dropped the lock for it, and
+  // how many such reservations began (Note [Reserving without the lock]).
+  size_t reserving = 0;
+  uint64_t unlocked_reserves = 0;
   MemoryHistory history;
   // expandable_segments: at most one growing segment per pool and stream.
   std::map<std::pair<const BlockPool*, StreamId>, std::unique_ptr<Expandable>> expandable_segments;
@@ -269,21 +284,29 @@ struct CachingAllocator::Impl {
     BlockPool& pool = pool_for(size, stream);
     FoundBlock found = conf.caching ? get_free_block(pool, size, stream) : FoundBlock{};
     if (found.block) return alloc_found_block(found.block, orig_size, size, found.in_free_set);
+    return malloc_past_cache(orig_size, size, pool, stream);
+  }
+
+  // No cached block fits: reserve (or grow an expandable segment), down the OOM ladder if need
+  // be. Out of line, so that the cached path above stays small enough for the compiler to keep
+  // get_free_block inline in it.
+  ANATOMY_NOINLINE Block* malloc_past_cache(size_t orig_size, size_t size, BlockPool& pool, StreamId stream) {
+    const PoolInFlight in_flight(*this, pool);
     // With caching off every request is a reservation of its own, released when freed.
     // With expandable segments a segment grows by the request (rounded up to its pages).
     size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
     if (conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
-    Block* block = alloc_block(pool, alloc_size, stream, false);
+    FoundBlock found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
     // A live private pool's free memory is never given back (a captured graph may use it), so
     // the first rung frees oversize blocks only for the ordinary pools.
-    if (!block && !pool.private_pool && release_available_cached_blocks(pool, size, stream))
-      block = alloc_block(pool, alloc_size, stream, false);
-    if (!block) {
+    if (!found.block && !pool.private_pool && release_available_cached_blocks(pool, size, stream))
+      found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
+    if (!found.block) {
       release_cached_blocks();
-      block = alloc_block(pool, alloc_size, stream, true);
+      found = alloc_block_or_cached(pool, size, alloc_size, stream, true);
     }
-    if (!block) throw_oom(orig_size, size, alloc_size, stream, pool);
-    return alloc_found_block(block, orig_size, size);
+    if (!found.block) throw_oom(orig_size, size, alloc_size, stream, pool);
+    return alloc_found_block(found.block, orig_size, size, found.in_free_set);
   }
 
   // The first route that takes the request sends it to its private pool's small or large pool;
@@ -305,7 +328,7 @@ struct CachingAllocator::Impl {
     bool in_free_set = false;
   };
 
-  FoundBlock get_free_block(BlockPool& pool, size_t size, StreamId stream) {
+  ANATOMY_HOT_INLINE FoundBlock get_free_block(BlockPool& pool, size_t size, StreamId stream) {
     ++pool.get_free_block_calls;
     auto it = pool.blocks.lower_bound(BlockKey{stream, size, nullptr});
     if (it == pool.blocks.end() || (*it)->stream != stream) return {};
@@ -326,10 +349,8 @@ struct CachingAllocator::Impl {
   Block* alloc_block(BlockPool& pool, size_t alloc_size, StreamId stream, bool is_retry) {
     if (is_retry) ++stats.num_alloc_retries;
     if (expandable_for(pool)) return grow_expandable_segment(pool, alloc_size, stream);
-    if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + alloc_size) > allowed_memory()) {
-      return nullptr;
-    }
-    void* ptr = provider.reserve(alloc_size);
+    if (exceeds_memory_fraction(alloc_size)) return nullptr;
+    void* ptr = reserve_segment(alloc_size);
     if (!ptr) return nullptr;
     total_reserved += alloc_size;
     ++stats.num_provider_allocs;
@@ -344,6 +365,81 @@ struct CachingAllocator::Impl {
     }
     return new_block(stream, alloc_size, &pool, static_cast<char*>(ptr));
   }
+
+  // ---- reserving without the lock (release_lock_on_cudamalloc) ----
+  //
+  // Note [Reserving without the lock]
+  // cudaMalloc can take milliseconds (the driver may synchronize or zero pages), and with the
+  // allocator's lock held every other thread's allocate and free waits that long, though most
+  // are served from the cache. With release_lock_on_cudamalloc:True (PyTorch's knob, same place),
+  // reserve_segment drops the lock around provider.reserve and takes it again after. Only the
+  // plain reservation does: mapping pages of an expandable segment changes the segment's state
+  // and stays under the lock, as in PyTorch. While the lock is dropped anything may happen, so:
+  //   - Nothing this thread holds may depend on state that another thread can change meanwhile.
+  //     The BlockPools of the ordinary pools live as long as the allocator; a private pool could
+  //     go when its last user does, so malloc pins it (PoolInFlight) until it returns or throws.
+  //     The new segment is accounted (stats, total_reserved, the history) only after the lock is
+  //     back, all at once, so the stats are exact at every point another thread can see them.
+  //   - per_process_memory_fraction: two threads must not both pass the check and reserve past
+  //     it. The bytes are added to `reserving` before the lock drops and count as reserved in
+  //     every check until the lock is back and they are either reserved or given up.
+  //   - The conf may change (set_conf). The reservation goes on with the size decided before;
+  //     whatever it yields is a valid segment under any conf, as existing segments are when
+  //     set_conf changes the conf.
+  //   - Another thread may free a block that fits meanwhile. When the reservation succeeded the
+  //     new segment is used (as PyTorch does) and that block stays cached. When it failed, the
+  //     cache is searched again before the next rung of the OOM ladder
+  //     (alloc_block_or_cached): otherwise a block freed inside a split segment, which the ladder
+  //     cannot release, would end in an OutOfMemoryError with a fitting block cached.
+  //   - Another thread may empty the cache, run the OOM ladder, or record history meanwhile:
+  //     each works on what is accounted, which the reservation in flight is not yet part of.
+
+  // provider.reserve, with the lock dropped around it under release_lock_on_cudamalloc. Called
+  // with the lock held; returns with it held, also when the provider throws.
+  void* reserve_segment(size_t nbytes) {
+    if (!conf.release_lock_on_cudamalloc) return provider.reserve(nbytes);
+    ++unlocked_reserves;
+    reserving += nbytes;
+    struct Relock {
+      Impl& impl;
+      size_t nbytes;
+      ~Relock() {
+        impl.mutex.lock();
+        impl.reserving -= nbytes;
+      }
+    } relock{*this, nbytes};
+    mutex.unlock();
+    return provider.reserve(nbytes);
+  }
+
+  // alloc_block; when that failed after dropping the lock, a cached block another thread freed
+  // meanwhile, if one fits (Note [Reserving without the lock]).
+  FoundBlock alloc_block_or_cached(BlockPool& pool, size_t size, size_t alloc_size, StreamId stream, bool is_retry) {
+    const uint64_t unlocked_before = unlocked_reserves;
+    if (Block* block = alloc_block(pool, alloc_size, stream, is_retry)) return {block, false};
+    // The count moved only if this thread dropped the lock: no other thread runs while it holds it.
+    if (unlocked_reserves == unlocked_before || !conf.caching) return {};
+    return get_free_block(pool, size, stream);
+  }
+
+  // Keeps a private pool in existence while a request for it is past the cache (Note
+  // [Reserving without the lock]); the ordinary pools need nothing. When the pool's last user
+  // went meanwhile, it retires at the end as it would have then.
+  class PoolInFlight {
+   public:
+    PoolInFlight(Impl& impl, BlockPool& pool) : impl_(impl), pp_(pool.private_pool) {
+      if (pp_) ++pp_->requests_in_flight;
+    }
+    ~PoolInFlight() {
+      if (pp_ && --pp_->requests_in_flight == 0 && pp_->stats.use_count == 0) impl_.retire_pool(*pp_);
+    }
+    PoolInFlight(const PoolInFlight&) = delete;
+    PoolInFlight& operator=(const PoolInFlight&) = delete;
+
+   private:
+    Impl& impl_;
+    PrivatePool* pp_;
+  };
 
   bool should_split(const Block* block, size_t size) const {
     size_t remaining = block->size - size;
@@ -570,6 +666,13 @@ struct CachingAllocator::Impl {
     return conf.per_process_memory_fraction * static_cast<double>(provider.total_memory());
   }
 
+  // Would reserving `nbytes` more pass per_process_memory_fraction? Reservations other threads
+  // are making without the lock count as made.
+  bool exceeds_memory_fraction(size_t nbytes) const {
+    return conf.per_process_memory_fraction < 1.0 &&
+           static_cast<double>(total_reserved + reserving + nbytes) > allowed_memory();
+  }
+
   // ---- releasing cache ----
 
   // garbage_collection_threshold: once reserved memory passes the threshold (a fraction of what
@@ -707,9 +810,7 @@ struct CachingAllocator::Impl {
     }
     const size_t page = es ? es->segment->page_size() : expandable_page_size(pool);
     const size_t need = (size - have + page - 1) / page * page;
-    if (conf.per_process_memory_fraction < 1.0 && static_cast<double>(total_reserved + need) > allowed_memory()) {
-      return nullptr;
-    }
+    if (exceeds_memory_fraction(need)) return nullptr;
     std::unique_ptr<ExpandableSegment> fresh;
     if (!es) {
       fresh = ExpandableSegment::create(provider, page, provider.total_memory());
@@ -1028,7 +1129,7 @@ struct CachingAllocator::Impl {
         pp.stats.reserved_bytes -= static_cast<int64_t>(b->size);
       }
     }
-    if (pp.stats.segments == 0) private_pools.erase(pp.stats.id);
+    if (pp.stats.segments == 0 && pp.requests_in_flight == 0) private_pools.erase(pp.stats.id);
   }
 
   void drop_use(PoolState& state) {
@@ -1212,7 +1313,7 @@ void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
 MemorySnapshot CachingAllocator::memory_snapshot() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
   return MemorySnapshot{impl_->device, impl_->segments(), impl_->history.entries(), impl_->history.max_entries(),
-                        impl_->stats};
+                        impl_->stats, {}};
 }
 
 Device CachingAllocator::device() const { return impl_->device; }

@@ -74,6 +74,11 @@ std::string segment_json(const SegmentInfo& seg, int device) {
       seg.is_small ? "small" : "large", seg.is_expandable, seg.unmapped_size, seg.pool.value, blocks);
 }
 
+std::string allocation_json(const AllocationInfo& a) {
+  return fmt::format("    {{\"address\": {}, \"size\": {}, \"requested_size\": {}, \"stream\": {}, {}}}",
+                     reinterpret_cast<uintptr_t>(a.ptr), a.size, a.size, a.stream, op_fields(a.op));
+}
+
 std::string trace_json(const TraceEntry& e) {
   return fmt::format(
       "      {{\"action\": \"{}\", \"addr\": {}, \"size\": {}, \"stream\": {}, \"time_us\": {}, \"seq\": {}, {}}}",
@@ -87,6 +92,11 @@ std::string to_json(const MemorySnapshot& s) {
   std::string out = "{\n  \"segments\": [";
   for (size_t i = 0; i < s.segments.size(); ++i) out += (i ? ",\n" : "\n") + segment_json(s.segments[i], device);
   out += s.segments.empty() ? "],\n" : "\n  ],\n";
+  if (!s.allocations.empty()) {
+    out += "  \"allocations\": [";
+    for (size_t i = 0; i < s.allocations.size(); ++i) out += (i ? ",\n" : "\n") + allocation_json(s.allocations[i]);
+    out += "\n  ],\n";
+  }
   out += "  \"device_traces\": [";
   for (int d = 0; d < device; ++d) out += "[], ";  // other devices' traces: not this allocator's
   out += "[";

@@ -1,5 +1,6 @@
 // MemorySnapshot: the caching allocator's state at one moment (every segment and its blocks) and
-// its recent history (memory_history.h), as CachingAllocator::memory_snapshot() returns it, and
+// its recent history (memory_history.h), as CachingAllocator::memory_snapshot() returns it (the
+// backend:cudaMallocAsync allocator's has its live allocations instead of segments), and
 // its JSON in the shape of PyTorch's torch.cuda.memory._snapshot(), so that people and tools who
 // know that format can read it. snapshot_html.h draws it.
 #pragma once
@@ -13,12 +14,24 @@
 
 namespace anatomy::alloc {
 
+// A live allocation of an allocator whose segments are not visible (backend:cudaMallocAsync).
+struct AllocationInfo {
+  void* ptr;
+  size_t size;  // what was asked for: that backend does not round
+  StreamId stream;
+  const char* op = nullptr;  // the operator that allocated it, while the history records
+};
+
 struct MemorySnapshot {
   Device device;
   std::vector<SegmentInfo> segments;  // in address order, each tiled by its blocks
   std::vector<TraceEntry> trace;      // oldest first; empty unless the history was recording
   size_t trace_max_entries = 0;       // the ring's size (0: not recording)
   MemoryStats stats;
+  // backend:cudaMallocAsync, whose segments are the driver pool's and not visible (`segments` is
+  // empty): the live allocations, in address order. The caching allocator leaves it empty (its
+  // allocations are the allocated blocks of `segments`).
+  std::vector<AllocationInfo> allocations;
 };
 
 // A block's state under PyTorch's names: "active_allocated" (handed out), "active_pending_free"
@@ -35,6 +48,8 @@ std::string_view block_state(const BlockInfo& block);
 //                  "blocks": [{"address", "size", "requested_size", "state", "op"?, "frames"}]}],
 //    "device_traces": [[{"action", "addr", "size", "stream", "time_us", "seq", "op"?, "frames"}]],
 //    "trace_max_entries": N}
+// with, when `allocations` is not empty, "allocations": [{"address", "size", "requested_size",
+// "stream", "op"?, "frames"}] after "segments".
 // device_traces is indexed by device index, as PyTorch's is; "frames" holds the operator as
 // [{"name": op, "filename": "", "line": 0}] (anatomy records no Python stack), empty when unknown.
 std::string to_json(const MemorySnapshot& snapshot);

@@ -25,7 +25,13 @@ SimulatedProvider::~SimulatedProvider() {
 }
 
 void* SimulatedProvider::reserve(size_t nbytes) {
-  std::lock_guard<std::mutex> g(mutex_);
+  std::unique_lock<std::mutex> g(mutex_);
+  if (holding_reserves_) {
+    ++held_reserves_;
+    reserve_hold_.notify_all();
+    reserve_hold_.wait(g, [&] { return !holding_reserves_; });
+    --held_reserves_;
+  }
   if (nbytes == 0 || nbytes > capacity_ - counters_.used_bytes) {
     ++counters_.failed_reserves;
     return nullptr;
@@ -199,6 +205,24 @@ size_t SimulatedProvider::pending_events(StreamId stream) const {
 SimulatedProvider::Counters SimulatedProvider::counters() const {
   std::lock_guard<std::mutex> g(mutex_);
   return counters_;
+}
+
+void SimulatedProvider::hold_reserves() {
+  std::lock_guard<std::mutex> g(mutex_);
+  holding_reserves_ = true;
+}
+
+void SimulatedProvider::release_reserves() {
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    holding_reserves_ = false;
+  }
+  reserve_hold_.notify_all();
+}
+
+void SimulatedProvider::wait_for_held_reserves(int n) {
+  std::unique_lock<std::mutex> g(mutex_);
+  reserve_hold_.wait(g, [&] { return held_reserves_ >= n; });
 }
 
 }  // namespace anatomy::alloc

@@ -5,6 +5,7 @@
 // made accessible as they are mapped; mapped bytes count against the capacity as reserved ones do.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -57,6 +58,13 @@ class SimulatedProvider final : public MemoryProvider {
   size_t pending_events() const;
   size_t pending_events(StreamId stream) const;
 
+  // Test controls for a slow reservation (a cudaMalloc that waits on the driver): while held,
+  // reserve() calls wait inside the provider, before deciding anything, until release_reserves().
+  // The other calls go on meanwhile. wait_for_held_reserves(n) returns once n calls are waiting.
+  void hold_reserves();
+  void release_reserves();
+  void wait_for_held_reserves(int n = 1);
+
   struct Counters {
     int64_t reserves = 0;          // successful reserve() calls
     int64_t releases = 0;          // release() calls
@@ -81,6 +89,10 @@ class SimulatedProvider final : public MemoryProvider {
   const size_t capacity_;
   const Device device_;
   mutable std::mutex mutex_;  // the test thread completes events while the allocator queries them
+  // hold_reserves: signalled when a reserve() starts waiting and when the hold lifts.
+  std::condition_variable reserve_hold_;
+  bool holding_reserves_ = false;
+  int held_reserves_ = 0;  // reserve() calls waiting in the hold
   std::unordered_map<EventId, EventState> events_;
   std::unordered_map<void*, size_t> live_;  // what was reserved, to catch bad releases
   std::map<char*, size_t> ranges_;          // reserved address ranges, to catch bad maps

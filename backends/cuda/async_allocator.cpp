@@ -9,17 +9,21 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "anatomy/alloc/memory_history.h"
+#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/alloc/memory_summary.h"
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/core/error.h"
+#include "anatomy/dispatch/current_op.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -47,6 +51,7 @@ struct AsyncAllocator::Impl {
     size_t size;
     StreamId stream;                       // where it was allocated, and is freed
     std::unordered_set<StreamId> used_on;  // other streams given to record_stream
+    const char* op = nullptr;              // who allocated it, while the history records
   };
 
   int index;
@@ -57,6 +62,7 @@ struct AsyncAllocator::Impl {
   mutable std::mutex mutex;
   std::unordered_map<void*, Allocation*> live;
   alloc::MemoryStats counted;  // what this wrapper counts; the pool's figures are added by stats()
+  alloc::MemoryHistory history;
 
   Impl(int device_index, const alloc::AllocConf& conf)
       : index(device_index),
@@ -79,6 +85,10 @@ struct AsyncAllocator::Impl {
   }
 
   static StatType type_of(size_t size) { return size <= kSmallSize ? StatType::Small : StatType::Large; }
+
+  void trace(alloc::TraceAction action, const void* address, size_t size, StreamId stream) {
+    if (history.enabled()) history.record(action, address, size, stream);
+  }
 
   void count(alloc::StatArray& a, StatType t, int64_t amount) {
     if (amount >= 0) {
@@ -126,6 +136,10 @@ struct AsyncAllocator::Impl {
     if (!ptr) throw_oom(nbytes, stream, over_limit);
     auto* a = new Allocation{this, ptr, nbytes, stream, {}};
     live.emplace(ptr, a);
+    if (history.enabled()) {
+      history.record(alloc::TraceAction::Alloc, ptr, nbytes, stream);
+      a->op = dispatch::current_op_name();
+    }
     const StatType t = type_of(nbytes);
     const auto n = static_cast<int64_t>(nbytes);
     count(counted.allocation, t, 1);
@@ -139,6 +153,7 @@ struct AsyncAllocator::Impl {
   // stream that used the memory, so the pool may reuse it once the free is reached in stream order.
   void free(Allocation* a) {
     DeviceGuard guard(index);
+    trace(alloc::TraceAction::FreeRequested, a->ptr, a->size, a->stream);
     const cudaStream_t stream = stream_of(a->stream);
     for (StreamId s : a->used_on) {
       cudaEvent_t event = nullptr;
@@ -148,6 +163,7 @@ struct AsyncAllocator::Impl {
       ANATOMY_CUDA_CHECK(cudaEventDestroy(event));  // the wait already queued keeps what it needs
     }
     ANATOMY_CUDA_CHECK(cudaFreeAsync(a->ptr, stream));
+    trace(alloc::TraceAction::FreeCompleted, a->ptr, a->size, a->stream);
     forget(a);
   }
 
@@ -165,6 +181,7 @@ struct AsyncAllocator::Impl {
 
   [[noreturn]] void throw_oom(size_t nbytes, StreamId stream, bool over_limit) {
     ++counted.num_ooms;
+    trace(alloc::TraceAction::Oom, nullptr, nbytes, stream);
     size_t free_bytes = 0, total_bytes = 0;
     ANATOMY_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const auto allocated = static_cast<size_t>(counted.allocated_bytes[StatType::All].current);
@@ -188,6 +205,21 @@ struct AsyncAllocator::Impl {
                   alloc::format_bytes(static_cast<int64_t>(free_bytes)), limit,
                   alloc::format_bytes(static_cast<int64_t>(allocated)),
                   alloc::format_bytes(static_cast<int64_t>(reserved)), alloc::format_bytes(static_cast<int64_t>(used)));
+  }
+
+  // Called with the lock held.
+  alloc::MemoryStats stats() const {
+    alloc::MemoryStats s = counted;
+    // The pool's own figures: what it holds from the driver, and what its live allocations cover
+    // (their sizes as the pool rounds them, until their frees are reached in stream order).
+    // A watermark just reset to 0 may read below the current value; a peak never does.
+    const auto from_pool = [&](alloc::Stat& stat, cudaMemPoolAttr current, cudaMemPoolAttr high) {
+      stat.current = static_cast<int64_t>(pool_attribute(pool, current));
+      stat.peak = std::max(stat.current, static_cast<int64_t>(pool_attribute(pool, high)));
+    };
+    from_pool(s.reserved_bytes[StatType::All], cudaMemPoolAttrReservedMemCurrent, cudaMemPoolAttrReservedMemHigh);
+    from_pool(s.active_bytes[StatType::All], cudaMemPoolAttrUsedMemCurrent, cudaMemPoolAttrUsedMemHigh);
+    return s;
   }
 
   Allocation* find(void* ptr, const char* op) {
@@ -225,7 +257,9 @@ void delete_allocation(void* ctx) {
 AsyncAllocator::AsyncAllocator(int device, const alloc::AllocConf& conf)
     : impl_(std::make_unique<Impl>(resolve_device_index(device, "cuda async allocator"), conf)) {}
 
-AsyncAllocator::~AsyncAllocator() = default;
+AsyncAllocator::~AsyncAllocator() {
+  if (impl_->history.enabled()) dispatch::remove_op_name_listener();
+}
 
 DataPtr AsyncAllocator::allocate(size_t nbytes) {
   if (nbytes == 0) return DataPtr(nullptr, impl_->device);
@@ -263,17 +297,7 @@ void AsyncAllocator::empty_cache() {
 
 alloc::MemoryStats AsyncAllocator::stats() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
-  alloc::MemoryStats s = impl_->counted;
-  // The pool's own figures: what it holds from the driver, and what its live allocations cover
-  // (their sizes as the pool rounds them, until their frees are reached in stream order).
-  // A watermark just reset to 0 may read below the current value; a peak never does.
-  const auto from_pool = [&](alloc::Stat& stat, cudaMemPoolAttr current, cudaMemPoolAttr high) {
-    stat.current = static_cast<int64_t>(pool_attribute(impl_->pool, current));
-    stat.peak = std::max(stat.current, static_cast<int64_t>(pool_attribute(impl_->pool, high)));
-  };
-  from_pool(s.reserved_bytes[StatType::All], cudaMemPoolAttrReservedMemCurrent, cudaMemPoolAttrReservedMemHigh);
-  from_pool(s.active_bytes[StatType::All], cudaMemPoolAttrUsedMemCurrent, cudaMemPoolAttrUsedMemHigh);
-  return s;
+  return impl_->stats();
 }
 
 void AsyncAllocator::reset_peak_stats() {
@@ -292,5 +316,30 @@ std::string AsyncAllocator::memory_summary() const {
 }
 
 Device AsyncAllocator::device() const { return impl_->device; }
+
+void AsyncAllocator::record_memory_history(bool enabled, size_t max_entries) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  const bool was = impl_->history.enabled();
+  impl_->history.set(enabled, max_entries);
+  // The dispatcher names operators only while some allocator records (dispatch/current_op.h).
+  if (enabled && !was) dispatch::add_op_name_listener();
+  if (!enabled && was) dispatch::remove_op_name_listener();
+}
+
+alloc::MemorySnapshot AsyncAllocator::memory_snapshot() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  alloc::MemorySnapshot snap;
+  snap.device = impl_->device;
+  snap.trace = impl_->history.entries();
+  snap.trace_max_entries = impl_->history.max_entries();
+  snap.stats = impl_->stats();
+  snap.allocations.reserve(impl_->live.size());
+  for (const auto& [ptr, a] : impl_->live) snap.allocations.push_back({a->ptr, a->size, a->stream, a->op});
+  const auto by_address = [](const alloc::AllocationInfo& x, const alloc::AllocationInfo& y) {
+    return std::less<void*>()(x.ptr, y.ptr);
+  };
+  std::sort(snap.allocations.begin(), snap.allocations.end(), by_address);
+  return snap;
+}
 
 }  // namespace anatomy::cuda

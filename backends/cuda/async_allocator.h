@@ -4,8 +4,10 @@
 // caching (its release threshold is raised to UINT64_MAX so freed memory stays in the pool); this
 // wrapper tracks what it handed out, makes frees wait for the streams given to record_stream,
 // trims the pool and retries once before an OutOfMemoryError, and reports the pool's reserved
-// and used memory in the caching allocator's MemoryStats. docs/allocator.md "The cudaMallocAsync
-// backend" says which stats are meaningful and what the native backend has that this one lacks.
+// and used memory in the caching allocator's MemoryStats. Its memory history records allocations
+// and frees as the caching allocator's does (no segment events: the pool's segments are not
+// visible). docs/allocator.md "The cudaMallocAsync backend" says which stats are meaningful and
+// what the native backend has that this one lacks.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,10 @@
 #include "anatomy/alloc/memory_stats.h"
 #include "anatomy/core/allocator.h"
 
+namespace anatomy::alloc {
+struct MemorySnapshot;  // alloc/memory_snapshot.h
+}  // namespace anatomy::alloc
+
 namespace anatomy::cuda {
 
 class AsyncAllocator final : public Allocator {
@@ -25,7 +31,8 @@ class AsyncAllocator final : public Allocator {
   // the pool's release threshold stays 0, so it gives free memory back at every synchronization.
   // Throws NotImplementedError where the device has no memory pools, DeviceError where no GPU is.
   explicit AsyncAllocator(int device, const alloc::AllocConf& conf = alloc::alloc_conf_from_env());
-  // Frees nothing: blocks still allocated then are a caller's leak (as the caching allocator).
+  // Frees nothing: blocks still allocated then are a caller's leak (as the caching allocator). Stops
+  // recording the history.
   ~AsyncAllocator() override;
   AsyncAllocator(const AsyncAllocator&) = delete;
   AsyncAllocator& operator=(const AsyncAllocator&) = delete;
@@ -54,6 +61,15 @@ class AsyncAllocator final : public Allocator {
   // stats() as memory_summary()'s table, titled with the device and the backend.
   std::string memory_summary() const;
   Device device() const;
+
+  // As CachingAllocator::record_memory_history: records each allocation (alloc), each free as it
+  // is asked for (free_requested) and once cudaFreeAsync is queued (free_completed: the pool
+  // reuses the memory in stream order from there), and OOMs, with the operator the dispatcher is
+  // running, in a ring of the last `max_entries` events; or stops, dropping them. Off by default.
+  void record_memory_history(bool enabled, size_t max_entries = 100000);
+  // The live allocations (`allocations`, in address order; `segments` stays empty), the recorded
+  // events and stats() (include alloc/memory_snapshot.h).
+  alloc::MemorySnapshot memory_snapshot() const;
 
   struct Impl;
 

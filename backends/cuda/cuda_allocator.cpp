@@ -10,6 +10,7 @@
 #include <mutex>
 #include <utility>
 
+#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/backends/cuda/async_allocator.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/device.h"
@@ -82,8 +83,8 @@ alloc::CachingAllocator& native(int device, const char* op) {
   DeviceAllocator& a = device_allocator(device);
   ANATOMY_CHECK(a.caching != nullptr, NotImplementedError,
                 "{}: cuda:{} uses backend:cudaMallocAsync (CUDA's stream-ordered allocator), which has no "
-                "caching allocator: segments, memory snapshots and history, private pools and expandable "
-                "segments need backend:native",
+                "caching allocator: segments, private pools and expandable segments need backend:native (its "
+                "memory history and snapshot are cuda::record_memory_history and cuda::memory_snapshot)",
                 op, device < 0 ? current_device() : device);
   return *a.caching;
 }
@@ -152,6 +153,17 @@ void reset_peak_memory_stats(int device) {
 std::string memory_summary(int device) {
   DeviceAllocator& a = device_allocator(device);
   return a.async ? a.async->memory_summary() : a.caching->memory_summary();
+}
+
+void record_memory_history(bool enabled, size_t max_entries, int device) {
+  DeviceAllocator& a = device_allocator(device);
+  a.async ? a.async->record_memory_history(enabled, max_entries)
+          : a.caching->record_memory_history(enabled, max_entries);
+}
+
+alloc::MemorySnapshot memory_snapshot(int device) {
+  DeviceAllocator& a = device_allocator(device);
+  return a.async ? a.async->memory_snapshot() : a.caching->memory_snapshot();
 }
 
 void empty_cache() {

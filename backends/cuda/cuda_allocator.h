@@ -10,9 +10,9 @@
 // With backend:cudaMallocAsync in force at a device's first allocation, that device's memory comes
 // from an AsyncAllocator (async_allocator.h) instead, for the life of the process. memory_stats,
 // memory_allocated, memory_reserved, reset_peak_memory_stats, memory_summary, empty_cache and
-// record_stream work on both backends; what only the caching allocator has (caching_allocator():
-// its segments, snapshots and memory history; private pools; expandable segments) throws
-// NotImplementedError naming the backend.
+// record_stream, record_memory_history and memory_snapshot work on both backends; what only the
+// caching allocator has (caching_allocator(): its segments; private pools; expandable segments)
+// throws NotImplementedError naming the backend.
 #pragma once
 
 #include <cstddef>
@@ -56,6 +56,12 @@ int64_t memory_reserved(int device = -1);   // bytes held from the driver
 void reset_peak_memory_stats(int device = -1);
 // memory_stats(device) as a table for people, like torch.cuda.memory_summary().
 std::string memory_summary(int device = -1);
+// The memory history of `device`'s allocator, as torch.cuda.memory._record_memory_history:
+// CachingAllocator::record_memory_history, or AsyncAllocator's (allocations and frees, no
+// segment events). memory_snapshot (include alloc/memory_snapshot.h): the caching allocator's
+// segments and history, or the stream-ordered allocator's live allocations and history.
+void record_memory_history(bool enabled, size_t max_entries = 100000, int device = -1);
+alloc::MemorySnapshot memory_snapshot(int device = -1);
 // Gives every cached segment with no block in use back to the driver, on every device that has
 // an allocator (backend:cudaMallocAsync: trims the device's memory pool).
 void empty_cache();

@@ -229,3 +229,29 @@ TEST_CASE("caching allocator snapshot: the JSON has PyTorch's shape and escapes 
   CHECK(json_string("a\x01z") == "\"a\\u0001z\"");
   a.raw_free(x);
 }
+
+// The backend:cudaMallocAsync allocator's snapshot has live allocations and no segments; its JSON
+// adds "allocations" (tests/gpu/test_cuda_async_allocator.cpp makes one on a GPU).
+TEST_CASE("memory snapshot: live allocations without segments go to the JSON's allocations") {
+  int a = 0, b = 0;
+  MemorySnapshot s{anatomy::Device(anatomy::DeviceType::CUDA, 1), {}, {}, 0, {}, {}};
+  s.allocations.push_back({&a, 1000, 7, "aten::mm"});
+  s.allocations.push_back({&b, 3 * kMB, 0, nullptr});
+  nlohmann::json j = nlohmann::json::parse(to_json(s));
+  CHECK(j["segments"].empty());
+  REQUIRE(j["allocations"].size() == 2);
+  CHECK(j["allocations"][0]["address"].get<uintptr_t>() == reinterpret_cast<uintptr_t>(&a));
+  CHECK(j["allocations"][0]["size"] == 1000);
+  CHECK(j["allocations"][0]["requested_size"] == 1000);
+  CHECK(j["allocations"][0]["stream"] == 7);
+  CHECK(j["allocations"][0]["op"] == "aten::mm");
+  CHECK(j["allocations"][0]["frames"][0]["name"] == "aten::mm");
+  CHECK(j["allocations"][1]["size"] == 3 * kMB);
+  CHECK_FALSE(j["allocations"][1].contains("op"));
+  CHECK(j["allocations"][1]["frames"].empty());
+  REQUIRE(j["device_traces"].size() == 2);  // indexed by device: cuda:1's is the second
+  CHECK(j["device_traces"][1].empty());
+  // The caching allocator's snapshot has no such key.
+  s.allocations.clear();
+  CHECK_FALSE(nlohmann::json::parse(to_json(s)).contains("allocations"));
+}

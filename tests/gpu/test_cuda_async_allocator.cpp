@@ -3,23 +3,27 @@
 // so most tests use an AsyncAllocator of their own over the device's default memory pool: data
 // round trips, the stats follow allocations (and the pool's reserved and used memory),
 // record_stream makes a free wait for a busy stream, empty_cache trims the pool, and an impossible
-// request throws OutOfMemoryError and the next one works. The wiring test checks the device's
+// request throws OutOfMemoryError and the next one works, and the memory history records
+// allocations and frees with the operator. The wiring test checks the device's
 // allocator against the setting; tests/CMakeLists.txt runs it a second time in a process of its own
 // with ANATOMY_CUDA_ALLOC_CONF=backend:cudaMallocAsync, where tensors get their memory from it.
 #include <cuda_runtime_api.h>
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/backends/cuda/async_allocator.h"
 #include "anatomy/backends/cuda/cuda_allocator.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/record_stream.h"
 #include "anatomy/backends/cuda/stream.h"
+#include "anatomy/dispatch/current_op.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;
@@ -222,6 +226,91 @@ TEST_CASE("cuda async allocator: a request the driver refuses throws OutOfMemory
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }
 
+bool same_name(const char* a, const char* b) { return a != nullptr && b != nullptr && std::strcmp(a, b) == 0; }
+
+TEST_CASE("cuda async allocator: the memory history records allocations, frees and OOMs with the operator") {
+  ANATOMY_REQUIRE_GPU();
+  size_t free_bytes = 0, total = 0;
+  REQUIRE(cudaMemGetInfo(&free_bytes, &total) == cudaSuccess);
+  alloc::AllocConf conf;
+  conf.per_process_memory_fraction = 0.25;  // an OOM without a failing driver call
+  cuda::AsyncAllocator a(0, conf);
+  cudaStream_t s = new_stream();
+  const alloc::StreamId sid = cuda::stream_id(s);
+  CHECK(a.memory_snapshot().trace.empty());  // off by default
+  a.record_memory_history(true, 100);
+  void* p = nullptr;
+  {
+    dispatch::CurrentOpScope op("aten::mm");
+    p = a.raw_alloc(3 * kMiB, sid);
+  }
+  void* q = a.raw_alloc(1000, 0);
+
+  alloc::MemorySnapshot snap = a.memory_snapshot();
+  CHECK(snap.device == kCuda);
+  CHECK(snap.segments.empty());  // the pool's segments are not visible
+  CHECK(snap.trace_max_entries == 100);
+  CHECK(snap.stats.allocation[StatType::All].current == 2);
+  REQUIRE(snap.allocations.size() == 2);
+  CHECK(std::less<void*>()(snap.allocations[0].ptr, snap.allocations[1].ptr));
+  const alloc::AllocationInfo& ap = snap.allocations[0].ptr == p ? snap.allocations[0] : snap.allocations[1];
+  const alloc::AllocationInfo& aq = snap.allocations[0].ptr == q ? snap.allocations[0] : snap.allocations[1];
+  CHECK(ap.ptr == p);
+  CHECK(ap.size == 3 * kMiB);
+  CHECK(ap.stream == sid);
+  CHECK(same_name(ap.op, "aten::mm"));
+  CHECK(aq.ptr == q);
+  CHECK(aq.size == 1000);
+  CHECK(aq.op == nullptr);
+
+  a.record_stream(p, 0);  // the free waits for the default stream: still both events at the free
+  a.raw_free(p);
+  CHECK_THROWS_AS(a.raw_alloc(total / 2, 0), OutOfMemoryError);
+  snap = a.memory_snapshot();
+  REQUIRE(snap.allocations.size() == 1);
+  CHECK(snap.allocations[0].ptr == q);
+  using alloc::TraceAction;
+  const std::vector<TraceAction> actions{TraceAction::Alloc, TraceAction::Alloc, TraceAction::FreeRequested,
+                                         TraceAction::FreeCompleted, TraceAction::Oom};
+  REQUIRE(snap.trace.size() == actions.size());
+  for (size_t i = 0; i < actions.size(); ++i) {
+    CHECK(snap.trace[i].action == actions[i]);
+    CHECK(snap.trace[i].seq == i);
+  }
+  CHECK(snap.trace[0].address == reinterpret_cast<uintptr_t>(p));
+  CHECK(snap.trace[0].size == 3 * kMiB);
+  CHECK(snap.trace[0].stream == sid);
+  CHECK(same_name(snap.trace[0].op, "aten::mm"));
+  CHECK(snap.trace[1].address == reinterpret_cast<uintptr_t>(q));
+  CHECK(snap.trace[1].op == nullptr);
+  for (size_t i : {size_t{2}, size_t{3}}) {
+    CHECK(snap.trace[i].address == reinterpret_cast<uintptr_t>(p));
+    CHECK(snap.trace[i].size == 3 * kMiB);
+    CHECK(snap.trace[i].stream == sid);
+  }
+  CHECK(snap.trace[4].address == 0);
+  CHECK(snap.trace[4].size == total / 2);
+  const std::string json = alloc::to_json(snap);
+  CHECK(json.find("\"allocations\"") != std::string::npos);
+  CHECK(json.find("\"free_completed\"") != std::string::npos);
+  CHECK(json.find("\"oom\"") != std::string::npos);
+
+  // The ring keeps the last events: 3 allocate + free pairs are 9 events.
+  a.record_memory_history(true, 3);
+  for (int i = 0; i < 3; ++i) a.raw_free(a.raw_alloc(kMiB, sid));
+  snap = a.memory_snapshot();
+  REQUIRE(snap.trace.size() == 3);
+  CHECK(snap.trace[0].seq == 6);
+  CHECK(snap.trace[0].action == TraceAction::Alloc);
+  CHECK(snap.trace[2].action == TraceAction::FreeCompleted);
+
+  a.record_memory_history(false);
+  a.raw_free(q);
+  CHECK(a.memory_snapshot().trace.empty());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(cudaStreamDestroy(s) == cudaSuccess);
+}
+
 // In this binary's usual run the device uses the caching allocator; run again with
 // ANATOMY_CUDA_ALLOC_CONF=backend:cudaMallocAsync (a CTest entry of its own does), its tensors come
 // from the stream-ordered allocator and the cuda:: functions report it.
@@ -231,6 +320,12 @@ TEST_CASE("cuda async allocator: the device allocator follows the backend settin
   Tensor first = ones({4}, TensorOptions().device(kCuda));  // the device's allocator exists from here
   if (!async) {
     CHECK(cuda::allocator_backend(0) == alloc::AllocBackend::Native);
+    // The device's history functions reach the caching allocator.
+    cuda::record_memory_history(true, 10, 0);
+    { Tensor h = ones({4}, TensorOptions().device(kCuda)); }
+    CHECK_FALSE(cuda::memory_snapshot(0).trace.empty());
+    CHECK_FALSE(cuda::memory_snapshot(0).segments.empty());
+    cuda::record_memory_history(false, 0, 0);
     CHECK_THROWS_WITH_AS(cuda::async_allocator(0), doctest::Contains("backend:native"), NotImplementedError);
     return;
   }
@@ -257,6 +352,33 @@ TEST_CASE("cuda async allocator: the device allocator follows the backend settin
   }
   CHECK(cuda::memory_allocated(0) == base);
   CHECK(cuda::memory_summary(0).find("backend:cudaMallocAsync") != std::string::npos);
+  // The history through the device's functions: a CUDA add's output is attributed to aten::add.
+  cuda::record_memory_history(true, 1000, 0);
+  {
+    Tensor x = ones({1000}, TensorOptions().device(kCuda)), y = ones({1000}, TensorOptions().device(kCuda));
+    Tensor c = x.add(y);
+    const alloc::MemorySnapshot snap = cuda::memory_snapshot(0);
+    CHECK(snap.segments.empty());
+    const auto is_add = [](const char* op) { return op != nullptr && std::string(op).rfind("aten::add", 0) == 0; };
+    bool traced = false, listed = false;
+    for (const alloc::TraceEntry& e : snap.trace) {
+      if (e.action == alloc::TraceAction::Alloc && e.address == reinterpret_cast<uintptr_t>(c.data_ptr())) {
+        CHECK(is_add(e.op));
+        CHECK(e.size == 4000);
+        traced = true;
+      }
+    }
+    for (const alloc::AllocationInfo& info : snap.allocations) {
+      if (info.ptr == c.data_ptr()) {
+        CHECK(is_add(info.op));
+        listed = true;
+      }
+    }
+    CHECK(traced);
+    CHECK(listed);
+  }
+  CHECK(cuda::memory_snapshot(0).trace.back().action == alloc::TraceAction::FreeCompleted);
+  cuda::record_memory_history(false, 0, 0);
   // What only the caching allocator has names the backend.
   CHECK_THROWS_WITH_AS(cuda::caching_allocator(0), doctest::Contains("backend:cudaMallocAsync"), NotImplementedError);
   CHECK_THROWS_WITH_AS(cuda::create_pool(0), doctest::Contains("cuda::create_pool"), NotImplementedError);
