@@ -14,26 +14,28 @@ namespace anatomy::gpu_test {
 
 class StreamGate {
  public:
-  explicit StreamGate(cudaStream_t stream) : stream_(stream) {
-    REQUIRE(cudaLaunchHostFunc(stream_, &wait, this) == cudaSuccess);
+  explicit StreamGate(cudaStream_t stream) {
+    REQUIRE(cudaLaunchHostFunc(stream, &wait, this) == cudaSuccess);
   }
   StreamGate(const StreamGate&) = delete;
   StreamGate& operator=(const StreamGate&) = delete;
   // Opens the gate if the test did not, and waits for the host function to return, so it never
-  // reads a gate that is gone.
+  // reads a gate that is gone. No CUDA call: the test may have destroyed the stream by now.
   ~StreamGate() {
     open();
-    (void)cudaStreamSynchronize(stream_);
+    while (!done_.load()) std::this_thread::yield();
   }
   void open() { open_.store(true); }
 
  private:
   static void CUDART_CB wait(void* self) {
     // A host function must not call CUDA; it only waits for the flag.
-    while (!static_cast<StreamGate*>(self)->open_.load()) std::this_thread::yield();
+    auto* gate = static_cast<StreamGate*>(self);
+    while (!gate->open_.load()) std::this_thread::yield();
+    gate->done_.store(true);
   }
-  cudaStream_t stream_;
   std::atomic<bool> open_{false};
+  std::atomic<bool> done_{false};
 };
 
 }  // namespace anatomy::gpu_test

@@ -9,11 +9,9 @@
 // with ANATOMY_CUDA_ALLOC_CONF=backend:cudaMallocAsync, where tensors get their memory from it.
 #include <cuda_runtime_api.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "anatomy/alloc/memory_snapshot.h"
@@ -25,6 +23,7 @@
 #include "anatomy/backends/cuda/stream.h"
 #include "anatomy/dispatch/current_op.h"
 #include "gpu_test_util.h"
+#include "stream_gate.h"
 
 using namespace anatomy;
 using alloc::StatType;
@@ -33,16 +32,6 @@ using gpu_test::kCuda;
 namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
-
-// A host function queued on a stream that blocks it until the test opens the gate: the work queued
-// after it on that stream waits, deterministically, however fast the device is.
-struct Gate {
-  std::atomic<bool> open{false};
-};
-
-void CUDART_CB wait_for_gate(void* gate) {
-  while (!static_cast<Gate*>(gate)->open.load()) std::this_thread::yield();
-}
 
 cudaStream_t new_stream() {
   cudaStream_t s = nullptr;
@@ -151,8 +140,7 @@ TEST_CASE("cuda async allocator: record_stream makes the free wait for a busy st
   void* p = a.raw_alloc(n, cuda::stream_id(home));
   REQUIRE(cudaMemsetAsync(p, 0, n, home) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(home) == cudaSuccess);  // the side stream may use p from here
-  Gate gate;
-  REQUIRE(cudaLaunchHostFunc(side, &wait_for_gate, &gate) == cudaSuccess);
+  gpu_test::StreamGate gate(side);
   REQUIRE(cudaMemsetAsync(p, 0xab, n, side) == cudaSuccess);
   a.record_stream(p, cuda::stream_id(side));
   a.record_stream(p, cuda::stream_id(home));  // the allocation stream itself adds nothing
@@ -160,7 +148,7 @@ TEST_CASE("cuda async allocator: record_stream makes the free wait for a busy st
   void* q = a.raw_alloc(n, cuda::stream_id(home));
   CHECK(q == p);  // same size, same stream: the pool hands the freed block back
   REQUIRE(cudaMemsetAsync(q, 0x11, n, home) == cudaSuccess);
-  gate.open = true;
+  gate.open();
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(all_bytes(read_back(q, n), 0x11));
   a.raw_free(q);
