@@ -62,9 +62,9 @@ ANATOMY_UNARY_FORMULA(exp_backward, g[0] * ctx.output(0))
 ANATOMY_UNARY_FORMULA(log_backward, g[0] / ctx.input(0))
 ANATOMY_UNARY_FORMULA(tanh_backward, g[0] * (1 - ctx.output(0) * ctx.output(0)))
 ANATOMY_UNARY_FORMULA(sigmoid_backward, g[0] * ctx.output(0) * (1 - ctx.output(0)))
-// PyTorch's threshold_backward: the gradient where the output is positive, 0 elsewhere (a NaN
-// gradient included); two kernels, the comparison and the select.
-ANATOMY_UNARY_FORMULA(relu_backward, where(ctx.output(0) > 0, g[0], 0))
+// PyTorch's ReluBackward0: the gradient where the output is positive, 0 elsewhere (a NaN
+// gradient included), in one threshold_backward kernel.
+ANATOMY_UNARY_FORMULA(relu_backward, threshold_backward(g[0], ctx.output(0), 0))
 ANATOMY_UNARY_FORMULA(sqrt_backward, g[0] / (2 * ctx.output(0)))
 ANATOMY_UNARY_FORMULA(sin_backward, g[0] * ctx.input(0).cos())
 ANATOMY_UNARY_FORMULA(cos_backward, -g[0] * ctx.input(0).sin())

@@ -1,7 +1,7 @@
 // Derivatives of the element-wise binary and ternary operators beyond add/sub/mul/div: pow,
-// maximum, minimum, atan2, where, lerp, masked_fill, remainder, fmod and div with a rounding
-// mode, functional and in-place. PyTorch's formulas (derivatives.yaml); a Scalar operand
-// reaches these as a wrapped number that needs no gradient.
+// maximum, minimum, atan2, where, lerp, masked_fill, remainder, fmod, div with a rounding mode
+// (functional and in-place) and threshold_backward. PyTorch's formulas (derivatives.yaml); a
+// Scalar operand reaches these as a wrapped number that needs no gradient.
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 
@@ -13,6 +13,7 @@ using TernarySig = Tensor(const Tensor&, const Tensor&, const Tensor&);
 using LerpScalarSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
 using MaskFillSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
 using ModeSig = Tensor(const Tensor&, const Tensor&, std::optional<std::string_view>);
+using ThresholdSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
 
 // pow(self, exponent): PyTorch's pow_backward_self and pow_backward_exponent. A zero exponent
 // gives self zero gradient (0 * x^-1 would be NaN at x = 0); 0^e with e >= 0 gives the exponent
@@ -116,6 +117,16 @@ variable_list div_mode_backward(BackwardContext& ctx, const variable_list& g) {
   return out;
 }
 
+// threshold_backward(grad_output, self, threshold) is linear in grad_output and piecewise
+// constant in self (PyTorch's formula): relu's double backward goes through it.
+variable_list threshold_backward_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Scalar& threshold = ctx.arg<Scalar>(2);
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, threshold_backward(g[0], ctx.input(1), threshold)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, zeros_like(g[0])));
+  return out;
+}
+
 constexpr uint32_t kBoth = args_mask({0, 1});
 
 const DerivativeEntry kPow{"aten::pow.Tensor_Tensor", "PowBackward1", kBoth, args_mask({0}), &pow_backward};
@@ -142,6 +153,8 @@ const DerivativeEntry kFmod{"aten::fmod.Tensor", "FmodBackward1", kBoth, 0, &rou
 const DerivativeEntry kFmod_{"aten::fmod_.Tensor", "FmodBackward1", kBoth, 0, &rounded_remainder_backward<false>};
 const DerivativeEntry kDivMode{"aten::div.Tensor_mode", "DivBackward2", kBoth, 0, &div_mode_backward};
 const DerivativeEntry kDivMode_{"aten::div_.Tensor_mode", "DivBackward2", kBoth, 0, &div_mode_backward};
+const DerivativeEntry kThresholdBackward{"aten::threshold_backward", "ThresholdBackwardBackward0", args_mask({1}), 0,
+                                        &threshold_backward_backward};
 
 }  // namespace
 
@@ -165,6 +178,7 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kFmod_, BinSig>(m, "fmod_.Tensor");
   register_derivative<&kDivMode, ModeSig>(m, "div.Tensor_mode");
   register_derivative<&kDivMode_, ModeSig>(m, "div_.Tensor_mode");
+  register_derivative<&kThresholdBackward, ThresholdSig>(m, "threshold_backward");
 }
 
 }  // namespace anatomy::autograd

@@ -90,7 +90,7 @@ variable_list addmm_grads(BackwardContext& ctx, const Tensor& g) {
 variable_list addmm_backward(BackwardContext& ctx, const variable_list& g) { return addmm_grads(ctx, g[0]); }
 
 // _addmm_activation = relu(addmm(...)) or gelu(addmm(...), "tanh"). relu's gradient passes where
-// the result is positive; gelu's needs the pre-activation, recomputed with addmm from the saved
+// the result is positive (threshold_backward, as ReluBackward0); gelu's needs the pre-activation, recomputed with addmm from the saved
 // inputs (one more product in backward instead of a saved [n, m] tensor).
 variable_list addmm_activation_backward(BackwardContext& ctx, const variable_list& g) {
   Tensor pre_grad;
@@ -98,7 +98,7 @@ variable_list addmm_activation_backward(BackwardContext& ctx, const variable_lis
     const Tensor pre = addmm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.arg<Scalar>(3), ctx.arg<Scalar>(4));
     pre_grad = gelu_tanh_grad(g[0], pre);
   } else {
-    pre_grad = where(ctx.output(0) > 0, g[0], Scalar(0));
+    pre_grad = threshold_backward(g[0], ctx.output(0), 0);
   }
   return addmm_grads(ctx, pre_grad);
 }

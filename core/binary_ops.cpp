@@ -49,7 +49,7 @@ bool is_bitwise(BinaryOp op) {
 // Ops with no meaning on bool (PyTorch has no bool kernel for them either).
 bool refuses_bool(BinaryOp op) {
   return binary_op_divides(op) || op == BinaryOp::Pow || op == BinaryOp::ClampMin || op == BinaryOp::ClampMax ||
-         op == BinaryOp::LeftShift || op == BinaryOp::RightShift;
+         op == BinaryOp::LeftShift || op == BinaryOp::RightShift || op == BinaryOp::ThresholdBackward;
 }
 }  // namespace
 
@@ -78,6 +78,11 @@ IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, co
   }
   if (refuses_bool(op)) {
     ANATOMY_CHECK(t != DType::Bool, TypeError, "{}: not supported for bool operands", name);
+  }
+  if (op == BinaryOp::ThresholdBackward) {
+    // The kernels convert the threshold to the type they compare in (PyTorch's opmath type).
+    const bool reduced = t == DType::Float16 || t == DType::BFloat16;
+    check_scalar_fits(alpha, reduced ? DType::Float32 : t, name);
   }
   return plan;
 }

@@ -36,7 +36,8 @@ namespace anatomy {
   _(BitwiseOr, "bitwise_or")                    \
   _(BitwiseXor, "bitwise_xor")                  \
   _(LeftShift, "bitwise_left_shift")            \
-  _(RightShift, "bitwise_right_shift")
+  _(RightShift, "bitwise_right_shift")          \
+  _(ThresholdBackward, "threshold_backward")
 
 enum class BinaryOp : int8_t {
 #define ANATOMY_BINARY_ENUM(e, n) e,
@@ -82,7 +83,9 @@ bool binary_op_divides(BinaryOp op);
 // alpha only for add and sub (integral for an integral computation); bool tensors cannot be
 // subtracted; true division and atan2 promote integers to the default float; comparisons and
 // logical ops give bool; bitwise ops refuse floating dtypes, shifts bool too; the arithmetic
-// that has no bool meaning (rounding division, remainder, fmod, pow, clamp) refuses bool.
+// that has no bool meaning (rounding division, remainder, fmod, pow, clamp, threshold_backward)
+// refuses bool. threshold_backward(grad_output, self) carries its threshold in `alpha`: it must
+// fit the computation type (the integer dtype, or float for fp16 and bf16).
 IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
                           const Scalar& alpha);
 

@@ -1,5 +1,6 @@
-// Registers a backend's element-wise binary and ternary operators (functional, in-place, out=)
-// from its two loop functions, so each backend writes the loops and nothing else:
+// Registers a backend's element-wise binary and ternary operators (functional, in-place, out=;
+// threshold_backward, relu's gradient, too) from its two loop functions, so each backend writes
+// the loops and nothing else:
 //   BinaryLoop(op, plan, alpha)  runs a binary plan (and finishes it);
 //   TernaryLoop(op, plan)        runs a where / lerp / clamp plan (and finishes it).
 // The Meta backend's loops do nothing: it gets the same plans, checks and result metadata.
@@ -55,6 +56,11 @@ struct ElementwiseKernels {
       return out(self, other, 1, result);
     }
   };
+
+  // ---- threshold_backward: a binary plan over (grad_output, self), the threshold as alpha ----
+  static Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+    return binary(BinaryOp::ThresholdBackward, Tensor(), grad_output, self, threshold);
+  }
 
   // ---- div with a rounding mode ----
   static BinaryOp div_op(std::optional<std::string_view> mode) {
@@ -149,6 +155,7 @@ void register_binary_kernels(Library& m) {
   m.impl("div.Tensor_mode", named_kernel(&K::div_mode, "div_mode"));
   m.impl("div_.Tensor_mode", named_kernel(&K::div_mode_, "div_mode_"));
   m.impl("div.out_mode", named_kernel(&K::div_mode_out, "div.out_mode"));
+  m.impl("threshold_backward", named_kernel(&K::threshold_backward, "threshold_backward"));
 
 #define ANATOMY_REGISTER_BINARY_FUNCTION(e, name, functional, inplace, out)                              \
   {                                                                                                      \

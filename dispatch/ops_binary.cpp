@@ -32,6 +32,7 @@ ANATOMY_LIBRARY(aten, m) {
   m.def(std::string(out) + "(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
   ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_DEF_BINARY_FUNCTION)
 #undef ANATOMY_DEF_BINARY_FUNCTION
+  m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
   m.def("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
@@ -171,6 +172,12 @@ ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_DEFINE_BINARY_FUNCTION)
 #undef ANATOMY_DEFINE_BINARY_FUNCTION
 
 Tensor pow(const Scalar& self, const Tensor& exponent) { return pow(wrapped_scalar(self), exponent); }
+
+// ---- threshold_backward ----
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  ANATOMY_OP(op, "aten::threshold_backward", AlphaSig);
+  return op.call(grad_output, self, threshold);
+}
 
 // ---- where ----
 using TernarySig = Tensor(const Tensor&, const Tensor&, const Tensor&);

@@ -50,6 +50,13 @@ ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DECLARE_BINARY_FUNCTIONS)
 // A Scalar base: pow(2, x).
 Tensor pow(const Scalar& self, const Tensor& exponent);
 
+// ---- activation gradients ----
+// relu's gradient (PyTorch's ReluBackward0 calls it with the result and threshold 0): 0 where
+// self <= threshold, grad_output elsewhere (a NaN self passes it), in one kernel. The two
+// broadcast and promote as a binary op's; numeric dtypes (not bool); fp16 and bf16 compare in
+// float; the threshold must fit that type.
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
+
 // ---- ternary ----
 // where(condition, self, other): self where condition is true, else other; all three broadcast,
 // condition is bool.

@@ -272,6 +272,50 @@ void add_min_max(std::vector<OpInfo>& ops) {
   ops.push_back(minimum);
 }
 
+// threshold_backward(grad_output, self, threshold): 0 where self <= threshold, else grad_output.
+// The kernels convert the threshold to the computation type, so an integer dtype compares with
+// it truncated (0.5 becomes 0); the floats keep it (both thresholds here are exact in fp16).
+OpInfo threshold_backward_entry(std::string name, double threshold) {
+  auto ref = [threshold](double g, double x, DType t) {
+    return x <= (is_floating(t) ? threshold : std::trunc(threshold)) ? 0.0 : g;
+  };
+  auto fn = [threshold](const Tensor& g, const Tensor& x) { return anatomy::threshold_backward(g, x, threshold); };
+  OpInfo info = binary(std::move(name), kNumeric, ref, fn, nullptr, nullptr);
+  info.schemas = {"threshold_backward"};
+  info.error_inputs = [] {
+    auto with_threshold = [](SampleInput s, double t) {
+      s.scalars = {t};
+      return s;
+    };
+    return std::vector<ErrorInput>{
+        {bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}), &typeid(ValueError),
+         {"threshold_backward", "[2, 3]", "[4]"}},
+        {bad_sample("bool operands", {tensor({true, false}), tensor({true, true})}), &typeid(TypeError),
+         {"threshold_backward", "bool"}},
+        {with_threshold(bad_sample("a threshold beyond int8", {tensor({1, 2}).to(DType::Int8),
+                                                                tensor({1, 2}).to(DType::Int8)}),
+                        300),
+         &typeid(ValueError), {"threshold_backward", "300", "int8"}},
+    };
+  };
+  // The error samples carry their own threshold.
+  info.op = [fn](const SampleInput& s) {
+    if (!s.scalars.empty()) return std::vector<Tensor>{anatomy::threshold_backward(s.tensors[0], s.tensors[1], s.scalars[0])};
+    return std::vector<Tensor>{fn(s.tensors[0], s.tensors[1])};
+  };
+  return info;
+}
+
+void add_activation_gradients(std::vector<OpInfo>& ops) {
+  OpInfo threshold = threshold_backward_entry("threshold_backward", 1.0);
+  threshold.notes = "threshold 1; relu's gradient is threshold_backward(grad, result, 0)";
+  ops.push_back(with_bench(threshold));
+  OpInfo fractional = threshold_backward_entry("threshold_backward_frac", 0.5);
+  fractional.notes = "threshold 0.5 (integers compare with it truncated to 0)";
+  fractional.error_inputs = nullptr;  // threshold_backward's
+  ops.push_back(fractional);
+}
+
 #define ANATOMY_BOOL_ENTRY(op_name, schema_base, op_expr, ref_expr)                                          \
   binary(                                                                                                      \
       #op_name, kAll, [](double a, double b, DType) -> double { return ref_expr; },                            \
@@ -578,6 +622,7 @@ ANATOMY_REGISTER_OPS(binary) {
   add_comparisons(ops);
   add_bitwise(ops);
   add_ternary_entries(ops);
+  add_activation_gradients(ops);
   return ops;
 }
 

@@ -203,6 +203,8 @@ void integer_kernel(BinaryOp op, const IterationPlan& plan, const Scalar& alpha)
     case BinaryOp::BitwiseXor: return run_binary<T, T>(plan, [](T a, T b) { return static_cast<T>(a ^ b); });
     case BinaryOp::LeftShift: return run_binary<T, T>(plan, shift_left<T>);
     case BinaryOp::RightShift: return run_binary<T, T>(plan, shift_right<T>);
+    case BinaryOp::ThresholdBackward:  // threshold in range of T (checked by the plan)
+      return run_binary<T, T>(plan, [w](T g, T x) { return x <= w ? T(0) : g; });
     default: return;  // div and atan2 promote to float; comparisons run compare_kernel
   }
 }
@@ -230,6 +232,9 @@ void floating_kernel(BinaryOp op, const IterationPlan& plan, const Scalar& alpha
     case BinaryOp::ClampMin: return run_binary<T, T>(plan, [](T a, T b) { return static_cast<T>(nan_max<M>(a, b)); });
     case BinaryOp::Minimum:
     case BinaryOp::ClampMax: return run_binary<T, T>(plan, [](T a, T b) { return static_cast<T>(nan_min<M>(a, b)); });
+    // relu's gradient and PyTorch's ReluBackward0: NaN <= w is false, so a NaN self passes g.
+    case BinaryOp::ThresholdBackward:
+      return run_binary<T, T>(plan, [w](T g, T x) { return M(x) <= w ? T(0) : g; });
     default: return;  // bitwise ops refuse floats in the plan
   }
 }

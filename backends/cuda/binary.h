@@ -28,6 +28,12 @@ void launch_compare(CompareOp op, DType dtype, const ElementwiseArgs<2>& args, c
 enum class BitwiseOp : int8_t { And, Or, Xor, LeftShift, RightShift };
 void launch_bitwise(BitwiseOp op, DType dtype, const ElementwiseArgs<2>& args, cudaStream_t stream);
 
+// threshold_backward.cu: out = self <= threshold ? 0 : grad_output (args' inputs: grad_output,
+// self), numeric dtypes; the threshold as a double for floating dtypes (compared in float for
+// fp16 and bf16), an int64 that fits the dtype for integral ones.
+void launch_threshold_backward(DType dtype, const ElementwiseArgs<2>& args, double threshold_float,
+                               int64_t threshold_int, cudaStream_t stream);
+
 // ternary.cu: where(condition, a, b) with the condition already cast to `dtype` by the plan;
 // lerp(a, end, weight) for floating dtypes; clamp(x, min, max) for numeric ones.
 enum class TernaryKernelOp : int8_t { Where, Lerp, Clamp };

@@ -1,6 +1,7 @@
-// CUDA: every element-wise binary operator and where, lerp and clamp (functional, in-place,
-// out=) over the same iteration plans as the CPU (dispatch/binary_registration.h); this file
-// checks what the host can see, picks a family's launcher and turns the plan into its arguments.
+// CUDA: every element-wise binary operator (threshold_backward included) and where, lerp and
+// clamp (functional, in-place, out=) over the same iteration plans as the CPU
+// (dispatch/binary_registration.h); this file checks what the host can see, picks a family's
+// launcher and turns the plan into its arguments.
 #include "anatomy/backends/cuda/binary.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
@@ -33,11 +34,9 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
   const char* name = binary_op_name(op);
   const ElementwiseArgs<2> args = make_elementwise_args<2>(plan, name);
   const cudaStream_t stream = current_stream();
-  auto arithmetic = [&](ArithmeticOp code) {
-    const double alpha_float = is_floating(t) ? alpha.to<double>() : 0.0;
-    const int64_t alpha_int = is_floating(t) ? 0 : alpha.to<int64_t>();
-    launch_arithmetic(code, t, args, alpha_float, alpha_int, stream);
-  };
+  const double alpha_float = is_floating(t) ? alpha.to<double>() : 0.0;
+  const int64_t alpha_int = is_floating(t) ? 0 : alpha.to<int64_t>();
+  auto arithmetic = [&](ArithmeticOp code) { launch_arithmetic(code, t, args, alpha_float, alpha_int, stream); };
   switch (op) {
     case BinaryOp::Add: arithmetic(ArithmeticOp::Add); break;
     case BinaryOp::Sub: arithmetic(ArithmeticOp::Sub); break;
@@ -67,6 +66,7 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
     case BinaryOp::BitwiseXor: launch_bitwise(BitwiseOp::Xor, t, args, stream); break;
     case BinaryOp::LeftShift: launch_bitwise(BitwiseOp::LeftShift, t, args, stream); break;
     case BinaryOp::RightShift: launch_bitwise(BitwiseOp::RightShift, t, args, stream); break;
+    case BinaryOp::ThresholdBackward: launch_threshold_backward(t, args, alpha_float, alpha_int, stream); break;
   }
   plan.finish();  // an out= tensor of another dtype: the cast kernel (copy_cuda.cpp)
 }
