@@ -98,6 +98,32 @@ TEST_CASE("cuda matmul: addmm and linear add every broadcast form of self, small
   }
 }
 
+// Only small products, so racecheck can run it (cuBLAS's kernels are outside its model, see
+// scripts/gpu-check.sh): the small kernel's tiles with partial edges (sizes not multiples of 16),
+// k == 1, batches with stride 0, and beta reading the output it writes (baddbmm).
+TEST_CASE("cuda matmul: the small kernel alone, partial tiles, batches and every bias form") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : kFloats) {
+    CAPTURE(name(d));
+    for (const ProductSize& s : std::vector<ProductSize>{{1, 1, 1}, {3, 17, 5}, {16, 16, 16}, {33, 1, 47}}) {
+      CAPTURE(s.n);
+      const Tensor a = uniform({s.n, s.k}, d).to(kCuda), bt = uniform({s.m, s.k}, d).to(kCuda).t();
+      CHECK(relative_error(mm(a, bt), reference(a, bt)) < tolerance(d));
+      const Tensor bias = uniform({s.m}, d).to(kCuda), rows = uniform({s.n, 1}, d).to(kCuda);
+      CHECK(relative_error(addmm(bias, a, bt), bias.cpu().to(DType::Float64) + reference(a, bt)) < tolerance(d));
+      CHECK(relative_error(addmm(rows, a, bt, 2.0, 0.5), rows.cpu().to(DType::Float64) * 2.0 + reference(a, bt) * 0.5) <
+            tolerance(d));
+      const Tensor batch = uniform({3, s.n, s.k}, d).to(kCuda);
+      const Tensor shared = uniform({1, s.k, s.m}, d).to(kCuda).expand({3, s.k, s.m});
+      CHECK(relative_error(bmm(batch, shared), reference(batch, shared)) < tolerance(d));
+      // baddbmm copies self into its result, then beta reads that result in place.
+      const Tensor self = uniform({3, s.n, s.m}, d).to(kCuda);
+      CHECK(relative_error(baddbmm(self, batch, shared, 0.25, -1.0),
+                           self.cpu().to(DType::Float64) * 0.25 - reference(batch, shared)) < tolerance(d));
+    }
+  }
+}
+
 TEST_CASE("cuda matmul: misaligned operands and outputs of a large product give the right values") {
   ANATOMY_REQUIRE_GPU();
   // 300^3 is above the staging threshold (Note [Misaligned cuBLAS operands]); offsets of one
