@@ -4,8 +4,8 @@
 #include <optional>
 #include <queue>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "anatomy/alloc/pointer_map.h"
 #include "anatomy/autograd/accumulate_grad.h"
 #include "anatomy/autograd/anomaly_mode.h"
 #include "anatomy/autograd/autograd_meta.h"
@@ -30,6 +30,32 @@ struct NodeState {
   int dependencies = 0;
   bool needed = true;
   variable_list buffer;
+};
+
+// The state of every node of one backward run, found by the node's address: an open-addressing
+// table of indices into a vector, so discovering a node allocates nothing once both have grown
+// (a std::unordered_map allocated a hash node per graph node and per run).
+class GraphState {
+ public:
+  // The node's slot, added when new; `added` says which.
+  uint32_t slot_of(Node* node, bool& added) {
+    if (const uint32_t* found = slots_.find(node)) {
+      added = false;
+      return *found;
+    }
+    const auto slot = static_cast<uint32_t>(states_.size());
+    states_.emplace_back();
+    slots_.insert(node, slot);
+    added = true;
+    return slot;
+  }
+  // A node discovered before (every node of the graph is, before the run starts).
+  NodeState& operator[](Node* node) { return states_[*slots_.find(node)]; }
+  NodeState& at_slot(uint32_t slot) { return states_[slot]; }
+
+ private:
+  alloc::PointerMap<uint32_t> slots_;
+  std::vector<NodeState> states_;
 };
 
 void check_no_nan(const Node& node, const variable_list& grads) {
@@ -63,7 +89,7 @@ bool engine_captures_inputs() { return tls_captures_inputs; }
 variable_list run_backward(const std::vector<Edge>& roots, const variable_list& grads, bool keep_graph,
                            bool create_graph, const std::vector<Edge>& inputs) {
   auto root = IntrusivePtr<GraphRoot>::make(roots, grads);
-  std::unordered_map<Node*, NodeState> state;
+  GraphState state;
 
   // 2. dependencies, and which nodes lead to a requested input.
   std::unordered_map<Node*, std::vector<uint32_t>> targets;  // node -> input_nrs to capture
@@ -73,8 +99,8 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
   std::vector<Node*> order;  // post-order, for the "needed" pass
   {
     std::vector<std::pair<Node*, size_t>> stack{{root.get(), 0}};
-    std::unordered_set<Node*> seen{root.get()};
-    state[root.get()];
+    bool added = false;
+    state.slot_of(root.get(), added);
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       if (next == node->next_edges().size()) {
@@ -85,8 +111,8 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
       const Edge& e = node->next_edges()[next++];
       if (!e.is_valid()) continue;
       Node* child = e.function.get();
-      state[child].dependencies++;
-      if (seen.insert(child).second) stack.emplace_back(child, 0);
+      state.at_slot(state.slot_of(child, added)).dependencies++;
+      if (added) stack.emplace_back(child, 0);
     }
   }
   if (!inputs.empty()) {
