@@ -33,8 +33,8 @@ struct NodeState {
 };
 
 // The state of every node of one backward run, found by the node's address: an open-addressing
-// table of indices into a vector, so discovering a node allocates nothing once both have grown
-// (a std::unordered_map allocated a hash node per graph node and per run).
+// table of indices into a vector, both growing by doubling, where a std::unordered_map allocated
+// a hash node per graph node.
 class GraphState {
  public:
   // The node's slot, added when new; `added` says which.
