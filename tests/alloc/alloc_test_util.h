@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "anatomy/alloc/alloc_conf.h"
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/simulated_provider.h"
 
@@ -21,6 +22,11 @@ using namespace anatomy::alloc;
 using Shadow = std::map<char*, size_t>;
 
 inline char* alloc(CachingAllocator& a, size_t n, StreamId s = 0) { return static_cast<char*>(a.raw_alloc(n, s)); }
+
+// Settings with expandable segments on, plus `extra` ("key:value,...").
+inline AllocConf expandable_conf(const std::string& extra = "") {
+  return parse_alloc_conf("expandable_segments:True" + (extra.empty() ? "" : "," + extra));
+}
 
 // A stat's current value over all pools.
 inline int64_t all(const StatArray& s) { return s[StatType::All].current; }

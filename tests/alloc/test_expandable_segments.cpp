@@ -21,13 +21,11 @@ using anatomy_test::all;
 using anatomy_test::free_random_block;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
+using anatomy_test::expandable_conf;
 using anatomy_test::Shadow;
 
 namespace {
 
-AllocConf expandable_conf(const std::string& extra = "") {
-  return parse_alloc_conf("expandable_segments:True" + (extra.empty() ? "" : "," + extra));
-}
 
 int64_t peak(const StatArray& s) { return s[StatType::All].peak; }
 char* at(void* base, size_t offset) { return static_cast<char*>(base) + offset; }

@@ -19,13 +19,11 @@ using namespace anatomy::alloc;
 using anatomy_test::all;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
+using anatomy_test::expandable_conf;
 using anatomy_test::Shadow;
 
 namespace {
 
-AllocConf expandable_conf(const std::string& extra = "") {
-  return parse_alloc_conf("expandable_segments:True" + (extra.empty() ? "" : "," + extra));
-}
 
 char* at(void* base, size_t offset_mb) { return static_cast<char*>(base) + offset_mb * kMB; }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
+#include "anatomy/core/empty_tensor.h"
 #include "anatomy/backends/cuda/device.h"
 
 // First line of every GPU test: without a CUDA device the test prints the skip marker and
@@ -96,6 +97,28 @@ inline bool same_numbers(const Tensor& a, const Tensor& b) {
     if (!(x[i] == y[i] && std::signbit(x[i]) == std::signbit(y[i]))) return false;
   }
   return true;
+}
+
+// The same view on the GPU: a storage as large as the source's reach, the same strides and
+// storage offset, filled from the CPU tensor.
+inline Tensor to_cuda_same_layout(const Tensor& t) {
+  if (!t.defined() || t.impl()->is_wrapped_number()) return t;
+  // An expanded (stride-0) view cannot be written through: move the values it reads, then
+  // expand again on the GPU.
+  DimVector base_sizes(t.sizes());
+  bool expanded = false;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.strides()[d] == 0 && t.sizes()[d] > 1) {
+      base_sizes[d] = 1;
+      expanded = true;
+    }
+  }
+  if (expanded) return to_cuda_same_layout(t.as_strided(base_sizes, t.strides(), t.storage_offset())).expand(t.sizes());
+  const int64_t reach = required_storage_elements(t.sizes(), t.strides(), "to_cuda_same_layout");
+  Tensor storage = empty({reach + t.storage_offset()}, TensorOptions().dtype(t.dtype()).device(kCuda));
+  Tensor view = storage.as_strided(t.sizes(), t.strides(), t.storage_offset());
+  view.copy_(t);
+  return view;
 }
 
 }  // namespace anatomy::gpu_test

@@ -24,28 +24,6 @@ using anatomy::gpu_test::kCuda;
 
 namespace {
 
-// The same view on the GPU: a storage as large as the source's reach, the same strides and
-// storage offset, filled from the CPU tensor.
-Tensor to_cuda_same_layout(const Tensor& t) {
-  if (!t.defined() || t.impl()->is_wrapped_number()) return t;
-  // An expanded (stride-0) view cannot be written through: move the values it reads, then
-  // expand again on the GPU.
-  DimVector base_sizes(t.sizes());
-  bool expanded = false;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.strides()[d] == 0 && t.sizes()[d] > 1) {
-      base_sizes[d] = 1;
-      expanded = true;
-    }
-  }
-  if (expanded) return to_cuda_same_layout(t.as_strided(base_sizes, t.strides(), t.storage_offset())).expand(t.sizes());
-  const int64_t reach = required_storage_elements(t.sizes(), t.strides(), "to_cuda_same_layout");
-  Tensor storage = empty({reach + t.storage_offset()}, TensorOptions().dtype(t.dtype()).device(kCuda));
-  Tensor view = storage.as_strided(t.sizes(), t.strides(), t.storage_offset());
-  view.copy_(t);
-  return view;
-}
-
 }  // namespace
 
 TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its reference") {
@@ -56,7 +34,7 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
       manual_seed(1234);
       for (const SampleInput& cpu_sample : info.samples(dtype)) {
         SampleInput sample = cpu_sample;
-        for (Tensor& t : sample.tensors) t = to_cuda_same_layout(t);
+        for (Tensor& t : sample.tensors) t = gpu_test::to_cuda_same_layout(t);
         INFO(info.name, " ", name(dtype), " ", cpu_sample.label);
         std::vector<RefTensor> inputs;
         for (const Tensor& t : cpu_sample.tensors) inputs.push_back(to_ref(t));

@@ -27,26 +27,6 @@ Tensor signed_sample(std::vector<int64_t> sizes, DType d) {
   return randint(-50, 50, sizes, d);
 }
 
-// The same view on the GPU: the same sizes, strides and storage offset. An expanded (stride-0)
-// view cannot be written through: its base moves, then expands again on the GPU.
-Tensor on_cuda_like(const Tensor& t) {
-  DimVector base_sizes(t.sizes());
-  bool expanded = false;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.strides()[d] == 0 && t.sizes()[d] > 1) {
-      base_sizes[d] = 1;
-      expanded = true;
-    }
-  }
-  if (expanded) return on_cuda_like(t.as_strided(base_sizes, t.strides(), t.storage_offset())).expand(t.sizes());
-  int64_t reach = t.storage_offset() + 1;
-  for (int64_t d = 0; d < t.dim(); ++d) reach += std::max<int64_t>(t.sizes()[d] - 1, 0) * t.strides()[d];
-  Tensor storage = empty({reach}, TensorOptions().dtype(t.dtype()).device(kCuda));
-  Tensor view = storage.as_strided(t.sizes(), t.strides(), t.storage_offset());
-  view.copy_(t);
-  return view;
-}
-
 struct Pair {
   std::string label;
   Tensor grad, self;
@@ -77,7 +57,8 @@ TEST_CASE("cuda threshold_backward: every numeric dtype and layout gives the CPU
         if (d == DType::UInt8 && threshold < 0) continue;  // does not fit uint8: a ValueError
         INFO(name(d), " ", p.label, " threshold ", threshold);
         const Tensor want = threshold_backward(p.grad, p.self, threshold);
-        const Tensor got = threshold_backward(on_cuda_like(p.grad), on_cuda_like(p.self), threshold);
+        const Tensor got = threshold_backward(gpu_test::to_cuda_same_layout(p.grad),
+                                              gpu_test::to_cuda_same_layout(p.self), threshold);
         CHECK(got.is_cuda());
         CHECK(same_numbers(got, want));
       }
