@@ -80,7 +80,7 @@ bool addmm_bias_epilogue(const Tensor& out, const Tensor& self, const Tensor& ma
       return d < 0 || self.sizes()[d] == 1 ? 0 : self.strides()[d];
     };
     const SmallGemmBias bias{self.data_ptr(), 0, stride_of(0), stride_of(1)};
-    if (try_gemm_small(out.unsqueeze(0), mat1.unsqueeze(0), mat2.unsqueeze(0), alpha, bias, beta)) return true;
+    if (try_gemm_small(out, mat1, mat2, alpha, bias, beta)) return true;
   }
   return addmm_lt_epilogue(out, self, mat1, mat2, beta, alpha, LtActivation::None);
 }

@@ -56,9 +56,9 @@ struct SmallGemmBias {
   int64_t s0 = 0, s1 = 0, s2 = 0;
 };
 
-// c = alpha * a @ b + beta * bias for 3-D a [B, n, k], b [B, k, m] and a contiguous c [B, n, m]
-// (bias ignored when beta == 0), when the product is small and floating-point: returns false,
-// having done nothing, for anything else.
+// c = alpha * a @ b + beta * bias for a [B, n, k], b [B, k, m] and a contiguous c [B, n, m], all
+// 3-D or all 2-D (one matrix; B = 1), bias ignored when beta == 0, when the product is small and
+// floating-point: returns false, having done nothing, for anything else.
 bool try_gemm_small(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const SmallGemmBias& bias,
                     const Scalar& beta);
 
