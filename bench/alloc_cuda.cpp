@@ -13,6 +13,7 @@
 #include "anatomy/backends/cuda/cuda_allocator.h"
 #include "anatomy/backends/cuda/current_stream.h"
 #include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/driver_api.h"
 #include "anatomy/backends/cuda/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/stream.h"
 #include "anatomy/core/allocator.h"
@@ -75,6 +76,18 @@ void BM_CudaGetDevice(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_CudaGetDevice);
+
+// What current_device() reads outside a guard instead (Note [The current device outside a guard]).
+void BM_CudaCurrentContextId(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const auto get_id = anatomy::cuda::driver_api().cuCtxGetId;
+  for (auto _ : state) {
+    unsigned long long id = 0;
+    get_id(nullptr, &id);
+    benchmark::DoNotOptimize(id);
+  }
+}
+BENCHMARK(BM_CudaCurrentContextId);
 
 void BM_CudaCurrentDevice(benchmark::State& state) {
   if (skip_without_gpu(state)) return;

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "anatomy/backends/cuda/cuda_check.h"
+#include "anatomy/backends/cuda/driver_api.h"
 #include "anatomy/backends/cuda/index_error.h"
 #include "anatomy/backends/cuda/sync_debug.h"
 #include "anatomy/core/error.h"
@@ -134,20 +135,48 @@ namespace {
 // Inside a DeviceGuard the current device is the one the guard made current, so current_device()
 // answers from this thread-local without asking the runtime: cudaGetDevice costs 40-60 ns, and
 // one op asks several times (its guard, the guard of the empty() that makes its result, the
-// allocator). Outside every guard (-1) it asks the runtime, so a cudaSetDevice made by the program
-// itself is always seen there. set_device() inside a guard keeps the value true; code running
+// allocator). Outside every guard (-1) it goes by the thread's current context (Note [The current
+// device outside a guard]), so a cudaSetDevice made by the program itself is always seen there.
+// set_device() inside a guard keeps the value true; code running
 // inside an op's scope (a custom kernel) that switches devices must do it through set_device or a
 // DeviceGuard, not cudaSetDevice.
 constinit thread_local int t_guard_device = -1;
+
+// Note [The current device outside a guard]
+// Outside every guard, the runtime's current device is the device of the thread's current
+// context: cudaSetDevice makes that device's primary context current, and a context the program
+// pushes itself (cuCtxPushCurrent) decides it too. Reading that context's id (cuCtxGetId of the
+// current context) takes a few nanoseconds, where cudaGetDevice takes 40-60 ns on the GPU hosts
+// (docs/perf.md). So the thread remembers the last context it asked the runtime about and the
+// device the runtime named for it: while the current context is that one, the device is too, and
+// a change of device changes the context, which sends the next call to cudaGetDevice again. The
+// context is known by its id, not its handle: a handle can be reused by a context made after
+// another was destroyed (cudaDeviceReset), possibly on another device; an id never is. A thread with no current context yet (nothing has used CUDA on it) always asks the
+// runtime, which then names its default device.
+struct KnownContext {
+  unsigned long long id = 0;
+  int device = -1;  // -1: none known yet
+};
+constinit thread_local KnownContext t_known_context;
+
+int device_outside_guards() {
+  const DriverApi& api = driver_api();
+  unsigned long long id = 0;
+  // Fails (CUDA_ERROR_INVALID_CONTEXT) while the thread has no current context.
+  const bool known = api.available && api.cuCtxGetId(nullptr, &id) == CUDA_SUCCESS;
+  if (known && t_known_context.device >= 0 && id == t_known_context.id) return t_known_context.device;
+  int index = 0;
+  ANATOMY_CUDA_CHECK(cudaGetDevice(&index));
+  if (known) t_known_context = {id, index};
+  return index;
+}
 
 }  // namespace
 
 int current_device() {
   if (t_guard_device >= 0) return t_guard_device;
   check_available("current_device");
-  int index = 0;
-  ANATOMY_CUDA_CHECK(cudaGetDevice(&index));
-  return index;
+  return device_outside_guards();
 }
 
 void set_device(int index) {

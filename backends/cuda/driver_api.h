@@ -1,8 +1,9 @@
 // The CUDA driver functions anatomy calls: the virtual memory management API behind the caching
-// allocator's expandable segments (cuMemAddressReserve, cuMemCreate, cuMemMap, ...). They are
-// looked up at run time through the runtime's cudaGetDriverEntryPointByVersion instead of linking
-// libcuda, so that libanatomy still loads on a machine with the toolkit but no driver (a build
-// machine without a GPU), as it does today with the runtime alone.
+// allocator's expandable segments (cuMemAddressReserve, cuMemCreate, cuMemMap, ...), and
+// cuCtxGetId. They are looked up at run time through the runtime's
+// cudaGetDriverEntryPointByVersion instead of linking libcuda, so that libanatomy still loads on
+// a machine with the toolkit but no driver (a build machine without a GPU), as it does today with
+// the runtime alone.
 #pragma once
 
 #include <cuda.h>
@@ -27,6 +28,9 @@ struct DriverApi {
   PFN_cuMemMap_v10020 cuMemMap = nullptr;
   PFN_cuMemUnmap_v10020 cuMemUnmap = nullptr;
   PFN_cuMemSetAccess_v10020 cuMemSetAccess = nullptr;
+  // The process-unique id of the calling thread's current context: how current_device() sees a
+  // device change without cudaGetDevice (Note [The current device outside a guard], device.cpp).
+  PFN_cuCtxGetId_v12000 cuCtxGetId = nullptr;
 };
 
 // The functions, looked up once (thread-safe).

@@ -1,4 +1,9 @@
 // GPU tests of the device layer: counts, properties, the current device and its guard.
+#include <cuda_runtime_api.h>
+
+#include <thread>
+#include <vector>
+
 #include "gpu_test_util.h"
 
 using namespace anatomy;
@@ -65,6 +70,36 @@ TEST_CASE("cuda device: set_device and DeviceGuard") {
   cuda::set_device(start);
   CHECK(cuda::current_device() == start);
   cuda::synchronize();
+}
+
+// Outside every guard, current_device() goes by the thread's current context and asks the
+// runtime only when that changes (Note [The current device outside a guard]): a cudaSetDevice made
+// by the program itself, on any thread, must be seen at once, and a thread that has not used CUDA
+// yet gets the runtime's default device.
+TEST_CASE("cuda device: current_device follows the program's own cudaSetDevice on every thread") {
+  ANATOMY_REQUIRE_GPU();
+  const int last = cuda::device_count() - 1;
+  auto walk = [&](std::vector<int>& seen) {
+    int runtime_default = -1;
+    REQUIRE(cudaGetDevice(&runtime_default) == cudaSuccess);
+    seen.push_back(cuda::current_device() == runtime_default ? 1 : 0);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int d : {last, 0, last}) {
+        REQUIRE(cudaSetDevice(d) == cudaSuccess);
+        seen.push_back(cuda::current_device() == d ? 1 : 0);
+        seen.push_back(cuda::current_device() == d ? 1 : 0);  // the remembered answer
+      }
+    }
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    seen.push_back(cuda::current_device() == 0 ? 1 : 0);
+  };
+  std::vector<int> here, there;
+  walk(here);
+  std::thread other([&] { walk(there); });  // a thread with no current context at first
+  other.join();
+  CHECK(here == std::vector<int>(here.size(), 1));
+  CHECK(there == std::vector<int>(there.size(), 1));
+  CHECK(there.size() == here.size());
 }
 
 TEST_CASE("cuda device: tensors land on the device they name") {
