@@ -38,7 +38,7 @@ class DimVector {
 
   void assign(IntArrayRef v) {
     reserve(v.size());
-    std::copy(v.begin(), v.end(), data());
+    copy_dims(v.data(), v.size(), data());
     size_ = v.size();
   }
   void resize(size_t n, int64_t value = 0) {
@@ -88,6 +88,21 @@ class DimVector {
     heap_capacity_ = cap;
   }
   size_t capacity() const { return heap_ ? heap_capacity_ : kInlineDims; }
+  // Shapes are copied on every op (a new TensorImpl, a plan): up to kInlineDims values are moved
+  // one by one, which is a few instructions where a call to memmove (what GCC makes of a copy
+  // loop) costs a few dozen.
+  static void copy_dims(const int64_t* src, size_t n, int64_t* dst) {
+    static_assert(kInlineDims == 5, "copy_dims moves up to kInlineDims values one by one");
+    switch (n) {
+      case 5: dst[4] = src[4]; [[fallthrough]];
+      case 4: dst[3] = src[3]; [[fallthrough]];
+      case 3: dst[2] = src[2]; [[fallthrough]];
+      case 2: dst[1] = src[1]; [[fallthrough]];
+      case 1: dst[0] = src[0]; [[fallthrough]];
+      case 0: return;
+      default: std::memmove(dst, src, n * sizeof(int64_t));
+    }
+  }
   void free_heap() {
     delete[] heap_;
     heap_ = nullptr;
@@ -99,7 +114,7 @@ class DimVector {
       heap_capacity_ = o.heap_capacity_;
       o.heap_ = nullptr;
     } else {
-      std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      copy_dims(o.inline_, o.size_, inline_);
     }
     o.size_ = 0;
   }

@@ -36,10 +36,12 @@ Tensor make_empty_tensor(IntArrayRef sizes, IntArrayRef strides, DType dtype, Al
   return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
 }
 
-Tensor make_dense_tensor(IntArrayRef sizes, IntArrayRef strides, int64_t numel, DType dtype, Allocator* allocator) {
+Tensor make_contiguous_tensor_like(const Tensor& like, DType dtype, Allocator* allocator) {
+  const int64_t numel = like.numel();
   const size_t nbytes = static_cast<size_t>(numel) * element_size(dtype);
   auto storage = Storage::make(allocator->allocate(nbytes), nbytes, allocator);
-  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
+  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, like.sizes(), like.strides(),
+                                               TensorImpl::ContiguousLayout{numel}));
 }
 
 Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, MemoryFormat format, const char* op) {

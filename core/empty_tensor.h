@@ -10,10 +10,9 @@ namespace anatomy {
 // `allocator`. Checks sizes (negative, overflow) and names `op` in errors.
 Tensor make_empty_tensor(IntArrayRef sizes, IntArrayRef strides, DType dtype, Allocator* allocator, const char* op);
 Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, MemoryFormat format, const char* op);
-// The same without the checks, for a layout known to be valid and dense: that of an existing
-// non-overlapping and dense tensor with `numel` elements (an element-wise op's output shaped
-// like its input).
-Tensor make_dense_tensor(IntArrayRef sizes, IntArrayRef strides, int64_t numel, DType dtype, Allocator* allocator);
+// A new tensor of `dtype` laid out as the contiguous tensor `like` (an element-wise op's output
+// shaped like its input), without the checks: that layout is known to be valid.
+Tensor make_contiguous_tensor_like(const Tensor& like, DType dtype, Allocator* allocator);
 
 // Checks that no two elements of `t` share memory (an expanded tensor does); writing into such
 // a tensor is ambiguous, so in-place ops refuse it. ValueError names `op`.

@@ -61,9 +61,7 @@ void check_output_input_overlap(const Tensor& out, const Tensor& in, const char*
 
 void IterationPlan::set_flat_loop() {
   loop_shape_ = DimVector{numel_};
-  for (int k = 0; k < operands_.size(); ++k) {
-    strides_[k] = DimVector{static_cast<int64_t>(operands_[k].element_size())};
-  }
+  flat_loop_ = true;  // loop_stride() gives each operand's element size
   contiguous_ = true;
   fits_32bit_ = numel_ <= std::numeric_limits<int32_t>::max() / 8;  // bytes of the widest dtype
 }
@@ -107,14 +105,14 @@ IterationPlan IterationPlan::Builder::build_flat() const {
       // What the general path checks of a given output that can still fail here.
       check_no_internal_overlap(out, op_);
       for (const Tensor& in : inputs_) check_output_input_overlap(out, in, op_);
-      plan.operands_.push_back(out);
+      plan.operands_.push_borrowed(out);
     } else {
-      plan.operands_.push_back(make_dense_tensor(first.sizes(), first.strides(), plan.numel_, plan.common_, allocator));
+      plan.operands_.push_back(make_contiguous_tensor_like(first, plan.common_, allocator));
     }
-    plan.user_outputs_.push_back(Tensor());
+    // user_outputs_ stays empty: no output here needs a temporary.
   }
   plan.num_outputs_ = outputs_.size();
-  for (const Tensor& in : inputs_) plan.operands_.push_back(in);
+  for (const Tensor& in : inputs_) plan.operands_.push_borrowed(in);
   plan.set_flat_loop();
   return plan;
 }
@@ -185,21 +183,21 @@ IterationPlan IterationPlan::Builder::build() {
   }
   Allocator* allocator = get_allocator(device.type());
   for (const Tensor& out : outputs_) {
-    Tensor o = out.defined() ? out : make_empty_tensor(shape, new_strides, out_dtype, allocator, op_);
-    if (o.dtype() != out_dtype) {
+    if (out.defined() && out.dtype() != out_dtype) {
       // Computed in out_dtype, then cast into the user's tensor by finish().
-      plan.user_outputs_.push_back(o);
-      o = make_empty_tensor(shape, new_strides, out_dtype, allocator, op_);
+      plan.user_outputs_.push_borrowed(out);
+      plan.operands_.push_back(make_empty_tensor(shape, new_strides, out_dtype, allocator, op_));
     } else {
       plan.user_outputs_.push_back(Tensor());
+      if (out.defined()) plan.operands_.push_borrowed(out);
+      else plan.operands_.push_back(make_empty_tensor(shape, new_strides, out_dtype, allocator, op_));
     }
-    plan.operands_.push_back(o);
   }
   plan.num_outputs_ = outputs_.size();
   for (const Tensor& in : inputs_) {
     // A CPU scalar next to device tensors stays on the CPU, cast there (one element, no device
     // work): device kernels take its value with the launch (Note [CPU scalars in device plans]).
-    if (in.dtype() == plan.common_) plan.operands_.push_back(in);
+    if (in.dtype() == plan.common_) plan.operands_.push_borrowed(in);
     else if (in.dim() == 0 && in.is_cpu()) plan.operands_.push_back(cast_cpu_scalar(in, plan.common_));
     else plan.operands_.push_back(in.to(plan.common_));
   }

@@ -28,17 +28,23 @@ AutogradMetaFactory autograd_meta_factory() { return g_autograd_meta_factory.loa
 
 TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset)
+    : TensorImpl(std::move(storage), dtype, sizes, strides, ContiguousLayout{0}) {
+  storage_offset_ = storage_offset;
+  refresh();  // numel and contiguity from the sizes and strides
+}
+
+TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, ContiguousLayout layout)
     : storage_(std::move(storage)),
       sizes_(sizes),
       strides_(strides),
-      storage_offset_(storage_offset),
+      numel_(layout.numel),
       // Inference tensors have none: one heap object fewer per op in inference mode.
       version_(detail::tls_inference_mode ? IntrusivePtr<VersionCounter>() : IntrusivePtr<VersionCounter>::make()),
-      dtype_(dtype) {
+      dtype_(dtype),
+      is_contiguous_(true) {
   ANATOMY_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
   ANATOMY_INTERNAL_ASSERT(sizes.size() == strides.size());
   key_set_ = tensor_key_set_for_backend(backend_dispatch_key(storage_->device().type()));
-  refresh();
 }
 
 TensorImpl::TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset)

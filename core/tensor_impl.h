@@ -52,6 +52,12 @@ DispatchKey backend_dispatch_key(DeviceType t);
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // The same at offset 0 for sizes and strides known to be contiguous with `numel` elements
+  // (those of an existing contiguous tensor): nothing to work out from them.
+  struct ContiguousLayout {
+    int64_t numel;
+  };
+  TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, ContiguousLayout layout);
   // A view: shares `base`'s storage and version counter.
   TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 

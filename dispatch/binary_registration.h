@@ -28,13 +28,13 @@ struct ElementwiseKernels {
     IterationPlan plan = plan_binary(op, out, self, other, alpha);
     Loop(op, plan, alpha);
     if (out.defined()) out.impl()->bump_version();
-    return plan.result();
+    return plan.take_result();
   }
   static Tensor ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c) {
     IterationPlan plan = plan_ternary(op, out, a, b, c);
     Loop3(op, plan);
     if (out.defined()) out.impl()->bump_version();
-    return plan.result();
+    return plan.take_result();
   }
 
   // ---- one binary op, fixed at compile time ----

@@ -19,7 +19,7 @@ template <UnaryLoop Loop>
 Tensor run_unary(UnaryOp op, const Tensor& out, const Tensor& self, const UnaryParams& params = {}) {
   IterationPlan plan = plan_unary(op, out, self);
   Loop(op, plan, params);
-  if (!out.defined()) return plan.result();
+  if (!out.defined()) return plan.take_result();
   out.impl()->bump_version();
   return out;
 }

@@ -180,16 +180,20 @@ TEST_CASE("iteration plan: broadcast strides, dim order and merging") {
   IterationPlan p = IterationPlan::Builder("test").add_output(Tensor()).add_input(a).add_input(a).build();
   CHECK(p.is_contiguous());
   CHECK(vec(p.loop_shape()) == V{24});
+  CHECK(p.loop_stride(0, 0) == 4);  // a flat loop steps each operand by its element size
+  CHECK(p.loop_stride(2, 0) == 4);
   // A transposed input: the loop follows the output's (row-major) order, the input strides jump.
+  // A plan borrows the tensors its builder was given: they must outlive it (no temporaries).
   Tensor t = zeros({4, 6}).t();  // [6, 4], strides (1, 6)
-  IterationPlan q = IterationPlan::Builder("test").add_output(zeros({6, 4})).add_input(t).build();
+  Tensor t_out = zeros({6, 4});
+  IterationPlan q = IterationPlan::Builder("test").add_output(t_out).add_input(t).build();
   CHECK_FALSE(q.is_contiguous());
   CHECK(vec(q.loop_shape()) == V{4, 6});
   CHECK(q.loop_stride(0, 0) == 4);   // output: 4 bytes per step of its last dim
   CHECK(q.loop_stride(1, 0) == 24);  // input: 6 floats per step
   // A broadcast input has stride 0 in the broadcast dims, and merges with neighbours.
-  Tensor row = zeros({4});
-  IterationPlan r = IterationPlan::Builder("test").add_output(Tensor()).add_input(zeros({5, 4})).add_input(row).build();
+  Tensor row = zeros({4}), full_shape = zeros({5, 4});
+  IterationPlan r = IterationPlan::Builder("test").add_output(Tensor()).add_input(full_shape).add_input(row).build();
   CHECK(vec(r.loop_shape()) == V{4, 5});
   CHECK(r.loop_stride(2, 1) == 0);
   CHECK(r.can_use_32bit_indexing());
@@ -200,8 +204,8 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   // Meta stands in for a device here: the rule is about any non-CPU device.
   const TensorOptions meta = TensorOptions().device(Device("meta"));
   Tensor m = empty({4, 3}, meta.dtype(DType::Float16));
-  IterationPlan p =
-      IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(wrapped_scalar(2.5)).build();
+  Tensor two_and_a_half = wrapped_scalar(2.5);
+  IterationPlan p = IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(two_and_a_half).build();
   CHECK(p.output(0).is_meta());
   CHECK(p.common_dtype() == DType::Float16);
   CHECK_FALSE(p.is_cpu_scalar(0));
@@ -228,8 +232,7 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   CHECK((2 * m).dtype() == DType::Float16);
   CHECK(m.add_(full({}, 1.5)).is_meta());
   // On the CPU nothing is a "CPU scalar": every operand is readable by the loop.
-  Tensor c = zeros({2});
-  IterationPlan cpu =
-      IterationPlan::Builder("test").add_output(Tensor()).add_input(c).add_input(wrapped_scalar(1)).build();
+  Tensor c = zeros({2}), one = wrapped_scalar(1);
+  IterationPlan cpu = IterationPlan::Builder("test").add_output(Tensor()).add_input(c).add_input(one).build();
   CHECK_FALSE(cpu.is_cpu_scalar(1));
 }
