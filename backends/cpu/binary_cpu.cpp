@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "anatomy/backends/cpu/streaming_store.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/binary_registration.h"
 
@@ -22,18 +23,23 @@ using opmath_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 // out[i] = f(a[i], b[i]): Out is the output's element type (bool for comparisons), T the inputs'.
 template <typename Out, typename T, typename F>
 void run_binary(const IterationPlan& plan, F f) {
+  // Large contiguous outputs are written with streaming stores (Note [Streaming stores for large
+  // outputs]).
+  const size_t out_bytes = static_cast<size_t>(plan.numel()) * sizeof(Out);
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
     constexpr int64_t kOut = sizeof(Out), kIn = sizeof(T);
     if (s[0] == kOut && s[1] == kIn && s[2] == kIn) {
-      Out* out = reinterpret_cast<Out*>(data[0]);
       const T* a = reinterpret_cast<const T*>(data[1]);
       const T* b = reinterpret_cast<const T*>(data[2]);
-      for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+      write_output(reinterpret_cast<Out*>(data[0]), n, out_bytes, [&](Out* out, int64_t begin, int64_t count) {
+        for (int64_t i = 0; i < count; ++i) out[i] = f(a[begin + i], b[begin + i]);
+      });
     } else if (s[0] == kOut && s[1] == kIn && s[2] == 0) {  // tensor op scalar
-      Out* out = reinterpret_cast<Out*>(data[0]);
       const T* a = reinterpret_cast<const T*>(data[1]);
       const T b = *reinterpret_cast<const T*>(data[2]);
-      for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b);
+      write_output(reinterpret_cast<Out*>(data[0]), n, out_bytes, [&](Out* out, int64_t begin, int64_t count) {
+        for (int64_t i = 0; i < count; ++i) out[i] = f(a[begin + i], b);
+      });
     } else {
       for (int64_t i = 0; i < n; ++i) {
         *reinterpret_cast<Out*>(data[0] + i * s[0]) =

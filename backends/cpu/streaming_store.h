@@ -1,0 +1,84 @@
+// Streaming (non-temporal) stores for element-wise outputs too large to stay in the cache.
+//
+// Note [Streaming stores for large outputs]
+// A store to a line that is not in the cache first reads the line from memory (a read for
+// ownership), so `c = a + b` over arrays larger than the cache moves four arrays through memory
+// for three arrays of work, and can reach only three quarters of what memcpy does (memcpy's
+// `rep movsb` writes whole lines without reading them). Non-temporal stores write whole lines
+// without that read. They also leave the written lines out of the cache, which is what makes
+// them wrong for outputs that fit in it: the next op would read them back from memory. So a
+// contiguous output of at least streaming_store_threshold() bytes (16 MiB unless set) is
+// computed block by block into a 4 KiB buffer on the stack, which stays in L1, and each block is
+// copied out with non-temporal stores; a smaller output is written in place as before. The
+// elements before the output's first 16-byte boundary and after its last whole block are
+// written in place. An in-place op (an output that is also an input, element for element) is
+// still right: each block's inputs are read before its outputs are written.
+//
+// Only x86-64 has the instructions the compiler is sure of (SSE2's movntdq, part of the
+// baseline); elsewhere every output is written in place.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace anatomy::cpu {
+
+// Outputs of at least this many bytes are written with streaming stores (0: every output;
+// SIZE_MAX: none). Process-wide; for benchmarks and for machines whose caches make another
+// threshold better.
+size_t streaming_store_threshold();
+void set_streaming_store_threshold(size_t bytes);
+
+namespace detail {
+
+inline constexpr int64_t kStreamingBlockBytes = 4096;
+
+#if defined(__SSE2__)
+// `bytes` (a multiple of 16) from the 16-byte aligned `src` to the 16-byte aligned `dst`.
+inline void copy_streaming(char* dst, const char* src, int64_t bytes) {
+  for (int64_t i = 0; i < bytes; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_load_si128(reinterpret_cast<const __m128i*>(src + i)));
+  }
+}
+#endif
+
+}  // namespace detail
+
+// Writes out[0, n) as compute(dst, begin, count) gives elements [begin, begin + count) into
+// dst: with streaming stores when `total_bytes` (the whole output's, over every thread's chunk)
+// reaches the threshold, else in place in one call.
+template <typename Out, typename Compute>
+void write_output(Out* out, int64_t n, size_t total_bytes, Compute&& compute) {
+#if defined(__SSE2__)
+  constexpr int64_t kBlock = detail::kStreamingBlockBytes / static_cast<int64_t>(sizeof(Out));
+  static_assert(16 % sizeof(Out) == 0 || sizeof(Out) % 16 == 0, "an element size that tiles 16 bytes");
+  const auto address = reinterpret_cast<uintptr_t>(out);
+  if (total_bytes < streaming_store_threshold() || n < 2 * kBlock || address % sizeof(Out) != 0) {
+    compute(out, 0, n);
+    return;
+  }
+  const int64_t head = std::min<int64_t>(static_cast<int64_t>((16 - address % 16) % 16 / sizeof(Out)), n);
+  if (head > 0) compute(out, 0, head);
+  alignas(64) Out block[kBlock];
+  int64_t i = head;
+  for (; i + kBlock <= n; i += kBlock) {
+    compute(block, i, kBlock);
+    detail::copy_streaming(reinterpret_cast<char*>(out + i), reinterpret_cast<const char*>(block),
+                           detail::kStreamingBlockBytes);
+  }
+  if (i < n) compute(out + i, i, n - i);
+  // Streaming stores are weakly ordered: the fence makes them visible before whatever tells
+  // another thread that this chunk is done.
+  _mm_sfence();
+#else
+  (void)total_bytes;
+  compute(out, 0, n);
+#endif
+}
+
+}  // namespace anatomy::cpu
