@@ -76,7 +76,9 @@ VecLoop vec_loop_baseline(VecFn fn) { return pick<Baseline>(fn); }
 
 VecLoop vec_loop_avx2(VecFn fn) {
 #if defined(__x86_64__)
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  // __builtin_cpu_init first: this may run before libgcc's constructor has filled the CPU model
+  // (an operator called from another library's static initializer).
+  static const bool has_avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
   if (has_avx2) return pick<Avx2>(fn);
 #endif
   (void)fn;
