@@ -1,9 +1,15 @@
 // CPU: the element-wise unary operators over the iteration plan. fp16 and bf16 compute in float
 // and round once; each chunk of the plan is a plain loop the compiler vectorizes when the
 // operands are contiguous and the function is simple (neg, abs, relu, rounding, predicates).
+// exp, log, tanh, sigmoid, gelu and the other transcendental functions run the branch-free fp32
+// loops of vec_loops.h instead of a libm call per element, which no compiler vectorizes.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
+
+#include "anatomy/backends/cpu/vec_loops.h"
 
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/unary_registration.h"
@@ -32,6 +38,51 @@ void run_loop(const IterationPlan& plan, F f) {
       }
     }
   });
+}
+
+// fp32, fp16 and bf16 through the vectorized fp32 loops (backends/cpu/vec_loops.h). Contiguous
+// fp32 runs the loop on the operands themselves; anything else goes through blocks of floats on
+// the stack (converted on the way in, rounded once on the way out), so strided operands and the
+// 2-byte types also run the vectorized loop.
+template <typename T>
+void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
+  const VecLoop loop = vec_loop(fn);
+  plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+        loop(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n, args);
+        return;
+      }
+    }
+    constexpr int64_t kBlock = 256;
+    float in[kBlock], out[kBlock];
+    for (int64_t begin = 0; begin < n; begin += kBlock) {
+      const int64_t m = std::min(kBlock, n - begin);
+      const char* src = data[1] + begin * s[1];
+      for (int64_t i = 0; i < m; ++i) in[i] = static_cast<float>(*reinterpret_cast<const T*>(src + i * s[1]));
+      loop(in, out, m, args);
+      char* dst = data[0] + begin * s[0];
+      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<T*>(dst + i * s[0]) = static_cast<T>(out[i]);
+    }
+  });
+}
+
+// The functions with a vectorized fp32 loop, or nullopt.
+std::optional<VecFn> vec_fn(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: return VecFn::Exp;
+    case UnaryOp::Expm1: return VecFn::Expm1;
+    case UnaryOp::Log: return VecFn::Log;
+    case UnaryOp::Log1p: return VecFn::Log1p;
+    case UnaryOp::Sigmoid: return VecFn::Sigmoid;
+    case UnaryOp::Silu: return VecFn::Silu;
+    case UnaryOp::Tanh: return VecFn::Tanh;
+    case UnaryOp::Erf: return VecFn::Erf;
+    case UnaryOp::Gelu: return VecFn::Gelu;
+    case UnaryOp::GeluTanh: return VecFn::GeluTanh;
+    case UnaryOp::Softplus: return VecFn::Softplus;
+    default: return std::nullopt;
+  }
 }
 
 // out = f(in) in T's opmath type, rounded once to T.
@@ -79,6 +130,12 @@ void integral_kernel(UnaryOp op, const IterationPlan& plan) {
 template <typename T>
 void floating_kernel(UnaryOp op, const IterationPlan& plan, const UnaryParams& p) {
   using M = opmath_t<T>;
+  // fp64 keeps the C library's functions (below): the vectorized ones are fp32 only.
+  if constexpr (!std::is_same_v<T, double>) {
+    if (const std::optional<VecFn> fn = vec_fn(op)) {
+      return run_vec<T>(plan, *fn, {static_cast<float>(p.beta), static_cast<float>(p.threshold)});
+    }
+  }
   switch (op) {
     case UnaryOp::Neg: return run_math<T>(plan, [](M x) { return -x; });
     case UnaryOp::Abs: return run_math<T>(plan, [](M x) { return std::abs(x); });

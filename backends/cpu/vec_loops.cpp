@@ -1,0 +1,93 @@
+// backends/cpu/vec_loops.h: each function's loop instantiated for the baseline and for AVX2.
+// "avx2" does not include FMA, and -ffp-contract=off holds for both, so the two copies run the
+// same IEEE operations and give bit-identical results (tests/core/test_vec_math.cpp checks).
+#include "anatomy/backends/cpu/vec_loops.h"
+
+#include "anatomy/backends/cpu/vec_math.h"
+
+namespace anatomy::cpu {
+namespace {
+
+template <VecFn F>
+[[gnu::always_inline]] inline float apply(float x, VecArgs args) {
+  if constexpr (F == VecFn::Exp) return vec::exp(x);
+  else if constexpr (F == VecFn::Expm1) return vec::expm1(x);
+  else if constexpr (F == VecFn::Log) return vec::log(x);
+  else if constexpr (F == VecFn::Log1p) return vec::log1p(x);
+  else if constexpr (F == VecFn::Sigmoid) return vec::sigmoid(x);
+  else if constexpr (F == VecFn::Silu) return vec::silu(x);
+  else if constexpr (F == VecFn::Tanh) return vec::tanh(x);
+  else if constexpr (F == VecFn::Erf) return vec::erf(x);
+  else if constexpr (F == VecFn::Gelu) return vec::gelu(x);
+  else if constexpr (F == VecFn::GeluTanh) return vec::gelu_tanh(x);
+  else {
+    // PyTorch's rule: above the threshold log(1 + e^(beta x)) / beta is x to working precision.
+    static_assert(F == VecFn::Softplus);
+    const float y = x * args.beta;
+    const float soft = vec::log1p_exp(y) / args.beta;
+    return y > args.threshold ? x : soft;
+  }
+}
+
+template <VecFn F>
+void loop_baseline(const float* in, float* out, int64_t n, VecArgs args) {
+  for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+}
+
+#if defined(__x86_64__)
+template <VecFn F>
+[[gnu::target("avx2")]] void loop_avx2(const float* in, float* out, int64_t n, VecArgs args) {
+  for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+}
+#endif
+
+template <template <VecFn> class Pick>
+VecLoop pick(VecFn fn) {
+  switch (fn) {
+    case VecFn::Exp: return Pick<VecFn::Exp>::loop;
+    case VecFn::Expm1: return Pick<VecFn::Expm1>::loop;
+    case VecFn::Log: return Pick<VecFn::Log>::loop;
+    case VecFn::Log1p: return Pick<VecFn::Log1p>::loop;
+    case VecFn::Sigmoid: return Pick<VecFn::Sigmoid>::loop;
+    case VecFn::Silu: return Pick<VecFn::Silu>::loop;
+    case VecFn::Tanh: return Pick<VecFn::Tanh>::loop;
+    case VecFn::Erf: return Pick<VecFn::Erf>::loop;
+    case VecFn::Gelu: return Pick<VecFn::Gelu>::loop;
+    case VecFn::GeluTanh: return Pick<VecFn::GeluTanh>::loop;
+    case VecFn::Softplus: return Pick<VecFn::Softplus>::loop;
+  }
+  return nullptr;
+}
+
+template <VecFn F>
+struct Baseline {
+  static constexpr VecLoop loop = &loop_baseline<F>;
+};
+#if defined(__x86_64__)
+template <VecFn F>
+struct Avx2 {
+  static constexpr VecLoop loop = &loop_avx2<F>;
+};
+#endif
+
+}  // namespace
+
+VecLoop vec_loop_baseline(VecFn fn) { return pick<Baseline>(fn); }
+
+VecLoop vec_loop_avx2(VecFn fn) {
+#if defined(__x86_64__)
+  // __builtin_cpu_init first: this may run before libgcc's constructor has filled the CPU model
+  // (an operator called from another library's static initializer).
+  static const bool has_avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+  if (has_avx2) return pick<Avx2>(fn);
+#endif
+  (void)fn;
+  return nullptr;
+}
+
+VecLoop vec_loop(VecFn fn) {
+  const VecLoop avx2 = vec_loop_avx2(fn);
+  return avx2 ? avx2 : vec_loop_baseline(fn);
+}
+
+}  // namespace anatomy::cpu

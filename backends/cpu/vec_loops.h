@@ -1,0 +1,27 @@
+// The fp32 loops over backends/cpu/vec_math.h's functions: contiguous in, contiguous out (the
+// same array for in-place forms), each compiled twice, for the x86-64 baseline (SSE2, 4 lanes)
+// and for AVX2 (8 lanes), with the AVX2 one chosen once at run time where the CPU has it. The
+// build has no -march flag, so without the second copy every machine would run 4 lanes.
+#pragma once
+
+#include <cstdint>
+
+namespace anatomy::cpu {
+
+enum class VecFn { Exp, Expm1, Log, Log1p, Sigmoid, Silu, Tanh, Erf, Gelu, GeluTanh, Softplus };
+
+// softplus's parameters (unused by the others).
+struct VecArgs {
+  float beta = 1, threshold = 20;
+};
+
+using VecLoop = void (*)(const float* in, float* out, int64_t n, VecArgs args);
+
+// The baseline loop: every x86-64 CPU (and the only one elsewhere).
+VecLoop vec_loop_baseline(VecFn fn);
+// The AVX2 loop, or nullptr where the CPU lacks AVX2 (or is not x86-64).
+VecLoop vec_loop_avx2(VecFn fn);
+// The one kernels call: AVX2 where available, else the baseline.
+VecLoop vec_loop(VecFn fn);
+
+}  // namespace anatomy::cpu
