@@ -37,12 +37,20 @@ struct PrivatePool;
 struct BlockKey {
   StreamId stream;
   size_t size;
+  uint64_t segment;  // the block's segment's number, in the order segments were made
   const char* ptr;
 };
 
+// Note [Free blocks in segment order]
+// Best fit per stream: blocks of one stream sorted by size; among blocks of one size, those of
+// older segments first, and within a segment lower addresses first (which keeps allocations
+// packed toward the start of segments). PyTorch breaks the tie by address alone, so which block
+// a request gets depends on where the device put each segment, and so does fragmentation: on the
+// recorded training trace peak reserved / peak allocated ranged from 1.051 to 1.056 over ten
+// placements of the same segments (1.047-1.054 over CUDA, PyTorch's and anatomy's). By the
+// segments' age it is one figure on every device (1.043 there), and older segments, which have
+// had longer to fill, are the ones kept busy, so newer ones empty first and can be given back.
 struct BlockComparator {
-  // Best fit per stream: blocks of one stream sorted by size, then address (lower addresses
-  // first, which keeps allocations packed toward the start of segments).
   using is_transparent = void;  // lower_bound takes a BlockKey
   bool operator()(const Block* a, const Block* b) const;
   bool operator()(const BlockKey& a, const Block* b) const;
@@ -67,6 +75,7 @@ struct Block {
   size_t requested = 0;
   BlockPool* pool;
   char* ptr;
+  uint64_t segment = 0;  // its segment's number (Note [Free blocks in segment order])
   bool allocated = false;
   int event_count = 0;                       // outstanding record_stream events
   uint64_t gc_count_base = 0;                // pool's search count when it was last cached
@@ -93,9 +102,10 @@ struct Block {
     expandable = nullptr;
     mapped = true;
     prev = next = nullptr;
+    segment = 0;
   }
   bool is_split() const { return prev != nullptr || next != nullptr; }
-  BlockKey key() const { return {stream, size, ptr}; }
+  BlockKey key() const { return {stream, size, segment, ptr}; }
 };
 
 struct BlockAddressLess {
@@ -113,6 +123,7 @@ struct Expandable {
   StreamId stream;
   Block* tail = nullptr;
   std::set<Block*, BlockAddressLess> holes;
+  uint64_t segment_number = 0;  // what its blocks' `segment` is
 };
 
 // A private pool's own block pools; private_pool.h keeps its id, users and counters.
@@ -130,6 +141,7 @@ namespace {
 bool key_less(const BlockKey& a, const BlockKey& b) {
   if (a.stream != b.stream) return a.stream < b.stream;
   if (a.size != b.size) return a.size < b.size;
+  if (a.segment != b.segment) return a.segment < b.segment;
   return std::less<const char*>()(a.ptr, b.ptr);
 }
 
@@ -199,6 +211,11 @@ struct CachingAllocator::Impl {
   std::map<StreamId, std::deque<std::pair<EventId, Block*>>> outstanding_events;
   MemoryStats stats;
   size_t total_reserved = 0;
+  // The most ever reserved at once; reset_peak_stats leaves it (Note [Releasing before a new peak]).
+  size_t reserved_high_water = 0;
+  // Segments made so far: the next one's number (Note [Free blocks in segment order]).
+  uint64_t segments_made = 0;
+  uint64_t next_segment() { return ++segments_made; }
   // release_lock_on_cudamalloc: bytes being reserved by threads that dropped the lock for it, and
   // how many such reservations began (Note [Reserving without the lock]).
   size_t reserving = 0;
@@ -296,6 +313,7 @@ struct CachingAllocator::Impl {
     // With expandable segments a segment grows by the request (rounded up to its pages).
     size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
     if (conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
+    release_cached_segments_before_new_peak(pool, alloc_size);
     FoundBlock found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
     // A live private pool's free memory is never given back (a captured graph may use it), so
     // the first rung frees oversize blocks only for the ordinary pools.
@@ -330,7 +348,7 @@ struct CachingAllocator::Impl {
 
   ANATOMY_HOT_INLINE FoundBlock get_free_block(BlockPool& pool, size_t size, StreamId stream) {
     ++pool.get_free_block_calls;
-    auto it = pool.blocks.lower_bound(BlockKey{stream, size, nullptr});
+    auto it = pool.blocks.lower_bound(BlockKey{stream, size, 0, nullptr});
     if (it == pool.blocks.end() || (*it)->stream != stream) return {};
     // An oversize block is kept whole for requests that would not split it anyway, and a large
     // request does not take a block much larger than itself (the rest would be wasted, unsplit).
@@ -338,8 +356,8 @@ struct CachingAllocator::Impl {
     if (size >= conf.max_split_size && (*it)->size >= size + conf.max_non_split_rounding_size) return {};
     Block* b = *it;
     // The remainder's key is smaller than b's, so it still sorts before b's successor.
-    if (should_split(b, size) && (it == pool.blocks.begin() ||
-                                  key_less((*std::prev(it))->key(), BlockKey{stream, b->size - size, b->ptr + size}))) {
+    const BlockKey remainder{stream, b->size - size, b->segment, b->ptr + size};
+    if (should_split(b, size) && (it == pool.blocks.begin() || key_less((*std::prev(it))->key(), remainder))) {
       return {b, true};
     }
     keep_node(pool.blocks.extract(it));
@@ -352,7 +370,7 @@ struct CachingAllocator::Impl {
     if (exceeds_memory_fraction(alloc_size)) return nullptr;
     void* ptr = reserve_segment(alloc_size);
     if (!ptr) return nullptr;
-    total_reserved += alloc_size;
+    add_reserved(alloc_size);
     ++stats.num_provider_allocs;
     trace(TraceAction::SegmentAlloc, ptr, alloc_size, stream);
     for_stat(pool, [&](StatType t) {
@@ -363,7 +381,9 @@ struct CachingAllocator::Impl {
       ++pp->stats.segments;
       pp->stats.reserved_bytes += static_cast<int64_t>(alloc_size);
     }
-    return new_block(stream, alloc_size, &pool, static_cast<char*>(ptr));
+    Block* block = new_block(stream, alloc_size, &pool, static_cast<char*>(ptr));
+    block->segment = next_segment();
+    return block;
   }
 
   // ---- reserving without the lock (release_lock_on_cudamalloc) ----
@@ -459,6 +479,7 @@ struct CachingAllocator::Impl {
     if (split) {
       Block* remaining = block;
       block = new_block(remaining->stream, size, &pool, remaining->ptr);
+      block->segment = remaining->segment;
       block->expandable = remaining->expandable;
       block->prev = remaining->prev;
       if (block->prev) block->prev->next = block;
@@ -588,7 +609,7 @@ struct CachingAllocator::Impl {
     auto it = pool.blocks.find(keep);
     ANATOMY_INTERNAL_ASSERT(it != pool.blocks.end(), "caching allocator: a free block is not in its pool");
     const BlockKey merged{keep->stream, block->size + (before ? before->size : 0) + (after ? after->size : 0),
-                          first->ptr};
+                          keep->segment, first->ptr};
     const auto successor = std::next(it);
     const bool in_place = successor == pool.blocks.end() || key_less(merged, (*successor)->key());
     if (!in_place) keep_node(pool.blocks.extract(it));
@@ -736,7 +757,7 @@ struct CachingAllocator::Impl {
   // enough for the request, or else the largest ones until enough is released.
   bool release_available_cached_blocks(BlockPool& pool, size_t size, StreamId stream) {
     if (conf.max_split_size == std::numeric_limits<size_t>::max()) return false;
-    const BlockKey key{stream, std::max(size, conf.max_split_size), nullptr};
+    const BlockKey key{stream, std::max(size, conf.max_split_size), 0, nullptr};
     auto it = pool.blocks.lower_bound(key);
     if (it != pool.blocks.end() && (*it)->stream == stream && !(*it)->is_split()) {
       release_block(*it);
@@ -754,6 +775,44 @@ struct CachingAllocator::Impl {
       release_block(b);  // invalidates only b's iterator; `it` stays valid
     }
     return released >= key.size;
+  }
+
+  // Note [Releasing before a new peak]
+  // PyTorch's policy keeps every cached segment until memory runs out (or empty_cache, or
+  // garbage_collection_threshold). A request that no cached block fits then reserves a new
+  // segment on top of wholly free ones that did not fit it, and when that sets a new peak of
+  // reserved memory, every byte of those free segments is part of the peak. So before such a
+  // reservation the large pool's wholly free segments are given back; only then, because below
+  // the peak keeping them costs nothing and saves a reservation when a later request fits one.
+  // Kept even then:
+  //   - the small pool's: a 2 MiB segment saves little and costs a provider release as a large
+  //     one does;
+  //   - oversize ones (max_split_size_mb): they wait for the requests that may use them whole,
+  //     and go first when memory runs out (release_available_cached_blocks);
+  //   - everything, when an expandable segment serves the request (it grows by pages, and its
+  //     free pages go back only on empty_cache and the OOM ladder, as in PyTorch), while a route
+  //     to a private pool is in force (a graph may be being captured, and a capture must not see
+  //     a cudaFree), and with caching off (nothing is cached).
+  // On the recorded training trace this takes peak reserved / peak allocated from 1.043 to 1.032,
+  // on the synthetic one from 1.319 to 1.041 (docs/allocator.md "Fragmentation"). The cost is a
+  // provider release per segment (cudaFree, which waits for the device), and a reservation for a
+  // later request that a released segment would have served; both only while the peak still
+  // grows: when a step is the longest yet, as in the first steps of a training loop.
+  // The high-water mark is the allocator's own, not the peak of reserved_bytes, which
+  // reset_peak_stats lowers: a training loop that resets the peak every step would otherwise give
+  // back its cache every step.
+  void release_cached_segments_before_new_peak(const BlockPool& pool, size_t alloc_size) {
+    if (!conf.caching || expandable_for(pool) || private_pools.routing()) return;
+    if (total_reserved + reserving + alloc_size <= reserved_high_water) return;
+    for (auto it = large.blocks.begin(); it != large.blocks.end();) {
+      Block* b = *it++;
+      if (!b->is_split() && b->size < conf.max_split_size) release_block(b);
+    }
+  }
+
+  void add_reserved(size_t nbytes) {
+    total_reserved += nbytes;
+    reserved_high_water = std::max(reserved_high_water, total_reserved);
   }
 
   void release_blocks(BlockPool& pool) {
@@ -824,12 +883,13 @@ struct CachingAllocator::Impl {
       return nullptr;
     }
     if (fresh) {
-      auto made = std::make_unique<Expandable>(Expandable{std::move(fresh), &pool, stream, nullptr, {}});
+      auto made =
+          std::make_unique<Expandable>(Expandable{std::move(fresh), &pool, stream, nullptr, {}, next_segment()});
       es = made.get();
       expandable_segments.emplace(key, std::move(made));
       for_stat(pool, [&](StatType t) { stats.segment[t].increase(1); });
     }
-    total_reserved += grown;
+    add_reserved(grown);
     trace(TraceAction::SegmentMap, old_end, grown, stream);
     for_stat(pool, [&](StatType t) { stats.reserved_bytes[t].increase(static_cast<int64_t>(grown)); });
     if (have > 0) {  // the free tail grows; alloc_found_block takes it from here
@@ -842,6 +902,7 @@ struct CachingAllocator::Impl {
     }
     Block* block = new_block(stream, grown, &pool, old_end);
     block->expandable = es;
+    block->segment = es->segment_number;
     block->prev = tail;
     if (tail) {  // a free block behind a used one: an inactive split block, as alloc_found_block expects
       tail->next = block;
@@ -910,6 +971,7 @@ struct CachingAllocator::Impl {
     Block* last = run.back().block;
     if (!last->mapped && run.back().map < last->size) {  // the rest of the last hole stays one
       Block* rest = new_block(es.stream, last->size - run.back().map, &pool, last->ptr + run.back().map);
+      rest->segment = es.segment_number;
       rest->mapped = false;
       link_after(rest, last);
       last->size = run.back().map;
@@ -937,7 +999,7 @@ struct CachingAllocator::Impl {
       es.tail = first;
     }
     for (size_t i = 1; i < run.size(); ++i) delete_block(run[i].block);
-    total_reserved += to_map;
+    add_reserved(to_map);
     // What alloc_found_block expects: a split block counts as an inactive split one.
     const bool split = first->is_split();
     for_stat(pool, [&](StatType t) {
@@ -1046,6 +1108,7 @@ struct CachingAllocator::Impl {
     int64_t free_blocks = -1;  // the block was a free split block; what is left of it still is
     if (head > 0) {
       Block* front = new_block(block->stream, head, &pool, block->ptr);
+      front->segment = block->segment;
       link_before(front, block);
       front->gc_count_base = block->gc_count_base;
       insert_keeping_age(front);
@@ -1053,6 +1116,7 @@ struct CachingAllocator::Impl {
     }
     if (rest > 0) {
       Block* back = new_block(block->stream, rest, &pool, block->ptr + head + range.size);
+      back->segment = block->segment;
       link_after(back, block);
       back->gc_count_base = block->gc_count_base;
       insert_keeping_age(back);
