@@ -86,6 +86,9 @@ struct Block {
   // Neighbours within the segment; a block with neither is a whole segment.
   Block* prev = nullptr;
   Block* next = nullptr;
+  // Where it is in its pool's free set, while it is there: a merge finds the free neighbour it
+  // grows, and takes out the other one, without a search.
+  BlockSet::iterator free_pos{};
 
   Block(StreamId s, size_t sz, BlockPool* p, char* addr) : stream(s), size(sz), pool(p), ptr(addr) {}
   // A kept Block made new for another place (stream_uses is empty: only a free block is kept).
@@ -138,7 +141,7 @@ struct PrivatePool final : PoolState {
 
 namespace {
 
-bool key_less(const BlockKey& a, const BlockKey& b) {
+ANATOMY_HOT_INLINE bool key_less(const BlockKey& a, const BlockKey& b) {
   if (a.stream != b.stream) return a.stream < b.stream;
   if (a.size != b.size) return a.size < b.size;
   if (a.segment != b.segment) return a.segment < b.segment;
@@ -147,9 +150,16 @@ bool key_less(const BlockKey& a, const BlockKey& b) {
 
 }  // namespace
 
-bool BlockComparator::operator()(const Block* a, const Block* b) const { return key_less(a->key(), b->key()); }
-bool BlockComparator::operator()(const BlockKey& a, const Block* b) const { return key_less(a, b->key()); }
-bool BlockComparator::operator()(const Block* a, const BlockKey& b) const { return key_less(a->key(), b); }
+// Inline: the free set's searches call them several times per allocate and free.
+ANATOMY_HOT_INLINE bool BlockComparator::operator()(const Block* a, const Block* b) const {
+  return key_less(a->key(), b->key());
+}
+ANATOMY_HOT_INLINE bool BlockComparator::operator()(const BlockKey& a, const Block* b) const {
+  return key_less(a, b->key());
+}
+ANATOMY_HOT_INLINE bool BlockComparator::operator()(const Block* a, const BlockKey& b) const {
+  return key_less(a->key(), b);
+}
 
 namespace {
 
@@ -605,9 +615,9 @@ struct CachingAllocator::Impl {
     Block* other = after ? before : nullptr;
     Block* first = before ? before : block;
     Block* last = after ? after : block;
-    if (other) erase_from_blocks(pool, other);
-    auto it = pool.blocks.find(keep);
-    ANATOMY_INTERNAL_ASSERT(it != pool.blocks.end(), "caching allocator: a free block is not in its pool");
+    if (other) keep_node(pool.blocks.extract(other->free_pos));
+    const auto it = keep->free_pos;
+    ANATOMY_INTERNAL_ASSERT(*it == keep, "caching allocator: a free block is not where its pool's free set has it");
     const BlockKey merged{keep->stream, block->size + (before ? before->size : 0) + (after ? after->size : 0),
                           keep->segment, first->ptr};
     const auto successor = std::next(it);
@@ -667,13 +677,13 @@ struct CachingAllocator::Impl {
   // Into its pool's free set, in a kept node when there is one.
   void insert_keeping_age(Block* block) {
     if (spare_nodes.empty()) {
-      block->pool->blocks.insert(block);
+      block->free_pos = block->pool->blocks.insert(block).first;
       return;
     }
     BlockSet::node_type node = std::move(spare_nodes.back());
     spare_nodes.pop_back();
     node.value() = block;
-    block->pool->blocks.insert(std::move(node));
+    block->free_pos = block->pool->blocks.insert(std::move(node)).position;
   }
 
   // Out of `pool`'s free set (when there: its key must not have changed since it went in).
