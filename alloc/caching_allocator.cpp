@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "anatomy/alloc/allocator_mutex.h"
 #include "anatomy/alloc/expandable_segment.h"
 #include "anatomy/alloc/memory_history.h"
 #include "anatomy/alloc/memory_snapshot.h"
@@ -213,7 +214,7 @@ struct CachingAllocator::Impl {
   AllocConf conf;
   // No roundup_power2_divisions set: round_size is a 512-byte round up, done inline.
   bool plain_rounding = true;
-  mutable std::mutex mutex;
+  mutable AllocatorMutex mutex;
   BlockPool small{{}, true, this}, large{{}, false, this};
   // Allocated blocks by pointer, for raw_free and record_stream (a DataPtr carries its Block).
   // The active blocks (docs/allocator.md) are these and those in outstanding_events.
@@ -1287,7 +1288,7 @@ namespace {
 void free_block_of_data_ptr(void* ctx) {
   auto* block = static_cast<Block*>(ctx);
   CachingAllocator::Impl* impl = block->pool->owner;
-  std::lock_guard<std::mutex> g(impl->mutex);
+  std::lock_guard<AllocatorMutex> g(impl->mutex);
   impl->free(block);
 }
 
@@ -1299,7 +1300,7 @@ CachingAllocator::CachingAllocator(MemoryProvider& provider, const AllocConf& co
 }
 
 CachingAllocator::~CachingAllocator() {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->release_cached_blocks();
   impl_->private_pools.for_each([&](PoolState& state) {
     auto& pp = static_cast<PrivatePool&>(state);
@@ -1323,20 +1324,20 @@ CachingAllocator::~CachingAllocator() {
 DataPtr CachingAllocator::allocate(size_t nbytes) {
   if (nbytes == 0) return DataPtr(nullptr, impl_->device);
   StreamId stream = impl_->provider.current_stream();
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   Block* block = impl_->malloc(nbytes, stream);
   return DataPtr(block->ptr, block, &free_block_of_data_ptr, impl_->device);
 }
 
 void* CachingAllocator::raw_alloc(size_t nbytes, StreamId stream) {
   if (nbytes == 0) return nullptr;
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->malloc(nbytes, stream)->ptr;
 }
 
 void CachingAllocator::raw_free(void* ptr) {
   if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   Block** found = impl_->allocated_blocks.find(ptr);
   ANATOMY_CHECK(found != nullptr, ValueError,
                 "raw_free: {} was not allocated by this caching allocator (or was already freed)", ptr);
@@ -1345,7 +1346,7 @@ void CachingAllocator::raw_free(void* ptr) {
 
 void CachingAllocator::record_stream(void* ptr, StreamId stream) {
   if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   Block** found = impl_->allocated_blocks.find(ptr);
   ANATOMY_CHECK(found != nullptr, ValueError,
                 "record_stream: {} is not the start of a block allocated by this caching allocator", ptr);
@@ -1354,29 +1355,29 @@ void CachingAllocator::record_stream(void* ptr, StreamId stream) {
 }
 
 void CachingAllocator::empty_cache() {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->release_cached_blocks();
 }
 
 MemoryStats CachingAllocator::stats() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->stats;
 }
 
 void CachingAllocator::reset_peak_stats() {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->stats.for_each_array([](StatArray& a) {
     for (Stat& s : a.s) s.peak = s.current;
   });
 }
 
 std::vector<SegmentInfo> CachingAllocator::segments() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->segments();
 }
 
 void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   const bool was = impl_->history.enabled();
   impl_->history.set(enabled, max_entries);
   // The dispatcher names operators only while some allocator records (dispatch/current_op.h).
@@ -1385,7 +1386,7 @@ void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
 }
 
 MemorySnapshot CachingAllocator::memory_snapshot() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return MemorySnapshot{impl_->device, impl_->segments(), impl_->history.entries(), impl_->history.max_entries(),
                         impl_->stats, {}};
 }
@@ -1393,7 +1394,7 @@ MemorySnapshot CachingAllocator::memory_snapshot() const {
 Device CachingAllocator::device() const { return impl_->device; }
 
 AllocConf CachingAllocator::conf() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->conf;
 }
 
@@ -1402,43 +1403,43 @@ AllocConf CachingAllocator::conf() const {
 // expandable segments stay usable (they no longer grow) and shrink as usual.
 void CachingAllocator::set_conf(const AllocConf& conf) {
   check_conf(conf, impl_->provider);
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->set_conf(conf);
 }
 
 PoolId CachingAllocator::create_pool() {
   auto state = std::make_unique<PrivatePool>(impl_.get());
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->private_pools.create(std::move(state)).stats.id;
 }
 
 void CachingAllocator::retain_pool(PoolId pool) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   ++impl_->private_pools.live(pool, "retain_pool").stats.use_count;
 }
 
 void CachingAllocator::release_pool(PoolId pool) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->drop_use(impl_->private_pools.live(pool, "release_pool"));
 }
 
 void CachingAllocator::begin_allocate_to_pool(PoolId pool, StreamFilter filter) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->private_pools.begin_routing(pool, std::move(filter));
 }
 
 void CachingAllocator::end_allocate_to_pool(PoolId pool) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->drop_use(impl_->private_pools.end_routing(pool));
 }
 
 PoolStats CachingAllocator::pool_stats(PoolId pool) const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->private_pools.existing(pool, "pool_stats").stats;
 }
 
 std::vector<PoolStats> CachingAllocator::pools() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->private_pools.stats();
 }
 
