@@ -261,7 +261,7 @@ struct CachingAllocator::Impl {
     return size < kMinBlockSize ? kMinBlockSize : (size + kMinBlockSize - 1) & ~(kMinBlockSize - 1);
   }
 
-  Block* new_block(StreamId stream, size_t size, BlockPool* pool, char* ptr) {
+  ANATOMY_HOT_INLINE Block* new_block(StreamId stream, size_t size, BlockPool* pool, char* ptr) {
     if (spare_blocks.empty()) return new Block(stream, size, pool, ptr);
     Block* block = spare_blocks.back();
     spare_blocks.pop_back();
@@ -269,7 +269,7 @@ struct CachingAllocator::Impl {
     return block;
   }
 
-  void delete_block(Block* block) {
+  ANATOMY_HOT_INLINE void delete_block(Block* block) {
     if (spare_blocks.size() >= kMaxSpare) {
       delete block;
       return;
@@ -542,8 +542,14 @@ struct CachingAllocator::Impl {
   // ---- freeing ----
 
   void free(Block* block) {
-    block->allocated = false;
     allocated_blocks.erase(block->ptr);
+    free_unlisted(block);
+  }
+
+  // free() of a block already taken out of allocated_blocks (raw_free looks it up and takes it
+  // out in one probe).
+  void free_unlisted(Block* block) {
+    block->allocated = false;
     trace(TraceAction::FreeRequested, block->ptr, block->requested, block->stream);
     for_stat(*block->pool, [&](StatType t) {
       stats.allocation[t].decrease(1);
@@ -1338,10 +1344,10 @@ void* CachingAllocator::raw_alloc(size_t nbytes, StreamId stream) {
 void CachingAllocator::raw_free(void* ptr) {
   if (ptr == nullptr) return;
   std::lock_guard<AllocatorMutex> g(impl_->mutex);
-  Block** found = impl_->allocated_blocks.find(ptr);
-  ANATOMY_CHECK(found != nullptr, ValueError,
+  Block* block = impl_->allocated_blocks.take(ptr);
+  ANATOMY_CHECK(block != nullptr, ValueError,
                 "raw_free: {} was not allocated by this caching allocator (or was already freed)", ptr);
-  impl_->free(*found);
+  impl_->free_unlisted(block);
 }
 
 void CachingAllocator::record_stream(void* ptr, StreamId stream) {
