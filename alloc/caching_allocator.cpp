@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "anatomy/alloc/allocator_mutex.h"
 #include "anatomy/alloc/expandable_segment.h"
 #include "anatomy/alloc/memory_history.h"
 #include "anatomy/alloc/memory_snapshot.h"
@@ -37,12 +38,20 @@ struct PrivatePool;
 struct BlockKey {
   StreamId stream;
   size_t size;
+  uint64_t segment;  // the block's segment's number, in the order segments were made
   const char* ptr;
 };
 
+// Note [Free blocks in segment order]
+// Best fit per stream: blocks of one stream sorted by size; among blocks of one size, those of
+// older segments first, and within a segment lower addresses first (which keeps allocations
+// packed toward the start of segments). PyTorch breaks the tie by address alone, so which block
+// a request gets depends on where the device put each segment, and so does fragmentation: on the
+// recorded training trace peak reserved / peak allocated ranged from 1.051 to 1.056 over ten
+// placements of the same segments (1.047-1.054 over CUDA, PyTorch's and anatomy's). By the
+// segments' age it is one figure on every device (1.043 there), and older segments, which have
+// had longer to fill, are the ones kept busy, so newer ones empty first and can be given back.
 struct BlockComparator {
-  // Best fit per stream: blocks of one stream sorted by size, then address (lower addresses
-  // first, which keeps allocations packed toward the start of segments).
   using is_transparent = void;  // lower_bound takes a BlockKey
   bool operator()(const Block* a, const Block* b) const;
   bool operator()(const BlockKey& a, const Block* b) const;
@@ -67,6 +76,7 @@ struct Block {
   size_t requested = 0;
   BlockPool* pool;
   char* ptr;
+  uint64_t segment = 0;  // its segment's number (Note [Free blocks in segment order])
   bool allocated = false;
   int event_count = 0;                       // outstanding record_stream events
   uint64_t gc_count_base = 0;                // pool's search count when it was last cached
@@ -77,6 +87,9 @@ struct Block {
   // Neighbours within the segment; a block with neither is a whole segment.
   Block* prev = nullptr;
   Block* next = nullptr;
+  // Where it is in its pool's free set, while it is there: a merge finds the free neighbour it
+  // grows, and takes out the other one, without a search.
+  BlockSet::iterator free_pos{};
 
   Block(StreamId s, size_t sz, BlockPool* p, char* addr) : stream(s), size(sz), pool(p), ptr(addr) {}
   // A kept Block made new for another place (stream_uses is empty: only a free block is kept).
@@ -93,9 +106,10 @@ struct Block {
     expandable = nullptr;
     mapped = true;
     prev = next = nullptr;
+    segment = 0;
   }
   bool is_split() const { return prev != nullptr || next != nullptr; }
-  BlockKey key() const { return {stream, size, ptr}; }
+  BlockKey key() const { return {stream, size, segment, ptr}; }
 };
 
 struct BlockAddressLess {
@@ -113,6 +127,7 @@ struct Expandable {
   StreamId stream;
   Block* tail = nullptr;
   std::set<Block*, BlockAddressLess> holes;
+  uint64_t segment_number = 0;  // what its blocks' `segment` is
 };
 
 // A private pool's own block pools; private_pool.h keeps its id, users and counters.
@@ -127,17 +142,25 @@ struct PrivatePool final : PoolState {
 
 namespace {
 
-bool key_less(const BlockKey& a, const BlockKey& b) {
+ANATOMY_HOT_INLINE bool key_less(const BlockKey& a, const BlockKey& b) {
   if (a.stream != b.stream) return a.stream < b.stream;
   if (a.size != b.size) return a.size < b.size;
+  if (a.segment != b.segment) return a.segment < b.segment;
   return std::less<const char*>()(a.ptr, b.ptr);
 }
 
 }  // namespace
 
-bool BlockComparator::operator()(const Block* a, const Block* b) const { return key_less(a->key(), b->key()); }
-bool BlockComparator::operator()(const BlockKey& a, const Block* b) const { return key_less(a, b->key()); }
-bool BlockComparator::operator()(const Block* a, const BlockKey& b) const { return key_less(a->key(), b); }
+// Inline: the free set's searches call them several times per allocate and free.
+ANATOMY_HOT_INLINE bool BlockComparator::operator()(const Block* a, const Block* b) const {
+  return key_less(a->key(), b->key());
+}
+ANATOMY_HOT_INLINE bool BlockComparator::operator()(const BlockKey& a, const Block* b) const {
+  return key_less(a, b->key());
+}
+ANATOMY_HOT_INLINE bool BlockComparator::operator()(const Block* a, const BlockKey& b) const {
+  return key_less(a->key(), b);
+}
 
 namespace {
 
@@ -191,7 +214,7 @@ struct CachingAllocator::Impl {
   AllocConf conf;
   // No roundup_power2_divisions set: round_size is a 512-byte round up, done inline.
   bool plain_rounding = true;
-  mutable std::mutex mutex;
+  mutable AllocatorMutex mutex;
   BlockPool small{{}, true, this}, large{{}, false, this};
   // Allocated blocks by pointer, for raw_free and record_stream (a DataPtr carries its Block).
   // The active blocks (docs/allocator.md) are these and those in outstanding_events.
@@ -199,6 +222,11 @@ struct CachingAllocator::Impl {
   std::map<StreamId, std::deque<std::pair<EventId, Block*>>> outstanding_events;
   MemoryStats stats;
   size_t total_reserved = 0;
+  // The most ever reserved at once; reset_peak_stats leaves it (Note [Releasing before a new peak]).
+  size_t reserved_high_water = 0;
+  // Segments made so far: the next one's number (Note [Free blocks in segment order]).
+  uint64_t segments_made = 0;
+  uint64_t next_segment() { return ++segments_made; }
   // release_lock_on_cudamalloc: bytes being reserved by threads that dropped the lock for it, and
   // how many such reservations began (Note [Reserving without the lock]).
   size_t reserving = 0;
@@ -233,7 +261,7 @@ struct CachingAllocator::Impl {
     return size < kMinBlockSize ? kMinBlockSize : (size + kMinBlockSize - 1) & ~(kMinBlockSize - 1);
   }
 
-  Block* new_block(StreamId stream, size_t size, BlockPool* pool, char* ptr) {
+  ANATOMY_HOT_INLINE Block* new_block(StreamId stream, size_t size, BlockPool* pool, char* ptr) {
     if (spare_blocks.empty()) return new Block(stream, size, pool, ptr);
     Block* block = spare_blocks.back();
     spare_blocks.pop_back();
@@ -241,7 +269,7 @@ struct CachingAllocator::Impl {
     return block;
   }
 
-  void delete_block(Block* block) {
+  ANATOMY_HOT_INLINE void delete_block(Block* block) {
     if (spare_blocks.size() >= kMaxSpare) {
       delete block;
       return;
@@ -296,6 +324,7 @@ struct CachingAllocator::Impl {
     // With expandable segments a segment grows by the request (rounded up to its pages).
     size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
     if (conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
+    release_cached_segments_before_new_peak(pool, alloc_size);
     FoundBlock found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
     // A live private pool's free memory is never given back (a captured graph may use it), so
     // the first rung frees oversize blocks only for the ordinary pools.
@@ -330,7 +359,7 @@ struct CachingAllocator::Impl {
 
   ANATOMY_HOT_INLINE FoundBlock get_free_block(BlockPool& pool, size_t size, StreamId stream) {
     ++pool.get_free_block_calls;
-    auto it = pool.blocks.lower_bound(BlockKey{stream, size, nullptr});
+    auto it = pool.blocks.lower_bound(BlockKey{stream, size, 0, nullptr});
     if (it == pool.blocks.end() || (*it)->stream != stream) return {};
     // An oversize block is kept whole for requests that would not split it anyway, and a large
     // request does not take a block much larger than itself (the rest would be wasted, unsplit).
@@ -338,8 +367,8 @@ struct CachingAllocator::Impl {
     if (size >= conf.max_split_size && (*it)->size >= size + conf.max_non_split_rounding_size) return {};
     Block* b = *it;
     // The remainder's key is smaller than b's, so it still sorts before b's successor.
-    if (should_split(b, size) && (it == pool.blocks.begin() ||
-                                  key_less((*std::prev(it))->key(), BlockKey{stream, b->size - size, b->ptr + size}))) {
+    const BlockKey remainder{stream, b->size - size, b->segment, b->ptr + size};
+    if (should_split(b, size) && (it == pool.blocks.begin() || key_less((*std::prev(it))->key(), remainder))) {
       return {b, true};
     }
     keep_node(pool.blocks.extract(it));
@@ -352,7 +381,7 @@ struct CachingAllocator::Impl {
     if (exceeds_memory_fraction(alloc_size)) return nullptr;
     void* ptr = reserve_segment(alloc_size);
     if (!ptr) return nullptr;
-    total_reserved += alloc_size;
+    add_reserved(alloc_size);
     ++stats.num_provider_allocs;
     trace(TraceAction::SegmentAlloc, ptr, alloc_size, stream);
     for_stat(pool, [&](StatType t) {
@@ -363,7 +392,9 @@ struct CachingAllocator::Impl {
       ++pp->stats.segments;
       pp->stats.reserved_bytes += static_cast<int64_t>(alloc_size);
     }
-    return new_block(stream, alloc_size, &pool, static_cast<char*>(ptr));
+    Block* block = new_block(stream, alloc_size, &pool, static_cast<char*>(ptr));
+    block->segment = next_segment();
+    return block;
   }
 
   // ---- reserving without the lock (release_lock_on_cudamalloc) ----
@@ -459,6 +490,7 @@ struct CachingAllocator::Impl {
     if (split) {
       Block* remaining = block;
       block = new_block(remaining->stream, size, &pool, remaining->ptr);
+      block->segment = remaining->segment;
       block->expandable = remaining->expandable;
       block->prev = remaining->prev;
       if (block->prev) block->prev->next = block;
@@ -510,8 +542,14 @@ struct CachingAllocator::Impl {
   // ---- freeing ----
 
   void free(Block* block) {
-    block->allocated = false;
     allocated_blocks.erase(block->ptr);
+    free_unlisted(block);
+  }
+
+  // free() of a block already taken out of allocated_blocks (raw_free looks it up and takes it
+  // out in one probe).
+  void free_unlisted(Block* block) {
+    block->allocated = false;
     trace(TraceAction::FreeRequested, block->ptr, block->requested, block->stream);
     for_stat(*block->pool, [&](StatType t) {
       stats.allocation[t].decrease(1);
@@ -584,11 +622,11 @@ struct CachingAllocator::Impl {
     Block* other = after ? before : nullptr;
     Block* first = before ? before : block;
     Block* last = after ? after : block;
-    if (other) erase_from_blocks(pool, other);
-    auto it = pool.blocks.find(keep);
-    ANATOMY_INTERNAL_ASSERT(it != pool.blocks.end(), "caching allocator: a free block is not in its pool");
+    if (other) keep_node(pool.blocks.extract(other->free_pos));
+    const auto it = keep->free_pos;
+    ANATOMY_INTERNAL_ASSERT(*it == keep, "caching allocator: a free block is not where its pool's free set has it");
     const BlockKey merged{keep->stream, block->size + (before ? before->size : 0) + (after ? after->size : 0),
-                          first->ptr};
+                          keep->segment, first->ptr};
     const auto successor = std::next(it);
     const bool in_place = successor == pool.blocks.end() || key_less(merged, (*successor)->key());
     if (!in_place) keep_node(pool.blocks.extract(it));
@@ -646,13 +684,13 @@ struct CachingAllocator::Impl {
   // Into its pool's free set, in a kept node when there is one.
   void insert_keeping_age(Block* block) {
     if (spare_nodes.empty()) {
-      block->pool->blocks.insert(block);
+      block->free_pos = block->pool->blocks.insert(block).first;
       return;
     }
     BlockSet::node_type node = std::move(spare_nodes.back());
     spare_nodes.pop_back();
     node.value() = block;
-    block->pool->blocks.insert(std::move(node));
+    block->free_pos = block->pool->blocks.insert(std::move(node)).position;
   }
 
   // Out of `pool`'s free set (when there: its key must not have changed since it went in).
@@ -736,7 +774,7 @@ struct CachingAllocator::Impl {
   // enough for the request, or else the largest ones until enough is released.
   bool release_available_cached_blocks(BlockPool& pool, size_t size, StreamId stream) {
     if (conf.max_split_size == std::numeric_limits<size_t>::max()) return false;
-    const BlockKey key{stream, std::max(size, conf.max_split_size), nullptr};
+    const BlockKey key{stream, std::max(size, conf.max_split_size), 0, nullptr};
     auto it = pool.blocks.lower_bound(key);
     if (it != pool.blocks.end() && (*it)->stream == stream && !(*it)->is_split()) {
       release_block(*it);
@@ -754,6 +792,44 @@ struct CachingAllocator::Impl {
       release_block(b);  // invalidates only b's iterator; `it` stays valid
     }
     return released >= key.size;
+  }
+
+  // Note [Releasing before a new peak]
+  // PyTorch's policy keeps every cached segment until memory runs out (or empty_cache, or
+  // garbage_collection_threshold). A request that no cached block fits then reserves a new
+  // segment on top of wholly free ones that did not fit it, and when that sets a new peak of
+  // reserved memory, every byte of those free segments is part of the peak. So before such a
+  // reservation the large pool's wholly free segments are given back; only then, because below
+  // the peak keeping them costs nothing and saves a reservation when a later request fits one.
+  // Kept even then:
+  //   - the small pool's: a 2 MiB segment saves little and costs a provider release as a large
+  //     one does;
+  //   - oversize ones (max_split_size_mb): they wait for the requests that may use them whole,
+  //     and go first when memory runs out (release_available_cached_blocks);
+  //   - everything, when an expandable segment serves the request (it grows by pages, and its
+  //     free pages go back only on empty_cache and the OOM ladder, as in PyTorch), while a route
+  //     to a private pool is in force (a graph may be being captured, and a capture must not see
+  //     a cudaFree), and with caching off (nothing is cached).
+  // On the recorded training trace this takes peak reserved / peak allocated from 1.043 to 1.032,
+  // on the synthetic one from 1.319 to 1.041 (docs/allocator.md "Fragmentation"). The cost is a
+  // provider release per segment (cudaFree, which waits for the device), and a reservation for a
+  // later request that a released segment would have served; both only while the peak still
+  // grows: when a step is the longest yet, as in the first steps of a training loop.
+  // The high-water mark is the allocator's own, not the peak of reserved_bytes, which
+  // reset_peak_stats lowers: a training loop that resets the peak every step would otherwise give
+  // back its cache every step.
+  void release_cached_segments_before_new_peak(const BlockPool& pool, size_t alloc_size) {
+    if (!conf.caching || expandable_for(pool) || private_pools.routing()) return;
+    if (total_reserved + reserving + alloc_size <= reserved_high_water) return;
+    for (auto it = large.blocks.begin(); it != large.blocks.end();) {
+      Block* b = *it++;
+      if (!b->is_split() && b->size < conf.max_split_size) release_block(b);
+    }
+  }
+
+  void add_reserved(size_t nbytes) {
+    total_reserved += nbytes;
+    reserved_high_water = std::max(reserved_high_water, total_reserved);
   }
 
   void release_blocks(BlockPool& pool) {
@@ -824,12 +900,13 @@ struct CachingAllocator::Impl {
       return nullptr;
     }
     if (fresh) {
-      auto made = std::make_unique<Expandable>(Expandable{std::move(fresh), &pool, stream, nullptr, {}});
+      auto made =
+          std::make_unique<Expandable>(Expandable{std::move(fresh), &pool, stream, nullptr, {}, next_segment()});
       es = made.get();
       expandable_segments.emplace(key, std::move(made));
       for_stat(pool, [&](StatType t) { stats.segment[t].increase(1); });
     }
-    total_reserved += grown;
+    add_reserved(grown);
     trace(TraceAction::SegmentMap, old_end, grown, stream);
     for_stat(pool, [&](StatType t) { stats.reserved_bytes[t].increase(static_cast<int64_t>(grown)); });
     if (have > 0) {  // the free tail grows; alloc_found_block takes it from here
@@ -842,6 +919,7 @@ struct CachingAllocator::Impl {
     }
     Block* block = new_block(stream, grown, &pool, old_end);
     block->expandable = es;
+    block->segment = es->segment_number;
     block->prev = tail;
     if (tail) {  // a free block behind a used one: an inactive split block, as alloc_found_block expects
       tail->next = block;
@@ -910,6 +988,7 @@ struct CachingAllocator::Impl {
     Block* last = run.back().block;
     if (!last->mapped && run.back().map < last->size) {  // the rest of the last hole stays one
       Block* rest = new_block(es.stream, last->size - run.back().map, &pool, last->ptr + run.back().map);
+      rest->segment = es.segment_number;
       rest->mapped = false;
       link_after(rest, last);
       last->size = run.back().map;
@@ -937,7 +1016,7 @@ struct CachingAllocator::Impl {
       es.tail = first;
     }
     for (size_t i = 1; i < run.size(); ++i) delete_block(run[i].block);
-    total_reserved += to_map;
+    add_reserved(to_map);
     // What alloc_found_block expects: a split block counts as an inactive split one.
     const bool split = first->is_split();
     for_stat(pool, [&](StatType t) {
@@ -1046,6 +1125,7 @@ struct CachingAllocator::Impl {
     int64_t free_blocks = -1;  // the block was a free split block; what is left of it still is
     if (head > 0) {
       Block* front = new_block(block->stream, head, &pool, block->ptr);
+      front->segment = block->segment;
       link_before(front, block);
       front->gc_count_base = block->gc_count_base;
       insert_keeping_age(front);
@@ -1053,6 +1133,7 @@ struct CachingAllocator::Impl {
     }
     if (rest > 0) {
       Block* back = new_block(block->stream, rest, &pool, block->ptr + head + range.size);
+      back->segment = block->segment;
       link_after(back, block);
       back->gc_count_base = block->gc_count_base;
       insert_keeping_age(back);
@@ -1213,7 +1294,7 @@ namespace {
 void free_block_of_data_ptr(void* ctx) {
   auto* block = static_cast<Block*>(ctx);
   CachingAllocator::Impl* impl = block->pool->owner;
-  std::lock_guard<std::mutex> g(impl->mutex);
+  std::lock_guard<AllocatorMutex> g(impl->mutex);
   impl->free(block);
 }
 
@@ -1225,7 +1306,7 @@ CachingAllocator::CachingAllocator(MemoryProvider& provider, const AllocConf& co
 }
 
 CachingAllocator::~CachingAllocator() {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->release_cached_blocks();
   impl_->private_pools.for_each([&](PoolState& state) {
     auto& pp = static_cast<PrivatePool&>(state);
@@ -1249,29 +1330,29 @@ CachingAllocator::~CachingAllocator() {
 DataPtr CachingAllocator::allocate(size_t nbytes) {
   if (nbytes == 0) return DataPtr(nullptr, impl_->device);
   StreamId stream = impl_->provider.current_stream();
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   Block* block = impl_->malloc(nbytes, stream);
   return DataPtr(block->ptr, block, &free_block_of_data_ptr, impl_->device);
 }
 
 void* CachingAllocator::raw_alloc(size_t nbytes, StreamId stream) {
   if (nbytes == 0) return nullptr;
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->malloc(nbytes, stream)->ptr;
 }
 
 void CachingAllocator::raw_free(void* ptr) {
   if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> g(impl_->mutex);
-  Block** found = impl_->allocated_blocks.find(ptr);
-  ANATOMY_CHECK(found != nullptr, ValueError,
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
+  Block* block = impl_->allocated_blocks.take(ptr);
+  ANATOMY_CHECK(block != nullptr, ValueError,
                 "raw_free: {} was not allocated by this caching allocator (or was already freed)", ptr);
-  impl_->free(*found);
+  impl_->free_unlisted(block);
 }
 
 void CachingAllocator::record_stream(void* ptr, StreamId stream) {
   if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   Block** found = impl_->allocated_blocks.find(ptr);
   ANATOMY_CHECK(found != nullptr, ValueError,
                 "record_stream: {} is not the start of a block allocated by this caching allocator", ptr);
@@ -1280,29 +1361,29 @@ void CachingAllocator::record_stream(void* ptr, StreamId stream) {
 }
 
 void CachingAllocator::empty_cache() {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->release_cached_blocks();
 }
 
 MemoryStats CachingAllocator::stats() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->stats;
 }
 
 void CachingAllocator::reset_peak_stats() {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->stats.for_each_array([](StatArray& a) {
     for (Stat& s : a.s) s.peak = s.current;
   });
 }
 
 std::vector<SegmentInfo> CachingAllocator::segments() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->segments();
 }
 
 void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   const bool was = impl_->history.enabled();
   impl_->history.set(enabled, max_entries);
   // The dispatcher names operators only while some allocator records (dispatch/current_op.h).
@@ -1311,7 +1392,7 @@ void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
 }
 
 MemorySnapshot CachingAllocator::memory_snapshot() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return MemorySnapshot{impl_->device, impl_->segments(), impl_->history.entries(), impl_->history.max_entries(),
                         impl_->stats, {}};
 }
@@ -1319,7 +1400,7 @@ MemorySnapshot CachingAllocator::memory_snapshot() const {
 Device CachingAllocator::device() const { return impl_->device; }
 
 AllocConf CachingAllocator::conf() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->conf;
 }
 
@@ -1328,43 +1409,43 @@ AllocConf CachingAllocator::conf() const {
 // expandable segments stay usable (they no longer grow) and shrink as usual.
 void CachingAllocator::set_conf(const AllocConf& conf) {
   check_conf(conf, impl_->provider);
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->set_conf(conf);
 }
 
 PoolId CachingAllocator::create_pool() {
   auto state = std::make_unique<PrivatePool>(impl_.get());
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->private_pools.create(std::move(state)).stats.id;
 }
 
 void CachingAllocator::retain_pool(PoolId pool) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   ++impl_->private_pools.live(pool, "retain_pool").stats.use_count;
 }
 
 void CachingAllocator::release_pool(PoolId pool) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->drop_use(impl_->private_pools.live(pool, "release_pool"));
 }
 
 void CachingAllocator::begin_allocate_to_pool(PoolId pool, StreamFilter filter) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->private_pools.begin_routing(pool, std::move(filter));
 }
 
 void CachingAllocator::end_allocate_to_pool(PoolId pool) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->drop_use(impl_->private_pools.end_routing(pool));
 }
 
 PoolStats CachingAllocator::pool_stats(PoolId pool) const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->private_pools.existing(pool, "pool_stats").stats;
 }
 
 std::vector<PoolStats> CachingAllocator::pools() const {
-  std::lock_guard<std::mutex> g(impl_->mutex);
+  std::lock_guard<AllocatorMutex> g(impl_->mutex);
   return impl_->private_pools.stats();
 }
 

@@ -40,25 +40,20 @@ class PointerMap {
 
   // Removes `key`; false when it is not in the map.
   bool erase(const void* key) {
-    if (slots_.empty()) return false;
-    size_t i = home(key);
-    while (slots_[i].key != key) {
-      if (slots_[i].key == nullptr) return false;
-      i = (i + 1) & mask();
-    }
-    // Backward shift: each later entry of the probe run whose home is not in (hole, its slot]
-    // moves into the hole, so every entry stays reachable from its home without tombstones.
-    for (size_t j = (i + 1) & mask(); slots_[j].key != nullptr; j = (j + 1) & mask()) {
-      const size_t h = home(slots_[j].key);
-      const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
-      if (!stays) {
-        slots_[i] = slots_[j];
-        i = j;
-      }
-    }
-    slots_[i] = {};
-    --size_;
+    const size_t i = slot_of(key);
+    if (i == kNone) return false;
+    erase_slot(i);
     return true;
+  }
+
+  // Removes `key` and returns its value, or V{} when it is not in the map: a lookup and an erase
+  // in one probe (raw_free).
+  V take(const void* key) {
+    const size_t i = slot_of(key);
+    if (i == kNone) return V{};
+    const V value = slots_[i].value;
+    erase_slot(i);
+    return value;
   }
 
   template <typename F>
@@ -74,7 +69,35 @@ class PointerMap {
     V value{};
   };
 
+  static constexpr size_t kNone = ~size_t{0};
+
   size_t mask() const { return slots_.size() - 1; }
+
+  // The slot holding `key`, or kNone.
+  size_t slot_of(const void* key) const {
+    if (slots_.empty()) return kNone;
+    size_t i = home(key);
+    while (slots_[i].key != key) {
+      if (slots_[i].key == nullptr) return kNone;
+      i = (i + 1) & mask();
+    }
+    return i;
+  }
+
+  // Backward shift: each later entry of the probe run whose home is not in (hole, its slot]
+  // moves into the hole, so every entry stays reachable from its home without tombstones.
+  void erase_slot(size_t i) {
+    for (size_t j = (i + 1) & mask(); slots_[j].key != nullptr; j = (j + 1) & mask()) {
+      const size_t h = home(slots_[j].key);
+      const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+      if (!stays) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i] = {};
+    --size_;
+  }
   // Fibonacci hashing: block addresses are multiples of 512, so the low bits say nothing; the
   // product's top bits mix them all.
   size_t home(const void* key) const {

@@ -20,8 +20,50 @@ SimulatedProvider::SimulatedProvider(size_t capacity, Device device) : capacity_
 SimulatedProvider::~SimulatedProvider() {
   // The allocator should have released everything; free what is left so a test that failed
   // half-way does not also leak.
-  for (auto& [ptr, nbytes] : live_) std::free(ptr);
+  for (auto& [ptr, nbytes] : live_) {
+    if (!scattered_.contains(static_cast<char*>(ptr))) std::free(ptr);
+  }
   for (auto& [ptr, nbytes] : ranges_) ::munmap(ptr, nbytes);
+  if (scatter_range_ != nullptr) ::munmap(scatter_range_, scatter_size_);
+}
+
+void SimulatedProvider::scatter_segments(uint64_t seed) {
+  std::lock_guard<std::mutex> g(mutex_);
+  ANATOMY_CHECK(scatter_range_ == nullptr && live_.empty(), ValueError,
+                "SimulatedProvider::scatter_segments: call it once, before the first reservation");
+  // Address space only (no access, nothing committed): a placed segment's pages are made
+  // accessible when it is reserved and dropped again when it is released.
+  const size_t size = (capacity_ / kPageSize + 1) * kPageSize * 8;
+  void* range = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ANATOMY_CHECK(range != MAP_FAILED, OutOfMemoryError, "SimulatedProvider::scatter_segments: no {} bytes of address space",
+                size);
+  scatter_range_ = static_cast<char*>(range);
+  scatter_size_ = size;
+  scatter_rng_.seed(seed);
+}
+
+// At most an eighth of the range is ever in use, so a random place is free with probability at
+// least 7/8 and a few draws find one; a first fit from a random start is the fallback.
+void* SimulatedProvider::place_scattered(size_t nbytes) {
+  const size_t span = (nbytes + kPageSize - 1) / kPageSize * kPageSize;
+  const size_t places = (scatter_size_ - span) / kPageSize + 1;
+  auto fits = [&](char* p) {
+    auto next = scattered_.lower_bound(p);
+    if (next != scattered_.end() && next->first < p + span) return false;
+    return next == scattered_.begin() || std::prev(next)->first + std::prev(next)->second <= p;
+  };
+  char* place = nullptr;
+  for (int draw = 0; draw < 64 && place == nullptr; ++draw) {
+    char* p = scatter_range_ + scatter_rng_() % places * kPageSize;
+    if (fits(p)) place = p;
+  }
+  for (size_t i = 0, start = scatter_rng_() % places; i < places && place == nullptr; ++i) {
+    char* p = scatter_range_ + (start + i) % places * kPageSize;
+    if (fits(p)) place = p;
+  }
+  if (place == nullptr || ::mprotect(place, span, PROT_READ | PROT_WRITE) != 0) return nullptr;
+  scattered_.emplace(place, span);
+  return place;
 }
 
 void* SimulatedProvider::reserve(size_t nbytes) {
@@ -37,7 +79,7 @@ void* SimulatedProvider::reserve(size_t nbytes) {
     return nullptr;
   }
   size_t rounded = (nbytes + kSimulatedAlignment - 1) / kSimulatedAlignment * kSimulatedAlignment;
-  void* p = std::aligned_alloc(kSimulatedAlignment, rounded);
+  void* p = scatter_range_ != nullptr ? place_scattered(nbytes) : std::aligned_alloc(kSimulatedAlignment, rounded);
   if (p == nullptr) {  // the host itself ran out: still a device-style failure
     ++counters_.failed_reserves;
     return nullptr;
@@ -54,7 +96,13 @@ void SimulatedProvider::release(void* ptr, size_t nbytes) {
   ANATOMY_INTERNAL_ASSERT(it != live_.end() && it->second == nbytes,
                           "simulated provider: release of {} ({} bytes) that was not reserved", ptr, nbytes);
   live_.erase(it);
-  std::free(ptr);
+  if (auto placed = scattered_.find(static_cast<char*>(ptr)); placed != scattered_.end()) {
+    ::madvise(ptr, placed->second, MADV_DONTNEED);
+    ::mprotect(ptr, placed->second, PROT_NONE);
+    scattered_.erase(placed);
+  } else {
+    std::free(ptr);
+  }
   counters_.used_bytes -= nbytes;
   ++counters_.releases;
 }

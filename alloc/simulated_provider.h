@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <random>
 #include <unordered_map>
 
 #include "anatomy/alloc/memory_provider.h"
@@ -47,6 +48,13 @@ class SimulatedProvider final : public MemoryProvider {
   static constexpr size_t kPageSize = size_t{2} << 20;
   // Test control: a device without virtual memory (the allocator then refuses expandable segments).
   void set_supports_virtual_memory(bool supported) { virtual_memory_ = supported; }
+
+  // Test control: from now on reserve() places each segment at a random place (2 MiB aligned,
+  // drawn from `seed`) of a host address range of eight times the capacity, so segments come in
+  // no address order at all, unlike the host allocator's (which tends to hand out ascending or
+  // descending addresses). A policy whose choices depend on raw addresses then gives different
+  // results per seed. Call it before the first reservation.
+  void scatter_segments(uint64_t seed);
 
   // The calling thread's current stream (thread-local, shared by all simulated providers).
   static void set_current_stream(StreamId stream);
@@ -93,10 +101,17 @@ class SimulatedProvider final : public MemoryProvider {
   std::condition_variable reserve_hold_;
   bool holding_reserves_ = false;
   int held_reserves_ = 0;  // reserve() calls waiting in the hold
+  void* place_scattered(size_t nbytes);  // with mutex_ held
   std::unordered_map<EventId, EventState> events_;
   std::unordered_map<void*, size_t> live_;  // what was reserved, to catch bad releases
   std::map<char*, size_t> ranges_;          // reserved address ranges, to catch bad maps
   std::map<char*, size_t> mappings_;        // mapped ranges, to catch overlaps and bad unmaps
+  // scatter_segments: the range segments are placed in (nullptr: the host allocator places
+  // them), its random source, and the placed segments by start (with their page-rounded spans).
+  char* scatter_range_ = nullptr;
+  size_t scatter_size_ = 0;
+  std::mt19937_64 scatter_rng_;
+  std::map<char*, size_t> scattered_;
   bool virtual_memory_ = true;
   EventId next_event_ = 1;
   Counters counters_;

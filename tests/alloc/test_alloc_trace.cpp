@@ -67,7 +67,7 @@ TEST_CASE("alloc trace: fragmentation on the transformer trace stays under its b
   CHECK(f.peak_requested == static_cast<int64_t>(summary.peak_live));
   CHECK(f.peak_allocated >= f.peak_requested);
   CHECK(f.reserved_over_allocated() >= 1.0);
-  CHECK(f.reserved_over_allocated() < 1.40);                     // 1.33 when measured (docs/allocator.md)
+  CHECK(f.reserved_over_allocated() < 1.06);                     // 1.041 when measured (docs/allocator.md)
   CHECK(a.stats().allocated_bytes[StatType::All].current == 0);  // every block came back
   CHECK(a.stats().num_ooms == 0);
 }

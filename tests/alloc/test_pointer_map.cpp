@@ -1,4 +1,4 @@
-// PointerMap, the caching allocator's table of allocated blocks: inserts, finds and erases agree
+// PointerMap, the caching allocator's table of allocated blocks: inserts, finds, erases and takes agree
 // with std::unordered_map over a random run that grows the table and erases from the middle of
 // probe runs (where backward-shift deletion must keep every other entry reachable).
 #include <doctest/doctest.h>
@@ -23,6 +23,18 @@ TEST_CASE("pointer map: empty map finds and erases nothing") {
   CHECK(m.empty());
   CHECK(m.find(address(1)) == nullptr);
   CHECK_FALSE(m.erase(address(1)));
+  CHECK(m.take(address(1)) == 0);
+}
+
+TEST_CASE("pointer map: take returns the value and removes the key") {
+  PointerMap<int> m;
+  m.insert(address(1), 10);
+  m.insert(address(2), 20);
+  CHECK(m.take(address(1)) == 10);
+  CHECK(m.find(address(1)) == nullptr);
+  CHECK(m.take(address(1)) == 0);  // gone: the value type's default
+  CHECK(m.size() == 1);
+  CHECK(*m.find(address(2)) == 20);
 }
 
 TEST_CASE("pointer map: insert, find, erase") {
@@ -52,10 +64,13 @@ TEST_CASE("pointer map: a random run agrees with unordered_map") {
     const void* key = address(k);
     const bool present = ref.count(key) != 0;
     if (rng() % 2 == 0 && !present) {
-      m.insert(key, k);
-      ref.emplace(key, k);
-    } else {
+      m.insert(key, k + 1);  // never 0, which take() returns for a missing key
+      ref.emplace(key, k + 1);
+    } else if (rng() % 2 == 0) {
       REQUIRE(m.erase(key) == present);
+      ref.erase(key);
+    } else {
+      REQUIRE(m.take(key) == (present ? ref.at(key) : 0));
       ref.erase(key);
     }
     if (step % 1000 == 0) {
