@@ -150,6 +150,8 @@ const Knob kKnobs[] = {
      [](const Ctx& c, std::string_view v, AllocConf& conf) { conf.release_lock_on_cudamalloc = parse_bool(c, v); }},
     {"pinned_use_cuda_host_register", "True | False",
      [](const Ctx& c, std::string_view v, AllocConf& conf) { conf.pinned_use_cuda_host_register = parse_bool(c, v); }},
+    {"release_before_new_peak", "True | False",
+     [](const Ctx& c, std::string_view v, AllocConf& conf) { conf.release_before_new_peak = parse_bool(c, v); }},
 };
 
 std::string known_keys() {
@@ -227,6 +229,7 @@ std::string to_string(const AllocConf& conf) {
     parts.push_back(fmt::format("per_process_memory_fraction:{}", conf.per_process_memory_fraction));
   if (conf.release_lock_on_cudamalloc) parts.push_back("release_lock_on_cudamalloc:True");
   if (conf.pinned_use_cuda_host_register) parts.push_back("pinned_use_cuda_host_register:True");
+  if (!conf.release_before_new_peak) parts.push_back("release_before_new_peak:False");
   return fmt::format("{}", fmt::join(parts, ","));
 }
 

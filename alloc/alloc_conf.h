@@ -11,6 +11,7 @@
 //   per_process_memory_fraction     0 < f <= 1 of the device's total memory
 //   release_lock_on_cudamalloc      True | False
 //   pinned_use_cuda_host_register   True | False
+//   release_before_new_peak         True | False (anatomy's own: PyTorch's allocator has no such rule)
 #pragma once
 
 #include <array>
@@ -40,6 +41,10 @@ struct AllocConf {
   double per_process_memory_fraction = 1.0;
   bool release_lock_on_cudamalloc = false;
   bool pinned_use_cuda_host_register = false;
+  // Give back the large pool's wholly free segments before a reservation that sets a new peak of
+  // reserved memory (Note [Releasing before a new peak], caching_allocator.cpp). False keeps
+  // PyTorch's policy exactly: cached segments stay until memory runs out.
+  bool release_before_new_peak = true;
   // Not a key: false turns caching off for debugging (every request reserves from the provider
   // and every free releases), set by ANATOMY_NO_CUDA_MEMORY_CACHING=1 (or PyTorch's variable).
   bool caching = true;

@@ -815,11 +815,12 @@ struct CachingAllocator::Impl {
   // provider release per segment (cudaFree, which waits for the device), and a reservation for a
   // later request that a released segment would have served; both only while the peak still
   // grows: when a step is the longest yet, as in the first steps of a training loop.
+  // release_before_new_peak:False turns the rule off (PyTorch's policy exactly).
   // The high-water mark is the allocator's own, not the peak of reserved_bytes, which
   // reset_peak_stats lowers: a training loop that resets the peak every step would otherwise give
   // back its cache every step.
   void release_cached_segments_before_new_peak(const BlockPool& pool, size_t alloc_size) {
-    if (!conf.caching || expandable_for(pool) || private_pools.routing()) return;
+    if (!conf.release_before_new_peak || !conf.caching || expandable_for(pool) || private_pools.routing()) return;
     if (total_reserved + reserving + alloc_size <= reserved_high_water) return;
     for (auto it = large.blocks.begin(); it != large.blocks.end();) {
       Block* b = *it++;

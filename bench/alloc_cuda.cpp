@@ -78,16 +78,18 @@ void BM_CudaGetDevice(benchmark::State& state) {
 BENCHMARK(BM_CudaGetDevice);
 
 // What current_device() reads outside a guard instead (Note [The current device outside a guard]).
-void BM_CudaCurrentContextId(benchmark::State& state) {
+void BM_CudaCurrentContextAndId(benchmark::State& state) {
   if (skip_without_gpu(state)) return;
-  const auto get_id = anatomy::cuda::driver_api().cuCtxGetId;
+  const anatomy::cuda::DriverApi& api = anatomy::cuda::driver_api();
   for (auto _ : state) {
+    CUcontext context = nullptr;
     unsigned long long id = 0;
-    get_id(nullptr, &id);
+    api.cuCtxGetCurrent(&context);
+    api.cuCtxGetId(context, &id);
     benchmark::DoNotOptimize(id);
   }
 }
-BENCHMARK(BM_CudaCurrentContextId);
+BENCHMARK(BM_CudaCurrentContextAndId);
 
 void BM_CudaCurrentDevice(benchmark::State& state) {
   if (skip_without_gpu(state)) return;

@@ -145,14 +145,15 @@ constinit thread_local int t_guard_device = -1;
 // Note [The current device outside a guard]
 // Outside every guard, the runtime's current device is the device of the thread's current
 // context: cudaSetDevice makes that device's primary context current, and a context the program
-// pushes itself (cuCtxPushCurrent) decides it too. Reading that context's id (cuCtxGetId of the
-// current context) takes a few nanoseconds, where cudaGetDevice takes 40-60 ns on the GPU hosts
-// (docs/perf.md). So the thread remembers the last context it asked the runtime about and the
-// device the runtime named for it: while the current context is that one, the device is too, and
-// a change of device changes the context, which sends the next call to cudaGetDevice again. The
-// context is known by its id, not its handle: a handle can be reused by a context made after
-// another was destroyed (cudaDeviceReset), possibly on another device; an id never is. A thread with no current context yet (nothing has used CUDA on it) always asks the
-// runtime, which then names its default device.
+// pushes itself (cuCtxPushCurrent) decides it too. Reading that context and its id
+// (cuCtxGetCurrent, cuCtxGetId) costs less than asking the runtime (cudaGetDevice: 40-60 ns on
+// the GPU hosts, docs/perf.md). So the thread remembers the last context it asked the runtime
+// about and the device the runtime named for it: while the current context is that one, the
+// device is too, and a change of device changes the context, which sends the next call to
+// cudaGetDevice again. The context is known by its id, not its handle: a handle can be reused by
+// a context made after another was destroyed (cudaDeviceReset), possibly on another device; an
+// id never is. A thread with no current context yet (nothing has used CUDA on it) always asks
+// the runtime, which then names its default device.
 struct KnownContext {
   unsigned long long id = 0;
   int device = -1;  // -1: none known yet
@@ -161,9 +162,12 @@ constinit thread_local KnownContext t_known_context;
 
 int device_outside_guards() {
   const DriverApi& api = driver_api();
+  CUcontext context = nullptr;
   unsigned long long id = 0;
-  // Fails (CUDA_ERROR_INVALID_CONTEXT) while the thread has no current context.
-  const bool known = api.available && api.cuCtxGetId(nullptr, &id) == CUDA_SUCCESS;
+  // cuCtxGetCurrent gives null, not an error, while the thread has no current context (an error
+  // would be reported by compute-sanitizer); only a context has an id to ask for.
+  const bool known = api.available && api.cuCtxGetCurrent(&context) == CUDA_SUCCESS && context != nullptr &&
+                     api.cuCtxGetId(context, &id) == CUDA_SUCCESS;
   if (known && t_known_context.device >= 0 && id == t_known_context.id) return t_known_context.device;
   int index = 0;
   ANATOMY_CUDA_CHECK(cudaGetDevice(&index));

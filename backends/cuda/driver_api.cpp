@@ -40,6 +40,7 @@ DriverApi load() {
   ok = ok && lookup("cuMemMap", api.cuMemMap);
   ok = ok && lookup("cuMemUnmap", api.cuMemUnmap);
   ok = ok && lookup("cuMemSetAccess", api.cuMemSetAccess);
+  ok = ok && lookup("cuCtxGetCurrent", api.cuCtxGetCurrent);
   ok = ok && lookup("cuCtxGetId", api.cuCtxGetId);
   if (!ok) return DriverApi{};
   api.available = true;

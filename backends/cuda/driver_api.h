@@ -1,6 +1,6 @@
 // The CUDA driver functions anatomy calls: the virtual memory management API behind the caching
 // allocator's expandable segments (cuMemAddressReserve, cuMemCreate, cuMemMap, ...), and
-// cuCtxGetId. They are looked up at run time through the runtime's
+// cuCtxGetCurrent and cuCtxGetId. They are looked up at run time through the runtime's
 // cudaGetDriverEntryPointByVersion instead of linking libcuda, so that libanatomy still loads on
 // a machine with the toolkit but no driver (a build machine without a GPU), as it does today with
 // the runtime alone.
@@ -28,8 +28,9 @@ struct DriverApi {
   PFN_cuMemMap_v10020 cuMemMap = nullptr;
   PFN_cuMemUnmap_v10020 cuMemUnmap = nullptr;
   PFN_cuMemSetAccess_v10020 cuMemSetAccess = nullptr;
-  // The process-unique id of the calling thread's current context: how current_device() sees a
+  // The calling thread's current context and its process-unique id: how current_device() sees a
   // device change without cudaGetDevice (Note [The current device outside a guard], device.cpp).
+  PFN_cuCtxGetCurrent_v4000 cuCtxGetCurrent = nullptr;
   PFN_cuCtxGetId_v12000 cuCtxGetId = nullptr;
 };
 

@@ -88,6 +88,36 @@ struct MmCpu : CaseDefaults {
   at::Tensor run_torch() { return at::mm(ta, tb); }
 };
 
+// Transcendental functions over 64 MiB into a reused output: anatomy's vectorized fp32 functions
+// (backends/cpu/vec_math.h) against torch's. Bytes are read plus written (2 x 64 MiB); the two
+// sides' functions round differently, within a few ulp.
+struct UnaryOutCpu : LargeCase {
+  static constexpr int64_t kBytes = 2 * k64MiBFloats * 4;
+  static constexpr Tolerance kTol{1e-6, 1e-5};
+  anatomy::Tensor out = anatomy::empty({k64MiBFloats});
+  at::Tensor tout = at::empty({k64MiBFloats});
+};
+struct ExpOutCpu : UnaryOutCpu {
+  static constexpr const char* kName = "exp_out_64mib_cpu";
+  anatomy::Tensor run_anatomy() { return anatomy::exp_out(out, in.a); }
+  at::Tensor run_torch() { return at::exp_out(tout, in.ta); }
+};
+struct SigmoidOutCpu : UnaryOutCpu {
+  static constexpr const char* kName = "sigmoid_out_64mib_cpu";
+  anatomy::Tensor run_anatomy() { return anatomy::sigmoid_out(out, in.a); }
+  at::Tensor run_torch() { return at::sigmoid_out(tout, in.ta); }
+};
+struct GeluOutCpu : UnaryOutCpu {
+  static constexpr const char* kName = "gelu_out_64mib_cpu";
+  anatomy::Tensor run_anatomy() { return anatomy::gelu_out(out, in.a); }
+  at::Tensor run_torch() { return at::gelu_out(tout, in.ta); }
+};
+struct TanhOutCpu : UnaryOutCpu {
+  static constexpr const char* kName = "tanh_out_64mib_cpu";
+  anatomy::Tensor run_anatomy() { return anatomy::tanh_out(out, in.a); }
+  at::Tensor run_torch() { return at::tanh_out(tout, in.ta); }
+};
+
 // The bandwidth ceiling in the same run: one plain std::memcpy per thread over equal contiguous
 // parts. Both sides run this same code, each on its own thread pool with its own thread count,
 // so each side's bandwidth rows divide by a memcpy that had the same threads available.
@@ -121,7 +151,8 @@ struct MemcpyCpu : LargeCase {
 
 const int registered =
     (register_pair<AddTinyCpu>(), register_pair<MemcpyCpu>(), register_pair<AddOutCpu>(), register_pair<MulOutCpu>(),
-     register_pair<AddCpu>(), register_pair<SumCpu>(), register_pair<MmCpu>(), 0);
+     register_pair<AddCpu>(), register_pair<SumCpu>(), register_pair<MmCpu>(), register_pair<ExpOutCpu>(),
+     register_pair<SigmoidOutCpu>(), register_pair<GeluOutCpu>(), register_pair<TanhOutCpu>(), 0);
 
 }  // namespace
 }  // namespace peer

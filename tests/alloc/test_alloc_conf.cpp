@@ -60,7 +60,8 @@ TEST_CASE("alloc conf: every key parses") {
   AllocConf c = parse_alloc_conf(
       "backend:cudaMallocAsync, max_split_size_mb:128,max_non_split_rounding_mb:64,"
       "roundup_power2_divisions:4,garbage_collection_threshold:0.6,expandable_segments:True,"
-      "per_process_memory_fraction:0.5,release_lock_on_cudamalloc:True,pinned_use_cuda_host_register:true");
+      "per_process_memory_fraction:0.5,release_lock_on_cudamalloc:True,pinned_use_cuda_host_register:true,"
+      "release_before_new_peak:False");
   CHECK(c.backend == AllocBackend::CudaMallocAsync);
   CHECK(c.max_split_size == 128 * kMB);
   CHECK(c.max_non_split_rounding_size == 64 * kMB);
@@ -71,6 +72,8 @@ TEST_CASE("alloc conf: every key parses") {
   CHECK(c.per_process_memory_fraction == doctest::Approx(0.5));
   CHECK(c.release_lock_on_cudamalloc);
   CHECK(c.pinned_use_cuda_host_register);
+  CHECK_FALSE(c.release_before_new_peak);
+  CHECK(AllocConf{}.release_before_new_peak);  // on by default
   // Written back and read again, the settings are the same.
   AllocConf again = parse_alloc_conf(to_string(c));
   CHECK(to_string(again) == to_string(c));

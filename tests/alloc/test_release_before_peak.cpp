@@ -37,6 +37,28 @@ TEST_CASE("release before a new peak: wholly free large segments go, the rest of
   for (char* q : {busy, live, x}) a.raw_free(q);
 }
 
+TEST_CASE("release before a new peak: release_before_new_peak:False keeps PyTorch's policy, the cache kept") {
+  SimulatedProvider p(1024 * kMB);
+  CachingAllocator a(p, parse_alloc_conf("release_before_new_peak:False"));
+  CHECK_FALSE(a.conf().release_before_new_peak);
+  char* whole = alloc(a, 30 * kMB);
+  a.raw_free(whole);
+  char* x = alloc(a, 40 * kMB);  // a new peak: 30 + 40, the free 30 MiB segment still cached
+  CHECK(a.stats().num_provider_frees == 0);
+  CHECK(reserved(a) == static_cast<int64_t>(70 * kMB));
+  Shadow shadow{{x, 40 * kMB}};
+  check_stats(a, p, shadow);
+  a.raw_free(x);
+  // Turned on at run time, the next new peak gives back both wholly free segments.
+  AllocConf on = a.conf();
+  on.release_before_new_peak = true;
+  a.set_conf(on);
+  char* y = alloc(a, 80 * kMB);
+  CHECK(a.stats().num_provider_frees == 2);
+  CHECK(reserved(a) == static_cast<int64_t>(80 * kMB));
+  a.raw_free(y);
+}
+
 TEST_CASE("release before a new peak: below the most ever reserved the cache is kept, reset peaks or not") {
   SimulatedProvider p(1024 * kMB);
   CachingAllocator a(p, AllocConf{});
