@@ -30,6 +30,13 @@ ANATOMY_VEC_INLINE float with_sign_of(float magnitude, float sign) {
   return from_bits((bits(magnitude) & 0x7fffffffu) | (bits(sign) & 0x80000000u));
 }
 ANATOMY_VEC_INLINE bool is_nan(float x) { return x != x; }
+// c ? a : b by masks on the bits, for the chains of special cases: written as `?:`, GCC merges a
+// chain into one join of five or more values, which GCC 13's if-conversion refuses ("complicated
+// PHI"), leaving the whole loop scalar; a blend is no control flow at all.
+ANATOMY_VEC_INLINE float blend(bool c, float a, float b) {
+  const uint32_t mask = 0u - static_cast<uint32_t>(c);
+  return from_bits((bits(a) & mask) | (bits(b) & ~mask));
+}
 
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -104,11 +111,14 @@ ANATOMY_VEC_INLINE float log(float x) {
   const float scaled = x * 0x1p23f;
   const float xs = subnormal ? scaled : x;
   const uint32_t u = bits(xs);
-  int32_t e = static_cast<int32_t>((u >> 23) & 0xffu) - 126;  // m below in [0.5, 1)
-  e = subnormal ? e - 23 : e;
+  // The exponent is a float from here on (small integers, exact): the selects below then choose
+  // between floats on float conditions, which every GCC if-converts; an integer chosen on a
+  // float comparison kept GCC 13's loops scalar ("control flow in loop"). m below is in [0.5, 1).
+  float fe = static_cast<float>(static_cast<int32_t>((u >> 23) & 0xffu) - 126);
+  fe = subnormal ? fe - 23.0f : fe;
   const float m = from_bits((u & 0x007fffffu) | 0x3f000000u);
   const bool low = m < 0.707106781186547524f;
-  e = low ? e - 1 : e;
+  fe = low ? fe - 1.0f : fe;
   const float m2 = m + m;
   const float f = (low ? m2 : m) - 1.0f;  // exact
   const float z = f * f;
@@ -121,15 +131,14 @@ ANATOMY_VEC_INLINE float log(float x) {
   poly = poly * f + 2.0000714765e-1f;
   poly = poly * f - 2.4999993993e-1f;
   poly = poly * f + 3.3333331174e-1f;
-  const float fe = static_cast<float>(e);
   float y = poly * f * z;
   y = y + fe * -2.12194440e-4f;
   y = y - 0.5f * z;
   float r = (f + y) + fe * 0.693359375f;
-  r = x == 0.0f ? -kInf : r;
-  r = x < 0.0f ? kNaN : r;
-  r = x == kInf ? kInf : r;
-  return is_nan(x) ? x : r;
+  r = blend(x == 0.0f, -kInf, r);
+  r = blend(x < 0.0f, kNaN, r);
+  r = blend(x == kInf, kInf, r);
+  return blend(is_nan(x), x, r);
 }
 
 // log(1 + x) = log(u) - ((u - 1) - x) / u with u = 1 + x rounded: the second term puts back
@@ -137,9 +146,9 @@ ANATOMY_VEC_INLINE float log(float x) {
 ANATOMY_VEC_INLINE float log1p(float x) {
   const float u = 1.0f + x;
   float r = log(u) - ((u - 1.0f) - x) / u;
-  r = x == -1.0f ? -kInf : r;
-  r = x == kInf ? kInf : r;
-  return x == 0.0f ? x : r;  // keeps -0
+  r = blend(x == -1.0f, -kInf, r);
+  r = blend(x == kInf, kInf, r);
+  return blend(x == 0.0f, x, r);  // keeps -0
 }
 
 // m * sigmoid(z) = m / (1 + e^-z) for z >= 0, m e^z / (1 + e^z) below: e^-|z| <= 1 never
