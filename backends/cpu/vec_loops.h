@@ -1,7 +1,7 @@
 // The fp32 loops over backends/cpu/vec_math.h's functions: contiguous in, contiguous out (the
-// same array for in-place forms), each compiled twice, for the x86-64 baseline (SSE2, 4 lanes)
-// and for AVX2 (8 lanes), with the AVX2 one chosen once at run time where the CPU has it. The
-// build has no -march flag, so without the second copy every machine would run 4 lanes.
+// same array for in-place forms), each compiled three times, for the x86-64 baseline (SSE2, 4
+// lanes), AVX2 (8 lanes) and AVX-512 (16 lanes), the widest the CPU has chosen once at run time.
+// The build has no -march flag, so without the other copies every machine would run 4 lanes.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,9 @@ using VecLoop = void (*)(const float* in, float* out, int64_t n, VecArgs args);
 VecLoop vec_loop_baseline(VecFn fn);
 // The AVX2 loop, or nullptr where the CPU lacks AVX2 (or is not x86-64).
 VecLoop vec_loop_avx2(VecFn fn);
-// The one kernels call: AVX2 where available, else the baseline.
+// The AVX-512 loop, or nullptr where the CPU lacks AVX-512F (or is not x86-64).
+VecLoop vec_loop_avx512(VecFn fn);
+// The one kernels call: AVX-512, else AVX2, else the baseline.
 VecLoop vec_loop(VecFn fn);
 
 }  // namespace anatomy::cpu

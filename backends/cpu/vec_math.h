@@ -9,9 +9,10 @@
 // Special values follow the C library's: exp(-inf) = 0, exp(+inf) = inf, log(0) = -inf, log of
 // a negative number is NaN, NaN in gives NaN out, overflow gives inf and underflow 0.
 //
-// Only IEEE add, sub, mul, div, conversions and bit operations are used, and the build does not
-// contract a * b + c into an FMA (-std=c++20 without GNU extensions implies -ffp-contract=off),
-// so the SSE2 and the AVX2 compilations of one loop give bit-identical results.
+// Only IEEE add, sub, mul, div, conversions and bit operations are used, and vec_loops.cpp is
+// compiled with -ffp-contract=off (no a * b + c contracted into an FMA, which GCC does in C++ by
+// default where the target has FMA, as AVX-512F does), so the SSE2, AVX2 and AVX-512
+// compilations of one loop give bit-identical results.
 #pragma once
 
 #include <bit>

@@ -119,22 +119,36 @@ TEST_CASE("vec math: every function within its ulp bound of fp64 over a sweep of
   }
 }
 
-TEST_CASE("vec math: the AVX2 loops give bit-identical results to the baseline loops") {
-  if (cpu::vec_loop_avx2(VecFn::Exp) == nullptr) {
-    MESSAGE("no AVX2 on this CPU: only the baseline loops run");
+namespace {
+
+// Each wider copy of the loops against the baseline, bit for bit (NaN against NaN), where the
+// CPU runs it.
+void check_bit_identical(cpu::VecLoop (*wide)(VecFn), const char* name) {
+  if (wide(VecFn::Exp) == nullptr) {
+    MESSAGE("no " << name << " on this CPU: its loops do not run here");
     return;
   }
   const std::vector<float> x = sweep();
   for (const Case& c : kCases) {
     CAPTURE(c.name);
-    const std::vector<float> base = run(cpu::vec_loop_baseline(c.fn), x), avx2 = run(cpu::vec_loop_avx2(c.fn), x);
+    const std::vector<float> base = run(cpu::vec_loop_baseline(c.fn), x), other = run(wide(c.fn), x);
     int64_t differ = 0;
     for (size_t i = 0; i < x.size(); ++i) {
-      const bool both_nan = std::isnan(base[i]) && std::isnan(avx2[i]);
-      differ += !both_nan && std::bit_cast<uint32_t>(base[i]) != std::bit_cast<uint32_t>(avx2[i]);
+      const bool both_nan = std::isnan(base[i]) && std::isnan(other[i]);
+      differ += !both_nan && std::bit_cast<uint32_t>(base[i]) != std::bit_cast<uint32_t>(other[i]);
     }
     CHECK(differ == 0);
   }
+}
+
+}  // namespace
+
+TEST_CASE("vec math: the AVX2 loops give bit-identical results to the baseline loops") {
+  check_bit_identical(&cpu::vec_loop_avx2, "AVX2");
+}
+
+TEST_CASE("vec math: the AVX-512 loops give bit-identical results to the baseline loops") {
+  check_bit_identical(&cpu::vec_loop_avx512, "AVX-512");
 }
 
 TEST_CASE("vec math: softplus keeps x above the threshold and scales by beta below it") {
