@@ -38,37 +38,26 @@ BENCHMARK(BM_AddOutTiny);
 
 constexpr int64_t k64MiBFloats = int64_t{64} << 18;  // 64 MiB of fp32
 
-// Bytes read plus written per second, counted as memcpy's are. The argument: 1 writes the output
-// with streaming stores (the default for outputs of 16 MiB and more), 0 with stores in place
-// (Note [Streaming stores for large outputs]).
-class StreamingStores {
- public:
-  explicit StreamingStores(bool on) : saved_(anatomy::cpu::streaming_store_threshold()) {
-    anatomy::cpu::set_streaming_store_threshold(on ? 0 : std::numeric_limits<size_t>::max());
-  }
-  ~StreamingStores() { anatomy::cpu::set_streaming_store_threshold(saved_); }
-  StreamingStores(const StreamingStores&) = delete;
-  StreamingStores& operator=(const StreamingStores&) = delete;
-
- private:
-  size_t saved_;
-};
-
-void BM_AddLarge(benchmark::State& state) {
-  const StreamingStores mode(state.range(0) != 0);
+// out = op(a, b) over 64 MiB of fp32 into a reused output. Bytes read plus written per second,
+// counted as memcpy's are. The argument: 1 writes the output with streaming stores (the default
+// for outputs of 16 MiB and more), 0 with stores in place (Note [Streaming stores for large
+// outputs]).
+template <typename Op>
+void large_binary_out(benchmark::State& state, Op op) {
+  const anatomy::cpu::StreamingStoreThreshold mode(state.range(0) != 0 ? 0 : std::numeric_limits<size_t>::max());
   Tensor a = anatomy::randn({k64MiBFloats}), b = anatomy::randn({k64MiBFloats});
   Tensor c = anatomy::empty({k64MiBFloats});
-  for (auto _ : state) anatomy::add_out(c, a, b);
+  for (auto _ : state) op(c, a, b);
   state.SetBytesProcessed(state.iterations() * 3 * k64MiBFloats * 4);
+}
+
+void BM_AddLarge(benchmark::State& state) {
+  large_binary_out(state, [](const Tensor& c, const Tensor& a, const Tensor& b) { anatomy::add_out(c, a, b); });
 }
 BENCHMARK(BM_AddLarge)->ArgName("streaming")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_MulLarge(benchmark::State& state) {
-  const StreamingStores mode(state.range(0) != 0);
-  Tensor a = anatomy::randn({k64MiBFloats}), b = anatomy::randn({k64MiBFloats});
-  Tensor c = anatomy::empty({k64MiBFloats});
-  for (auto _ : state) anatomy::mul_out(c, a, b);
-  state.SetBytesProcessed(state.iterations() * 3 * k64MiBFloats * 4);
+  large_binary_out(state, [](const Tensor& c, const Tensor& a, const Tensor& b) { anatomy::mul_out(c, a, b); });
 }
 BENCHMARK(BM_MulLarge)->ArgName("streaming")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 

@@ -34,6 +34,20 @@ namespace anatomy::cpu {
 size_t streaming_store_threshold();
 void set_streaming_store_threshold(size_t bytes);
 
+// Sets the threshold for a scope and puts the previous one back at its end (tests, benchmarks).
+class StreamingStoreThreshold {
+ public:
+  explicit StreamingStoreThreshold(size_t bytes) : saved_(streaming_store_threshold()) {
+    set_streaming_store_threshold(bytes);
+  }
+  ~StreamingStoreThreshold() { set_streaming_store_threshold(saved_); }
+  StreamingStoreThreshold(const StreamingStoreThreshold&) = delete;
+  StreamingStoreThreshold& operator=(const StreamingStoreThreshold&) = delete;
+
+ private:
+  size_t saved_;
+};
+
 namespace detail {
 
 inline constexpr int64_t kStreamingBlockBytes = 4096;
@@ -56,7 +70,7 @@ template <typename Out, typename Compute>
 void write_output(Out* out, int64_t n, size_t total_bytes, Compute&& compute) {
 #if defined(__SSE2__)
   constexpr int64_t kBlock = detail::kStreamingBlockBytes / static_cast<int64_t>(sizeof(Out));
-  static_assert(16 % sizeof(Out) == 0 || sizeof(Out) % 16 == 0, "an element size that tiles 16 bytes");
+  static_assert(16 % sizeof(Out) == 0, "the head below steps to a 16-byte boundary in whole elements");
   const auto address = reinterpret_cast<uintptr_t>(out);
   if (total_bytes < streaming_store_threshold() || n < 2 * kBlock || address % sizeof(Out) != 0) {
     compute(out, 0, n);

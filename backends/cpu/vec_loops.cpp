@@ -1,7 +1,7 @@
 // backends/cpu/vec_loops.h: each function's loop instantiated for the baseline, AVX2 and
-// AVX-512. Neither "avx2" nor "avx512f" includes FMA, and -ffp-contract=off holds for all, so the
-// copies run the same IEEE operations and give bit-identical results
-// (tests/core/test_vec_math.cpp checks).
+// AVX-512. This file is compiled with -ffp-contract=off (CMakeLists.txt), so no a * b + c becomes
+// an FMA even in the AVX-512 copy, whose target has FMA: the copies run the same IEEE operations
+// and give bit-identical results (tests/core/test_vec_math.cpp checks).
 #include "anatomy/backends/cpu/vec_loops.h"
 
 #include "anatomy/backends/cpu/vec_math.h"
@@ -40,8 +40,8 @@ template <VecFn F>
 [[gnu::target("avx2")]] void loop_avx2(const float* in, float* out, int64_t n, VecArgs args) {
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
 }
-// 16 lanes: the loops are compute-bound over many cores (docs/perf.md), so twice the lanes is
-// close to twice the rate. Without FMA, as the others, so the three copies agree bit for bit.
+// 16 lanes: the loops are compute-bound over many cores (docs/perf.md). Uncontracted, as the
+// others, so the three copies agree bit for bit.
 template <VecFn F>
 [[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const float* in, float* out, int64_t n,
                                                                      VecArgs args) {

@@ -137,9 +137,9 @@ namespace {
 // one op asks several times (its guard, the guard of the empty() that makes its result, the
 // allocator). Outside every guard (-1) it goes by the thread's current context (Note [The current
 // device outside a guard]), so a cudaSetDevice made by the program itself is always seen there.
-// set_device() inside a guard keeps the value true; code running
-// inside an op's scope (a custom kernel) that switches devices must do it through set_device or a
-// DeviceGuard, not cudaSetDevice.
+// set_device() inside a guard keeps the value true; code running inside an op's scope (a custom
+// kernel) that switches devices must do it through set_device or a DeviceGuard, not
+// cudaSetDevice.
 constinit thread_local int t_guard_device = -1;
 
 // Note [The current device outside a guard]

@@ -12,19 +12,6 @@ using namespace anatomy;
 
 namespace {
 
-class StreamingThreshold {
- public:
-  explicit StreamingThreshold(size_t bytes) : saved_(cpu::streaming_store_threshold()) {
-    cpu::set_streaming_store_threshold(bytes);
-  }
-  ~StreamingThreshold() { cpu::set_streaming_store_threshold(saved_); }
-  StreamingThreshold(const StreamingThreshold&) = delete;
-  StreamingThreshold& operator=(const StreamingThreshold&) = delete;
-
- private:
-  size_t saved_;
-};
-
 constexpr size_t kNever = std::numeric_limits<size_t>::max();
 
 // `n` elements of `dtype` starting `offset` elements into a larger tensor, so the data is not
@@ -44,7 +31,7 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 TEST_CASE("streaming stores: fp32 add and scalar mul match a reference at every offset and length") {
-  const StreamingThreshold always(0);
+  const cpu::StreamingStoreThreshold always(0);
   for (int64_t n : {0, 1, 5, 1023, 2048, 2049, 3001, 4096 + 7}) {
     for (int64_t offset : {0, 1, 2, 3}) {
       CAPTURE(n);
@@ -78,13 +65,13 @@ TEST_CASE("streaming stores: the same bits as stores in place, for every element
         Tensor a = offset_tensor(n, offset, dtype), b = offset_tensor(n, 5 - offset, dtype);
         Tensor plain_sum, plain_cmp, plain_inplace;
         {
-          const StreamingThreshold never(kNever);
+          const cpu::StreamingStoreThreshold never(kNever);
           plain_sum = a + b;
           plain_cmp = lt(a, b);  // a 1-byte bool output
           plain_inplace = a.clone();
           plain_inplace.mul_(b);
         }
-        const StreamingThreshold always(0);
+        const cpu::StreamingStoreThreshold always(0);
         CHECK(same_bits(a + b, plain_sum));
         CHECK(same_bits(lt(a, b), plain_cmp));
         Tensor inplace = a.clone();
@@ -101,7 +88,7 @@ TEST_CASE("streaming stores: an output split over the thread pool, and the thres
   Tensor a = randn({n}), b = randn({n});
   Tensor plain;
   {
-    const StreamingThreshold never(kNever);
+    const cpu::StreamingStoreThreshold never(kNever);
     plain = a + b;
   }
   Tensor streamed = a + b;  // at the default threshold: 16 MiB and more streams
