@@ -8,6 +8,7 @@
 #include <new>
 
 #include "anatomy/core/error.h"
+#include "anatomy/core/storage.h"
 #include "anatomy/alloc/thread_counters.h"
 #include "anatomy/core/thread_block_cache.h"
 
@@ -71,8 +72,7 @@ size_t block_bytes(size_t nbytes) {
 // can update the counters without a second allocation. The context is the block's base.
 void free_cpu(void* base) {
   size_t nbytes = *static_cast<size_t*>(base);
-  Counters::add(kLiveBytes, -static_cast<int64_t>(nbytes));
-  Counters::add(kLiveBlocks, -1);
+  Counters::add_each({-static_cast<int64_t>(nbytes), -1, 0});
   const int c = small_class(nbytes);
   if (c >= 0) return SmallBlocks::give(c, base);
   add_reserved(-static_cast<int64_t>(block_bytes(nbytes)));
@@ -98,12 +98,53 @@ class CpuAllocator final : public Allocator {
       ANATOMY_THROW(OutOfMemoryError, "cpu allocator: out of memory allocating {} bytes ({} bytes live in {} blocks)",
                     nbytes, stats.live_bytes, stats.live_blocks);
     }
-    Counters::add(kLiveBytes, static_cast<int64_t>(nbytes));
-    Counters::add(kLiveBlocks, 1);
-    Counters::add(kTotalAllocs, 1);
+    Counters::add_each({static_cast<int64_t>(nbytes), 1, 1});
     *static_cast<size_t*>(base) = nbytes;
     return DataPtr(static_cast<char*>(base) + kCpuAlignment, base, &free_cpu, Device(DeviceType::CPU));
   }
+
+  Storage make_storage(size_t nbytes) override {
+    if (kInlineMax > 0 && nbytes <= kInlineMax) [[likely]] {
+      if (nbytes <= 64) return Storage::make_as<InlineStorage<64>>(nbytes, this);
+      if (nbytes <= 128) return Storage::make_as<InlineStorage<128>>(nbytes, this);
+      return Storage::make_as<InlineStorage<kInlineMax>>(nbytes, this);
+    }
+    return Allocator::make_storage(nbytes);
+  }
+
+ private:
+  // Note [Small CPU storage inline]
+  // A new tensor of up to kInlineMax bytes (a scalar, a bias, the 1-element operands of a tiny
+  // op) keeps its bytes inside its StorageImpl: one pooled object (core/intrusive_ptr.h) instead
+  // of a StorageImpl and a block from the lists above, which saves a take and a give of each
+  // kind on every small op. The bytes are aligned as every CPU block is (kCpuAlignment), from
+  // the padding the object carries for that. They count as live bytes and blocks, as any block
+  // handed out; not as reserved bytes: the object pool holds them, as it holds the TensorImpls.
+  // Under AddressSanitizer nothing is placed inline, so that an overrun of a small tensor lands
+  // outside its block and is reported.
+  template <size_t N>
+  class InlineStorage final : public StorageImpl {
+   public:
+    InlineStorage(size_t nbytes, Allocator* allocator)
+        : StorageImpl(DataPtr(aligned(bytes_), Device(DeviceType::CPU)), nbytes, allocator) {
+      Counters::add_each({static_cast<int64_t>(nbytes), 1, 1});
+    }
+    ~InlineStorage() override { Counters::add_each({-static_cast<int64_t>(this->nbytes()), -1, 0}); }
+
+   private:
+    static void* aligned(unsigned char* p) {
+      const auto a = reinterpret_cast<uintptr_t>(p);
+      return reinterpret_cast<void*>((a + kCpuAlignment - 1) & ~(uintptr_t{kCpuAlignment} - 1));
+    }
+    // operator new aligns to 16 bytes; the rest of the alignment comes out of the padding.
+    unsigned char bytes_[N + kCpuAlignment - 16];
+  };
+#if defined(__SANITIZE_ADDRESS__)
+  static constexpr size_t kInlineMax = 0;
+#else
+  static constexpr size_t kInlineMax = 256;
+#endif
+  static_assert(sizeof(InlineStorage<kInlineMax>) <= RefCounted::kPooledMaxBytes, "inline storage is pooled");
 };
 
 const bool registered = [] {

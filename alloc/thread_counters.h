@@ -30,6 +30,17 @@ class ThreadCounters {
       registry().retired[i].fetch_add(delta, std::memory_order_relaxed);
     }
   }
+  // add(i, deltas[i]) for every counter, with one look-up of the thread's block.
+  static void add_each(const std::array<int64_t, N>& deltas) {
+    if (Block* b = current()) [[likely]] {
+#pragma GCC unroll 8
+      for (int i = 0; i < N; ++i) {
+        b->values[i].store(b->values[i].load(std::memory_order_relaxed) + deltas[i], std::memory_order_relaxed);
+      }
+      return;
+    }
+    add_retired(deltas);
+  }
   static std::array<int64_t, N> sum() {
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
@@ -79,9 +90,16 @@ class ThreadCounters {
     Slot& slot = slot_;
     if (slot.block != nullptr || slot.gone) [[likely]]
       return slot.block;
+    return first_use();
+  }
+  // Out of line: the hot path above stays a load and a compare, with no guard to spill for.
+  ANATOMY_NOINLINE static Block* first_use() {
     thread_local Owner owner;
-    slot.block = &owner.block;
-    return slot.block;
+    slot_.block = &owner.block;
+    return slot_.block;
+  }
+  ANATOMY_NOINLINE static void add_retired(const std::array<int64_t, N>& deltas) {
+    for (int i = 0; i < N; ++i) registry().retired[i].fetch_add(deltas[i], std::memory_order_relaxed);
   }
   static inline thread_local Slot slot_ ANATOMY_TLS_FAST;
 };

@@ -9,8 +9,11 @@
 #include <utility>
 
 #include "anatomy/core/device.h"
+#include "anatomy/core/intrusive_ptr.h"
 
 namespace anatomy {
+
+class StorageImpl;
 
 using DeleterFn = void (*)(void* ctx);
 
@@ -62,6 +65,10 @@ class Allocator {
   // Returns memory for `nbytes` bytes (nbytes may be 0: then the pointer may be null). Throws
   // OutOfMemoryError when it cannot.
   virtual DataPtr allocate(size_t nbytes) = 0;
+  // A Storage of `nbytes` bytes from this allocator, for a new tensor. The default wraps
+  // allocate(); an allocator may instead place a small request inside the storage object, one
+  // allocation for both (the CPU allocator does: Note [Small CPU storage inline]).
+  virtual IntrusivePtr<StorageImpl> make_storage(size_t nbytes);
 };
 
 // The allocator that factories use for a device type; nullptr when none is registered.

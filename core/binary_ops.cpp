@@ -53,14 +53,26 @@ bool refuses_bool(BinaryOp op) {
 }
 }  // namespace
 
+namespace {
+bool promotes_integers(BinaryOp op) { return op == BinaryOp::Div || op == BinaryOp::Atan2; }
+
+IterationPlan build_binary_plan(BinaryOp op, const char* name, const Tensor& out, const Tensor& self,
+                                const Tensor& other) {
+  IterationPlan::Builder builder(name);
+  builder.add_output(out).add_input(self).add_input(other);
+  if (promotes_integers(op)) builder.promote_integers_to_float();
+  if (binary_op_gives_bool(op)) builder.output_dtype(DType::Bool);
+  return builder.build();
+}
+}  // namespace
+
 IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
                           const Scalar& alpha) {
   const char* name = binary_op_name(op);
-  IterationPlan::Builder builder(name);
-  builder.add_output(out).add_input(self).add_input(other);
-  if (op == BinaryOp::Div || op == BinaryOp::Atan2) builder.promote_integers_to_float();
-  if (binary_op_gives_bool(op)) builder.output_dtype(DType::Bool);
-  IterationPlan plan = builder.build();
+  const bool flat = !out.defined() && IterationPlan::is_flat_functional(self, &other) &&
+                    !binary_op_gives_bool(op) && !(promotes_integers(op) && !is_floating(self.dtype()));
+  IterationPlan plan = flat ? IterationPlan::flat_functional(name, self, &other)
+                            : build_binary_plan(op, name, out, self, other);
   const DType t = plan.common_dtype();
   if (op == BinaryOp::Sub) {
     ANATOMY_CHECK(t != DType::Bool, TypeError,

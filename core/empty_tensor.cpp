@@ -32,15 +32,13 @@ Tensor make_empty_tensor(IntArrayRef sizes, IntArrayRef strides, DType dtype, Al
   size_t nbytes;
   ANATOMY_CHECK(!__builtin_mul_overflow(static_cast<size_t>(elems), element_size(dtype), &nbytes), ValueError,
                 "{}: [{}] elements of {} overflow the address space", op, fmt::join(sizes, ", "), name(dtype));
-  auto storage = Storage::make(allocator->allocate(nbytes), nbytes, allocator);
-  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
+  return Tensor(IntrusivePtr<TensorImpl>::make(allocator->make_storage(nbytes), dtype, sizes, strides, 0));
 }
 
 Tensor make_contiguous_tensor_like(const Tensor& like, DType dtype, Allocator* allocator) {
   const int64_t numel = like.numel();
   const size_t nbytes = static_cast<size_t>(numel) * element_size(dtype);
-  auto storage = Storage::make(allocator->allocate(nbytes), nbytes, allocator);
-  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, like.sizes(), like.strides(),
+  return Tensor(IntrusivePtr<TensorImpl>::make(allocator->make_storage(nbytes), dtype, like.sizes(), like.strides(),
                                                TensorImpl::ContiguousLayout{numel}));
 }
 

@@ -7,7 +7,26 @@
 #include <cstdint>
 #include <utility>
 
+#include "anatomy/core/thread_block_cache.h"
+
 namespace anatomy {
+
+namespace detail {
+// The pool behind RefCounted::operator new: 16-byte classes up to kPooledMaxBytes.
+struct RefCountedPoolPolicy {
+  static constexpr size_t kGranule = 16;  // operator new's alignment
+  static constexpr size_t kMaxBytes = 512;
+  static constexpr int kClasses = static_cast<int>(kMaxBytes / kGranule);
+  static constexpr int kPerClass = 32;
+  static void release(void* block);
+  // The class of a pooled size, or -1. A class's blocks are all allocated at its full size, so
+  // any request of the class can reuse any of them.
+  static constexpr int size_class(size_t size) {
+    return size == 0 || size > kMaxBytes ? -1 : static_cast<int>((size + kGranule - 1) / kGranule) - 1;
+  }
+};
+using RefCountedPool = ThreadBlockCache<RefCountedPoolPolicy>;
+}  // namespace detail
 
 class RefCounted {
  public:
@@ -21,11 +40,30 @@ class RefCounted {
   // Objects of up to kPooledMaxBytes (TensorImpl, StorageImpl, version counters, autograd nodes)
   // come from per-thread free lists (core/thread_block_cache.h): every operator call makes and
   // frees a few, and malloc/free would cost more than a small op's whole kernel.
-  static constexpr size_t kPooledMaxBytes = 512;
-  static void* operator new(size_t size);
-  static void operator delete(void* p, size_t size) noexcept;
+  // Both are inline: the size is a constant at every `new T`, so the class is too, and taking a
+  // block is a thread-local load, a compare and a pop.
+  static constexpr size_t kPooledMaxBytes = detail::RefCountedPoolPolicy::kMaxBytes;
+  static void* operator new(size_t size) {
+    const int c = detail::RefCountedPoolPolicy::size_class(size);
+    if (c >= 0) [[likely]] {
+      if (void* block = detail::RefCountedPool::take(c)) [[likely]]
+        return block;
+    }
+    return allocate_unpooled(size);
+  }
+  static void operator delete(void* p, size_t size) noexcept {
+    const int c = detail::RefCountedPoolPolicy::size_class(size);
+    if (c >= 0 && p != nullptr) [[likely]] {
+      detail::RefCountedPool::give(c, p);
+      return;
+    }
+    ::operator delete(p);
+  }
 
  private:
+  // A new block: a pooled class's full size (so it can serve the class later), or the size.
+  static void* allocate_unpooled(size_t size);
+
   template <typename T>
   friend class IntrusivePtr;
   mutable std::atomic<uint32_t> refcount_{0};
@@ -52,8 +90,13 @@ class IntrusivePtr {
   // the first reference needs no atomic read-modify-write.
   template <typename... Args>
   static IntrusivePtr make(Args&&... args) {
+    return make_as<T>(std::forward<Args>(args)...);
+  }
+  // make() of a class derived from T.
+  template <typename U, typename... Args>
+  static IntrusivePtr make_as(Args&&... args) {
     IntrusivePtr out;
-    out.p_ = new T(std::forward<Args>(args)...);
+    out.p_ = new U(std::forward<Args>(args)...);
     out.p_->refcount_.store(1, std::memory_order_relaxed);
     return out;
   }

@@ -57,6 +57,22 @@ void check_output_input_overlap(const Tensor& out, const Tensor& in, const char*
                 op);
 }
 
+// Sizes compared in line: the shapes here have a dim or two, where a call to memcmp is most of
+// the cost.
+bool same_sizes(IntArrayRef x, IntArrayRef y) {
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i] != y[i]) return false;
+  }
+  return true;
+}
+
+Allocator* checked_allocator(const Tensor& like, const char* op) {
+  Allocator* allocator = get_allocator(like.device().type());
+  ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for {}", op, like.device().str());
+  return allocator;
+}
+
 }  // namespace
 
 void IterationPlan::set_flat_loop() {
@@ -76,30 +92,51 @@ bool IterationPlan::Builder::is_flat_case() const {
   // would give it the same one-dim loop.
   for (const Tensor& out : outputs_) {
     if (out.defined() && (out.dtype() != dtype || !out.is_contiguous() || out.device() != first.device() ||
-                          out.sizes() != first.sizes())) {
+                          !same_sizes(out.sizes(), first.sizes()))) {
       return false;
     }
   }
   if (!first.is_contiguous()) return false;
   for (int i = 1; i < inputs_.size(); ++i) {
     const Tensor& t = inputs_[i];
-    if (t.dtype() != dtype || !t.is_contiguous() || t.device() != first.device() || t.sizes() != first.sizes()) {
+    if (t.dtype() != dtype || !t.is_contiguous() || t.device() != first.device() || !same_sizes(t.sizes(), first.sizes())) {
       return false;
     }
   }
   return true;
 }
 
+void IterationPlan::init_flat(const Tensor& first) {
+  // Promotion of one dtype gives that dtype, and there is nothing to broadcast.
+  shape_ = first.sizes();
+  numel_ = first.numel();
+  common_ = first.dtype();
+}
+
+bool IterationPlan::is_flat_functional(const Tensor& a, const Tensor* b) {
+  if (!a.defined() || !a.impl()->is_contiguous()) return false;
+  return b == nullptr || (b->defined() && b->impl()->is_contiguous() && b->dtype() == a.dtype() &&
+                          b->device() == a.device() && same_sizes(b->sizes(), a.sizes()));
+}
+
+IterationPlan IterationPlan::flat_functional(const char* op, const Tensor& a, const Tensor* b) {
+  IterationPlan plan;
+  plan.init_flat(a);
+  plan.operands_.push_back(make_contiguous_tensor_like(a, plan.common_, checked_allocator(a, op)));
+  plan.num_outputs_ = 1;
+  plan.operands_.push_borrowed(a);
+  if (b != nullptr) plan.operands_.push_borrowed(*b);
+  plan.set_flat_loop();
+  return plan;
+}
+
 IterationPlan IterationPlan::Builder::build_flat() const {
-  // Promotion of one dtype gives that dtype, and there is nothing to broadcast. New outputs take
-  // the first input's (contiguous) strides, as the general path does; given ones already have them.
+  // New outputs take the first input's (contiguous) strides, as the general path does; given
+  // ones already have them.
   const Tensor& first = inputs_[0];
   IterationPlan plan;
-  plan.shape_ = first.sizes();
-  plan.numel_ = first.numel();
-  plan.common_ = first.dtype();
-  Allocator* allocator = get_allocator(first.device().type());
-  ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for {}", op_, first.device().str());
+  plan.init_flat(first);
+  Allocator* allocator = checked_allocator(first, op_);
   for (const Tensor& out : outputs_) {
     if (out.defined()) {
       // What the general path checks of a given output that can still fail here.
@@ -272,10 +309,14 @@ IterationPlan IterationPlan::Builder::build() {
   return plan;
 }
 
-void IterationPlan::finish() const {
-  for (int i = 0; i < num_outputs_; ++i) {
+void IterationPlan::copy_to_user_outputs() const {
+  for (int i = 0; i < user_outputs_.size(); ++i) {
     if (user_outputs_[i].defined()) user_outputs_[i].copy_(operands_[i]);
   }
+}
+
+void IterationPlan::OperandList::throw_full() {
+  ANATOMY_THROW(ValueError, "iteration plan: at most {} operands", kMaxOperands);
 }
 
 }  // namespace anatomy

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -49,20 +50,29 @@ class IterationPlan {
   // a tiny op's time.
   class OperandList {
    public:
-    void push_back(Tensor t) {
-      Operand& o = next();
-      o.owned = std::move(t);
+    OperandList() = default;
+    OperandList(OperandList&& o) noexcept : size_(o.size_) {
+      for (int i = 0; i < size_; ++i) new (&items_[i].op) Operand(std::move(o.items_[i].op));
     }
-    void push_borrowed(const Tensor& t) { next().borrowed = &t; }
+    OperandList(const OperandList&) = delete;
+    OperandList& operator=(const OperandList&) = delete;
+    OperandList& operator=(OperandList&&) = delete;
+    // Only the slots in use are made and destroyed: a tiny op's plan has three of eight.
+    ~OperandList() {
+      for (int i = 0; i < size_; ++i) items_[i].op.~Operand();
+    }
+
+    void push_back(Tensor t) { new (next()) Operand{nullptr, std::move(t)}; }
+    void push_borrowed(const Tensor& t) { new (next()) Operand{&t, Tensor()}; }
     int size() const { return size_; }
     bool empty() const { return size_ == 0; }
     const Tensor& operator[](int i) const {
-      const Operand& o = items_[i];
+      const Operand& o = items_[i].op;
       return o.borrowed != nullptr ? *o.borrowed : o.owned;
     }
     // Operand i for the caller to keep: moved out when owned (the plan is done with it).
     Tensor take(int i) {
-      Operand& o = items_[i];
+      Operand& o = items_[i].op;
       return o.borrowed != nullptr ? *o.borrowed : std::move(o.owned);
     }
 
@@ -71,11 +81,18 @@ class IterationPlan {
       const Tensor* borrowed = nullptr;
       Tensor owned;
     };
-    Operand& next() {
-      ANATOMY_CHECK(size_ < kMaxOperands, ValueError, "iteration plan: at most {} operands", kMaxOperands);
-      return items_[size_++];
+    union Slot {
+      Slot() {}
+      ~Slot() {}
+      Operand op;
+    };
+    void* next() {
+      if (size_ == kMaxOperands) [[unlikely]]
+        throw_full();
+      return &items_[size_++].op;
     }
-    std::array<Operand, kMaxOperands> items_;
+    [[noreturn]] static void throw_full();
+    std::array<Slot, kMaxOperands> items_;
     int size_ = 0;
   };
 
@@ -136,22 +153,32 @@ class IterationPlan {
     bool int_to_float_ = false;
   };
 
+  // The common functional call (`a + b`, `a.exp()`: one new output in the inputs' dtype) over
+  // inputs of one dtype, shape and device, all contiguous: the flat plan Builder::build makes
+  // then, made without a Builder's bookkeeping, a fifth of a tiny op's host time. `b` may be
+  // null (one input). flat_functional expects is_flat_functional to hold, and the caller to have
+  // checked that the op computes and writes in the inputs' dtype.
+  static bool is_flat_functional(const Tensor& a, const Tensor* b);
+  static IterationPlan flat_functional(const char* op, const Tensor& a, const Tensor* b);
+
   // Operands: outputs first, then inputs.
   int num_outputs() const { return num_outputs_; }
   int num_operands() const { return operands_.size(); }
   // The tensor the kernel writes (a temporary when the user's output has another dtype).
   const Tensor& output(int i = 0) const { return operands_[i]; }
   // What the operator returns: the user's output tensor, or the allocated one.
-  const Tensor& result(int i = 0) const { return user_outputs_[i].defined() ? user_outputs_[i] : operands_[i]; }
+  const Tensor& result(int i = 0) const { return has_user_output(i) ? user_outputs_[i] : operands_[i]; }
   // result(i) for a plan that is done (run and finished): moved out rather than copied.
-  Tensor take_result(int i = 0) { return user_outputs_[i].defined() ? user_outputs_.take(i) : operands_.take(i); }
+  Tensor take_result(int i = 0) { return has_user_output(i) ? user_outputs_.take(i) : operands_.take(i); }
   const Tensor& input(int i) const { return operands_[num_outputs_ + i]; }
   // Input i is a 0-dim CPU tensor in a plan whose outputs are on another device (Note [CPU
   // scalars in device plans]): its one element is readable on the host, not by the device.
   bool is_cpu_scalar(int i) const { return input(i).is_cpu() && !output(0).is_cpu(); }
   // Outputs whose dtype is not the common dtype are computed into a temporary of the common
   // dtype; finish() copies them into the user's tensors.
-  void finish() const;
+  void finish() const {
+    if (!user_outputs_.empty()) copy_to_user_outputs();
+  }
 
   DType common_dtype() const { return common_; }
   IntArrayRef shape() const { return shape_; }  // the broadcast (output) shape
@@ -176,12 +203,18 @@ class IterationPlan {
   void for_each_chunk_in(int64_t begin, int64_t end, F& fn) const;
 
  private:
+  bool has_user_output(int i) const { return i < user_outputs_.size() && user_outputs_[i].defined(); }
+  void copy_to_user_outputs() const;
   // One flat loop over numel_ elements of every operand (all contiguous, same shape).
   void set_flat_loop();
+  // shape_, numel_ and common_ of a flat plan whose operands are shaped as `first`.
+  void init_flat(const Tensor& first);
 
   int num_outputs_ = 0;
   OperandList operands_;
-  OperandList user_outputs_;  // outputs the user passed, when a temporary stands in (else undefined)
+  // Outputs the user passed, when a temporary stands in (else undefined); empty when no output
+  // needs one.
+  OperandList user_outputs_;
   DType common_ = DType::Float32;
   DimVector shape_, loop_shape_;
   std::array<DimVector, kMaxOperands> strides_;

@@ -69,9 +69,13 @@ class ThreadBlockCache {
     Slot& slot = slot_;
     if (slot.cache != nullptr || slot.gone) [[likely]]
       return slot.cache;
+    return first_use();
+  }
+  // Out of line: the hot path above stays a load and a compare, with no guard to spill for.
+  ANATOMY_NOINLINE static ThreadBlockCache* first_use() {
     thread_local ThreadBlockCache owner;
-    slot.cache = &owner;
-    return slot.cache;
+    slot_.cache = &owner;
+    return slot_.cache;
   }
 
   static inline thread_local Slot slot_ ANATOMY_TLS_FAST;

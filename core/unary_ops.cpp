@@ -71,9 +71,14 @@ IterationPlan plan_unary(UnaryOp op, const Tensor& out, const Tensor& self) {
   const char* name = unary_op_name(op);
   ANATOMY_CHECK(self.defined(), ValueError, "{}: the input is an undefined tensor", name);
   check_input_dtype(op, self.dtype());
+  const UnaryKind kind = unary_op_kind(op);
+  if (!out.defined() && IterationPlan::is_flat_functional(self, nullptr) &&
+      (kind == UnaryKind::SameDtype || kind == UnaryKind::FloatOnly || (kind == UnaryKind::Float && is_floating(self.dtype())))) {
+    return IterationPlan::flat_functional(name, self, nullptr);
+  }
   IterationPlan::Builder builder(name);
   builder.add_output(out).add_input(self);
-  switch (unary_op_kind(op)) {
+  switch (kind) {
     case UnaryKind::Float:
       builder.promote_integers_to_float();
       break;

@@ -22,6 +22,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "anatomy/core/macros.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -63,36 +65,54 @@ inline void copy_streaming(char* dst, const char* src, int64_t bytes) {
 
 }  // namespace detail
 
+namespace detail {
+template <typename Out>
+constexpr int64_t kStreamingBlock = kStreamingBlockBytes / static_cast<int64_t>(sizeof(Out));
+
+// write_output's streaming path, out of line so that the in-place path stays small enough to
+// inline into every kernel's loop (a tiny op pays for nothing but a compare).
+template <typename Out, typename Compute>
+ANATOMY_NOINLINE void write_output_streaming(Out* out, int64_t n, Compute& compute);
+}  // namespace detail
+
 // Writes out[0, n) as compute(dst, begin, count) gives elements [begin, begin + count) into
 // dst: with streaming stores when `total_bytes` (the whole output's, over every thread's chunk)
 // reaches the threshold, else in place in one call.
 template <typename Out, typename Compute>
 void write_output(Out* out, int64_t n, size_t total_bytes, Compute&& compute) {
 #if defined(__SSE2__)
-  constexpr int64_t kBlock = detail::kStreamingBlockBytes / static_cast<int64_t>(sizeof(Out));
-  static_assert(16 % sizeof(Out) == 0, "the head below steps to a 16-byte boundary in whole elements");
-  const auto address = reinterpret_cast<uintptr_t>(out);
-  if (total_bytes < streaming_store_threshold() || n < 2 * kBlock || address % sizeof(Out) != 0) {
+  // The chunk's size first: it is known here, the threshold is a call away.
+  if (n < 2 * detail::kStreamingBlock<Out> || reinterpret_cast<uintptr_t>(out) % sizeof(Out) != 0 ||
+      total_bytes < streaming_store_threshold()) {
     compute(out, 0, n);
     return;
   }
+  detail::write_output_streaming(out, n, compute);
+#else
+  (void)total_bytes;
+  compute(out, 0, n);
+#endif
+}
+
+#if defined(__SSE2__)
+template <typename Out, typename Compute>
+void detail::write_output_streaming(Out* out, int64_t n, Compute& compute) {
+  constexpr int64_t kBlock = kStreamingBlock<Out>;
+  static_assert(16 % sizeof(Out) == 0, "the head below steps to a 16-byte boundary in whole elements");
+  const auto address = reinterpret_cast<uintptr_t>(out);
   const int64_t head = std::min<int64_t>(static_cast<int64_t>((16 - address % 16) % 16 / sizeof(Out)), n);
   if (head > 0) compute(out, 0, head);
   alignas(64) Out block[kBlock];
   int64_t i = head;
   for (; i + kBlock <= n; i += kBlock) {
     compute(block, i, kBlock);
-    detail::copy_streaming(reinterpret_cast<char*>(out + i), reinterpret_cast<const char*>(block),
-                           detail::kStreamingBlockBytes);
+    copy_streaming(reinterpret_cast<char*>(out + i), reinterpret_cast<const char*>(block), kStreamingBlockBytes);
   }
   if (i < n) compute(out + i, i, n - i);
   // Streaming stores are weakly ordered: the fence makes them visible before whatever tells
   // another thread that this chunk is done.
   _mm_sfence();
-#else
-  (void)total_bytes;
-  compute(out, 0, n);
-#endif
 }
+#endif
 
 }  // namespace anatomy::cpu

@@ -5,6 +5,7 @@
 
 #include "anatomy/backends/cuda/cuda_check.h"
 #include "anatomy/core/error.h"
+#include "anatomy/core/macros.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -16,9 +17,12 @@ constexpr int kMaxDevices = 64;
 // at load, no guard on access.
 struct ThreadStreams {
   std::array<cudaStream_t, kMaxDevices> streams{};
-  int non_default = 0;  // how many devices have another stream than the default current
 };
 constinit thread_local ThreadStreams t_streams;
+// How many devices have another stream than the default current: while 0 (most threads, always)
+// the answer is the default stream without reading t_streams. Apart, and in the initial-exec
+// model (a few bytes), so that this first read costs no call to __tls_get_addr.
+constinit thread_local int t_non_default ANATOMY_TLS_FAST = 0;
 
 int checked_device(int device, const char* op) {
   device = resolve_device_index(device, op);
@@ -35,22 +39,24 @@ int stream_device(const Stream& stream, const char* op) {
 
 // `device` is valid. Cannot fail, so StreamGuard can restore from its destructor.
 void set_thread_stream(int device, cudaStream_t handle) noexcept {
-  ThreadStreams& t = t_streams;
-  cudaStream_t& slot = t.streams[device];
+  cudaStream_t& slot = t_streams.streams[device];
   const cudaStream_t value = handle == cudaStreamLegacy ? nullptr : handle;
-  t.non_default += (value != nullptr) - (slot != nullptr);
+  t_non_default += (value != nullptr) - (slot != nullptr);
   slot = value;
 }
 
 }  // namespace
 
 cudaStream_t current_stream() {
-  const ThreadStreams& t = t_streams;
   // The common case, and the only one before a thread sets a stream: the default stream, which
   // is the same handle on every device, so the current device does not matter.
-  if (t.non_default == 0) return cudaStreamLegacy;
-  const int device = current_device();
-  const cudaStream_t s = device < kMaxDevices ? t.streams[device] : nullptr;
+  if (t_non_default == 0) return cudaStreamLegacy;
+  return current_stream_handle(current_device());
+}
+
+cudaStream_t current_stream_handle(int device) noexcept {
+  if (t_non_default == 0) return cudaStreamLegacy;
+  const cudaStream_t s = device >= 0 && device < kMaxDevices ? t_streams.streams[device] : nullptr;
   return s != nullptr ? s : cudaStreamLegacy;
 }
 

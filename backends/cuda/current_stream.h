@@ -26,6 +26,10 @@ namespace anatomy::cuda {
 // streams current, plus the current device once it has set another one (cudaGetDevice, or no
 // runtime call inside a DeviceGuard: Note [The device a DeviceGuard set], device.cpp). Never throws where CUDA is missing (the legacy default stream is the answer).
 cudaStream_t current_stream();
+// The handle of the calling thread's current stream on `device`, an index the caller knows to be
+// valid (the caching allocator's memory provider asks on every allocation): no checks, and one
+// thread-local read while the thread has only default streams current.
+cudaStream_t current_stream_handle(int device) noexcept;
 // The calling thread's current stream of `device` (-1: the current device). Reads a thread-local
 // for an explicit index. Throws DeviceError when the device does not exist.
 Stream current_stream(int device);

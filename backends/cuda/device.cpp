@@ -153,7 +153,8 @@ constinit thread_local int t_guard_device = -1;
 // cudaGetDevice again. The context is known by its id, not its handle: a handle can be reused by
 // a context made after another was destroyed (cudaDeviceReset), possibly on another device; an
 // id never is. A thread with no current context yet (nothing has used CUDA on it) always asks
-// the runtime, which then names its default device.
+// the runtime, which then names its default device. With a single visible device none of this
+// runs: the answer is that device (the common case, and every op asks).
 struct KnownContext {
   unsigned long long id = 0;
   int device = -1;  // -1: none known yet
@@ -179,6 +180,9 @@ int device_outside_guards() {
 
 int current_device() {
   if (t_guard_device >= 0) return t_guard_device;
+  // One visible device is the current device of every thread, whatever the program did
+  // (cudaSetDevice can name no other, and any context is that device's): nothing to ask.
+  if (device_count() == 1) return 0;
   check_available("current_device");
   return device_outside_guards();
 }

@@ -92,15 +92,18 @@ TEST_CASE("cuda streams: the current stream is per thread and per device") {
   CHECK(cuda::current_stream(0) == s);
   CHECK(cuda::current_stream(-1) == s);
   CHECK(cuda::current_stream() == s.handle());
+  CHECK(cuda::current_stream_handle(0) == s.handle());
 
-  cudaStream_t seen_handle = nullptr;
+  cudaStream_t seen_handle = nullptr, seen_unchecked = nullptr;
   bool seen_default = false;
   std::thread other([&] {
     seen_handle = cuda::current_stream();
+    seen_unchecked = cuda::current_stream_handle(0);
     seen_default = cuda::current_stream(0).is_default();
   });
   other.join();
   CHECK(seen_handle == cudaStreamLegacy);
+  CHECK(seen_unchecked == cudaStreamLegacy);
   CHECK(seen_default);
   CHECK(cuda::current_stream() == s.handle());  // the other thread changed nothing here
 
@@ -112,6 +115,8 @@ TEST_CASE("cuda streams: the current stream is per thread and per device") {
     cuda::set_current_stream(t);  // does not change the current device
     CHECK(cuda::current_device() == 0);
     CHECK(cuda::current_stream() == s.handle());
+    CHECK(cuda::current_stream_handle(last) == t.handle());
+    CHECK(cuda::current_stream_handle(0) == s.handle());
     {
       cuda::DeviceGuard guard(last);
       CHECK(cuda::current_stream() == t.handle());
@@ -120,6 +125,7 @@ TEST_CASE("cuda streams: the current stream is per thread and per device") {
   }
   cuda::set_current_stream(cuda::default_stream());
   CHECK(cuda::current_stream() == cudaStreamLegacy);
+  CHECK(cuda::current_stream_handle(0) == cudaStreamLegacy);
   CHECK(cuda::current_stream(0).is_default());
 }
 
