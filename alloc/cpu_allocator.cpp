@@ -72,7 +72,7 @@ size_t block_bytes(size_t nbytes) {
 // can update the counters without a second allocation. The context is the block's base.
 void free_cpu(void* base) {
   size_t nbytes = *static_cast<size_t*>(base);
-  Counters::add_each({-static_cast<int64_t>(nbytes), -1, 0});
+  Counters::add({-static_cast<int64_t>(nbytes), -1, 0});
   const int c = small_class(nbytes);
   if (c >= 0) return SmallBlocks::give(c, base);
   add_reserved(-static_cast<int64_t>(block_bytes(nbytes)));
@@ -98,7 +98,7 @@ class CpuAllocator final : public Allocator {
       ANATOMY_THROW(OutOfMemoryError, "cpu allocator: out of memory allocating {} bytes ({} bytes live in {} blocks)",
                     nbytes, stats.live_bytes, stats.live_blocks);
     }
-    Counters::add_each({static_cast<int64_t>(nbytes), 1, 1});
+    Counters::add({static_cast<int64_t>(nbytes), 1, 1});
     *static_cast<size_t*>(base) = nbytes;
     return DataPtr(static_cast<char*>(base) + kCpuAlignment, base, &free_cpu, Device(DeviceType::CPU));
   }
@@ -127,9 +127,9 @@ class CpuAllocator final : public Allocator {
    public:
     InlineStorage(size_t nbytes, Allocator* allocator)
         : StorageImpl(DataPtr(aligned(bytes_), Device(DeviceType::CPU)), nbytes, allocator) {
-      Counters::add_each({static_cast<int64_t>(nbytes), 1, 1});
+      Counters::add({static_cast<int64_t>(nbytes), 1, 1});
     }
-    ~InlineStorage() override { Counters::add_each({-static_cast<int64_t>(this->nbytes()), -1, 0}); }
+    ~InlineStorage() override { Counters::add({-static_cast<int64_t>(this->nbytes()), -1, 0}); }
 
    private:
     static void* aligned(unsigned char* p) {

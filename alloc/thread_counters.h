@@ -23,15 +23,8 @@ namespace anatomy::alloc {
 template <int N, typename Tag>
 class ThreadCounters {
  public:
-  static void add(int i, int64_t delta) {
-    if (Block* b = current()) {
-      b->values[i].store(b->values[i].load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
-    } else {
-      registry().retired[i].fetch_add(delta, std::memory_order_relaxed);
-    }
-  }
-  // add(i, deltas[i]) for every counter, with one look-up of the thread's block.
-  static void add_each(const std::array<int64_t, N>& deltas) {
+  // Adds deltas[i] to counter i, every counter at once: one look-up of the thread's block.
+  static void add(const std::array<int64_t, N>& deltas) {
     if (Block* b = current()) [[likely]] {
 #pragma GCC unroll 8
       for (int i = 0; i < N; ++i) {

@@ -67,6 +67,12 @@ bool same_sizes(IntArrayRef x, IntArrayRef y) {
   return true;
 }
 
+// `t` can share a flat loop with `first`: same dtype, device and sizes, and contiguous.
+bool flat_like(const Tensor& t, const Tensor& first) {
+  return t.dtype() == first.dtype() && t.impl()->is_contiguous() && t.device() == first.device() &&
+         same_sizes(t.sizes(), first.sizes());
+}
+
 Allocator* checked_allocator(const Tensor& like, const char* op) {
   Allocator* allocator = get_allocator(like.device().type());
   ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for {}", op, like.device().str());
@@ -91,17 +97,10 @@ bool IterationPlan::Builder::is_flat_case() const {
   // A given output (out=, in-place) joins when it is laid out as the inputs are: the general path
   // would give it the same one-dim loop.
   for (const Tensor& out : outputs_) {
-    if (out.defined() && (out.dtype() != dtype || !out.is_contiguous() || out.device() != first.device() ||
-                          !same_sizes(out.sizes(), first.sizes()))) {
-      return false;
-    }
+    if (out.defined() && !flat_like(out, first)) return false;
   }
-  if (!first.is_contiguous()) return false;
-  for (int i = 1; i < inputs_.size(); ++i) {
-    const Tensor& t = inputs_[i];
-    if (t.dtype() != dtype || !t.is_contiguous() || t.device() != first.device() || !same_sizes(t.sizes(), first.sizes())) {
-      return false;
-    }
+  for (const Tensor& in : inputs_) {
+    if (!flat_like(in, first)) return false;
   }
   return true;
 }
@@ -115,8 +114,7 @@ void IterationPlan::init_flat(const Tensor& first) {
 
 bool IterationPlan::is_flat_functional(const Tensor& a, const Tensor* b) {
   if (!a.defined() || !a.impl()->is_contiguous()) return false;
-  return b == nullptr || (b->defined() && b->impl()->is_contiguous() && b->dtype() == a.dtype() &&
-                          b->device() == a.device() && same_sizes(b->sizes(), a.sizes()));
+  return b == nullptr || (b->defined() && flat_like(*b, a));
 }
 
 IterationPlan IterationPlan::flat_functional(const char* op, const Tensor& a, const Tensor* b) {

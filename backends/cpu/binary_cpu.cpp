@@ -31,10 +31,6 @@ void run_binary(const IterationPlan& plan, F f) {
     if (s[0] == kOut && s[1] == kIn && s[2] == kIn) {
       const T* a = reinterpret_cast<const T*>(data[1]);
       const T* b = reinterpret_cast<const T*>(data[2]);
-      if (n == 1) {  // a scalar's op: none of the vectorized loop's set-up (its alias checks)
-        *reinterpret_cast<Out*>(data[0]) = f(a[0], b[0]);
-        return;
-      }
       write_output(reinterpret_cast<Out*>(data[0]), n, out_bytes, [&](Out* out, int64_t begin, int64_t count) {
         for (int64_t i = 0; i < count; ++i) out[i] = f(a[begin + i], b[begin + i]);
       });
