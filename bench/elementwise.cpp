@@ -25,6 +25,17 @@ void BM_AddTiny(benchmark::State& state) {
 }
 BENCHMARK(BM_AddTiny);
 
+// A tensor and a C++ number (`a * 2`): the number becomes a 0-dim tensor (a wrapped number),
+// cast to the tensor's dtype, and joins the loop at stride 0.
+void BM_MulScalarTiny(benchmark::State& state) {
+  Tensor a = anatomy::ones({1});
+  for (auto _ : state) {
+    Tensor c = a * 2;
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+BENCHMARK(BM_MulScalarTiny);
+
 // The same into an existing output (add.out): no allocation; the out= form's check at the
 // Autograd key (autograd/out_forms.cpp) is on this path.
 void BM_AddOutTiny(benchmark::State& state) {

@@ -8,8 +8,13 @@
 namespace anatomy {
 namespace {
 
+// A 0-dim tensor has no sizes or strides to check and one element: made directly, as
+// contiguous, without make_empty_tensor's checks (every `a * 2` makes one or two of these).
 Tensor empty_cpu_scalar(DType dtype, const char* op) {
-  return make_empty_tensor({}, {}, dtype, get_allocator(DeviceType::CPU), op);
+  Allocator* cpu = get_allocator(DeviceType::CPU);
+  ANATOMY_CHECK(cpu != nullptr, DeviceError, "{}: no allocator is registered for cpu", op);
+  return Tensor(IntrusivePtr<TensorImpl>::make(cpu->make_storage(element_size(dtype)), dtype, IntArrayRef{},
+                                               IntArrayRef{}, TensorImpl::ContiguousLayout{1}));
 }
 
 }  // namespace

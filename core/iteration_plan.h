@@ -153,11 +153,11 @@ class IterationPlan {
     bool int_to_float_ = false;
   };
 
-  // The common functional call (`a + b`, `a.exp()`: one new output in the inputs' dtype) over
-  // inputs of one dtype, shape and device, all contiguous: the flat plan Builder::build makes
-  // then, made without a Builder's bookkeeping, a fifth of a tiny op's host time. `b` may be
-  // null (one input). flat_functional expects is_flat_functional to hold, and the caller to have
-  // checked that the op computes and writes in the inputs' dtype.
+  // The common functional call (`a + b`, `a.exp()`, `a * 2`: one new output in the inputs' dtype)
+  // over inputs of one dtype, shape and device, all contiguous, or a CPU one and a number keeping
+  // its dtype: Builder::build's plan, without a Builder (a fifth of a tiny op's host time). `b`
+  // may be null (one input). flat_functional expects is_flat_functional to hold, and the caller
+  // to have checked that the op computes and writes in the inputs' dtype.
   static bool is_flat_functional(const Tensor& a, const Tensor* b);
   static IterationPlan flat_functional(const char* op, const Tensor& a, const Tensor* b);
 

@@ -236,3 +236,54 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   IterationPlan cpu = IterationPlan::Builder("test").add_output(Tensor()).add_input(c).add_input(one).build();
   CHECK_FALSE(cpu.is_cpu_scalar(1));
 }
+
+TEST_CASE("iteration plan: a number next to a contiguous CPU tensor gets Builder::build's plan, without a Builder") {
+  struct Case {
+    DType dtype;
+    Scalar number;
+  };
+  const std::vector<Case> cases = {{DType::Float32, 2.5},       {DType::Float16, 0.1},    {DType::BFloat16, 3},
+                                   {DType::Float64, -1.5},      {DType::Float32, true},   {DType::Int32, 7},
+                                   {DType::Int64, -3},          {DType::UInt8, 200},      {DType::Bool, true},
+                                   {DType::Int8, Scalar(false)}};
+  const std::vector<std::vector<int64_t>> shapes = {{}, {1}, {0}, {5}, {4, 3}, {0, 3}, {70000}};
+  for (const Case& c : cases) {
+    for (const auto& shape : shapes) {
+      INFO(name(c.dtype) << " and " << c.number.to_string() << ", shape [" << shape.size() << " dims]");
+      Tensor a = zeros(shape, c.dtype);
+      Tensor number = wrapped_scalar(c.number);
+      REQUIRE(IterationPlan::is_flat_functional(a, &number));
+      IterationPlan p = IterationPlan::flat_functional("test", a, &number);
+      IterationPlan q = IterationPlan::Builder("test").add_output(Tensor()).add_input(a).add_input(number).build();
+      CHECK(p.common_dtype() == q.common_dtype());
+      CHECK(p.num_operands() == q.num_operands());
+      CHECK(vec(p.loop_shape()) == vec(q.loop_shape()));
+      for (int k = 0; k < q.num_operands(); ++k) {
+        for (size_t d = 0; d < q.loop_shape().size(); ++d) CHECK(p.loop_stride(k, d) == q.loop_stride(k, d));
+      }
+      CHECK(p.is_contiguous() == q.is_contiguous());
+      CHECK(p.can_use_32bit_indexing() == q.can_use_32bit_indexing());
+      CHECK(p.output(0).sizes() == q.output(0).sizes());
+      CHECK(p.output(0).strides() == q.output(0).strides());
+      CHECK(p.output(0).dtype() == q.output(0).dtype());
+      CHECK(p.input(1).dtype() == q.input(1).dtype());
+      CHECK(element(p.input(1), 0) == element(q.input(1), 0));
+    }
+  }
+  // Numbers that widen the tensor's dtype, other devices, and 0-dim tensors that are not numbers
+  // take the Builder.
+  Tensor ints = zeros({3}, DType::Int32), bools = zeros({3}, DType::Bool), f = zeros({3});
+  Tensor half = wrapped_scalar(0.5), one = wrapped_scalar(1), not_a_number = full({}, 2.0, DType::Float64);
+  CHECK_FALSE(IterationPlan::is_flat_functional(ints, &half));
+  CHECK_FALSE(IterationPlan::is_flat_functional(bools, &one));
+  CHECK_FALSE(IterationPlan::is_flat_functional(f, &not_a_number));
+  Tensor m = empty({3}, TensorOptions().device(Device("meta")));
+  CHECK_FALSE(IterationPlan::is_flat_functional(m, &half));
+  // The operators on that path: values as the fp64 reference has them.
+  Tensor x = randn({4, 3});
+  check_against_reference(x * 2.5, x, full({}, 2.5), [](double u, double v) { return u * v; }, 1e-6);
+  check_against_reference(x - 1, x, full({}, 1.0), [](double u, double v) { return u - v; }, 1e-6);
+  check_against_reference(add(x, 3, 2), x, full({}, 3.0), [](double u, double v) { return u + 2 * v; }, 1e-6);
+  Tensor i = randint(-50, 50, {70000}, DType::Int32);
+  check_against_reference(i * 3, i, full({}, 3.0), [](double u, double v) { return u * v; }, 0);
+}
