@@ -306,9 +306,11 @@ Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrapped_scala
 Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrapped_scalar(b)); }
 Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrapped_scalar(b)); }
 Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrapped_scalar(b)); }
-Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrapped_scalar(a), b); }
+// `2 + a` and `2 * a` are `a + 2` and `a * 2`, as in ATen's C++ operators: the same values (both
+// ops commute), and the tensor first takes the flat path (IterationPlan::flat_functional).
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, wrapped_scalar(a)); }
 Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrapped_scalar(a), b); }
-Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrapped_scalar(a), b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, wrapped_scalar(a)); }
 Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrapped_scalar(a), b); }
 
 #define ANATOMY_DEFINE_BINARY_OPERATOR(op, fn)                                              \

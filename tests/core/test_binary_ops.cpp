@@ -286,4 +286,10 @@ TEST_CASE("iteration plan: a number next to a contiguous CPU tensor gets Builder
   check_against_reference(add(x, 3, 2), x, full({}, 3.0), [](double u, double v) { return u + 2 * v; }, 1e-6);
   Tensor i = randint(-50, 50, {70000}, DType::Int32);
   check_against_reference(i * 3, i, full({}, 3.0), [](double u, double v) { return u * v; }, 0);
+  // A number on the left of + and * is put on the right (both commute), as ATen's operators do.
+  Tensor h = randn({5}, DType::Float16);
+  CHECK(values(2.5 * h) == values(h * 2.5));
+  CHECK(values(1 + h) == values(h + 1));
+  CHECK((2 * i).dtype() == DType::Int32);
+  CHECK((true + zeros({2}, DType::Bool)).dtype() == DType::Bool);
 }
