@@ -1,7 +1,7 @@
 // AllocatorMutex: the caching allocator's lock. Every allocate and every free takes it once, and
 // it is almost never contended (one thread allocates per device, as a rule), so what matters is
 // the uncontended path: one compare-and-swap to lock and a plain store to unlock, inline. A locked
-// read-modify-write costs 5-10 ns on the GPU machines' hosts (docs/perf.md), and a cached
+// read-modify-write cost 8-10 ns on a slower GPU machine's host (docs/perf.md), and a cached
 // allocate + free pair locks twice, so an unlock without one saves two of the four per pair.
 // Contended, a thread spins briefly, then sleeps in the kernel (a futex on Linux), so a thread
 // holding the lock through a slow cudaMalloc costs the others no spinning.

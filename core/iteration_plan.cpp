@@ -6,6 +6,7 @@
 
 #include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/empty_tensor.h"
+#include "anatomy/core/tensor_promotion.h"
 #include "anatomy/core/type_promotion.h"
 
 namespace anatomy {
@@ -120,10 +121,8 @@ bool is_number_keeping_dtype(const Tensor& a, const Tensor& b) {
   if (!b.impl()->is_wrapped_number() || b.dim() != 0 || !b.is_cpu() || !a.is_cpu()) return false;
   if (b.dtype() == a.dtype()) return true;
   ResultTypeState state;
-  if (a.impl()->is_wrapped_number()) state.add_wrapped_number(a.dtype());
-  else if (a.dim() == 0) state.add_zero_dim_tensor(a.dtype());
-  else state.add_tensor(a.dtype());
-  state.add_wrapped_number(b.dtype());
+  add_operand(state, a);
+  add_operand(state, b);
   return state.result() == a.dtype();
 }
 
@@ -140,28 +139,24 @@ IterationPlan IterationPlan::flat_functional(const char* op, const Tensor& a, co
   plan.operands_.push_back(make_contiguous_tensor_like(a, plan.common_, checked_allocator(a, op)));
   plan.num_outputs_ = 1;
   plan.operands_.push_borrowed(a);
-  // A number (is_number_keeping_dtype): a 0-dim operand next to a dimensioned `a`, or of
-  // another dtype than a 0-dim `a`.
-  if (b != nullptr && b->dim() == 0 && (a.dim() != 0 || b->dtype() != a.dtype())) {
-    // Cast as Builder::build casts a CPU scalar: one element, on the CPU.
+  if (b != nullptr) {
+    // A number of another dtype (is_number_keeping_dtype) is cast as Builder::build casts a CPU
+    // scalar: one element, on the CPU.
     if (b->dtype() == plan.common_) plan.operands_.push_borrowed(*b);
     else plan.operands_.push_back(cast_cpu_scalar(*b, plan.common_));
-    if (a.dim() == 0) {  // every operand 0-dim: Builder::build's flat loop
-      plan.set_flat_loop();
+    if (b->dim() == 0 && a.dim() != 0) {
+      // The loop Builder::build makes over a contiguous tensor and a 0-dim one: one dim of numel
+      // elements, the number at stride 0 (one element: no dims left, every stride 0, contiguous).
+      const int64_t element = static_cast<int64_t>(element_size(plan.common_));
+      const bool one = plan.numel_ == 1;
+      plan.loop_shape_ = DimVector{plan.numel_};
+      for (int k = 0; k < 3; ++k) plan.strides_[k] = DimVector{one || k == 2 ? 0 : element};
+      plan.contiguous_ = one;
+      plan.fits_32bit_ = (plan.numel_ - 1) * element <= std::numeric_limits<int32_t>::max();
       return plan;
     }
-    // The loop Builder::build makes over a contiguous tensor and a 0-dim one: one dim of numel
-    // elements, the number at stride 0 (one element: no dims left, every stride 0, contiguous).
-    const int64_t element = static_cast<int64_t>(element_size(plan.common_));
-    const bool one = plan.numel_ == 1;
-    plan.loop_shape_ = DimVector{plan.numel_};
-    for (int k = 0; k < 3; ++k) plan.strides_[k] = DimVector{one || k == 2 ? 0 : element};
-    plan.contiguous_ = one;
-    plan.fits_32bit_ = (plan.numel_ - 1) * element <= std::numeric_limits<int32_t>::max();
-    return plan;
   }
-  if (b != nullptr) plan.operands_.push_borrowed(*b);
-  plan.set_flat_loop();
+  plan.set_flat_loop();  // every operand of a's shape (a 0-dim number next to a 0-dim `a` too)
   return plan;
 }
 
@@ -220,11 +215,7 @@ IterationPlan IterationPlan::Builder::build() {
     plan.common_ = *common_;
   } else {
     ResultTypeState state;
-    for (const Tensor& t : inputs_) {
-      if (t.impl()->is_wrapped_number()) state.add_wrapped_number(t.dtype());
-      else if (t.dim() == 0) state.add_zero_dim_tensor(t.dtype());
-      else state.add_tensor(t.dtype());
-    }
+    for (const Tensor& t : inputs_) add_operand(state, t);
     plan.common_ = state.result();
   }
   if (int_to_float_ && !is_floating(plan.common_)) plan.common_ = kDefaultFloat;

@@ -1,7 +1,7 @@
 // Argument rules of where, lerp and clamp (PyTorch's), and their plans.
 #include "anatomy/core/ternary_ops.h"
 
-#include "anatomy/core/type_promotion.h"
+#include "anatomy/core/tensor_promotion.h"
 
 namespace anatomy {
 
@@ -14,14 +14,6 @@ const char* ternary_op_name(TernaryOp op) {
   return "?";
 }
 
-namespace {
-void add_to(ResultTypeState& state, const Tensor& t) {
-  if (t.impl()->is_wrapped_number()) state.add_wrapped_number(t.dtype());
-  else if (t.dim() == 0) state.add_zero_dim_tensor(t.dtype());
-  else state.add_tensor(t.dtype());
-}
-}  // namespace
-
 IterationPlan plan_ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c) {
   const char* name = ternary_op_name(op);
   IterationPlan::Builder builder(name);
@@ -31,8 +23,8 @@ IterationPlan plan_ternary(TernaryOp op, const Tensor& out, const Tensor& a, con
                   anatomy::name(a.dtype()));
     // The condition takes no part in promotion.
     ResultTypeState state;
-    add_to(state, b);
-    add_to(state, c);
+    add_operand(state, b);
+    add_operand(state, c);
     builder.common_dtype(state.result());
   }
   IterationPlan plan = builder.build();
