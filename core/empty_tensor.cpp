@@ -1,6 +1,7 @@
 // Fresh tensors over new storage, and the overlap check for written-to tensors.
 #include "anatomy/core/empty_tensor.h"
 
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/views.h"
 
 namespace anatomy {
@@ -23,16 +24,27 @@ int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides, const 
 Tensor make_empty_tensor(IntArrayRef sizes, IntArrayRef strides, DType dtype, Allocator* allocator, const char* op) {
   ANATOMY_CHECK(sizes.size() == strides.size(), ValueError, "{}: sizes [{}] and strides [{}] differ in length", op,
                 fmt::join(sizes, ", "), fmt::join(strides, ", "));
-  checked_numel(sizes, op);
+  const int64_t numel = checked_numel(sizes, op);
+  checked_span(sizes, op);  // every tensor's shape has int64 strides (checked_arith.h)
   for (size_t i = 0; i < strides.size(); ++i) {
     ANATOMY_CHECK(strides[i] >= 0, ValueError, "{}: negative stride {} at dim {}", op, strides[i], i);
   }
   ANATOMY_CHECK(allocator != nullptr, DeviceError, "{}: no allocator is registered for this device", op);
   int64_t elems = required_storage_elements(sizes, strides, op);
+  // An empty tensor allocates nothing, so nothing else bounds its strides; its views' offsets
+  // are computed from them (views.cpp).
+  if (numel == 0) checked_view_reach(sizes, strides, 0, element_size(dtype), op);
   size_t nbytes;
   ANATOMY_CHECK(!__builtin_mul_overflow(static_cast<size_t>(elems), element_size(dtype), &nbytes), ValueError,
                 "{}: [{}] elements of {} overflow the address space", op, fmt::join(sizes, ", "), name(dtype));
-  return Tensor(IntrusivePtr<TensorImpl>::make(allocator->make_storage(nbytes), dtype, sizes, strides, 0));
+  Storage storage;
+  try {
+    storage = allocator->make_storage(nbytes);
+  } catch (const OutOfMemoryError& e) {
+    // The allocator knows its own state, not which operator asked: name it.
+    throw OutOfMemoryError(fmt::format("{}: {}", op, e.what()));
+  }
+  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
 }
 
 Tensor make_contiguous_tensor_like(const Tensor& like, DType dtype, Allocator* allocator) {
@@ -45,12 +57,10 @@ Tensor make_contiguous_tensor_like(const Tensor& like, DType dtype, Allocator* a
 Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, MemoryFormat format, const char* op) {
   checked_numel(sizes, op);
   if (format == MemoryFormat::ChannelsLast) {
-    ANATOMY_CHECK(sizes.size() == 4, ValueError, "{}: channels_last needs a 4-D shape, got [{}]", op,
-                  fmt::join(sizes, ", "));
-    return make_empty_tensor(sizes, channels_last_strides(sizes), dtype, allocator, op);
+    return make_empty_tensor(sizes, checked_channels_last_strides(sizes, op), dtype, allocator, op);
   }
   ANATOMY_CHECK(format != MemoryFormat::Preserve, ValueError, "{}: preserve_format needs an input to preserve", op);
-  return make_empty_tensor(sizes, contiguous_strides(sizes), dtype, allocator, op);
+  return make_empty_tensor(sizes, checked_contiguous_strides(sizes, op), dtype, allocator, op);
 }
 
 Tensor checked_copy_source(const Tensor& self, const Tensor& src) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -67,6 +68,8 @@ int64_t check_index_select(const Tensor& self, int64_t dim, const Tensor& index,
   } else {
     result_shape[dim] = index.numel();
   }
+  // An expanded self or index can give a result whose size overflows: index_select's error.
+  check_factory_size(result_shape, op);
   return dim;
 }
 
@@ -76,6 +79,7 @@ DimVector embedding_shape(const Tensor& weight, const Tensor& indices) {
   check_index_dtype(indices, "embedding");
   DimVector shape(indices.sizes());
   shape.push_back(weight.size(1));
+  check_factory_size(shape, "embedding");
   return shape;
 }
 
@@ -122,6 +126,8 @@ AdvancedIndexShape plan_advanced_index(const Tensor& self, const std::vector<Ten
   for (int64_t r = 0; r < at; ++r) p.result_shape.push_back(self.sizes()[p.rest_dims[r]]);
   for (int64_t s : p.index_shape) p.result_shape.push_back(s);
   for (size_t r = at; r < p.rest_dims.size(); ++r) p.result_shape.push_back(self.sizes()[p.rest_dims[r]]);
+  // Broadcast (expanded) index tensors beside large dims can give a size past int64.
+  check_factory_size(p.result_shape, op);
   for (int64_t j = 0; j < nb; ++j) p.result_perm.push_back(at + j);
   for (int64_t r = 0; r < static_cast<int64_t>(p.rest_dims.size()); ++r) p.result_perm.push_back(r < at ? r : r + nb);
   return p;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/tensor_promotion.h"
@@ -73,6 +74,11 @@ bool flat_like(const Tensor& t, const Tensor& first) {
   return t.dtype() == first.dtype() && t.impl()->is_contiguous() && t.device() == first.device() &&
          same_sizes(t.sizes(), first.sizes());
 }
+
+// Whether t's byte extent (the sum of size * stride * element size over its dims) fits int64:
+// what steps 4 and 5 of Builder::build multiply. Always so for a non-empty tensor, which lies
+// inside its storage.
+bool byte_extent_fits(const Tensor& t) { return view_extent_fits(t.sizes(), t.strides(), 0, t.element_size()); }
 
 Allocator* checked_allocator(const Tensor& like, const char* op) {
   Allocator* allocator = get_allocator(like.device().type());
@@ -273,6 +279,9 @@ IterationPlan IterationPlan::Builder::build() {
   for (int k = 0; k < n && all_flat; ++k) {
     all_flat = plan.operands_[k].is_contiguous() && plan.operands_[k].sizes() == IntArrayRef(shape);
   }
+  // An empty operand's strides may not fit as byte strides (empty({0, 2^62}).t() in fp32); a
+  // plan that walks nothing then takes the flat loop instead of multiplying them below.
+  for (int k = 0; k < n && !all_flat && plan.numel_ == 0; ++k) all_flat = !byte_extent_fits(plan.operands_[k]);
   if (all_flat) {
     plan.set_flat_loop();
     return plan;

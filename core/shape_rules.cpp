@@ -15,17 +15,23 @@ bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
     if (sizes[i] == 0) return true;
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
-    expected *= sizes[i];
+    // Past int64 no stride can match; only an empty dim further out makes the tensor contiguous.
+    if (__builtin_mul_overflow(expected, sizes[i], &expected)) {
+      return std::find(sizes.begin(), sizes.begin() + i, 0) != sizes.begin() + i;
+    }
   }
   return true;
 }
 
+// These two are unchecked (their callers' shapes are known to be valid; core/checked_arith.h
+// has the checked forms for shapes from a user); the multiplications wrap instead of being
+// undefined, and the product past the outermost dim is never formed.
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    if (i > 0) (void)__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s);
   }
   return strides;
 }
@@ -36,7 +42,7 @@ DimVector channels_last_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (int d : {1, 3, 2, 0}) {
     strides[d] = s;
-    s *= std::max<int64_t>(sizes[d], 1);
+    if (d != 0) (void)__builtin_mul_overflow(s, std::max<int64_t>(sizes[d], 1), &s);
   }
   return strides;
 }
@@ -59,7 +65,8 @@ bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides) {
     // N111 and sliced N11W tensors have equal strides on N and C: call them NCHW.
     if (d == 0 && min == strides[1]) return false;
     min = strides[d];
-    if (sizes[d] > 1) min *= sizes[d];
+    // Past int64 no later stride can be at least min.
+    if (sizes[d] > 1 && __builtin_mul_overflow(min, sizes[d], &min)) return false;
   }
   return true;
 }
@@ -106,11 +113,9 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
     for (auto& s : new_strides) s = 1;
     return new_strides;
   }
-  int64_t numel = 1;
-  for (int64_t s : sizes) numel *= s;
-  if (numel == 0) {
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) {
     if (sizes == new_sizes) return DimVector(strides);
-    return contiguous_strides(new_sizes);
+    return contiguous_strides(new_sizes);  // checked by view (core/views.cpp)
   }
   // Walk the old dims from the last, grouping runs that are contiguous with each other; each
   // run of old dims must map onto a run of new dims with the same element count.
@@ -119,11 +124,14 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = static_cast<int64_t>(sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= sizes[tensor_d];
-    bool chunk_ends = tensor_d == 0 ||
-                      (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+    // A span past int64 (huge strides of a meta tensor) matches no stride: the chunk ends there.
+    int64_t span;
+    bool chunk_ends =
+        tensor_d == 0 || (sizes[tensor_d - 1] != 1 && (__builtin_mul_overflow(tensor_numel, chunk_base_stride, &span) ||
+                                                       strides[tensor_d - 1] != span));
     if (chunk_ends) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
-        new_strides[view_d] = view_numel * chunk_base_stride;
+        if (__builtin_mul_overflow(view_numel, chunk_base_stride, &new_strides[view_d])) return std::nullopt;
         view_numel *= new_sizes[view_d];
         --view_d;
       }

@@ -94,7 +94,8 @@ bool TensorImpl::is_contiguous(MemoryFormat f) const {
     for (int d : {1, 3, 2, 0}) {
       if (sizes_[d] == 1) continue;
       if (strides_[d] != expected) return false;
-      expected *= sizes_[d];
+      // Past int64 (an empty tensor's dims) no later stride can match: -1 matches none.
+      if (__builtin_mul_overflow(expected, sizes_[d], &expected)) expected = -1;
     }
     return true;
   }
@@ -115,7 +116,7 @@ bool TensorImpl::is_non_overlapping_and_dense() const {
   for (size_t d : perm) {
     if (sizes_[d] == 1) continue;
     if (strides_[d] != expected) return false;
-    expected *= sizes_[d];
+    if (__builtin_mul_overflow(expected, sizes_[d], &expected)) expected = -1;  // matches no stride
   }
   return true;
 }

@@ -10,8 +10,9 @@
 
 namespace anatomy::views {
 
-// A new TensorImpl over `base`'s storage and version counter.
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+// A new TensorImpl over `base`'s storage and version counter. ValueError naming `op` when the
+// offset in bytes does not fit int64 (see core/checked_arith.h).
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset, const char* op);
 
 Tensor view(const Tensor& self, IntArrayRef size);
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);

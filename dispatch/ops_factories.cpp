@@ -1,7 +1,9 @@
 // Factory operators: schemas, BackendSelect kernels, the composites built from empty and the
 // fill kernels, and the C++ functions users call.
 
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/dispatch/backend_select.h"
+#include "anatomy/dispatch/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -46,80 +48,86 @@ ANATOMY_LIBRARY_IMPL(aten, BackendSelect, m) {
 }
 
 // ---- composites: every backend with empty, fill_, uniform_, normal_ and random_ gets these ----
+// Each checks its size itself and names itself when the allocation fails (composite_errors.h),
+// so that no error speaks of the empty it calls.
 namespace {
 
+// An empty tensor for the factory `op`: the size checked, an out-of-memory error named after op.
+Tensor factory_empty(const char* op, IntArrayRef size, DType dtype, OptDevice device) {
+  check_factory_size(size, op);
+  return naming_oom(op, [&] { return empty(size, TensorOptions().dtype(dtype).device(device.value_or(kCPU))); });
+}
+
 Tensor zeros_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
-  checked_numel(size, "zeros");
-  return fill_(empty(size, TensorOptions().dtype(dtype.value_or(kDefaultFloat)).device(device.value_or(kCPU))), 0);
+  return fill_(factory_empty("zeros", size, dtype.value_or(kDefaultFloat), device), 0);
 }
 Tensor ones_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
-  checked_numel(size, "ones");
-  return fill_(empty(size, TensorOptions().dtype(dtype.value_or(kDefaultFloat)).device(device.value_or(kCPU))), 1);
+  return fill_(factory_empty("ones", size, dtype.value_or(kDefaultFloat), device), 1);
 }
 // Like PyTorch, full infers the dtype from the fill value: bool, int64, or the default float.
 DType scalar_default_dtype(const Scalar& s) {
   return s.is_bool() ? DType::Bool : s.is_integral() ? DType::Int64 : kDefaultFloat;
 }
 Tensor full_composite(IntArrayRef size, const Scalar& value, OptDType dtype, OptDevice device) {
-  checked_numel(size, "full");
-  return fill_(empty(size, TensorOptions().dtype(dtype.value_or(scalar_default_dtype(value))).device(device.value_or(kCPU))),
-               value);
+  return fill_(factory_empty("full", size, dtype.value_or(scalar_default_dtype(value)), device), value);
 }
 Tensor eye_composite(int64_t n, std::optional<int64_t> m, OptDType dtype, OptDevice device) {
   ANATOMY_CHECK(n >= 0 && m.value_or(n) >= 0, ValueError, "eye: sizes must be non-negative, got n={} m={}", n,
                 m.value_or(n));
-  Tensor out = zeros_composite({n, m.value_or(n)}, dtype, device);
+  Tensor out = fill_(factory_empty("eye", {n, m.value_or(n)}, dtype.value_or(kDefaultFloat), device), 0);
   fill_(diagonal(out), 1);
   return out;
 }
 Tensor rand_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
-  checked_numel(size, "rand");
   DType d = dtype.value_or(kDefaultFloat);
   ANATOMY_CHECK(is_floating(d), TypeError, "rand: needs a floating dtype, got {}", name(d));
-  return uniform_(empty(size, TensorOptions().dtype(d).device(device.value_or(kCPU))), 0.0, 1.0);
+  return uniform_(factory_empty("rand", size, d, device), 0.0, 1.0);
 }
 Tensor randn_composite(IntArrayRef size, OptDType dtype, OptDevice device) {
-  checked_numel(size, "randn");
   DType d = dtype.value_or(kDefaultFloat);
   ANATOMY_CHECK(is_floating(d), TypeError, "randn: needs a floating dtype, got {}", name(d));
-  return normal_(empty(size, TensorOptions().dtype(d).device(device.value_or(kCPU))), 0.0, 1.0);
+  return normal_(factory_empty("randn", size, d, device), 0.0, 1.0);
 }
 Tensor randint_composite(int64_t low, int64_t high, IntArrayRef size, OptDType dtype, OptDevice device) {
-  checked_numel(size, "randint");
   ANATOMY_CHECK(low < high, ValueError, "randint: low ({}) must be below high ({})", low, high);
-  return random_(empty(size, TensorOptions().dtype(dtype.value_or(DType::Int64)).device(device.value_or(kCPU))), low,
-                 high);
+  return random_(factory_empty("randint", size, dtype.value_or(DType::Int64), device), low, high);
 }
 
 TensorOptions like_options(const Tensor& self, OptDType dtype, OptDevice device) {
   return TensorOptions().dtype(dtype.value_or(self.dtype())).device(device.value_or(self.device()));
 }
 
+// The *_like factories take self's size, which is valid; only the allocation can fail.
+Tensor empty_like_as(const char* op, const Tensor& self, OptDType dtype, OptDevice device, OptFormat memory_format) {
+  return naming_oom(op, [&] {
+    TensorOptions o = like_options(self, dtype, device);
+    MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
+    if (f == MemoryFormat::Preserve) {
+      // A dense layout (any permutation) is kept stride for stride; otherwise the layout
+      // suggest_memory_format picks.
+      if (self.is_non_overlapping_and_dense()) return empty_strided(self.sizes(), self.strides(), o);
+      f = suggest_memory_format(self);
+    }
+    return empty(self.sizes(), o, f);
+  });
+}
 Tensor empty_like_composite(const Tensor& self, OptDType dtype, OptDevice device, OptFormat memory_format) {
-  TensorOptions o = like_options(self, dtype, device);
-  MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
-  if (f == MemoryFormat::Preserve) {
-    // A dense layout (any permutation) is kept stride for stride; otherwise the layout
-    // suggest_memory_format picks.
-    if (self.is_non_overlapping_and_dense()) return empty_strided(self.sizes(), self.strides(), o);
-    f = suggest_memory_format(self);
-  }
-  return empty(self.sizes(), o, f);
+  return empty_like_as("empty_like", self, dtype, device, memory_format);
 }
 Tensor zeros_like_composite(const Tensor& self, OptDType dtype, OptDevice device) {
-  return fill_(empty_like_composite(self, dtype, device, std::nullopt), 0);
+  return fill_(empty_like_as("zeros_like", self, dtype, device, std::nullopt), 0);
 }
 Tensor ones_like_composite(const Tensor& self, OptDType dtype, OptDevice device) {
-  return fill_(empty_like_composite(self, dtype, device, std::nullopt), 1);
+  return fill_(empty_like_as("ones_like", self, dtype, device, std::nullopt), 1);
 }
 Tensor full_like_composite(const Tensor& self, const Scalar& value, OptDType dtype, OptDevice device) {
-  return fill_(empty_like_composite(self, dtype, device, std::nullopt), value);
+  return fill_(empty_like_as("full_like", self, dtype, device, std::nullopt), value);
 }
 Tensor rand_like_composite(const Tensor& self, OptDType dtype, OptDevice device) {
-  return uniform_(empty_like_composite(self, dtype, device, std::nullopt), 0.0, 1.0);
+  return uniform_(empty_like_as("rand_like", self, dtype, device, std::nullopt), 0.0, 1.0);
 }
 Tensor randn_like_composite(const Tensor& self, OptDType dtype, OptDevice device) {
-  return normal_(empty_like_composite(self, dtype, device, std::nullopt), 0.0, 1.0);
+  return normal_(empty_like_as("randn_like", self, dtype, device, std::nullopt), 0.0, 1.0);
 }
 
 }  // namespace

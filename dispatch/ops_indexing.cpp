@@ -5,6 +5,7 @@
 // has `Tensor?[]`; an undefined Tensor in the list stands for None (a full slice).
 #include <fmt/ranges.h>
 
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/type_promotion.h"
@@ -164,13 +165,16 @@ Tensor cat_composite(TensorList tensors, int64_t dim) {
                   "cat: sizes of tensors must match except in dimension {}: tensor {} has shape [{}] but tensor {} has "
                   "shape [{}]",
                   dim, ref_pos, fmt::join(ref->sizes(), ", "), i, fmt::join(t.sizes(), ", "));
-    shape[dim] += t.size(dim);
+    // Expanded inputs can add up past int64 along dim.
+    shape[dim] = checked_add(shape[dim], t.size(dim), "cat", "the size along the concatenated dim");
   }
+  check_factory_size(shape, "cat");
   Tensor out = empty(shape, options);
   int64_t at = 0;
   for (const Tensor& t : tensors) {
     if (t.dim() == 1 && t.size(0) == 0) continue;
-    out.narrow(dim, at, t.size(dim)).copy_(t);
+    // An empty piece has nothing to copy (and the view of it could start past int64 bytes).
+    if (t.numel() != 0) out.narrow(dim, at, t.size(dim)).copy_(t);
     at += t.size(dim);
   }
   return out;
@@ -208,7 +212,9 @@ Tensor index_put_composite(const Tensor& self, TensorList indices, const Tensor&
 Tensor masked_fill_composite(const Tensor& self, const Tensor& mask, const Scalar& value) {
   check_mask_dtype(mask, "masked_fill");
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill");
-  Tensor out = self.sizes() == IntArrayRef(shape) ? self.clone() : self.expand(shape).contiguous();
+  // clone, never contiguous(): an expand that only adds leading size-1 dims is already contiguous,
+  // and contiguous() would hand back a view of self for masked_fill_ to write into.
+  Tensor out = self.sizes() == IntArrayRef(shape) ? self.clone() : self.expand(shape).clone(MemoryFormat::Contiguous);
   return masked_fill_(out, mask, value);
 }
 

@@ -1,6 +1,7 @@
 // Matrix products: schemas, the C++ functions, Tensor methods, and the composites written with
 // mm, bmm, addmm and views (matmul, linear, dot, outer, _addmm_activation), which serve every
 // backend.
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/matmul_checks.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
@@ -12,10 +13,11 @@ namespace {
 std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
 // The product of every dim but the last: the row count when the leading dims fold into rows
-// (computed, not inferred with -1, which a zero-size last dim would make ambiguous).
-int64_t leading_numel(const Tensor& t) {
+// (computed, not inferred with -1, which a zero-size last dim would make ambiguous). Checked:
+// beside an empty last dim the leading dims of an expanded tensor can multiply past int64.
+int64_t leading_numel(const Tensor& t, const char* op) {
   int64_t n = 1;
-  for (int64_t d = 0; d + 1 < t.dim(); ++d) n *= t.sizes()[d];
+  for (int64_t d = 0; d + 1 < t.dim(); ++d) n = checked_mul(n, t.sizes()[d], op, "the rows of the leading dims");
   return n;
 }
 
@@ -58,7 +60,7 @@ Tensor matmul_composite(const Tensor& self, const Tensor& other) {
     // [..., n, k] @ [k, m]: the leading dims are rows of one mm.
     const Tensor b2 = db == 1 ? other.unsqueeze(1) : other;
     DimVector shape(IntArrayRef(self.sizes().data(), static_cast<size_t>(da - 1)));
-    Tensor out = mm(reshape(self, {leading_numel(self), ka}), b2);
+    Tensor out = mm(reshape(self, {leading_numel(self, "matmul"), ka}), b2);
     if (db == 2) shape.push_back(b2.sizes()[1]);
     return reshape(out, shape);
   }
@@ -98,13 +100,22 @@ Tensor linear_composite(const Tensor& input, const Tensor& weight, const std::op
   ANATOMY_CHECK(in_features == w_in, ValueError,
                 "linear: input of shape {} has {} features but weight of shape {} expects {}", shape_str(input),
                 in_features, shape_str(weight), w_in);
+  if (has_bias) {
+    // The bias is added into the product (PyTorch adds it in place), so it broadcasts to the
+    // output's shape: checked here, so that the error is linear's, not addmm's or add's.
+    DimVector out_shape(IntArrayRef(input.sizes().data(), static_cast<size_t>(input.dim() - 1)));
+    if (weight.dim() == 2) out_shape.push_back(weight.sizes()[0]);
+    ANATOMY_CHECK(is_expandable_to(bias->sizes(), out_shape), ValueError,
+                  "linear: bias of shape {} does not broadcast to the output's shape [{}] (input {}, weight {})",
+                  shape_str(*bias), fmt::join(out_shape, ", "), shape_str(input), shape_str(weight));
+  }
   if (weight.dim() == 1) {
     Tensor out = matmul(input, weight);
     return has_bias ? add(out, *bias) : out;
   }
   const Tensor wt = weight.t();
   if (input.dim() == 2) return has_bias ? addmm(*bias, input, wt) : mm(input, wt);  // no reshapes to record
-  const Tensor rows = reshape(input, {leading_numel(input), in_features});
+  const Tensor rows = reshape(input, {leading_numel(input, "linear"), in_features});
   Tensor out = has_bias ? addmm(*bias, rows, wt) : mm(rows, wt);
   DimVector shape(IntArrayRef(input.sizes().data(), static_cast<size_t>(input.dim() - 1)));
   shape.push_back(weight.sizes()[0]);

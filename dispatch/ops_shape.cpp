@@ -3,7 +3,10 @@
 // them), the C++ functions and the Tensor methods. Kernels: backends/cpu/{reorder,sort,scan,
 // one_hot}_cpu.cpp and backends/meta/shape_meta.cpp; shared checks in dispatch/shape_checks.h.
 #include <algorithm>
+#include <limits>
 
+#include "anatomy/core/checked_arith.h"
+#include "anatomy/dispatch/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/shape_checks.h"
@@ -27,11 +30,20 @@ Tensor repeat_composite(const Tensor& self, IntArrayRef repeats) {
     pairs.push_back(size);
     expanded.push_back(repeats[i]);
     expanded.push_back(size);
-    result.push_back(repeats[i] * size);
+    int64_t repeated;
+    ANATOMY_CHECK(mul_fits(repeats[i], size, repeated), ValueError,
+                  "repeat: repeats [{}] of a tensor of shape [{}] overflow int64 at dim {} ({} * {})",
+                  fmt::join(repeats, ", "), fmt::join(self.sizes(), ", "), i, repeats[i], size);
+    result.push_back(repeated);
   }
-  Tensor out = empty(expanded, self.options());
-  copy_(out, expand(reshape(self, pairs), expanded));
-  return view(out, result);
+  // Checked here, so that a size the result cannot have is named after repeat, not empty.
+  check_factory_size(result, "repeat");
+  check_factory_size(expanded, "repeat");
+  return naming_oom("repeat", [&] {
+    Tensor out = empty(expanded, self.options());
+    copy_(out, expand(reshape(self, pairs), expanded));
+    return view(out, result);
+  });
 }
 
 // Rolls one dim (0 <= d < t.dim()) by `shift`: two narrowed copies. Returns t itself when the
@@ -41,7 +53,7 @@ Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
   if (n == 0) return t;
   const int64_t s = ((shift % n) + n) % n;
   if (s == 0) return t;
-  Tensor out = empty(t.sizes(), t.options());
+  Tensor out = naming_oom("roll", [&] { return empty(t.sizes(), t.options()); });
   copy_(narrow(out, d, s, n - s), narrow(t, d, 0, n - s));
   copy_(narrow(out, d, 0, s), narrow(t, d, n - s, s));
   return out;
@@ -67,23 +79,9 @@ Tensor roll_composite(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) 
   return cur.is_same(self) ? clone(self) : cur;
 }
 
-// pad holds (left, right) pairs from the last dim backwards. The result is filled with `value`,
-// then the part of the input that survives the (possibly negative) pads is copied into place.
-Tensor constant_pad_nd_composite(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+// Fills `out` (the padded shape) with value and copies the part of self the pads keep into it.
+Tensor pad_into(Tensor out, const Tensor& self, IntArrayRef pad, const Scalar& value) {
   const int64_t npad = static_cast<int64_t>(pad.size());
-  ANATOMY_CHECK(npad % 2 == 0, ValueError, "constant_pad_nd: pad must hold (left, right) pairs, got {} values", npad);
-  ANATOMY_CHECK(npad / 2 <= self.dim(), ValueError,
-                "constant_pad_nd: pad of {} values pads {} dims, but the tensor has {}", npad, npad / 2, self.dim());
-  check_scalar_fits(value, self.dtype(), "constant_pad_nd");
-  DimVector sizes(self.sizes());
-  for (int64_t i = 0; i < npad / 2; ++i) {
-    const int64_t d = self.dim() - 1 - i;
-    const int64_t size = self.sizes()[d] + pad[2 * i] + pad[2 * i + 1];
-    ANATOMY_CHECK(size >= 0, ValueError, "constant_pad_nd: pads ({}, {}) of dim {} (size {}) give a negative size {}",
-                  pad[2 * i], pad[2 * i + 1], d, self.sizes()[d], size);
-    sizes[d] = size;
-  }
-  Tensor out = empty(sizes, self.options());
   fill_(out, value);
   Tensor dst = out, src = self;
   for (int64_t i = 0; i < npad / 2; ++i) {
@@ -97,6 +95,35 @@ Tensor constant_pad_nd_composite(const Tensor& self, IntArrayRef pad, const Scal
   }
   copy_(dst, src);
   return out;
+}
+
+// pad holds (left, right) pairs from the last dim backwards. The result is filled with `value`,
+// then the part of the input that survives the (possibly negative) pads is copied into place
+// (pad_into). Output index i of a padded dim reads input index i - left.
+Tensor constant_pad_nd_composite(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  const int64_t npad = static_cast<int64_t>(pad.size());
+  ANATOMY_CHECK(npad % 2 == 0, ValueError, "constant_pad_nd: pad must hold (left, right) pairs, got {} values", npad);
+  ANATOMY_CHECK(npad / 2 <= self.dim(), ValueError,
+                "constant_pad_nd: pad of {} values pads {} dims, but the tensor has {}", npad, npad / 2, self.dim());
+  check_scalar_fits(value, self.dtype(), "constant_pad_nd");
+  DimVector sizes(self.sizes());
+  for (int64_t i = 0; i < npad / 2; ++i) {
+    const int64_t d = self.dim() - 1 - i;
+    const int64_t left = pad[2 * i], right = pad[2 * i + 1];
+    // A negative pad crops -pad elements: that count must exist in int64 too. The pads are
+    // summed first: with a size >= 0, an overflow there or in the size means a result past
+    // int64 or below 0, never a spurious one (a backward's pads (2, 2 - INT64_MAX) of INT64_MAX).
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+    int64_t size;
+    ANATOMY_CHECK(left != kMin && right != kMin && add_fits(left, right, size) && add_fits(self.sizes()[d], size, size),
+                  ValueError, "constant_pad_nd: pads ({}, {}) of dim {} (size {}) overflow int64", left, right, d,
+                  self.sizes()[d]);
+    ANATOMY_CHECK(size >= 0, ValueError, "constant_pad_nd: pads ({}, {}) of dim {} (size {}) give a negative size {}",
+                  left, right, d, self.sizes()[d], size);
+    sizes[d] = size;
+  }
+  check_factory_size(sizes, "constant_pad_nd");
+  return naming_oom("constant_pad_nd", [&] { return pad_into(empty(sizes, self.options()), self, pad, value); });
 }
 
 Tensor argsort_composite(const Tensor& self, int64_t dim, bool descending) {

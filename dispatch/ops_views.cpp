@@ -1,5 +1,6 @@
 // View operators: schemas, the metadata kernels of core/views.h registered for every backend,
 // and the views composed from them.
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/views.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
@@ -10,6 +11,11 @@ namespace {
 // reshape is a view when the strides allow one, else a contiguous copy.
 Tensor reshape_composite(const Tensor& self, IntArrayRef shape) {
   DimVector sizes = infer_size(shape, self.numel(), "reshape");
+  // What view gives an empty tensor, checked here to name reshape.
+  if (self.numel() == 0) {
+    checked_view_reach(sizes, checked_contiguous_strides(sizes, "reshape"), self.storage_offset(), self.element_size(),
+                       "reshape");
+  }
   if (compute_view_strides(self.sizes(), self.strides(), sizes)) return view(self, sizes);
   return view(clone(self, MemoryFormat::Contiguous), sizes);
 }
@@ -29,6 +35,11 @@ Tensor narrow_composite(const Tensor& self, int64_t dim, int64_t start, int64_t 
   if (start < 0) start += len;
   ANATOMY_CHECK(length >= 0 && start <= len - length, ValueError,
                 "narrow: start ({}) + length ({}) exceeds dim {} of size {}", start, length, d, len);
+  // The offset slice computes, checked here to name narrow.
+  int64_t offset;
+  ANATOMY_CHECK(mul_fits(start, self.strides()[d], offset) && add_fits(self.storage_offset(), offset, offset),
+                ValueError, "narrow: start {} of dim {} (stride {}) from storage offset {} overflows int64", start, d,
+                self.strides()[d], self.storage_offset());
   return slice(self, d, start, start + length, 1);
 }
 
@@ -43,7 +54,7 @@ Tensor flatten_composite(const Tensor& self, int64_t start_dim, int64_t end_dim)
     if (i < s || i > e) {
       sizes.push_back(self.sizes()[i]);
     } else {
-      merged *= self.sizes()[i];
+      merged = checked_mul(merged, self.sizes()[i], "flatten", "the size of the merged dims");
       if (i == e) sizes.push_back(merged);
     }
   }
@@ -66,18 +77,25 @@ Tensor unflatten_composite(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   return view(self, shape);
 }
 
+// split and chunk return one tensor a piece. A count that no memory could hold (an empty dim in
+// 2^40 chunks, a dim expanded to 2^40 elements in pieces of 1) is refused before anything is
+// allocated, with the operator's own error rather than std::bad_alloc.
+constexpr int64_t kMaxPieces = int64_t{1} << 31;
+
 std::vector<Tensor> split_composite(const Tensor& self, int64_t split_size, int64_t dim) {
   ANATOMY_CHECK(self.dim() > 0, ValueError, "split: cannot split a 0-dim tensor");
   int64_t d = wrap_dim(dim, self.dim(), "split");
   int64_t len = self.sizes()[d];
   ANATOMY_CHECK(split_size > 0 || (split_size == 0 && len == 0), ValueError,
                 "split: split_size must be positive, got {} for dim {} of size {}", split_size, d, len);
-  std::vector<int64_t> sizes;
-  if (len == 0) {
-    sizes.push_back(0);
-  } else {
-    for (int64_t start = 0; start < len; start += split_size) sizes.push_back(std::min(split_size, len - start));
-  }
+  const int64_t pieces = len == 0 ? 1 : 1 + (len - 1) / split_size;
+  ANATOMY_CHECK(pieces <= kMaxPieces, ValueError,
+                "split: dim {} of size {} in pieces of {} would be {} tensors, more than the {} one call returns", d,
+                len, split_size, pieces, kMaxPieces);
+  // Piece i starts at i * split_size <= len - 1: a running start would step past INT64_MAX
+  // after the last piece of a dim longer than INT64_MAX / 2.
+  std::vector<int64_t> sizes(static_cast<size_t>(pieces), 0);
+  for (int64_t i = 0; i < pieces && len > 0; ++i) sizes[i] = std::min(split_size, len - i * split_size);
   return split_with_sizes(self, sizes, d);
 }
 
@@ -86,9 +104,15 @@ std::vector<Tensor> chunk_composite(const Tensor& self, int64_t chunks, int64_t 
   ANATOMY_CHECK(chunks > 0, ValueError, "chunk: number of chunks must be positive, got {}", chunks);
   int64_t d = wrap_dim(dim, self.dim(), "chunk");
   int64_t len = self.sizes()[d];
-  int64_t split_size = (len + chunks - 1) / chunks;
-  if (split_size == 0 && len == 0) {
-    std::vector<int64_t> sizes(chunks, 0);
+  // ceil(len / chunks), without forming len + chunks - 1 (chunks may be near INT64_MAX).
+  const int64_t split_size = len == 0 ? 0 : 1 + (len - 1) / chunks;
+  // PyTorch's rule: an empty dim gives `chunks` empty tensors; others ceil(len / split_size).
+  const int64_t pieces = len == 0 ? chunks : 1 + (len - 1) / split_size;
+  ANATOMY_CHECK(pieces <= kMaxPieces, ValueError,
+                "chunk: {} chunks of dim {} (size {}) would be {} tensors, more than the {} one call returns", chunks,
+                d, len, pieces, kMaxPieces);
+  if (len == 0) {
+    std::vector<int64_t> sizes(static_cast<size_t>(chunks), 0);
     return split_with_sizes(self, sizes, d);
   }
   return split(self, split_size, d);

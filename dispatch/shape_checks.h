@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/dim_vector.h"
 #include "anatomy/core/error.h"
 #include "anatomy/core/tensor.h"
@@ -80,9 +81,12 @@ inline int64_t one_hot_classes(int64_t num_classes, bool empty_input, int64_t lo
   return num_classes;
 }
 
+// The result's shape, checked here so that a size the result cannot have is one_hot's error,
+// not that of the empty or zeros the kernel makes it with.
 inline DimVector one_hot_shape(const Tensor& self, int64_t num_classes) {
   DimVector sizes(self.sizes());
   sizes.push_back(num_classes);
+  check_factory_size(sizes, "one_hot");
   return sizes;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "anatomy/core/strided_loop.h"
+#include "anatomy/dispatch/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/shape_checks.h"
@@ -20,7 +21,8 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
     hi = std::max(hi, in[o[0]]);
   });
   num_classes = shape::one_hot_classes(num_classes, self.numel() == 0, lo, hi);
-  Tensor out = zeros(shape::one_hot_shape(self, num_classes), self.options());
+  const DimVector shape = shape::one_hot_shape(self, num_classes);
+  Tensor out = naming_oom("one_hot", [&] { return zeros(shape, self.options()); });
   int64_t* o = static_cast<int64_t*>(out.data_ptr());
   // out is contiguous: element i of self (row-major) owns the row starting at i * num_classes.
   int64_t row = 0;

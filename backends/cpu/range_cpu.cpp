@@ -16,9 +16,13 @@ Tensor arange_cpu(const Scalar& start, const Scalar& end, const Scalar& step, st
   visit_dtype(d, "arange", [&]<typename T>() {
     T* data = static_cast<T*>(out.data_ptr());
     for (int64_t i = 0; i < n; ++i) {
-      // Integer arithmetic stays exact beyond 2^53.
-      data[i] = integral ? convert<T>(start.to_int() + i * step.to_int())
-                         : convert<T>(start.to_double() + static_cast<double>(i) * step.to_double());
+      // Integer arithmetic stays exact beyond 2^53. Each value lies between start and end, but
+      // i * step alone may not fit int64 (arange(INT64_MIN, INT64_MAX, 2^62)): computed modulo
+      // 2^64, which gives the value exactly.
+      data[i] = integral
+                    ? convert<T>(static_cast<int64_t>(static_cast<uint64_t>(start.to_int()) +
+                                                      static_cast<uint64_t>(i) * static_cast<uint64_t>(step.to_int())))
+                    : convert<T>(start.to_double() + static_cast<double>(i) * step.to_double());
     }
   });
   return out;

@@ -10,6 +10,7 @@
 #include "anatomy/backends/cuda/device.h"
 #include "anatomy/backends/cuda/one_hot.h"
 #include "anatomy/backends/cuda/strided_run.h"
+#include "anatomy/dispatch/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/shape_checks.h"
@@ -22,7 +23,8 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
   const bool empty_input = self.numel() == 0;
   if (empty_input) {
     num_classes = shape::one_hot_classes(num_classes, true, 0, 0);
-    return empty(shape::one_hot_shape(self, num_classes), self.options());
+    const DimVector shape = shape::one_hot_shape(self, num_classes);
+    return naming_oom("one_hot", [&] { return empty(shape, self.options()); });
   }
   DeviceGuard guard(self.device());
   const StridedRun run = as_strided_run(self);
@@ -37,7 +39,8 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
     const int64_t* lo_hi = static_cast<const int64_t*>(host.data_ptr());
     num_classes = shape::one_hot_classes(-1, false, lo_hi[0], lo_hi[1]);
   }
-  Tensor out = empty(shape::one_hot_shape(self, num_classes), self.options());
+  const DimVector shape = shape::one_hot_shape(self, num_classes);
+  Tensor out = naming_oom("one_hot", [&] { return empty(shape, self.options()); });
   launch_one_hot(in, run.stride, self.numel(), num_classes, static_cast<int64_t*>(out.data_ptr()),
                  index_error_sink(current_device(), "one_hot"), current_stream());
   return out;

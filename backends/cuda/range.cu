@@ -14,7 +14,9 @@ template <typename T>
 __global__ void arange_integral_kernel(T* out, int64_t n, int64_t start, int64_t step) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    out[i] = convert<T>(start + i * step);
+    // Modulo 2^64: i * step alone may not fit int64 though the value does (range_cpu.cpp).
+    out[i] = convert<T>(
+        static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step)));
   }
 }
 
