@@ -1,9 +1,12 @@
 // AccumulateGrad (see accumulate_grad.h).
 #include "anatomy/autograd/accumulate_grad.h"
 
+#include <fmt/format.h>
+
 #include "anatomy/autograd/autograd_meta.h"
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/autograd/saved_tensor.h"
+#include "anatomy/autograd/validate_gradient.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::autograd {
@@ -11,7 +14,10 @@ namespace anatomy::autograd {
 AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) { add_output(leaf_); }
 
 AccumulateGrad::~AccumulateGrad() {
-  if (AutogradMeta* m = meta_or_null(leaf_); m && m->accumulator_ == this) m->accumulator_ = nullptr;
+  if (AutogradMeta* m = meta_or_null(leaf_)) {
+    std::lock_guard<std::recursive_mutex> lock(m->mutex_);
+    if (m->accumulator_ == this) m->accumulator_ = nullptr;
+  }
 }
 
 namespace {
@@ -44,11 +50,20 @@ bool is_unshared_gradient(const Tensor& t) {
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = std::move(grads.at(0));
   AutogradMeta& m = meta_of(leaf_);
-  for (const TensorHook& hook : m.leaf_hooks_) {
-    if (!g.defined()) break;
-    if (Tensor replaced = hook(g); replaced.defined()) g = std::move(replaced);
+  // A copy of each hook, by index, over the hooks there were: a hook may register another one,
+  // which runs from the next backward on.
+  for (size_t i = 0, n = m.leaf_hooks_.size(); i < n && g.defined(); ++i) {
+    const TensorHook hook = m.leaf_hooks_[i];
+    Tensor replaced = hook(g);
+    if (!replaced.defined()) continue;
+    if (!fits(replaced, outputs()[0])) {
+      replaced = validated_gradient(std::move(replaced), outputs()[0], fmt::format("hook {} of a leaf", i), 0);
+    }
+    g = std::move(replaced);
   }
   if (!g.defined()) return {};
+  // Threads whose graphs share this leaf may run their backward at the same time.
+  std::lock_guard<std::recursive_mutex> lock(m.mutex_);
   if (!m.grad_.defined()) {
     // The incoming gradient may be shared with other tensors' gradients (add passes one tensor
     // to both inputs), so .grad gets its own copy unless a graph is being built through it, or
@@ -77,12 +92,15 @@ Edge gradient_edge(const Tensor& t) {
   }
   if (m->grad_fn_) return {m->grad_fn_, m->output_nr_};
   if (!m->requires_grad_) return {};
-  if (m->accumulator_ == nullptr) {
-    auto node = IntrusivePtr<AccumulateGrad>::make(t);
-    m->accumulator_ = node.get();
-    return {IntrusivePtr<Node>(std::move(node)), 0};
+  // Under the leaf's lock, as ~AccumulateGrad clears the pointer (Note [Weak references]): an
+  // accumulator whose last reference is going away is replaced, never revived.
+  std::lock_guard<std::recursive_mutex> lock(m->mutex_);
+  if (m->accumulator_ != nullptr) {
+    if (IntrusivePtr<Node> live = IntrusivePtr<Node>::try_retain(m->accumulator_)) return {std::move(live), 0};
   }
-  return {IntrusivePtr<Node>(m->accumulator_), 0};
+  auto node = IntrusivePtr<AccumulateGrad>::make(t);
+  m->accumulator_ = node.get();
+  return {IntrusivePtr<Node>(std::move(node)), 0};
 }
 
 }  // namespace anatomy::autograd

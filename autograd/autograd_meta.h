@@ -3,6 +3,7 @@
 // for a view, its ViewInfo (autograd/view_info.h).
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,11 @@ class AutogradMeta final : public AutogradMetaInterface {
   // on its grad_fn).
   std::vector<TensorHook> leaf_hooks_;
   // The leaf's AccumulateGrad while one exists: a plain pointer, cleared by the node's
-  // destructor (Note [Autograd graph ownership]).
+  // destructor (Note [Autograd graph ownership]). Read and written under mutex_, as is grad_
+  // while a backward accumulates into it: threads that share a leaf record and run their graphs
+  // at the same time (docs/autograd.md, "Threads").
   AccumulateGrad* accumulator_ = nullptr;
+  std::recursive_mutex mutex_;  // recursive: accumulating under it may record an op on the leaf itself
   // Set on the outputs of view operators (Note [View + in-place] in view_info.h).
   std::unique_ptr<ViewInfo> view_info_;
 };

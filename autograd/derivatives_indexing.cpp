@@ -23,9 +23,15 @@ bool is_legacy_empty(IntArrayRef sizes) { return sizes.size() == 1 && sizes[0] =
 
 // scatter reads src only at positions below index's sizes: src's gradient is the gradient read
 // back at the indices (index's shape), zero-padded at the end of each dim up to src's shape.
+// A 0-dim index or src stands for a 1-dim one of one element (PyTorch's ensure_nonempty_dim), so
+// `read` is first given src's rank.
 Tensor src_grad(BackwardContext& ctx, const Tensor& g, int64_t dim, const Tensor& index) {
   Tensor read = gather(g, dim, index);
   const IntArrayRef src_sizes = ctx.input_sizes(3);
+  if (src_sizes.empty()) {
+    return grad_for_input(ctx, 3, read.numel() == 0 ? zeros({}, g.options()) : read.reshape({}));
+  }
+  if (read.dim() == 0) read = read.reshape({1});
   std::vector<int64_t> pad;
   bool any = false;
   for (int64_t d = read.dim() - 1; d >= 0; --d) {

@@ -43,9 +43,20 @@ variable_list flip_backward(BackwardContext& ctx, const variable_list& g) {
 
 variable_list roll_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
+  // Each shift undone modulo its extent first: -INT64_MIN does not exist.
   std::vector<int64_t> back = ctx.arg<std::vector<int64_t>>(1);
-  for (int64_t& s : back) s = -s;
-  ctx.set(out, 0, g[0].roll(back, ctx.arg<std::vector<int64_t>>(2)));
+  const std::vector<int64_t> dims = ctx.arg<std::vector<int64_t>>(2);
+  const IntArrayRef sizes = ctx.input_sizes(0);
+  for (size_t i = 0; i < back.size(); ++i) {
+    int64_t n = 1;
+    if (dims.empty()) {
+      for (int64_t s : sizes) n *= s;  // the input exists, so its element count fits
+    } else {
+      n = sizes[wrap_dim(dims[i], static_cast<int64_t>(sizes.size()), "roll")];
+    }
+    back[i] = n == 0 ? 0 : -(back[i] % n);
+  }
+  ctx.set(out, 0, g[0].roll(back, dims));
   return out;
 }
 

@@ -1,6 +1,6 @@
-// Derivatives of the view operators (each maps the gradient back onto its input's geometry;
-// registered as views, Note [View + in-place] in view_info.h), and of clone, _to_copy, copy_,
-// fill_ and constant_pad_nd.
+// Derivatives of the view operators, unfold's overlapping windows included (each maps the
+// gradient back onto its input's geometry; registered as views, Note [View + in-place] in
+// view_info.h), and of clone, _to_copy, copy_, fill_ and the random fills, and constant_pad_nd.
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 
@@ -34,19 +34,24 @@ Tensor select_backward(const BackwardContext& ctx, const Tensor& g) {
   return pad_along(g.unsqueeze(dim), dim, index, sizes[dim] - index - 1);
 }
 
+// The gradient of a slice: the slice's gradient spread out to every step-th position (a zero
+// dim of step - 1 padded in after each element, then merged), then padded with zeros back to the
+// input's extent. Only pads, reshapes and narrows: differentiable again, for any step.
 Tensor slice_backward(const BackwardContext& ctx, const Tensor& g) {
   const IntArrayRef sizes = ctx.input_sizes(0);
   const int64_t dim = wrap_dim(ctx.arg<int64_t>(1), static_cast<int64_t>(sizes.size()), "slice");
   const int64_t step = ctx.arg<int64_t>(4);
-  const int64_t n = sizes[dim];
+  const int64_t n = sizes[dim], len = g.sizes()[dim];
+  if (len == 0) return pad_along(g, dim, 0, n);  // an empty slice: all zeros, wherever it started
   auto clampi = [&](int64_t v) { return std::min<int64_t>(std::max<int64_t>(v < 0 ? v + n : v, 0), n); };
   const int64_t start = ctx.is_none(2) ? 0 : clampi(ctx.arg<int64_t>(2));
-  if (step == 1) return pad_along(g, dim, start, n - start - g.sizes()[dim]);
-  ANATOMY_CHECK(!GradMode::is_enabled(), NotImplementedError,
-                "slice: double backward of a slice with step {} is not implemented yet", step);
-  Tensor grad_input = zeros(sizes, g.options());
-  grad_input.slice(dim, start, n, step).copy_(g);
-  return grad_input;
+  Tensor spread = g;
+  if (step > 1 && len > 1) {
+    DimVector merged(g.sizes());
+    merged[dim] = len * step;
+    spread = pad_along(g.unsqueeze(dim + 1), dim + 1, 0, step - 1).reshape(merged).narrow(dim, 0, (len - 1) * step + 1);
+  }
+  return pad_along(spread, dim, start, n - start - spread.sizes()[dim]);
 }
 
 std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& dims) {
@@ -61,12 +66,27 @@ Tensor unsqueeze_backward(const BackwardContext& ctx, const Tensor& g) {
   return g.squeeze(wrap_dim(ctx.arg<int64_t>(1), static_cast<int64_t>(ctx.input_sizes(0).size()) + 1, "unsqueeze"));
 }
 
-// Padding by p is undone by padding by -p: what was added is cropped, and what a negative pad
-// cropped comes back as zeros.
+// Padding is undone in two steps: what positive pads added is cropped (a narrow of the gradient
+// per dim), then what negative pads cropped comes back as zeros (one pad). Every count is bounded
+// by the input's size, and the crops come first, so no intermediate is larger than the gradient
+// or the input: pads near INT64_MIN or INT64_MAX that the forward accepted cannot overflow here.
 Tensor pad_backward(const BackwardContext& ctx, const Tensor& g) {
-  std::vector<int64_t> undo = ctx.arg<std::vector<int64_t>>(1);
-  for (int64_t& p : undo) p = -p;
-  return constant_pad_nd(g, undo, 0);
+  const std::vector<int64_t> pad = ctx.arg<std::vector<int64_t>>(1);
+  const IntArrayRef sizes = ctx.input_sizes(0);
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> zeros_back(pad.size(), 0);
+  Tensor grad = g;
+  for (size_t i = 0; 2 * i + 1 < pad.size(); ++i) {
+    const int64_t d = ndim - 1 - static_cast<int64_t>(i), n = sizes[d];
+    const int64_t left = pad[2 * i], right = pad[2 * i + 1];
+    const int64_t cut_left = left >= 0 ? 0 : (left < -n ? n : -left);
+    const int64_t cut_right = right >= 0 ? 0 : (right < -n ? n : -right);
+    const int64_t kept = std::max<int64_t>(n - cut_left - cut_right, 0);
+    grad = grad.narrow(d, kept == 0 ? 0 : std::max<int64_t>(left, 0), kept);
+    zeros_back[2 * i] = kept == 0 ? n : cut_left;
+    zeros_back[2 * i + 1] = kept == 0 ? 0 : cut_right;
+  }
+  return constant_pad_nd(grad, zeros_back, 0);
 }
 
 // The diagonal's gradient written onto the diagonal of a zero input: PyTorch writes it with
@@ -76,6 +96,14 @@ Tensor diagonal_backward(const BackwardContext& ctx, const Tensor& g) {
   const Tensor layout = empty(ctx.input_sizes(0), g.options());
   const Tensor diag = layout.diagonal(ctx.arg<int64_t>(1), ctx.arg<int64_t>(2), ctx.arg<int64_t>(3));
   return as_strided_grad(g, Geometry::of(layout), Geometry::of(diag));
+}
+
+// unfold's windows may overlap (step < size): as_strided_grad sums every window's gradient into
+// the positions it covers, and is differentiable again.
+Tensor unfold_backward(const BackwardContext& ctx, const Tensor& g) {
+  const Tensor layout = empty(ctx.input_sizes(0), g.options());
+  const Tensor windows = layout.unfold(ctx.arg<int64_t>(1), ctx.arg<int64_t>(2), ctx.arg<int64_t>(3));
+  return as_strided_grad(g, Geometry::of(layout), Geometry::of(windows));
 }
 
 // copy_ overwrites self (its old value gets a zero gradient) with src, broadcast and cast to
@@ -101,6 +129,7 @@ ANATOMY_VIEW_FORMULA(clone_backward, g[0])
 ANATOMY_VIEW_FORMULA(to_copy_backward, g[0].to(ctx.input_device(0), ctx.input_dtype(0)))
 ANATOMY_VIEW_FORMULA(pad_backward_f, pad_backward(ctx, g[0]))
 ANATOMY_VIEW_FORMULA(diagonal_backward_f, diagonal_backward(ctx, g[0]))
+ANATOMY_VIEW_FORMULA(unfold_backward_f, unfold_backward(ctx, g[0]))
 ANATOMY_VIEW_FORMULA(fill_backward, zeros_like(g[0]))
 #undef ANATOMY_VIEW_FORMULA
 
@@ -116,8 +145,13 @@ const DerivativeEntry kSlice{"aten::slice.Tensor", "SliceBackward0", 0, 0, &slic
 const DerivativeEntry kClone{"aten::clone", "CloneBackward0", 0, 0, &clone_backward};
 const DerivativeEntry kToCopy{"aten::_to_copy", "ToCopyBackward0", 0, 0, &to_copy_backward};
 const DerivativeEntry kDiagonal{"aten::diagonal", "DiagonalBackward0", 0, 0, &diagonal_backward_f};
+const DerivativeEntry kUnfold{"aten::unfold", "UnfoldBackward0", 0, 0, &unfold_backward_f};
 const DerivativeEntry kCopy{"aten::copy_", "CopyBackwards", 0, 0, &copy_backward};
 const DerivativeEntry kFill{"aten::fill_.Scalar", "FillBackward0", 0, 0, &fill_backward};
+// The random fills overwrite every element as fill_ does: the old values get a zero gradient.
+const DerivativeEntry kUniform{"aten::uniform_", "UniformBackward0", 0, 0, &fill_backward};
+const DerivativeEntry kNormal{"aten::normal_", "NormalBackward0", 0, 0, &fill_backward};
+const DerivativeEntry kRandom{"aten::random_.from", "RandomBackward1", 0, 0, &fill_backward};
 const DerivativeEntry kPad{"aten::constant_pad_nd", "ConstantPadNdBackward0", 0, 0, &pad_backward_f};
 
 }  // namespace
@@ -134,8 +168,12 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_view_derivative<&kSelect, Tensor(const Tensor&, int64_t, int64_t)>(m, "select.int");
   register_view_derivative<&kSlice, Tensor(const Tensor&, int64_t, OptInt, OptInt, int64_t)>(m, "slice.Tensor");
   register_view_derivative<&kDiagonal, Tensor(const Tensor&, int64_t, int64_t, int64_t)>(m, "diagonal");
+  register_view_derivative<&kUnfold, Tensor(const Tensor&, int64_t, int64_t, int64_t)>(m, "unfold");
   register_derivative<&kCopy, Tensor(const Tensor&, const Tensor&, bool)>(m, "copy_");
   register_derivative<&kFill, Tensor(const Tensor&, const Scalar&)>(m, "fill_.Scalar");
+  register_derivative<&kUniform, Tensor(const Tensor&, double, double)>(m, "uniform_");
+  register_derivative<&kNormal, Tensor(const Tensor&, double, double)>(m, "normal_");
+  register_derivative<&kRandom, Tensor(const Tensor&, int64_t, std::optional<int64_t>)>(m, "random_.from");
   register_derivative<&kClone, Tensor(const Tensor&, std::optional<MemoryFormat>)>(m, "clone");
   register_derivative<&kToCopy, Tensor(const Tensor&, std::optional<DType>, std::optional<Device>, bool,
                                        std::optional<MemoryFormat>)>(m, "_to_copy");

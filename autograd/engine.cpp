@@ -2,6 +2,8 @@
 #include "anatomy/autograd/engine.h"
 
 #include <optional>
+
+#include <fmt/format.h>
 #include <queue>
 #include <unordered_map>
 
@@ -11,6 +13,7 @@
 #include "anatomy/autograd/autograd_meta.h"
 #include "anatomy/autograd/backward_streams.h"
 #include "anatomy/autograd/grad_mode.h"
+#include "anatomy/autograd/validate_gradient.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::autograd {
@@ -65,6 +68,26 @@ void check_no_nan(const Node& node, const variable_list& grads) {
     const bool has_nan = isnan(g).any().item().to<bool>();
     ANATOMY_CHECK(!has_nan, ValueError, "{} returned nan values in its output (the forward op was {})", node.name(),
                   node.forward_op().empty() ? "unknown" : node.forward_op());
+  }
+}
+
+// The hooks registered on the node's outputs (non-leaf tensors). Each runs on a copy of itself,
+// by index, over the hooks there were when the node started: a hook may register another one,
+// which would move the vector under a range-for (the new hook runs from the next backward on).
+void run_tensor_pre_hooks(const Node& node, variable_list& in) {
+  const size_t n = node.tensor_pre_hooks().size();
+  if (n == 0) return;
+  for (size_t i = 0; i < n; ++i) {
+    const auto [nr, hook] = node.tensor_pre_hooks()[i];
+    if (nr < in.size() && in[nr].defined()) {
+      Tensor replaced = hook(in[nr]);
+      if (!replaced.defined()) continue;
+      if (nr < node.outputs().size() && !fits(replaced, node.outputs()[nr])) {
+        replaced = validated_gradient(std::move(replaced), node.outputs()[nr],
+                                      fmt::format("a hook on output {} of {}", nr, node.name()), nr);
+      }
+      in[nr] = std::move(replaced);
+    }
   }
 }
 
@@ -154,12 +177,10 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
     variable_list in = std::move(st.buffer);
     in.resize(std::max<size_t>(in.size(), node->outputs().size()));
     if (node != root.get()) {
-      for (const auto& [nr, hook] : node->tensor_pre_hooks()) {
-        if (nr < in.size() && in[nr].defined()) {
-          if (Tensor replaced = hook(in[nr]); replaced.defined()) in[nr] = std::move(replaced);
-        }
-      }
-      for (const auto& [nr, meta] : node->retained()) {
+      run_tensor_pre_hooks(*node, in);
+      // By index: a retained tensor's metadata may unregister itself from inside `+`.
+      for (size_t i = 0; i < node->retained().size(); ++i) {
+        const auto [nr, meta] = node->retained()[i];
         if (nr < in.size() && in[nr].defined()) {
           meta->grad_ = meta->grad_.defined() ? meta->grad_ + in[nr] : (create_graph ? in[nr] : in[nr].clone());
         }
@@ -171,7 +192,11 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
     if (!node->post_hooks().empty()) received = in;
     variable_list out = node->apply(std::move(in));
     if (AnomalyMode::is_enabled()) check_no_nan(*node, out);
-    for (const NodePostHook& hook : node->post_hooks()) hook(out, received);
+    // A copy of each hook, by index, over the hooks there were: a hook may register more.
+    for (size_t i = 0, n = node->post_hooks().size(); i < n; ++i) {
+      const NodePostHook hook = node->post_hooks()[i];
+      hook(out, received);
+    }
     if (!keep_graph) node->release_saved();
     const auto& edges = node->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
@@ -180,6 +205,9 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
       Node* child = e.function.get();
       NodeState& cs = state[child];
       if (i < out.size() && out[i].defined()) {
+        if (e.input_nr < child->outputs().size() && !fits(out[i], child->outputs()[e.input_nr])) {
+          out[i] = validated_gradient(std::move(out[i]), child->outputs()[e.input_nr], node->name(), i);
+        }
         if (cs.buffer.size() <= e.input_nr) cs.buffer.resize(e.input_nr + 1);
         Tensor& slot = cs.buffer[e.input_nr];
         if (child->has_stream() && !out[i].device().is_cpu()) {

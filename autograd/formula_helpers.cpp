@@ -53,26 +53,29 @@ namespace {
 // Whether some two elements of a geometry may share a place in memory: walking the dims (of
 // size > 1) by increasing stride, each stride must pass the reach of the dims before it.
 bool maybe_overlapping(IntArrayRef sizes, IntArrayRef strides) {
+  for (int64_t s : sizes) {
+    if (s == 0) return false;  // no elements; and the reach of huge strides is never summed
+  }
   std::vector<size_t> order(sizes.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
   int64_t reach = 0;
   for (size_t i : order) {
     if (sizes[i] == 1) continue;
-    if (sizes[i] == 0) return false;
     if (strides[i] <= reach) return true;
     reach += strides[i] * (sizes[i] - 1);
   }
   return false;
 }
 
-// The storage a geometry needs, from its offset on.
+// The storage a geometry needs, from its offset on. An empty geometry needs none, whatever its
+// strides (looked at first: a huge stride beside a zero size must not be multiplied).
 int64_t min_storage_size(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  int64_t size = offset + 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return offset;
-    size += (sizes[i] - 1) * strides[i];
+  for (int64_t s : sizes) {
+    if (s == 0) return offset;
   }
+  int64_t size = offset + 1;
+  for (size_t i = 0; i < sizes.size(); ++i) size += (sizes[i] - 1) * strides[i];
   return size;
 }
 

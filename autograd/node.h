@@ -62,6 +62,10 @@ struct OutputInfo {
 
 class Node : public RefCounted {
  public:
+  // A leaf's metadata reaches its AccumulateGrad through a plain pointer, from any thread
+  // (Note [Weak references] in core/intrusive_ptr.h): every release of a node decrements.
+  static constexpr bool kWeaklyReferenced = true;
+
   explicit Node(std::vector<Edge> next_edges = {});
   ~Node() override;
 

@@ -101,6 +101,9 @@ void make_roots(const std::vector<Tensor>& tensors, const std::vector<Tensor>& g
     } else {
       ANATOMY_CHECK(g.sizes() == t.sizes(), ValueError, "{}: gradient {} has shape [{}] but the tensor has [{}]", op, i,
                     fmt::join(g.sizes(), ", "), fmt::join(t.sizes(), ", "));
+      ANATOMY_CHECK(g.device() == t.device(), ValueError, "{}: gradient {} is on {} but the tensor is on {}", op, i,
+                    g.device().str(), t.device().str());
+      // Another dtype is cast by the engine, as every gradient a node receives (validate_gradient.h).
     }
     roots.push_back(gradient_edge(t));
     seeds.push_back(std::move(g));

@@ -102,15 +102,39 @@ class IntrusivePtr {
   }
 
   // The last reference skips the atomic decrement: holding the only reference, no other thread
-  // can be copying or dropping one (there are no weak references), so nothing can race with
-  // the delete. Temporaries, the common case, are freed with one load instead of a locked
-  // instruction.
+  // can be copying or dropping one, so nothing can race with the delete. Temporaries, the common
+  // case, are freed with one load instead of a locked instruction. Not so for a class whose
+  // objects other threads can find through a plain pointer (Note [Weak references]): there
+  // every release decrements, and try_retain sees the zero.
   void reset() noexcept {
-    if (p_ && (p_->refcount_.load(std::memory_order_acquire) == 1 ||
-               p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1)) {
-      delete p_;
+    if constexpr (requires { T::kWeaklyReferenced; }) {
+      if (p_ && p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p_;
+    } else {
+      if (p_ && (p_->refcount_.load(std::memory_order_acquire) == 1 ||
+                 p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1)) {
+        delete p_;
+      }
     }
     p_ = nullptr;
+  }
+
+  // Note [Weak references]
+  // A class that declares `static constexpr bool kWeaklyReferenced = true` may be reached through
+  // a plain pointer that does not own it (a leaf's AccumulateGrad, from the leaf's autograd
+  // metadata), by several threads. The owner of that pointer clears it in the object's destructor
+  // under a lock, and readers call try_retain under the same lock: it takes a reference unless the
+  // count already reached zero (the object is being destroyed, and the reader must make another).
+  static IntrusivePtr try_retain(T* p) noexcept {
+    static_assert(requires { T::kWeaklyReferenced; }, "try_retain is for weakly referenced classes");
+    IntrusivePtr out;
+    uint32_t n = p->refcount_.load(std::memory_order_relaxed);
+    while (n != 0) {
+      if (p->refcount_.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        out.p_ = p;
+        break;
+      }
+    }
+    return out;
   }
   // Gives up ownership without decrementing; used for conversions between pointer types.
   T* release() noexcept { return std::exchange(p_, nullptr); }

@@ -5,6 +5,7 @@
 
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/type_promotion.h"
+#include "anatomy/dispatch/composite_errors.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy {
@@ -137,6 +138,16 @@ std::pair<DType, DType> reduction_dtypes(ReduceKind kind, const char* op, DType 
   return {in, in};
 }
 
+// The first dim of size 0 among those reduced (`dims`; empty: every dim), for a message.
+int64_t first_empty_reduced_dim(const Tensor& self, IntArrayRef dims, const char* op) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    bool reduced = dims.empty();
+    for (int64_t r : dims) reduced = reduced || wrap_dim(r, self.dim(), op) == d;
+    if (reduced && self.sizes()[d] == 0) return d;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, IntArrayRef dims, bool keepdim,
@@ -148,14 +159,16 @@ Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self,
     ANATOMY_CHECK(!all_dims, ValueError,
                   "{}: expected reduction dim to be specified for input.numel() == 0 (the input has shape [{}])", op,
                   fmt::join(self.sizes(), ", "));
-    ANATOMY_CHECK(plan.reduced() > 0, IndexError,
-                  "{}: expected reduction dim {} to have non-zero size (the input has shape [{}])", op,
-                  fmt::join(dims, ", "), fmt::join(self.sizes(), ", "));
+    if (plan.reduced() == 0) {
+      ANATOMY_THROW(IndexError, "{}: expected reduction dim {} to have non-zero size (the input has shape [{}])", op,
+                    first_empty_reduced_dim(self, dims, op), fmt::join(self.sizes(), ", "));
+    }
   }
   auto [compute, result] = reduction_dtypes(kind, op, self.dtype(), dtype);
   Tensor input = self.dtype() == compute ? self : self.to(compute);
-  Tensor values = plan.allocate(result, self.device());
-  Tensor indices = with_indices ? plan.allocate(DType::Int64, self.device()) : Tensor();
+  // The result is allocated through empty_strided: a failure names the reduction the user called.
+  Tensor values = naming_oom(op, [&] { return plan.allocate(result, self.device()); });
+  Tensor indices = with_indices ? naming_oom(op, [&] { return plan.allocate(DType::Int64, self.device()); }) : Tensor();
   return Reduction{std::move(plan), std::move(input), std::move(values), std::move(indices)};
 }
 

@@ -3,6 +3,8 @@
 // (core/reduction_plan.h), shared by every backend.
 #pragma once
 
+#include <cmath>
+
 #include "anatomy/core/reduction_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
@@ -95,7 +97,14 @@ struct ReduceKernels {
     const double pv = p.to<double>();
     ANATOMY_CHECK(pv >= 0 || pv == -std::numeric_limits<double>::infinity(), ValueError,
                   "norm: p must be >= 0, inf or -inf, got {}", pv);
-    return run(ReduceKind::Norm, "norm", self, dim, keepdim, {}, false, {1, pv});
+    Reduction r = prepare_reduction(ReduceKind::Norm, "norm", self, dim, keepdim, std::nullopt);
+    // The inf-norms are a max and a min: of nothing they have no value (0 and inf would be made up).
+    ANATOMY_CHECK(!std::isinf(pv) || r.plan.reduced() > 0, ValueError,
+                  "norm: cannot compute the {} norm over an empty extent, which has no identity (the input has "
+                  "shape [{}], dim [{}])",
+                  pv > 0 ? "inf" : "-inf", fmt::join(self.sizes(), ", "), fmt::join(dim, ", "));
+    Loop(ReduceKind::Norm, r, {1, pv});
+    return r.values;
   }
   static Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
     return run(ReduceKind::LogSumExp, "logsumexp", self, dim, keepdim);

@@ -3,7 +3,8 @@
 #   1. builds with the CUDA backend when a CUDA compiler is present (compile and link) and runs
 #      every test (GPU tests report as skipped where no GPU is present);
 #   2. builds the caching allocator alone with ThreadSanitizer (anatomy_alloc_tsan_tests: alloc/
-#      and its 8-thread test, not the whole library) and runs it;
+#      and its 8-thread test, not the whole library) and runs it; then the library (CPU only)
+#      with ThreadSanitizer and the multi-threaded autograd test against it;
 #   3. builds a CPU-only configuration with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the tests there;
 #   4. installs the package into a temporary prefix, then builds and runs tests/consumer (a
@@ -22,6 +23,8 @@ step "tests"
 
 step "the caching allocator under ThreadSanitizer"
 scripts/test-tsan.sh build
+step "autograd from several threads under ThreadSanitizer"
+scripts/test-tsan.sh --autograd build-tsan
 
 step "build (ASan + UBSan, CPU only)"
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DANATOMY_CUDA=OFF \

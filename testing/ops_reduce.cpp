@@ -376,7 +376,8 @@ ANATOMY_REGISTER_OPS(reduction) {
     OpInfo n = dim_reduction(
         p == 2 ? "norm" : fmt::format("norm_p{}", p), {"norm.ScalarOpt_dim"}, kFloat,
         [p](const Tensor& x, IntArrayRef dims, bool keepdim) { return anatomy::norm(x, p, dims, keepdim); },
-        [](DType t) { return t; }, [p](const std::vector<double>& v) { return ref_norm(v, p); });
+        [](DType t) { return t; }, [p](const std::vector<double>& v) { return ref_norm(v, p); }, Domain{},
+        /*empty_reduction=*/!std::isinf(p));  // the inf-norms are a max and a min: no value over nothing
     n.notes = fmt::format("p = {}", p);
     n.tolerance = [](DType t) { return t == DType::Float32 ? Tolerance{1e-4, 1e-5} : default_tolerance(t); };
     n.differentiable = p != 0;
@@ -385,6 +386,13 @@ ANATOMY_REGISTER_OPS(reduction) {
         std::vector<ErrorInput> e = dim_errors("norm");
         e.push_back(bad("integer input", tensor({1, 2, 3}), {}, typeid(TypeError), {"norm", "int64"}));
         return e;
+      };
+    } else if (std::isinf(p)) {
+      n.error_inputs = [p] {
+        return std::vector<ErrorInput>{bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0},
+                                           typeid(ValueError), {"norm", p > 0 ? "inf norm" : "-inf norm", "[0, 3]"}),
+                                       bad("empty tensor", random_tensor({0}, DType::Float32), {}, typeid(ValueError),
+                                           {"norm", "empty extent"})};
       };
     } else {
       n.error_inputs = nullptr;

@@ -109,7 +109,8 @@ TEST_CASE("trace: a failing call is traced, and the indentation recovers after t
   Lines want{
       "[dispatch] aten::view [AutogradCPU, CPU] -> AutogradCPU (ViewBackward0 [Autograd])",
       "[dispatch]   redispatch aten::view [CPU] -> CPU (views::view [CompositeExplicitAutograd])",
-      "[dispatch] aten::uniform_ [CPU] -> CPU (uniform_cpu)",
+      "[dispatch] aten::uniform_ [AutogradCPU, CPU] -> AutogradCPU (UniformBackward0 [Autograd])",
+      "[dispatch]   redispatch aten::uniform_ [CPU] -> CPU (uniform_cpu)",
   };
   want.insert(want.end(), kZeros2.begin(), kZeros2.end());
   CHECK(Lines(capture.lines()) == want);
