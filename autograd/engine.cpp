@@ -2,10 +2,10 @@
 #include "anatomy/autograd/engine.h"
 
 #include <optional>
-
-#include <fmt/format.h>
 #include <queue>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "anatomy/alloc/pointer_map.h"
 #include "anatomy/autograd/accumulate_grad.h"
@@ -75,9 +75,7 @@ void check_no_nan(const Node& node, const variable_list& grads) {
 // by index, over the hooks there were when the node started: a hook may register another one,
 // which would move the vector under a range-for (the new hook runs from the next backward on).
 void run_tensor_pre_hooks(const Node& node, variable_list& in) {
-  const size_t n = node.tensor_pre_hooks().size();
-  if (n == 0) return;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0, n = node.tensor_pre_hooks().size(); i < n; ++i) {
     const auto [nr, hook] = node.tensor_pre_hooks()[i];
     if (nr < in.size() && in[nr].defined()) {
       Tensor replaced = hook(in[nr]);
@@ -178,7 +176,7 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
     in.resize(std::max<size_t>(in.size(), node->outputs().size()));
     if (node != root.get()) {
       run_tensor_pre_hooks(*node, in);
-      // By index: a retained tensor's metadata may unregister itself from inside `+`.
+      // By index: replacing a .grad can free a tensor whose metadata unregisters itself here.
       for (size_t i = 0; i < node->retained().size(); ++i) {
         const auto [nr, meta] = node->retained()[i];
         if (nr < in.size() && in[nr].defined()) {
