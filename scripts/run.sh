@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The main job: builds if needed, then runs gpu-anatomy on cuda:0 when a GPU is there, else on
 # the CPU. Arguments are passed to gpu-anatomy (default: device-info, then dispatch-trace).
+# Installs what is missing first (scripts/setup.sh; nothing when everything is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup.sh -q
 scripts/build.sh build >/dev/null
 tool=build/tools/gpu-anatomy
 if [ $# -gt 0 ]; then

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what anatomy needs to build and test, from Debian packages only.
 # Does nothing when everything is already there. Uses sudo when not root.
+# scripts/run.sh and scripts/test.sh call it first; -q prints nothing when nothing is missing.
 set -euo pipefail
+quiet=0
+[ "${1:-}" = "-q" ] && quiet=1
 
 packages=(
   build-essential cmake ninja-build ccache git pkg-config
@@ -15,7 +18,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#packages[@]} packages present"
+  [ "$quiet" = 1 ] || echo "setup: all ${#packages[@]} packages present"
   exit 0
 fi
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this). It
+#   0. installs what is missing (scripts/setup.sh; nothing when everything is there);
 #   1. builds with the CUDA backend when a CUDA compiler is present (compile and link) and runs
 #      every test (GPU tests report as skipped where no GPU is present);
-#   2. builds the caching allocator alone with ThreadSanitizer (anatomy_alloc_tsan_tests: alloc/
-#      and its 8-thread test, not the whole library) and runs it; then the library (CPU only)
-#      with ThreadSanitizer and the multi-threaded autograd test against it;
+#   2. builds the library (CPU only) with ThreadSanitizer and runs the thread tests against it:
+#      the caching allocator and autograd, each from 8 threads (scripts/test-tsan.sh);
 #   3. builds a CPU-only configuration with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the tests there;
 #   4. installs the package into a temporary prefix, then builds and runs tests/consumer (a
@@ -16,15 +16,15 @@ export CTEST_OUTPUT_ON_FAILURE=1
 
 step() { printf '\n==== %s ====\n' "$*"; }
 
+step "set-up"
+scripts/setup.sh
 step "build (Release, CUDA when available)"
 scripts/build.sh build
 step "tests"
 (cd build && ctest -j "$jobs")
 
-step "the caching allocator under ThreadSanitizer"
-scripts/test-tsan.sh build
-step "autograd from several threads under ThreadSanitizer"
-scripts/test-tsan.sh --autograd build-tsan
+step "the caching allocator and autograd from several threads under ThreadSanitizer"
+scripts/test-tsan.sh build-tsan
 
 step "build (ASan + UBSan, CPU only)"
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DANATOMY_CUDA=OFF \

@@ -3,8 +3,7 @@
 // change meanwhile (Note [Reserving without the lock] in alloc/caching_allocator.cpp). Each test
 // orders its threads with the provider's hold; no test's outcome depends on how fast a thread
 // runs (the waits with a time limit only turn a hang into a failure, or give a bug time to
-// show). Also built with
-// ThreadSanitizer as part of anatomy_alloc_tsan_tests (tests/CMakeLists.txt).
+// show). Also run under ThreadSanitizer as part of anatomy_thread_tests (scripts/test-tsan.sh).
 #include <doctest/doctest.h>
 
 #include <chrono>

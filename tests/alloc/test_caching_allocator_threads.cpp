@@ -1,8 +1,7 @@
 // The caching allocator from 8 threads at once on the simulated device, with and without the
 // memory history, and with release_lock_on_cudamalloc under a memory limit. Besides the main
-// test binary, this file (with alloc/ and the few core and dispatch files it needs) is built with
-// ThreadSanitizer as anatomy_alloc_tsan_tests, which scripts/test.sh runs in CI
-// (tests/CMakeLists.txt).
+// test binary, this file runs against a ThreadSanitizer build of the library as part of
+// anatomy_thread_tests (scripts/test-tsan.sh), which scripts/test.sh runs in CI.
 #include <doctest/doctest.h>
 
 #include <atomic>
