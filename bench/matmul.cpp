@@ -1,13 +1,16 @@
 // fp32 matrix products on the CPU: anatomy::mm next to cblas_sgemm called directly on the same
 // buffers in the same run (the target: mm within 10% of BLAS), and transposed operands, which
 // reach BLAS as Trans flags (no copy: the same time as the contiguous case), next to a strided
-// operand that does need a copy. OpenBLAS keeps its default thread count (OPENBLAS_NUM_THREADS).
+// operand that does need a copy. anatomy runs OpenBLAS on one thread and splits products over
+// its own pool (Note [One thread pool for products], backends/cpu/blas_cpu.cpp); the direct
+// cblas_sgemm gets OpenBLAS's own threads, as many as anatomy's pool has, for its run.
 //
 //   build/bench/anatomy_bench_matmul --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
 #include "anatomy/anatomy.h"
+#include "anatomy/core/parallel.h"
 
 namespace {
 
@@ -25,11 +28,13 @@ void BM_CblasSgemm(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor a = anatomy::randn({n, n}), b = anatomy::randn({n, n}), c = anatomy::empty({n, n});
   const int ni = static_cast<int>(n);
+  openblas_set_num_threads(anatomy::get_num_threads());
   for (auto _ : state) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f, a.data_ptr<float>(), ni,
                 b.data_ptr<float>(), ni, 0.0f, c.data_ptr<float>(), ni);
     benchmark::DoNotOptimize(c.data_ptr());
   }
+  openblas_set_num_threads(1);  // back to what anatomy set
   set_flops(state, n);
 }
 BENCHMARK(BM_CblasSgemm)->Arg(kN)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this). It
-#   0. installs what is missing (scripts/setup.sh; nothing when everything is there);
+#   0. installs what is missing (scripts/setup.sh; nothing when everything is there) and checks
+#      that includes across folders go in the allowed directions (scripts/check-includes.py);
 #   1. builds with the CUDA backend when a CUDA compiler is present (compile and link) and runs
 #      every test (GPU tests report as skipped where no GPU is present);
 #   2. builds the library (CPU only) with ThreadSanitizer and runs the thread tests against it:
@@ -18,6 +19,8 @@ step() { printf '\n==== %s ====\n' "$*"; }
 
 step "set-up"
 scripts/setup.sh
+step "include directions"
+scripts/check-includes.py
 step "build (Release, CUDA when available)"
 scripts/build.sh build
 step "tests"

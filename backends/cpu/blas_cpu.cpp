@@ -1,23 +1,40 @@
 // CPU matrix products: mm, bmm, addmm, baddbmm (and their out= forms) over OpenBLAS.
 //
-// fp32 and fp64 call cblas_sgemm / cblas_dgemm once per matrix of the batch (OpenBLAS 0.3.21,
-// Debian 12's, has no gemm_batch; each call is threaded by OpenBLAS itself, whose thread count
-// is left at its default: OPENBLAS_NUM_THREADS changes it). An operand whose matrices are
-// row-major ([ld, 1] strides) or column-major ([1, ld], a transposed view) goes to BLAS as it
-// is, with NoTrans or Trans; any other layout (both strides non-unit, broadcast rows) is copied
-// once to a contiguous tensor. fp16 and bf16 convert to fp32, run sgemm, and round once into
-// the result. Integers run the loop of gemm_integer_cpu.cpp; bool is refused by the checks.
+// fp32 and fp64 call cblas_sgemm / cblas_dgemm (OpenBLAS 0.3.21, Debian 12's, has no
+// gemm_batch). An operand whose matrices are row-major ([ld, 1] strides) or column-major
+// ([1, ld], a transposed view) goes to BLAS as it is, with NoTrans or Trans; any other layout
+// (both strides non-unit, broadcast rows) is copied once to a contiguous tensor. fp16 and bf16
+// convert to fp32, run sgemm, and round once into the result. Integers run the loop of
+// gemm_integer_cpu.cpp; bool is refused by the checks.
+//
+// Note [One thread pool for products]
+// OpenBLAS keeps a pool of its own, whose threads spin for a while after each call; beside the
+// engine's intra-op pool that oversubscribes the CPU (on a 2-core machine under load, a small
+// MLP's steps stalled 5-10x). So OpenBLAS runs on the thread that calls it (set to one thread
+// when the library loads), and the engine's pool splits a product instead: the matrices of a
+// batch, or one matrix into a grid of result tiles, each of at least kProductGrain
+// multiply-adds. A product follows set_num_threads like every other kernel, and one of fewer
+// than 2 * kProductGrain multiply-adds (128^3 is one) runs on the caller. Each element of the
+// result comes from one BLAS call over the whole k; BLAS may still pick another kernel for a
+// smaller block, so the last bits can depend on the thread count (as with OpenBLAS's threads).
 #include <cblas.h>
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "anatomy/backends/cpu/gemm_cpu.h"
+#include "anatomy/core/parallel.h"
 #include "anatomy/dispatch/linalg_registration.h"
 
 namespace anatomy::cpu {
 namespace {
+
+// Multiply-adds per range of a split product: about 50 us of one core's sgemm, well above the
+// cost of handing a range to a pool thread.
+constexpr int64_t kProductGrain = int64_t{1} << 20;
 
 // How BLAS reads one [rows, cols] matrix with element strides (rs, cs) in row-major terms; a
 // dim of size 1 takes any stride.
@@ -83,9 +100,41 @@ void gemm_blas(const Tensor& c, const Tensor& a_in, const Tensor& b_in, T alpha,
   const T* pa = static_cast<const T*>(a.data_ptr());
   const T* pb = static_cast<const T*>(b.data_ptr());
   const int64_t sa = a.strides()[0], sb = b.strides()[0], sc = n * m;
+  // Rows [r0, r1) and columns [c0, c1) of matrix i: the operands' first element moves by the
+  // row (a) or column (b) offset in their own layout.
+  auto block = [&](int64_t i, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    const T* a0 = pa + i * sa + r0 * (la.trans == CblasNoTrans ? la.ld : 1);
+    const T* b0 = pb + i * sb + c0 * (lb.trans == CblasNoTrans ? 1 : lb.ld);
+    gemm<T>(la.trans, lb.trans, static_cast<int>(r1 - r0), static_cast<int>(c1 - c0), static_cast<int>(k), alpha, a0,
+            static_cast<int>(la.ld), b0, static_cast<int>(lb.ld), beta, pc + i * sc + r0 * m + c0, static_cast<int>(m));
+  };
+  // n * m fits (each is at most INT_MAX); the count of multiply-adds saturates.
+  const int64_t per_matrix = n * m > INT64_MAX / k ? INT64_MAX : n * m * k;
+  const int threads = get_num_threads();
+  if (batches >= threads || per_matrix < 2 * kProductGrain) {
+    // Whole matrices per range (ranges of one matrix when each is large).
+    const int64_t grain = std::max<int64_t>(1, kProductGrain / std::max<int64_t>(1, per_matrix));
+    parallel_for(0, batches, grain, [&](int64_t b0, int64_t b1) {
+      for (int64_t i = b0; i < b1; ++i) block(i, 0, n, 0, m);
+    });
+    return;
+  }
+  // Few large matrices: each is cut into a grid of result tiles, one per thread, as square as
+  // the thread count allows. Each BLAS call packs the operand blocks its tile reads, so a grid
+  // packs A once per tile column and B once per tile row: fewer copies than strips of rows.
+  const int64_t tiles = std::min<int64_t>(threads, std::max<int64_t>(1, per_matrix / kProductGrain));
+  int64_t tile_rows = std::clamp<int64_t>(
+      std::llround(std::sqrt(static_cast<double>(tiles) * static_cast<double>(n) / static_cast<double>(m))), 1,
+      std::min(tiles, n));
+  const int64_t tile_cols = std::clamp<int64_t>(tiles / tile_rows, 1, m);
+  tile_rows = std::min(n, tiles / tile_cols);
   for (int64_t i = 0; i < batches; ++i) {
-    gemm<T>(la.trans, lb.trans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), alpha, pa + i * sa,
-            static_cast<int>(la.ld), pb + i * sb, static_cast<int>(lb.ld), beta, pc + i * sc, static_cast<int>(m));
+    parallel_for(0, tile_rows * tile_cols, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t tr = t / tile_cols, tc = t % tile_cols;
+        block(i, tr * n / tile_rows, (tr + 1) * n / tile_rows, tc * m / tile_cols, (tc + 1) * m / tile_cols);
+      }
+    });
   }
 }
 
@@ -114,6 +163,10 @@ void product_cpu(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar
 
 }  // namespace
 
-ANATOMY_LIBRARY_IMPL(aten, CPU, m) { dispatch::register_product_kernels<&product_cpu>(m); }
+ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
+  // Note [One thread pool for products]: OpenBLAS computes on the calling thread.
+  openblas_set_num_threads(1);
+  dispatch::register_product_kernels<&product_cpu>(m);
+}
 
 }  // namespace anatomy::cpu

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "anatomy/core/parallel.h"
 #include "anatomy/dispatch/tracer.h"
 #include "test_util.h"
 
@@ -161,3 +162,55 @@ TEST_CASE("_addmm_activation: relu of addmm, or gelu with the tanh approximation
   EXPECT_ERROR(ValueError, _addmm_activation(randn({3}), randn({2, 3}), randn({3, 4})), "addmm", "[3]");
 }
 
+
+namespace {
+
+// c[i] = a[i] @ b[i] in double, from the values of any layout (a: [B, n, k], b: [B, k, m]).
+D reference_bmm(const Tensor& a, const Tensor& b) {
+  const int64_t batches = a.size(0), n = a.size(1), k = a.size(2), m = b.size(2);
+  const D av = values(a.contiguous()), bv = values(b.contiguous());
+  D c(static_cast<size_t>(batches * n * m), 0.0);
+  for (int64_t i = 0; i < batches; ++i)
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t q = 0; q < m; ++q) c[(i * n + r) * m + q] += av[(i * n + r) * k + j] * bv[(i * k + j) * m + q];
+  return c;
+}
+
+}  // namespace
+
+// Note [One thread pool for products] in backends/cpu/blas_cpu.cpp: a product of at least
+// 2 * 2^20 multiply-adds is split across the pool by matrices, rows or columns.
+TEST_CASE("bmm and addmm split across threads: the reference's values for every thread count and layout") {
+  struct Case {
+    int64_t batches, n, k, m;
+  };
+  // Rows split (n >= m), columns split (m > n), a batch split by matrices, and one below the grain.
+  for (Case s : {Case{1, 300, 64, 200}, Case{1, 8, 256, 2048}, Case{64, 40, 48, 40}, Case{1, 32, 32, 32}}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        INFO("batches " << s.batches << " n " << s.n << " k " << s.k << " m " << s.m << " ta " << ta << " tb " << tb);
+        Tensor a = ta ? randn({s.batches, s.k, s.n}, DType::Float64).transpose(1, 2) : randn({s.batches, s.n, s.k}, DType::Float64);
+        Tensor b = tb ? randn({s.batches, s.m, s.k}, DType::Float64).transpose(1, 2) : randn({s.batches, s.k, s.m}, DType::Float64);
+        Tensor bias = randn({s.n, s.m}, DType::Float64);
+        const D want = reference_bmm(a, b);
+        const int saved = get_num_threads();
+        for (int threads : {1, 2, 5}) {
+          set_num_threads(threads);
+          const D got = values(bmm(a, b));
+          int wrong = 0;
+          for (size_t i = 0; i < want.size(); ++i) wrong += std::abs(got[i] - want[i]) > 1e-9 * (1 + std::abs(want[i]));
+          CHECK(wrong == 0);
+          if (s.batches == 1) {
+            // addmm reads c (beta = 1) in the same blocks it writes.
+            const D with_bias = values(addmm(bias, a.select(0, 0), b.select(0, 0))), bv = values(bias);
+            wrong = 0;
+            for (size_t i = 0; i < want.size(); ++i) wrong += std::abs(with_bias[i] - bv[i] - want[i]) > 1e-9 * (1 + std::abs(want[i]) + std::abs(bv[i]));
+            CHECK(wrong == 0);
+          }
+        }
+        set_num_threads(saved);
+      }
+    }
+  }
+}

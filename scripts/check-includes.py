@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Checks that includes across the library's folders go in the allowed directions.
+
+    core  <-  dispatch  <-  autograd, backends/cpu, backends/meta
+    core  <-  alloc     <-  backends/cuda (its memory providers implement alloc's interfaces)
+
+A folder may include its own files and the folders to its left; subfolders belong to their
+folder (dispatch/ops/ is dispatch). Everything above the library (tools/, bench/, tests/,
+testing/, and the public header anatomy.h) may include any of it. The known exceptions, each
+with the change that removes it, are listed in scripts/include-exceptions.txt: an include that
+breaks the directions and is not listed fails the check, and so does a listed exception that no
+longer occurs (delete its line). scripts/test.sh runs this first.
+
+    scripts/check-includes.py          check; prints each violation, exit status 1 if any
+    scripts/check-includes.py --list   print every include across folders, allowed or not
+"""
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXCEPTIONS = ROOT / "scripts" / "include-exceptions.txt"
+
+# The library's folders and what each may include besides itself.
+ALLOWED = {
+    "core": set(),
+    "dispatch": {"core"},
+    "alloc": {"core"},
+    "autograd": {"core", "dispatch"},
+    "backends/cpu": {"core", "dispatch"},
+    "backends/meta": {"core", "dispatch"},
+    "backends/cuda": {"core", "dispatch", "alloc"},
+}
+SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]anatomy/([^">]+)[">]')
+
+
+def folder_of(path: str):
+    """The library folder a path (relative to the root) belongs to, or None above the library."""
+    for folder in sorted(ALLOWED, key=len, reverse=True):
+        if path == folder or path.startswith(folder + "/"):
+            return folder
+    return None
+
+
+def tracked_sources():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    return [p for p in out.splitlines() if pathlib.PurePosixPath(p).suffix in SOURCE_SUFFIXES]
+
+
+def cross_folder_includes():
+    """(file, included path, allowed) for every include of another folder's file."""
+    for path in tracked_sources():
+        src = folder_of(path)
+        if src is None:
+            continue
+        text = (ROOT / path).read_text(encoding="utf-8", errors="replace")
+        for line in text.splitlines():
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = m.group(1)
+            dst = folder_of(target)
+            if dst == src:
+                continue
+            yield path, target, dst is not None and dst in ALLOWED[src]
+
+
+def read_exceptions():
+    listed = set()
+    for raw in EXCEPTIONS.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        file, arrow, target = line.partition("->")
+        if not arrow:
+            sys.exit(f"check-includes: {EXCEPTIONS.name}: expected 'file -> header', got: {raw}")
+        listed.add((file.strip(), target.strip()))
+    return listed
+
+
+def main():
+    if sys.argv[1:] == ["--list"]:
+        for path, target, ok in cross_folder_includes():
+            print(f"{'ok' if ok else 'BREAKS'}  {path} -> {target}")
+        return 0
+    listed = read_exceptions()
+    seen, new = set(), []
+    for path, target, ok in cross_folder_includes():
+        if ok:
+            continue
+        if (path, target) in listed:
+            seen.add((path, target))
+        else:
+            new.append((path, target))
+    for path, target in new:
+        src = folder_of(path)
+        allowed = ", ".join(sorted(ALLOWED[src])) or "nothing outside itself"
+        print(f"check-includes: {path} includes anatomy/{target}; {src}/ may include {allowed}")
+    stale = sorted(listed - seen)
+    for path, target in stale:
+        print(f"check-includes: {EXCEPTIONS.name} lists {path} -> {target}, which no longer occurs: delete the line")
+    if new or stale:
+        return 1
+    print(f"check-includes: includes go in the allowed directions ({len(listed)} listed exceptions)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
