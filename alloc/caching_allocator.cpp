@@ -20,7 +20,7 @@
 #include "anatomy/core/error.h"
 #include "anatomy/dispatch/current_op.h"
 
-// The cached allocate + free pair is the hot path (issue 4: at most 100 ns). Functions on it that
+// The cached allocate + free pair is the hot path (at most 100 ns: docs/perf.md). Functions on it that
 // the slow path also calls are forced inline: a second call site makes GCC keep them out of line.
 #if defined(__GNUC__) || defined(__clang__)
 #define ANATOMY_HOT_INLINE [[gnu::always_inline]] inline
@@ -180,7 +180,7 @@ void check_conf(const AllocConf& conf, const MemoryProvider& provider) {
                 provider.device().str());
   ANATOMY_CHECK(conf.backend == AllocBackend::Native, NotImplementedError,
                 "caching allocator: backend:cudaMallocAsync is not a policy of this allocator (it is the native "
-                "backend); CUDA devices serve that setting with cuda::AsyncAllocator (backends/cuda/async_allocator.h)");
+                "backend); CUDA devices serve that setting with cuda::AsyncAllocator (backends/cuda/memory/async_allocator.h)");
 }
 
 // The next multiple of 2^floor(log2 size) / divisions above `size` (1200 MB, 4 -> 1280 MB).

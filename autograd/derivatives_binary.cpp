@@ -1,4 +1,4 @@
-// Derivatives of the element-wise binary and ternary operators beyond add/sub/mul/div: pow,
+// Derivatives of the element-wise binary and ternary operators: add, sub, mul, div, pow,
 // maximum, minimum, atan2, where, lerp, masked_fill, remainder, fmod, div with a rounding mode
 // (functional and in-place) and threshold_backward. PyTorch's formulas (derivatives.yaml); a
 // Scalar operand reaches these as a wrapped number that needs no gradient.
@@ -8,12 +8,42 @@
 namespace anatomy::autograd {
 namespace {
 
+using BinAlphaSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
 using BinSig = Tensor(const Tensor&, const Tensor&);
 using TernarySig = Tensor(const Tensor&, const Tensor&, const Tensor&);
 using LerpScalarSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
 using MaskFillSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
 using ModeSig = Tensor(const Tensor&, const Tensor&, std::optional<std::string_view>);
 using ThresholdSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
+
+variable_list add_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0]));
+  if (ctx.needs_grad(1)) {
+    const Scalar& alpha = ctx.arg<Scalar>(2);
+    ctx.set(out, 1, grad_for_input(ctx, 1, alpha.to<double>() == 1.0 ? g[0] : g[0] * alpha));
+  }
+  return out;
+}
+variable_list sub_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0]));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, g[0] * -ctx.arg<Scalar>(2).to<double>()));
+  return out;
+}
+variable_list mul_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0] * ctx.input(1)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, g[0] * ctx.input(0)));
+  return out;
+}
+variable_list div_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor other = ctx.input(1);
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0] / other));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, -g[0] * ctx.input(0) / (other * other)));
+  return out;
+}
 
 // pow(self, exponent): PyTorch's pow_backward_self and pow_backward_exponent. A zero exponent
 // gives self zero gradient (0 * x^-1 would be NaN at x = 0); 0^e with e >= 0 gives the exponent
@@ -129,6 +159,15 @@ variable_list threshold_backward_backward(BackwardContext& ctx, const variable_l
 
 constexpr uint32_t kBoth = args_mask({0, 1});
 
+const DerivativeEntry kAdd{"aten::add.Tensor", "AddBackward0", 0, 0, &add_backward};
+const DerivativeEntry kAdd_{"aten::add_.Tensor", "AddBackward0", 0, 0, &add_backward};
+const DerivativeEntry kSub{"aten::sub.Tensor", "SubBackward0", 0, 0, &sub_backward};
+const DerivativeEntry kSub_{"aten::sub_.Tensor", "SubBackward0", 0, 0, &sub_backward};
+const DerivativeEntry kMul{"aten::mul.Tensor", "MulBackward0", args_mask({0, 1}), 0, &mul_backward};
+const DerivativeEntry kMul_{"aten::mul_.Tensor", "MulBackward0", args_mask({0, 1}), 0, &mul_backward};
+const DerivativeEntry kDiv{"aten::div.Tensor", "DivBackward0", args_mask({0, 1}), 0, &div_backward};
+const DerivativeEntry kDiv_{"aten::div_.Tensor", "DivBackward0", args_mask({0, 1}), 0, &div_backward};
+
 const DerivativeEntry kPow{"aten::pow.Tensor_Tensor", "PowBackward1", kBoth, args_mask({0}), &pow_backward};
 const DerivativeEntry kPow_{"aten::pow_.Tensor", "PowBackward1", kBoth, args_mask({0}), &pow_backward};
 const DerivativeEntry kMaximum{"aten::maximum", "MaximumBackward0", kBoth, 0, &extremum_backward<true>};
@@ -159,6 +198,14 @@ const DerivativeEntry kThresholdBackward{"aten::threshold_backward", "ThresholdB
 }  // namespace
 
 ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
+  register_derivative<&kAdd, BinAlphaSig>(m, "add.Tensor");
+  register_derivative<&kAdd_, BinAlphaSig>(m, "add_.Tensor");
+  register_derivative<&kSub, BinAlphaSig>(m, "sub.Tensor");
+  register_derivative<&kSub_, BinAlphaSig>(m, "sub_.Tensor");
+  register_derivative<&kMul, BinSig>(m, "mul.Tensor");
+  register_derivative<&kMul_, BinSig>(m, "mul_.Tensor");
+  register_derivative<&kDiv, BinSig>(m, "div.Tensor");
+  register_derivative<&kDiv_, BinSig>(m, "div_.Tensor");
   register_derivative<&kPow, BinSig>(m, "pow.Tensor_Tensor");
   register_derivative<&kPow_, BinSig>(m, "pow_.Tensor");
   register_derivative<&kMaximum, BinSig>(m, "maximum");

@@ -1,5 +1,5 @@
-// Derivatives of the reductions beyond sum and mean: prod, amax/amin, max/min (all elements and
-// along a dim), var, std, norm and logsumexp. PyTorch's formulas (derivatives.yaml), written
+// Derivatives of the reductions: sum, mean, prod, amax/amin, max/min (all elements and along a
+// dim), var, std, norm and logsumexp. PyTorch's formulas (derivatives.yaml), written
 // with public operators and without host synchronization, so they differentiate again and
 // queue on the device like the forward.
 #include <cmath>
@@ -63,6 +63,32 @@ Tensor prod_grad(const Tensor& grad, const Tensor& x, IntArrayRef dims, bool kee
   const Tensor g = all ? grad : keep_dims(grad, x.sizes(), dims, keepdim);
   return g * where(zero, zero_grad, nonzero_grad);
 }
+
+variable_list sum_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  ctx.set(out, 0, to_input_dtype(ctx, g[0].expand(ctx.input_sizes(0))));
+  return out;
+}
+variable_list sum_dim_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  ctx.set(out, 0, to_input_dtype(ctx, unreduce(g[0], ctx.input_sizes(0), dims, ctx.arg<bool>(2))));
+  return out;
+}
+variable_list mean_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const double n = static_cast<double>(std::max<int64_t>(reduced_count(ctx.input_sizes(0), {}), 1));
+  ctx.set(out, 0, to_input_dtype(ctx, (g[0] / n).expand(ctx.input_sizes(0))));
+  return out;
+}
+variable_list mean_dim_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const double n = static_cast<double>(std::max<int64_t>(reduced_count(ctx.input_sizes(0), dims), 1));
+  ctx.set(out, 0, to_input_dtype(ctx, unreduce(g[0] / n, ctx.input_sizes(0), dims, ctx.arg<bool>(2))));
+  return out;
+}
+
 variable_list prod_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   ctx.set(out, 0, to_input_dtype(ctx, prod_grad(g[0], ctx.input(0), {}, false, true)));
@@ -183,6 +209,10 @@ variable_list logsumexp_backward(BackwardContext& ctx, const variable_list& g) {
 constexpr uint32_t kSelf = args_mask({0});
 constexpr uint32_t kResult = args_mask({0});  // output 0
 
+const DerivativeEntry kSum{"aten::sum", "SumBackward0", 0, 0, &sum_backward};
+const DerivativeEntry kSumDim{"aten::sum.dim_IntList", "SumBackward1", 0, 0, &sum_dim_backward};
+const DerivativeEntry kMean{"aten::mean", "MeanBackward0", 0, 0, &mean_backward};
+const DerivativeEntry kMeanDim{"aten::mean.dim", "MeanBackward1", 0, 0, &mean_dim_backward};
 const DerivativeEntry kProd{"aten::prod", "ProdBackward0", kSelf, 0, &prod_backward};
 const DerivativeEntry kProdDim{"aten::prod.dim_IntList", "ProdBackward1", kSelf, 0, &prod_dim_backward};
 const DerivativeEntry kAmax{"aten::amax", "AmaxBackward0", kSelf, kResult, &amax_backward};
@@ -200,6 +230,10 @@ const DerivativeEntry kLogsumexp{"aten::logsumexp", "LogsumexpBackward0", kSelf,
 }  // namespace
 
 ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
+  register_derivative<&kSum, DTypeSig>(m, "sum");
+  register_derivative<&kSumDim, DimDTypeSig>(m, "sum.dim_IntList");
+  register_derivative<&kMean, DTypeSig>(m, "mean");
+  register_derivative<&kMeanDim, DimDTypeSig>(m, "mean.dim");
   register_derivative<&kProd, DTypeSig>(m, "prod");
   register_derivative<&kProdDim, DimDTypeSig>(m, "prod.dim_IntList");
   register_derivative<&kAmax, DimSig>(m, "amax");

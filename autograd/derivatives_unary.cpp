@@ -1,5 +1,5 @@
-// Derivatives of the element-wise unary operators beyond the common ones of
-// derivatives_arith.cpp: exp2, expm1, log1p, log2, rsqrt, tan, erf, gelu, silu, softplus, the
+// Derivatives of the element-wise unary operators: neg, exp, log, tanh, sigmoid, relu, sqrt,
+// sin, cos, abs, reciprocal, exp2, expm1, log1p, log2, rsqrt, tan, erf, gelu, silu, softplus, the
 // rounding ops (zero gradient, as PyTorch), clamp and nan_to_num, functional and in-place.
 // PyTorch's formulas (derivatives.yaml), written with public operators so they differentiate
 // again.
@@ -30,6 +30,19 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // the standard normal 
     ctx.set(out, 0, body);                                         \
     return out;                                                    \
   }
+ANATOMY_UNARY_FORMULA(neg_backward, -g[0])
+ANATOMY_UNARY_FORMULA(exp_backward, g[0] * ctx.output(0))
+ANATOMY_UNARY_FORMULA(log_backward, g[0] / ctx.input(0))
+ANATOMY_UNARY_FORMULA(tanh_backward, g[0] * (1 - ctx.output(0) * ctx.output(0)))
+ANATOMY_UNARY_FORMULA(sigmoid_backward, g[0] * ctx.output(0) * (1 - ctx.output(0)))
+// PyTorch's ReluBackward0: the gradient where the output is positive, 0 elsewhere (a NaN
+// gradient included), in one threshold_backward kernel.
+ANATOMY_UNARY_FORMULA(relu_backward, threshold_backward(g[0], ctx.output(0), 0))
+ANATOMY_UNARY_FORMULA(sqrt_backward, g[0] / (2 * ctx.output(0)))
+ANATOMY_UNARY_FORMULA(sin_backward, g[0] * ctx.input(0).cos())
+ANATOMY_UNARY_FORMULA(cos_backward, -g[0] * ctx.input(0).sin())
+ANATOMY_UNARY_FORMULA(abs_backward, g[0] * ctx.input(0).sign())
+ANATOMY_UNARY_FORMULA(reciprocal_backward, -g[0] * ctx.output(0) * ctx.output(0))
 ANATOMY_UNARY_FORMULA(exp2_backward, g[0] * ctx.output(0) * kLn2)
 ANATOMY_UNARY_FORMULA(expm1_backward, g[0] * (ctx.output(0) + 1))
 ANATOMY_UNARY_FORMULA(log1p_backward, g[0] / (ctx.input(0) + 1))
@@ -120,6 +133,17 @@ constexpr uint32_t kResult = args_mask({0});  // output 0
 #define ANATOMY_UNARY_ENTRIES(op, Name, save_args, save_outputs, fn)              \
   const DerivativeEntry k_##op{"aten::" #op, Name, save_args, save_outputs, &fn}; \
   const DerivativeEntry k_##op##_{"aten::" #op "_", Name, save_args, save_outputs, &fn};
+ANATOMY_UNARY_ENTRIES(neg, "NegBackward0", 0, 0, neg_backward)
+ANATOMY_UNARY_ENTRIES(exp, "ExpBackward0", 0, kResult, exp_backward)
+ANATOMY_UNARY_ENTRIES(log, "LogBackward0", kSelf, 0, log_backward)
+ANATOMY_UNARY_ENTRIES(tanh, "TanhBackward0", 0, kResult, tanh_backward)
+ANATOMY_UNARY_ENTRIES(sigmoid, "SigmoidBackward0", 0, kResult, sigmoid_backward)
+ANATOMY_UNARY_ENTRIES(relu, "ReluBackward0", 0, kResult, relu_backward)
+ANATOMY_UNARY_ENTRIES(sqrt, "SqrtBackward0", 0, kResult, sqrt_backward)
+ANATOMY_UNARY_ENTRIES(sin, "SinBackward0", kSelf, 0, sin_backward)
+ANATOMY_UNARY_ENTRIES(cos, "CosBackward0", kSelf, 0, cos_backward)
+ANATOMY_UNARY_ENTRIES(abs, "AbsBackward0", kSelf, 0, abs_backward)
+ANATOMY_UNARY_ENTRIES(reciprocal, "ReciprocalBackward0", 0, kResult, reciprocal_backward)
 ANATOMY_UNARY_ENTRIES(exp2, "Exp2Backward0", 0, kResult, exp2_backward)
 ANATOMY_UNARY_ENTRIES(expm1, "Expm1Backward0", 0, kResult, expm1_backward)
 ANATOMY_UNARY_ENTRIES(log1p, "Log1PBackward0", kSelf, 0, log1p_backward)
@@ -147,6 +171,17 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
 #define ANATOMY_UNARY_REGISTER(op, Sig)      \
   register_derivative<&k_##op, Sig>(m, #op); \
   register_derivative<&k_##op##_, Sig>(m, #op "_");
+  ANATOMY_UNARY_REGISTER(neg, UnarySig)
+  ANATOMY_UNARY_REGISTER(exp, UnarySig)
+  ANATOMY_UNARY_REGISTER(log, UnarySig)
+  ANATOMY_UNARY_REGISTER(tanh, UnarySig)
+  ANATOMY_UNARY_REGISTER(sigmoid, UnarySig)
+  ANATOMY_UNARY_REGISTER(relu, UnarySig)
+  ANATOMY_UNARY_REGISTER(sqrt, UnarySig)
+  ANATOMY_UNARY_REGISTER(sin, UnarySig)
+  ANATOMY_UNARY_REGISTER(cos, UnarySig)
+  ANATOMY_UNARY_REGISTER(abs, UnarySig)
+  ANATOMY_UNARY_REGISTER(reciprocal, UnarySig)
   ANATOMY_UNARY_REGISTER(exp2, UnarySig)
   ANATOMY_UNARY_REGISTER(expm1, UnarySig)
   ANATOMY_UNARY_REGISTER(log1p, UnarySig)

@@ -10,12 +10,12 @@
 #include <cuda_runtime_api.h>
 
 #include "anatomy/alloc/caching_allocator.h"
-#include "anatomy/backends/cuda/cuda_allocator.h"
-#include "anatomy/backends/cuda/current_stream.h"
-#include "anatomy/backends/cuda/device.h"
-#include "anatomy/backends/cuda/driver_api.h"
-#include "anatomy/backends/cuda/cuda_memory_provider.h"
-#include "anatomy/backends/cuda/stream.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/backends/cuda/runtime/driver_api.h"
+#include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/runtime/stream.h"
 #include "anatomy/core/allocator.h"
 
 namespace {

@@ -3,7 +3,7 @@
 // result shapes. Nothing here reads tensor data, so the Meta kernels use it too, except
 // expand_bool_masks (it calls the nonzero operator of the masks' device); the checks on index
 // values (range, wrapping) live with each backend's kernels (backends/cpu/index_utils.h,
-// backends/cuda/index_error.h).
+// backends/cuda/runtime/index_error.h).
 #pragma once
 
 #include <vector>

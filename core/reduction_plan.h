@@ -1,4 +1,4 @@
-// The reduction plan: what every reduction kernel (CPU now, Meta and CUDA alike) needs to know
+// The reduction plan: what every reduction kernel (CPU, Meta and CUDA alike) needs to know
 // before its loop runs, and the argument checks and result dtypes of the reduction operators.
 //
 // Note [Reduction plan]

@@ -125,7 +125,7 @@ Tensor linear_composite(const Tensor& input, const Tensor& weight, const std::op
 // relu(addmm(...)), or gelu(addmm(...), approximate="tanh"): what PyTorch's CUDA kernel computes
 // (cuBLASLt's GELU epilogue is the tanh approximation). PyTorch's CPU kernel applies the exact
 // gelu instead; anatomy keeps one meaning on every backend. CUDA fuses both into cuBLASLt's
-// epilogue where it can (backends/cuda/addmm_activation_cuda.cpp) and falls back to this.
+// epilogue where it can (backends/cuda/blas/addmm_activation_cuda.cpp) and falls back to this.
 Tensor addmm_activation_composite(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                                   const Scalar& alpha, bool use_gelu) {
   Tensor out = addmm(self, mat1, mat2, beta, alpha);
@@ -152,7 +152,7 @@ ANATOMY_LIBRARY(aten, m) {
 }
 
 // Written with addmm and an in-place activation on its fresh result: not differentiated
-// through (autograd/derivatives_reduce_linalg.cpp has its formula), and backends may override it.
+// through (autograd/derivatives_linalg.cpp has its formula), and backends may override it.
 ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("_addmm_activation", ANATOMY_KERNEL(addmm_activation_composite));
 }

@@ -2,7 +2,7 @@
 // C++ functions, and the composite kernel every backend without its own falls back to (CPU,
 // Meta). The composites are the derivative formulas of autograd/derivatives_nn.cpp written once
 // more with public operators (the same arithmetic, so CPU gradients do not change when the
-// formulas call these operators); CUDA has fused kernels (backends/cuda/norm_backward_cuda.cpp).
+// formulas call these operators); CUDA has fused kernels (backends/cuda/norm/norm_backward_cuda.cpp).
 // The derivatives call these operators only when no graph of the backward is recorded.
 //
 // output_mask is `int[N]` (0 or 1 each) where PyTorch's schema says `bool[3]`: the schema

@@ -66,7 +66,7 @@ inline void check_one_hot(const Tensor& self, int64_t num_classes) {
 // one_hot's checks on the class values, given their least and greatest (lo, hi; ignored for an
 // empty input): the class count, num_classes or max + 1 when it is -1. The CPU reads lo and hi
 // from the data; CUDA reads them from the device when num_classes is -1 and otherwise checks each
-// value in its kernel (backends/cuda/one_hot.cu).
+// value in its kernel (backends/cuda/index/one_hot.cu).
 inline int64_t one_hot_classes(int64_t num_classes, bool empty_input, int64_t lo, int64_t hi) {
   if (num_classes == -1) {
     ANATOMY_CHECK(!empty_input, ValueError, "one_hot: cannot infer num_classes from an empty tensor; pass num_classes");

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Checks that includes across the library's folders go in the allowed directions.
 
-    core  <-  dispatch  <-  autograd, backends/cpu, backends/meta
+    core  <-  dispatch  <-  autograd  <-  optim  <-  amp
+                        <-  backends/cpu, backends/meta
     core  <-  alloc     <-  backends/cuda (its memory providers implement alloc's interfaces)
 
 A folder may include its own files and the folders to its left; subfolders belong to their
-folder (dispatch/ops/ is dispatch). Everything above the library (tools/, bench/, tests/,
+folder (dispatch/ops/ is dispatch). Inside backends/cuda/, the rooms have directions of their own
+(ROOMS below; each room's README says the same): runtime/ and common/ at the bottom, memory/ on
+runtime/, the kernel families on those, and the row kernels of reduce/ under norm/ and softmax/. Everything above the library (tools/, bench/, tests/,
 testing/, and the public header anatomy.h) may include any of it. The known exceptions, each
 with the change that removes it, are listed in scripts/include-exceptions.txt: an include that
 breaks the directions and is not listed fails the check, and so does a listed exception that no
@@ -28,9 +31,26 @@ ALLOWED = {
     "dispatch": {"core"},
     "alloc": {"core"},
     "autograd": {"core", "dispatch"},
+    "optim": {"core", "dispatch", "autograd"},
+    "amp": {"core", "dispatch", "autograd", "optim"},
     "backends/cpu": {"core", "dispatch"},
     "backends/meta": {"core", "dispatch"},
     "backends/cuda": {"core", "dispatch", "alloc"},
+}
+# backends/cuda/'s rooms and the rooms each may include besides itself (and what its folder may).
+ROOMS = {
+    "runtime": set(),
+    "common": set(),
+    "memory": {"runtime"},
+    "elementwise": {"runtime", "memory", "common"},
+    "index": {"runtime", "memory", "common"},
+    "sort": {"runtime", "memory", "common"},
+    "scan": {"runtime", "memory", "common"},
+    "random": {"runtime", "memory", "common"},
+    "blas": {"runtime", "memory", "common", "elementwise"},
+    "reduce": {"runtime", "memory", "common", "elementwise"},
+    "norm": {"runtime", "memory", "common", "elementwise", "reduce"},
+    "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
 }
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]anatomy/([^">]+)[">]')
@@ -42,6 +62,21 @@ def folder_of(path: str):
         if path == folder or path.startswith(folder + "/"):
             return folder
     return None
+
+
+def room_of(path: str):
+    """The room of a path under backends/cuda/, or None (a file of the folder itself)."""
+    parts = path.split("/")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["backends", "cuda"] else None
+
+
+def allowed(src_path: str, src: str, target: str, dst):
+    if dst is None or (dst != src and dst not in ALLOWED[src]):
+        return False
+    if src == dst == "backends/cuda":
+        a, b = room_of(src_path), room_of(target)
+        return a == b or a is None or (a in ROOMS and b in ROOMS[a])
+    return True
 
 
 def tracked_sources():
@@ -62,9 +97,9 @@ def cross_folder_includes():
                 continue
             target = m.group(1)
             dst = folder_of(target)
-            if dst == src:
+            if dst == src and (src != "backends/cuda" or room_of(path) == room_of(target)):
                 continue
-            yield path, target, dst is not None and dst in ALLOWED[src]
+            yield path, target, allowed(path, src, target, dst)
 
 
 def read_exceptions():
@@ -95,9 +130,13 @@ def main():
         else:
             new.append((path, target))
     for path, target in new:
-        src = folder_of(path)
-        allowed = ", ".join(sorted(ALLOWED[src])) or "nothing outside itself"
-        print(f"check-includes: {path} includes anatomy/{target}; {src}/ may include {allowed}")
+        src, room = folder_of(path), room_of(path)
+        if src == "backends/cuda" and folder_of(target) == src and room in ROOMS:
+            may = ", ".join(f"{r}/" for r in sorted(ROOMS[room])) or "no other room"
+            print(f"check-includes: {path} includes anatomy/{target}; backends/cuda/{room}/ may include {may}")
+            continue
+        may = ", ".join(sorted(ALLOWED[src])) or "nothing outside itself"
+        print(f"check-includes: {path} includes anatomy/{target}; {src}/ may include {may}")
     stale = sorted(listed - seen)
     for path, target in stale:
         print(f"check-includes: {EXCEPTIONS.name} lists {path} -> {target}, which no longer occurs: delete the line")

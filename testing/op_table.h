@@ -7,7 +7,8 @@
 //     in-place and out= forms included, and the bad inputs, which must throw and change nothing;
 //   - the generated part of docs/ops.md (render_ops_markdown, checked by a test);
 //   - the operator benchmarks (bench/ops.cpp);
-//   - later, gradchecks (differentiable entries) and CUDA-vs-CPU comparisons.
+//   - the gradchecks of differentiable entries (tests/autograd/test_op_table_gradcheck.cpp) and
+//     the CUDA-vs-CPU comparisons (tests/gpu/test_cuda_op_table.cpp).
 // Each family registers its entries from its own file (testing/ops_<family>.cpp) with
 // ANATOMY_REGISTER_OPS; adding an entry adds its tests, docs row and benchmark.
 #pragma once

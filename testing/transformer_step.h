@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/optim.h"
+#include "anatomy/optim/optim.h"
 
 namespace anatomy::testing {
 

@@ -9,7 +9,7 @@
 
 #include "anatomy/tools/commands.h"
 #if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #endif
 
 namespace anatomy::tools {

@@ -17,8 +17,8 @@
 #include "anatomy/dispatch/current_op.h"
 #include "anatomy/tools/commands.h"
 #if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/cuda_allocator.h"
-#include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #endif
 
 namespace anatomy::tools {

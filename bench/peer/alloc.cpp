@@ -10,7 +10,7 @@
 #if ANATOMY_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 
-#include "anatomy/backends/cuda/cuda_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
 
 namespace peer {
 namespace {

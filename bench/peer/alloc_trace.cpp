@@ -36,9 +36,9 @@
 #include <vector>
 
 #include "anatomy/alloc/simulated_provider.h"
-#include "anatomy/backends/cuda/cuda_allocator.h"
-#include "anatomy/backends/cuda/cuda_memory_provider.h"
-#include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/testing/alloc_trace.h"
 #include "anatomy/testing/alloc_trace_record.h"
 #include "anatomy/testing/transformer_step.h"

@@ -8,8 +8,8 @@
 #if ANATOMY_WITH_CUDA
 #include <cuda_runtime_api.h>
 
-#include "anatomy/backends/cuda/cuda_check.h"
-#include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #endif
 
 namespace peer {

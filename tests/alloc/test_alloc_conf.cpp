@@ -12,9 +12,9 @@
 #include "anatomy/alloc/simulated_provider.h"
 #include "anatomy/anatomy.h"
 #if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/async_allocator.h"
-#include "anatomy/backends/cuda/cuda_allocator.h"
-#include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/memory/async_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #endif
 
 using namespace anatomy::alloc;
@@ -166,7 +166,7 @@ TEST_CASE("alloc conf: ANATOMY_NO_CUDA_MEMORY_CACHING turns caching off") {
 }
 
 // backend:cudaMallocAsync is served by the CUDA device allocator with its stream-ordered allocator
-// (backends/cuda/async_allocator.h); a caching allocator is the native backend, so it refuses it.
+// (backends/cuda/memory/async_allocator.h); a caching allocator is the native backend, so it refuses it.
 TEST_CASE("alloc conf: the caching allocator is the native backend and refuses backend:cudaMallocAsync") {
   SimulatedProvider provider(64 * kMB);
   CachingAllocator a(provider, AllocConf{});

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/autocast_mode.h"
+#include "anatomy/amp/autocast_mode.h"
 
 using namespace anatomy;
 using autocast::AutocastGuard;

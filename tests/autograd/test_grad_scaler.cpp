@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/autocast_mode.h"
-#include "anatomy/autograd/grad_scaler.h"
-#include "anatomy/autograd/optim.h"
+#include "anatomy/amp/autocast_mode.h"
+#include "anatomy/amp/grad_scaler.h"
+#include "anatomy/optim/optim.h"
 
 using namespace anatomy;
 using autocast::GradScaler;

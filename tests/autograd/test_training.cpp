@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/optim.h"
+#include "anatomy/optim/optim.h"
 
 using namespace anatomy;
 

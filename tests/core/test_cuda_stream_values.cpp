@@ -9,10 +9,10 @@
 
 #include "anatomy/anatomy.h"
 #if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/current_stream.h"
-#include "anatomy/backends/cuda/event.h"
-#include "anatomy/backends/cuda/record_stream.h"
-#include "anatomy/backends/cuda/stream.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/event.h"
+#include "anatomy/backends/cuda/memory/record_stream.h"
+#include "anatomy/backends/cuda/runtime/stream.h"
 #endif
 
 using namespace anatomy;

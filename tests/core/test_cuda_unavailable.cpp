@@ -7,7 +7,7 @@
 
 #include "anatomy/anatomy.h"
 #if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/device.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #endif
 
 using namespace anatomy;

@@ -1,4 +1,4 @@
-// Size, stride, offset and element-count arithmetic near int64's limits (issue 18's fuzzer
+// Size, stride, offset and element-count arithmetic near int64's limits (the fuzzer's
 // findings): each call either gives self-consistent metadata or throws the engine's typed error
 // naming the operator the user called, with its input unchanged. Under UBSan (the sanitizer
 // build aborts on signed overflow) a missed check fails the whole run, not just a CHECK.

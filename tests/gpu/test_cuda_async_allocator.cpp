@@ -1,4 +1,4 @@
-// GPU tests of the backend:cudaMallocAsync allocator (backends/cuda/async_allocator.h). The backend
+// GPU tests of the backend:cudaMallocAsync allocator (backends/cuda/memory/async_allocator.h). The backend
 // is chosen at a device's first allocation and this binary allocates through the caching allocator,
 // so most tests use an AsyncAllocator of their own over the device's default memory pool: data
 // round trips, the stats follow allocations (and the pool's reserved and used memory),
@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "anatomy/alloc/memory_snapshot.h"
-#include "anatomy/backends/cuda/async_allocator.h"
-#include "anatomy/backends/cuda/cuda_allocator.h"
-#include "anatomy/backends/cuda/cuda_memory_provider.h"
-#include "anatomy/backends/cuda/current_stream.h"
-#include "anatomy/backends/cuda/record_stream.h"
-#include "anatomy/backends/cuda/stream.h"
+#include "anatomy/backends/cuda/memory/async_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/memory/record_stream.h"
+#include "anatomy/backends/cuda/runtime/stream.h"
 #include "anatomy/dispatch/current_op.h"
 #include "gpu_test_util.h"
 #include "stream_gate.h"

@@ -3,7 +3,7 @@
 // list, gradients through the casts, and CPU tensors left alone by a CUDA scope.
 #include "gpu_test_util.h"
 
-#include "anatomy/autograd/autocast_mode.h"
+#include "anatomy/amp/autocast_mode.h"
 
 using namespace anatomy;
 using anatomy::gpu_test::kCuda;

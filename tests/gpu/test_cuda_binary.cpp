@@ -1,5 +1,5 @@
 // GPU tests of the binary ops where CUDA's rules need more than the op table's samples: integer
-// division by zero (Note [Integer division by zero on CUDA], backends/cuda/elementwise_math.cuh),
+// division by zero (Note [Integer division by zero on CUDA], backends/cuda/elementwise/elementwise_math.cuh),
 // negative integer powers, shifts out of range, the extreme integers, and out= tensors of
 // another dtype. tests/gpu/test_cuda_op_table.cpp compares every op with its reference.
 #include <vector>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "anatomy/autograd/checkpoint.h"
-#include "anatomy/backends/cuda/cuda_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/core/generator.h"
 #include "gpu_test_util.h"
 

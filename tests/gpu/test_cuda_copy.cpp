@@ -190,7 +190,7 @@ TEST_CASE("cuda copy_: dtype conversions match the CPU's") {
 TEST_CASE("cuda copy_: NaN, infinities and out-of-range values convert as on the CPU") {
   ANATOMY_REQUIRE_GPU();
   // Values whose integer conversion C++ leaves undefined: Note [CUDA casts match the CPU's]
-  // (backends/cuda/cast.cu) says what the CPU gives and why the kernel spells it out.
+  // (backends/cuda/elementwise/cast.cu) says what the CPU gives and why the kernel spells it out.
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> values = {nan,    inf,     -inf,        1e10,         -1e10,         300.7,    -300.7,
                                       -1.5,   255.9,   3e9,         -3e9,         2147483648.0, -2147483649.0,

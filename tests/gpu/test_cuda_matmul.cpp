@@ -1,4 +1,4 @@
-// GPU tests of the matrix products over cuBLAS (backends/cuda/blas_cuda.cpp) and the small kernel
+// GPU tests of the matrix products over cuBLAS (backends/cuda/blas/blas_cuda.cpp) and the small kernel
 // (gemm_small.cu), each size tested on both sides of its threshold: every float dtype
 // against an fp64 product on the CPU, operand layouts passed as transposes, copied, or staged
 // because misaligned, broadcast batches, empty products, out=, beta == 0 ignoring NaN, the

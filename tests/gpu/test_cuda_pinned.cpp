@@ -1,11 +1,11 @@
-// GPU tests of pinned host memory (backends/cuda/pinned_allocator.h): pin_memory / is_pinned,
+// GPU tests of pinned host memory (backends/cuda/memory/pinned_allocator.h): pin_memory / is_pinned,
 // asynchronous copies in both directions, the size-class cache, and a freed block that a queued
 // copy still reads not being handed out again before the copy is done.
 #include <cuda_runtime_api.h>
 
 #include <vector>
 
-#include "anatomy/backends/cuda/pinned_allocator.h"
+#include "anatomy/backends/cuda/memory/pinned_allocator.h"
 #include "gpu_test_util.h"
 #include "stream_gate.h"
 

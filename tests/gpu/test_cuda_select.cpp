@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "anatomy/backends/cuda/sync_debug.h"
+#include "anatomy/backends/cuda/runtime/sync_debug.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "anatomy/backends/cuda/sort_keys.cuh"
+#include "anatomy/backends/cuda/sort/sort_keys.cuh"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

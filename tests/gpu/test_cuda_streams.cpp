@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
-#include "anatomy/backends/cuda/cuda_allocator.h"
-#include "anatomy/backends/cuda/cuda_memory_provider.h"
-#include "anatomy/backends/cuda/current_stream.h"
-#include "anatomy/backends/cuda/event.h"
-#include "anatomy/backends/cuda/record_stream.h"
-#include "anatomy/backends/cuda/stream.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/event.h"
+#include "anatomy/backends/cuda/memory/record_stream.h"
+#include "anatomy/backends/cuda/runtime/stream.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -1,10 +1,10 @@
-// GPU tests of the sync-debug mode (backends/cuda/sync_debug.h): item(), cpu() and
+// GPU tests of the sync-debug mode (backends/cuda/runtime/sync_debug.h): item(), cpu() and
 // synchronize() report themselves (Error: DeviceError before anything waits), and a whole
 // training step -- forward, backward, optimizer -- runs without a single synchronization.
 #include <vector>
 
-#include "anatomy/autograd/optim.h"
-#include "anatomy/backends/cuda/sync_debug.h"
+#include "anatomy/optim/optim.h"
+#include "anatomy/backends/cuda/runtime/sync_debug.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

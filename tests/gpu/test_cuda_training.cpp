@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "anatomy/autograd/optim.h"
+#include "anatomy/optim/optim.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

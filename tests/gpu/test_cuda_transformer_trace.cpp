@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "anatomy/alloc/simulated_provider.h"
-#include "anatomy/backends/cuda/cuda_allocator.h"
-#include "anatomy/backends/cuda/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 #include "anatomy/testing/alloc_trace_record.h"
 #include "anatomy/testing/transformer_step.h"
 #include "gpu_test_util.h"

@@ -1,5 +1,5 @@
 // GPU tests of the tiled path for element-wise ops with an operand transposed against the output
-// (Note [Transposed element-wise operands], backends/cuda/elementwise.cuh): results equal the
+// (Note [Transposed element-wise operands], backends/cuda/elementwise/elementwise.cuh): results equal the
 // CPU's bit for bit, for shapes that are not multiples of the tile, batched transposes, several
 // transposed inputs, CPU scalars, broadcast inputs and every width of element.
 #include <vector>

@@ -1,0 +1,162 @@
+// CUDA matrix products: mm, bmm, addmm, baddbmm (and their out= forms) over cuBLAS.
+//
+// Row-major products in a column-major library: c = a @ b is c^T = b^T @ a^T, and a row-major
+// [rows, cols] matrix read column-major is its transpose. So cuBLAS is called with b first, a
+// second, m and n swapped, and c's leading dimension m. An operand whose matrices are row-major
+// ([ld, 1] strides) goes as CUBLAS_OP_N, a column-major one ([1, ld], a transposed view: w.t()
+// in linear) as CUBLAS_OP_T, without a copy; any other layout is copied once to a contiguous
+// tensor. A batch goes to cublasGemmStridedBatchedEx with the operands' batch strides (0 for a
+// broadcast batch).
+//
+// Precision (core/precision_switches.h): fp32 computes in fp32, or TF32 when
+// allow_tf32_matmul(); fp64 in fp64; fp16 and bf16 in fp32 (fp16 in fp16 with
+// allow_fp16_accumulation()), with cuBLAS's reduced-precision split-k reductions forbidden when
+// the switch of that dtype is off. Integers run the exact kernel of gemm_integer.cu, except int8
+// products that cuBLASLt's integer kernels compute exactly (Note [Exact int8 products on
+// cuBLASLt], gemm_int8_lt.cpp). addmm with a bias vector (linear) adds it in cuBLASLt's
+// epilogue instead (addmm_lt.cpp). Small floating products skip cuBLAS (Note [Small products skip
+// cuBLAS], gemm_small.h).
+//
+// Note [Misaligned cuBLAS operands]
+// An operand whose address is not a multiple of 16 bytes (a storage offset such as x[1:]) keeps
+// cuBLAS off its tensor-core kernels: PyTorch's fp16 2048^3 product runs 5.5x slower on an H200
+// that way. A large product therefore stages such an operand through an aligned contiguous copy
+// (and computes a misaligned c in an aligned temporary): the copy reads and writes the operand
+// once, a small price next to the product's O(n m k). Small products keep the operand as it is,
+// where an extra launch would cost more than the slower kernel.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
+
+#include "anatomy/backends/cuda/blas/addmm_lt.h"
+#include "anatomy/backends/cuda/blas/cublas_handles.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/backends/cuda/blas/gemm_int8_lt.h"
+#include "anatomy/backends/cuda/blas/gemm_integer.h"
+#include "anatomy/backends/cuda/blas/gemm_operand.h"
+#include "anatomy/backends/cuda/blas/gemm_small.h"
+#include "anatomy/core/precision_switches.h"
+#include "anatomy/dispatch/linalg_registration.h"
+
+namespace anatomy::cuda {
+namespace {
+
+// Products at least this large (n * m * k multiply-adds) stage misaligned operands.
+constexpr double kStageMisalignedWork = 16777216.0;  // 256^3
+Tensor contiguous_copy(const Tensor& t) {
+  Tensor c = empty(t.sizes(), t.options());
+  c.copy_(t);
+  return c;
+}
+
+GemmOperand gemm_operand(const Tensor& t, bool stage_misaligned) {
+  if (auto l = cublas_layout(t); l && l->ld <= INT_MAX && !(stage_misaligned && !is_gemm_aligned(t))) return *l;
+  return *cublas_layout(contiguous_copy(t));
+}
+
+void check_int(const char* what, int64_t v) {
+  ANATOMY_CHECK(v <= INT_MAX, ValueError, "mm: {} ({}) exceeds cuBLAS's 32-bit int", what, v);
+}
+
+// alpha and beta in the type cuBLAS reads them for the compute type.
+union GemmScalar {
+  float f;
+  double d;
+  __half h;
+  GemmScalar() : d(0) {}
+};
+
+void gemm_floating(const Tensor& c, const GemmOperand& a, const GemmOperand& b, const Scalar& alpha,
+                   const Scalar& beta) {
+  const int64_t batches = c.sizes()[0], n = c.sizes()[1], m = c.sizes()[2], k = a.t.sizes()[2];
+  const DType dtype = c.dtype();
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  GemmScalar al, be;
+  al.f = alpha.to<float>();
+  be.f = beta.to<float>();
+  if (dtype == DType::Float64) {
+    compute = CUBLAS_COMPUTE_64F;
+    al.d = alpha.to<double>();
+    be.d = beta.to<double>();
+  } else if (dtype == DType::Float32 && allow_tf32_matmul()) {
+    compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  } else if (dtype == DType::Float16 && allow_fp16_accumulation()) {
+    compute = CUBLAS_COMPUTE_16F;
+    al.h = __float2half(alpha.to<float>());
+    be.h = __float2half(beta.to<float>());
+  }
+  const bool reduced = (dtype == DType::Float16 && allow_fp16_reduced_precision_reduction()) ||
+                       (dtype == DType::BFloat16 && allow_bf16_reduced_precision_reduction()) ||
+                       (dtype != DType::Float16 && dtype != DType::BFloat16);
+  cublasHandle_t h = cublas_handle();
+  ANATOMY_CUBLAS_CHECK(cublasSetMathMode(
+      h, reduced ? CUBLAS_DEFAULT_MATH
+                 : static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  const cudaDataType_t type = cuda_data_type(dtype);
+  const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+  const int lda = static_cast<int>(a.ld), ldb = static_cast<int>(b.ld);
+  if (batches == 1) {
+    ANATOMY_CUBLAS_CHECK(cublasGemmEx(h, b.op, a.op, im, in, ik, &al, b.t.data_ptr(), type, ldb, a.t.data_ptr(), type,
+                                      lda, &be, c.data_ptr(), type, im, compute, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
+  const int64_t sa = a.t.sizes()[0] == 1 ? 0 : a.t.strides()[0];
+  const int64_t sb = b.t.sizes()[0] == 1 ? 0 : b.t.strides()[0];
+  ANATOMY_CUBLAS_CHECK(cublasGemmStridedBatchedEx(h, b.op, a.op, im, in, ik, &al, b.t.data_ptr(), type, ldb, sb,
+                                                  a.t.data_ptr(), type, lda, sa, &be, c.data_ptr(), type, im, n * m,
+                                                  static_cast<int>(batches), compute, CUBLAS_GEMM_DEFAULT));
+}
+
+void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+  const IntegerGemmArgs args{c.sizes()[0], c.sizes()[1], c.sizes()[2], a.sizes()[2],
+                             a.data_ptr(), a.strides()[0], a.strides()[1], a.strides()[2],
+                             b.data_ptr(), b.strides()[0], b.strides()[1], b.strides()[2],
+                             c.data_ptr(), alpha.to<int64_t>(), beta.to<int64_t>()};
+  ANATOMY_CHECK(launch_gemm_integer(a.dtype(), args, current_stream()), TypeError, "mm: no CUDA kernel for {}",
+                name(a.dtype()));
+}
+
+// c[i] = beta * c[i] + alpha * a[i] @ b[i]; c contiguous (dispatch/linalg_registration.h).
+void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+  DeviceGuard guard(c.device());
+  const int64_t batches = c.sizes()[0], n = c.sizes()[1], m = c.sizes()[2], k = a.sizes()[2];
+  if (!is_floating(a.dtype())) {
+    if (batches == 0 || n == 0 || m == 0) return;
+    if (a.dtype() == DType::Int8 && gemm_int8_lt(c, a, b, alpha, beta)) return;
+    return gemm_integer(c, a, b, alpha, beta);
+  }
+  if (batches == 0 || n == 0 || m == 0) return;
+  if (k == 0) {  // an empty sum: c = beta * c, and beta == 0 writes zeros without reading c
+    if (beta.to<double>() == 0.0) c.zero_();
+    else c.mul_(scalar_tensor(beta, TensorOptions().dtype(c.dtype())));  // a CPU scalar, by value
+    return;
+  }
+  // Note [Small products skip cuBLAS]: beta reads c itself.
+  if (try_gemm_small(c, a, b, alpha, SmallGemmBias{c.data_ptr(), n * m, m, 1}, beta)) return;
+  // Sizes first, before any copy; the leading dimensions then fit too (gemm_operand).
+  check_int("a matrix dimension", std::max({n, m, k}));
+  check_int("the batch count", batches);
+  const bool stage = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k) >= kStageMisalignedWork;
+  const GemmOperand ga = gemm_operand(a, stage), gb = gemm_operand(b, stage);
+  if (stage && !is_gemm_aligned(c)) {
+    Tensor tmp = empty(c.sizes(), c.options());
+    const bool use_c = beta.to<double>() != 0.0;
+    if (use_c) tmp.copy_(c);
+    gemm_floating(tmp, ga, gb, alpha, use_c ? beta : Scalar(0));
+    c.copy_(tmp);
+    return;
+  }
+  gemm_floating(c, ga, gb, alpha, beta);
+}
+
+}  // namespace
+
+// addmm with a bias vector takes cuBLASLt's bias epilogue (addmm_lt.cpp) when it can.
+ANATOMY_LIBRARY_IMPL(aten, CUDA, m) { dispatch::register_product_kernels<&product_cuda, &addmm_bias_epilogue>(m); }
+
+}  // namespace anatomy::cuda

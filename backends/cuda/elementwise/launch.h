@@ -1,0 +1,178 @@
+// The element-wise room's launchers: every kernel of backends/cuda/elementwise/ is started
+// through one of these (declared here, defined in the .cu files, called by the *_cuda.cpp files).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cuda_runtime_api.h>
+
+#include "anatomy/backends/cuda/common/strided_layout.h"
+#include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
+#include "anatomy/core/dtype.h"
+
+// ---- binary ------------------------------------------------------------------------------------
+// Launchers of the element-wise binary and ternary kernels, one per family and .cu file, called
+// by binary_cuda.cpp with an iteration plan's arguments. Every input has the plan's common dtype;
+// the output too, except for comparisons and logical ops (bool).
+
+namespace anatomy::cuda {
+
+// binary.cu: add and sub scale b by alpha, given as a double for floating dtypes and an int64
+// for integral ones. Div is true division (floating only: the plan promotes integers).
+enum class ArithmeticOp : int8_t { Add, Sub, Mul, Div, DivTrunc, DivFloor };
+void launch_arithmetic(ArithmeticOp op, DType dtype, const ElementwiseArgs<2>& args, double alpha_float,
+                       int64_t alpha_int, cudaStream_t stream);
+
+// binary_math.cu. Maximum and Minimum also serve clamp with one bound.
+enum class MathOp : int8_t { Remainder, Fmod, Pow, Maximum, Minimum, Atan2 };
+void launch_binary_math(MathOp op, DType dtype, const ElementwiseArgs<2>& args, cudaStream_t stream);
+
+// binary_compare.cu: bool output, inputs of `dtype`.
+enum class CompareOp : int8_t { Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor };
+void launch_compare(CompareOp op, DType dtype, const ElementwiseArgs<2>& args, cudaStream_t stream);
+
+// binary_bitwise.cu: integer and bool dtypes (shifts: integers only).
+enum class BitwiseOp : int8_t { And, Or, Xor, LeftShift, RightShift };
+void launch_bitwise(BitwiseOp op, DType dtype, const ElementwiseArgs<2>& args, cudaStream_t stream);
+
+// threshold_backward.cu: out = self <= threshold ? 0 : grad_output (args' inputs: grad_output,
+// self), numeric dtypes; the threshold as a double for floating dtypes (compared in float for
+// fp16 and bf16), an int64 that fits the dtype for integral ones.
+void launch_threshold_backward(DType dtype, const ElementwiseArgs<2>& args, double threshold_float,
+                               int64_t threshold_int, cudaStream_t stream);
+
+// ternary.cu: where(condition, a, b) with the condition already cast to `dtype` by the plan;
+// lerp(a, end, weight) for floating dtypes; clamp(x, min, max) for numeric ones.
+enum class TernaryKernelOp : int8_t { Where, Lerp, Clamp };
+void launch_ternary(TernaryKernelOp op, DType dtype, const ElementwiseArgs<3>& args, cudaStream_t stream);
+
+}  // namespace anatomy::cuda
+
+// ---- unary -------------------------------------------------------------------------------------
+// Launchers of the element-wise unary kernels, one per family and .cu file, called by
+// unary_cuda.cpp with an iteration plan's arguments (one input, one output).
+
+namespace anatomy::cuda {
+
+// The non-tensor arguments of the few ops that take any, as doubles exact in the op's dtype:
+// nan_to_num's replacements (a = nan, b = posinf, c = neginf, already rounded to the tensor's
+// dtype on the host), softplus's beta (a) and threshold (b).
+struct UnaryConstants {
+  double a = 0, b = 0, c = 0;
+};
+
+// unary_basic.cu: the ops that keep the dtype, for every dtype the host lets through (the
+// rounding ops and nan_to_num are identities on integers).
+enum class BasicUnaryOp : int8_t { Neg, Abs, Sign, Floor, Ceil, Round, Trunc, Relu, NanToNum, BitwiseNot };
+void launch_unary_basic(BasicUnaryOp op, DType dtype, const ElementwiseArgs<1>& args, const UnaryConstants& k,
+                        cudaStream_t stream);
+
+// unary_basic.cu: a bool output from an input of any dtype.
+enum class PredicateOp : int8_t { Isnan, Isinf, Isfinite, LogicalNot };
+void launch_predicate(PredicateOp op, DType dtype, const ElementwiseArgs<1>& args, cudaStream_t stream);
+
+// unary_float.cu: exponentials, logarithms, roots and the reciprocal, floating dtypes only (the
+// plan promotes integers).
+enum class FloatUnaryOp : int8_t { Exp, Exp2, Expm1, Log, Log1p, Log2, Sqrt, Rsqrt, Reciprocal };
+void launch_unary_float(FloatUnaryOp op, DType dtype, const ElementwiseArgs<1>& args, cudaStream_t stream);
+
+// unary_activation.cu: trigonometric and activation functions, floating dtypes only.
+enum class ActivationOp : int8_t { Sin, Cos, Tan, Tanh, Erf, Sigmoid, Silu, Gelu, GeluTanh, Softplus };
+void launch_activation(ActivationOp op, DType dtype, const ElementwiseArgs<1>& args, const UnaryConstants& k,
+                       cudaStream_t stream);
+
+}  // namespace anatomy::cuda
+
+// ---- cast --------------------------------------------------------------------------------------
+// Launcher of the dtype-conversion kernel (cast.cu), called by copy_cuda.cpp for a copy between
+// two dtypes on one device: one kernel reads `src` values and writes `dst` values, any strides.
+
+namespace anatomy::cuda {
+
+// args.output holds `dst` elements, args.inputs[0] `src` ones (dst != src); the values convert
+// as the CPU's copy_ converts them (Note [CUDA casts match the CPU's], cast.cu).
+void launch_cast(DType dst, DType src, const ElementwiseArgs<1>& args, cudaStream_t stream);
+
+}  // namespace anatomy::cuda
+
+// ---- copy --------------------------------------------------------------------------------------
+// Launcher of the strided copy kernel (copy.cu), called by copy_cuda.cpp for device-to-device
+// copies of one dtype: a gather (contiguous destination), a scatter (contiguous source) or both
+// strided. One instantiation per element size (1, 2, 4 or 8 bytes) serves every dtype, since a
+// same-dtype copy only moves bits.
+
+namespace anatomy::cuda {
+
+// dst[layout.offsets(i)[0]] = src[layout.offsets(i)[1]] for i in [0, numel). dst and src must
+// not overlap.
+void launch_strided_copy(void* dst, const void* src, size_t element_size, const StridedLayout<2>& layout, int64_t numel,
+                         cudaStream_t stream);
+
+}  // namespace anatomy::cuda
+
+// ---- fill --------------------------------------------------------------------------------------
+// Launchers of the fill kernels (fill.cu), called by fill_cuda.cpp. `value_bits` holds the value
+// already converted to the element type on the host, in its first `element_size` bytes, so the
+// kernels only need one instantiation per element size (1, 2, 4 or 8 bytes) for all dtypes.
+
+namespace anatomy::cuda {
+
+// `numel` elements starting at `data`, one after another.
+void launch_fill_dense(void* data, size_t element_size, int64_t numel, uint64_t value_bits, cudaStream_t stream);
+// Elements at data + layout.offsets(i) for i in [0, numel).
+void launch_fill_strided(void* data, size_t element_size, const StridedLayout<1>& layout, int64_t numel,
+                         uint64_t value_bits, cudaStream_t stream);
+
+}  // namespace anatomy::cuda
+
+// ---- range -------------------------------------------------------------------------------------
+// Launchers of the arange and linspace kernels (range.cu), called by range_cuda.cpp. Each value is
+// computed on the device exactly as the CPU kernel (backends/cpu/range_cpu.cpp) computes it: int64
+// arithmetic for integral ranges, double for floating ones, rounded once to the element type.
+
+namespace anatomy::cuda {
+
+// out[i] = start + i * step in int64, converted to `dtype`.
+void launch_arange_integral(DType dtype, void* out, int64_t n, int64_t start, int64_t step, cudaStream_t stream);
+// out[i] = start + i * step in double, converted to `dtype`.
+void launch_arange_floating(DType dtype, void* out, int64_t n, double start, double step, cudaStream_t stream);
+// linspace's symmetric form: the first half counts up from `start`, the rest down from `end`.
+void launch_linspace(DType dtype, void* out, int64_t steps, double start, double end, double step,
+                     cudaStream_t stream);
+
+}  // namespace anatomy::cuda
+
+// ---- reorder -----------------------------------------------------------------------------------
+// Launchers of the reorder kernels (reorder.cu), called by reorder_cuda.cpp: flip, tril and triu.
+// Their outputs are fresh contiguous tensors, so element i of the output is the i-th in
+// row-major order; the kernels move bits only and are instantiated per element size (1, 2, 4, 8
+// bytes), which covers every dtype.
+
+namespace anatomy::cuda {
+
+// out[i] = in[layout.offsets(i)] for i in [0, numel). `in` points at the element the walk starts
+// from (the last one along each flipped dim), whose strides in `layout` are negated.
+void launch_flip(const void* in, void* out, size_t element_size, const StridedLayout<1>& layout, int64_t numel,
+                 cudaStream_t stream);
+
+// Matrices of `rows` x `cols` in the last two dims: out[i] = in[layout.offsets(i)] where element
+// (r, c) of i's matrix is on the kept side of `diagonal` (upper: c - r >= diagonal, lower:
+// c - r <= diagonal), else zero bits (false, 0, +0.0 in every dtype).
+void launch_triangle(bool upper, const void* in, void* out, size_t element_size, const StridedLayout<1>& layout,
+                     int64_t numel, int64_t rows, int64_t cols, int64_t diagonal, cudaStream_t stream);
+
+}  // namespace anatomy::cuda
+
+// ---- mask --------------------------------------------------------------------------------------
+// Launcher of the masked_fill_ kernel (mask.cu), called by mask_cuda.cpp. As for fill_ (above),
+// `value_bits` holds the value already converted to the element type on the host, so there is
+// one instantiation per element size (1, 2, 4 or 8 bytes) for all dtypes.
+
+namespace anatomy::cuda {
+
+// For i in [0, numel): data[offsets(i)[0]] = value where mask[offsets(i)[1]] is true (the mask
+// is a bool tensor's bytes, already broadcast to data's shape by its strides).
+void launch_masked_fill(void* data, size_t element_size, const uint8_t* mask, const StridedLayout<2>& layout,
+                        int64_t numel, uint64_t value_bits, cudaStream_t stream);
+
+}  // namespace anatomy::cuda

@@ -1,0 +1,89 @@
+// The scatter kernel of the writing indexing ops (launch.h): scatter_, scatter_add_, index_put_.
+//
+// Note [Deterministic scatter on CUDA]
+//   Two positions of a scatter can only write the same element of dst when they differ in the
+//   dims where dst's base stride is 0 (the scattered dim of scatter_, the index block of
+//   index_put_): dst has no internal overlap, so positions that differ elsewhere write different
+//   elements. The host splits the walk into those "serial" dims and the others; one thread owns
+//   each position of the others and walks the serial dims itself in row-major order. Every
+//   element of dst is therefore written by one thread, in the CPU's order: the last write wins
+//   for scatter_, and sums are added in index order (no atomics), so the results are the CPU's
+//   bit for bit. The kernel runs after the table kernel of its call and does nothing when that
+//   found a bad index (Note [Bad indices on the device]).
+#include <type_traits>
+
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
+#include "anatomy/backends/cuda/common/dtype_switch.h"
+#include "anatomy/backends/cuda/index/launch.h"
+#include "anatomy/backends/cuda/common/launch_config.h"
+
+namespace anatomy::cuda {
+namespace {
+
+// a + b as the CPU's add_values (backends/cpu/index_utils.h): fp16/bf16 through float, bool as
+// or, integers wrapping.
+template <typename T>
+__device__ T add_values(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a || b;
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(a) + static_cast<float>(b));
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+
+template <typename T, bool Accumulate>
+__global__ void index_scatter_kernel(T* dst, const T* src, const int64_t* table, StridedLayout<3> parallel,
+                                     int64_t n_parallel, StridedLayout<3> serial, int64_t n_serial,
+                                     IndexErrorSink sink) {
+  if (sink.call_failed()) return;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_parallel; i += step) {
+    int64_t base[3];
+    parallel.offsets(i, base);
+    for (int64_t j = 0; j < n_serial; ++j) {
+      int64_t o[3];
+      serial.offsets(j, o);
+      const int64_t off = table[base[2] + o[2]];
+      if (off == kBadOffset) continue;  // only when the flag is set, so never reached
+      T& target = dst[base[0] + o[0] + off];
+      const T v = src[base[1] + o[1]];
+      if constexpr (Accumulate) {
+        target = add_values<T>(target, v);
+      } else {
+        target = v;
+      }
+    }
+  }
+}
+
+template <typename T, bool Accumulate>
+void scatter(void* dst, const void* src, const int64_t* table, const StridedLayout<3>& parallel, int64_t n_parallel,
+             const StridedLayout<3>& serial, int64_t n_serial, const IndexErrorSink& sink, cudaStream_t stream) {
+  index_scatter_kernel<T, Accumulate><<<grid_blocks(n_parallel), kBlockThreads, 0, stream>>>(
+      static_cast<T*>(dst), static_cast<const T*>(src), table, parallel, n_parallel, serial, n_serial, sink);
+  ANATOMY_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+bool launch_index_scatter(DType dtype, void* dst, const void* src, const int64_t* table,
+                          const StridedLayout<3>& parallel, int64_t n_parallel, const StridedLayout<3>& serial,
+                          int64_t n_serial, bool accumulate, const IndexErrorSink& sink, cudaStream_t stream) {
+  return dtype_switch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (n_parallel == 0 || n_serial == 0) return true;
+    if (accumulate) {
+      scatter<T, true>(dst, src, table, parallel, n_parallel, serial, n_serial, sink, stream);
+    } else {
+      scatter<T, false>(dst, src, table, parallel, n_parallel, serial, n_serial, sink, stream);
+    }
+    return true;
+  });
+}
+
+}  // namespace anatomy::cuda

@@ -1,0 +1,239 @@
+// CUDA kernels of layer_norm (native_layer_norm's output, mean and rstd) and rms_norm over each
+// row of `cols` trailing elements, with the CPU's formulas (backends/cpu/norm_cpu.cpp): fp16,
+// bf16 and fp32 compute in fp32, fp64 in fp64. Three shapes (Note [Rows in registers],
+// row_kernel.cuh):
+//   cols <= 32 * kRowSlots      one warp per row, the row held in registers: one read, one write
+//   cols <= 1024 * kRowSlots    one block per row (as many warps as the row needs), likewise
+//   longer                      one block per row, looping: the row is read three times
+//
+// Note [Two-pass statistics in fp32]
+//   The CPU accumulates in fp64; the kernels accumulate in fp32 and keep the accuracy of a
+//   two-pass variance: m = sum(x) / n, then d = sum(x - m) and q = sum((x - m)^2) in one more
+//   reduction, var = q / n - (d / n)^2. The correction c = d / n repairs the rounding of m, and
+//   outputs are ((x - m) - c) * rstd: x - m is exact when x is near m (Sterbenz), so a large
+//   common offset (values around 1000 that differ by 1) costs no more than an fp32 rounding of
+//   the deviation, where (x - (m + c)) would cost one of the offset.
+#include "anatomy/backends/cuda/common/dtype_switch.h"
+#include "anatomy/backends/cuda/norm/launch.h"
+#include "anatomy/backends/cuda/reduce/row_kernel.cuh"
+
+namespace anatomy::cuda {
+namespace {
+
+inline constexpr int kLoopThreads = 512;
+
+template <typename T>
+struct NormKernelArgs {
+  const T* x;
+  T* y;
+  const T* w;  // null: no weight
+  const T* b;  // null: no bias
+  T* mean;     // layer_norm only
+  T* rstd;
+  int64_t rows, n;
+  opmath_t<T> eps;
+};
+
+// y = ((x - shift) - correction) * rstd (then * w + b); rms_norm has no shift or correction.
+template <typename A>
+struct RowScale {
+  A shift = 0, correction = 0, rstd = 1;
+};
+
+// layer_norm's statistics from the row's sum s and the sums (d, q) of x - m and (x - m)^2,
+// m = s / n (Note [Two-pass statistics in fp32]); mean and rstd are written by `writer`.
+template <typename T, typename A>
+__device__ __forceinline__ RowScale<A> layer_norm_scale(A m, SumPair<A> dq, const NormKernelArgs<T>& a, int64_t row,
+                                                        bool writer) {
+  const A n = static_cast<A>(a.n);
+  RowScale<A> s;
+  s.shift = m;
+  s.correction = dq.a / n;
+  A var = dq.b / n - s.correction * s.correction;
+  if (var < A(0)) var = A(0);  // rounding; a NaN stays
+  s.rstd = A(1) / sqrt(var + a.eps);
+  if (writer) {
+    // An infinite m makes the correction NaN; the mean is then m itself, as on the CPU.
+    a.mean[row] = static_cast<T>(s.correction == s.correction ? m + s.correction : m);
+    a.rstd[row] = static_cast<T>(s.rstd);
+  }
+  return s;
+}
+
+template <typename T, typename A>
+__device__ __forceinline__ RowScale<A> rms_norm_scale(A q, const NormKernelArgs<T>& a) {
+  RowScale<A> s;
+  s.rstd = A(1) / sqrt(q / static_cast<A>(a.n) + a.eps);
+  return s;
+}
+
+// The output of Vec elements from element e (x holds them).
+template <int Vec, typename T, typename A>
+__device__ __forceinline__ void write_normalized(const NormKernelArgs<T>& a, T* yr, int64_t e, const A* x,
+                                                 const RowScale<A>& s) {
+  A o[Vec], w[Vec], b[Vec];
+#pragma unroll
+  for (int k = 0; k < Vec; ++k) o[k] = ((x[k] - s.shift) - s.correction) * s.rstd;
+  if (a.w) {
+    load_vector<Vec>(a.w + e, 0, w);
+#pragma unroll
+    for (int k = 0; k < Vec; ++k) o[k] *= w[k];
+  }
+  if (a.b) {
+    load_vector<Vec>(a.b + e, 0, b);
+#pragma unroll
+    for (int k = 0; k < Vec; ++k) o[k] += b[k];
+  }
+  store_vector<Vec>(yr + e, 0, o);
+}
+
+// Rows held in registers by a group (a warp or a block).
+template <typename T, int Vec, bool Rms, typename Group>
+__device__ __forceinline__ void norm_rows_in_registers(Group& g, const NormKernelArgs<T>& a) {
+  using A = opmath_t<T>;
+  using Regs = RowRegisters<T, A, Vec>;
+  const int n = static_cast<int>(a.n), rank = g.rank(), size = g.size();
+  for (int64_t row = g.first_row(); row < a.rows; row += g.row_step()) {
+    Regs r;
+    r.load(a.x + row * a.n, n, rank, size, A(0));
+    RowScale<A> s;
+    if constexpr (Rms) {
+      A q = 0;
+      r.for_each(n, rank, size, [&](A v) { q += v * v; });
+      s = rms_norm_scale(g.all_reduce(AddValueOp<A>{}, q), a);
+    } else {
+      A sum = 0;
+      r.for_each(n, rank, size, [&](A v) { sum += v; });
+      const A m = g.all_reduce(AddValueOp<A>{}, sum) / static_cast<A>(n);
+      SumPair<A> dq{A(0), A(0)};
+      r.for_each(n, rank, size, [&](A v) {
+        const A d = v - m;
+        dq.a += d;
+        dq.b += d * d;
+      });
+      s = layer_norm_scale(m, g.all_reduce(AddPairOp<A>{}, dq), a, row, rank == 0);
+    }
+    T* yr = a.y + row * a.n;
+#pragma unroll
+    for (int j = 0; j < Regs::kVectors; ++j) {
+      const int e = Regs::first(j, rank, size);
+      if (e < n) write_normalized<Vec>(a, yr, e, r.v + j * Vec, s);
+    }
+  }
+}
+
+template <typename T, int Vec, bool Rms>
+__global__ void __launch_bounds__(kRowWarpsPerBlock * 32) norm_warp_kernel(NormKernelArgs<T> a) {
+  WarpRowGroup g;
+  norm_rows_in_registers<T, Vec, Rms>(g, a);
+}
+
+template <typename T, int Vec, bool Rms>
+__global__ void __launch_bounds__(kRowMaxThreads) norm_block_kernel(NormKernelArgs<T> a) {
+  __shared__ double shared[2][64];
+  BlockRowGroup g{shared};
+  norm_rows_in_registers<T, Vec, Rms>(g, a);
+}
+
+// The same for blocks of at most 512 threads (fp32 computation, rows of up to 8192 values in
+// vectors) with at most 40 registers a thread, so that three blocks fit an SM: one block's loads
+// overlap two others' reductions and writes.
+template <typename T, int Vec, bool Rms>
+__global__ void __launch_bounds__(512, 3) norm_block512_kernel(NormKernelArgs<T> a) {
+  __shared__ double shared[2][64];
+  BlockRowGroup g{shared};
+  norm_rows_in_registers<T, Vec, Rms>(g, a);
+}
+
+// Rows longer than a block holds: the statistics' passes and the write each read the row.
+template <typename T, bool Rms>
+__global__ void __launch_bounds__(kLoopThreads) norm_loop_kernel(NormKernelArgs<T> a) {
+  using A = opmath_t<T>;
+  __shared__ double shared[2][64];
+  BlockRowGroup g{shared};
+  for (int64_t row = g.first_row(); row < a.rows; row += g.row_step()) {
+    const T* xr = a.x + row * a.n;
+    RowScale<A> s;
+    if constexpr (Rms) {
+      A q = 0;
+      for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+        const A v = static_cast<A>(xr[i]);
+        q += v * v;
+      }
+      s = rms_norm_scale(g.all_reduce(AddValueOp<A>{}, q), a);
+    } else {
+      A sum = 0;
+      for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) sum += static_cast<A>(xr[i]);
+      const A m = g.all_reduce(AddValueOp<A>{}, sum) / static_cast<A>(a.n);
+      SumPair<A> dq{A(0), A(0)};
+      for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+        const A d = static_cast<A>(xr[i]) - m;
+        dq.a += d;
+        dq.b += d * d;
+      }
+      s = layer_norm_scale(m, g.all_reduce(AddPairOp<A>{}, dq), a, row, threadIdx.x == 0);
+    }
+    T* yr = a.y + row * a.n;
+    for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+      const A v = static_cast<A>(xr[i]);
+      write_normalized<1>(a, yr, i, &v, s);
+    }
+  }
+}
+
+template <typename T, bool Rms>
+void launch_for(const NormKernelArgs<T>& a, cudaStream_t stream) {
+  using A = opmath_t<T>;
+  constexpr int kVec = kRowVec<T>;
+  const bool vec = row_vectorizable(a.n, kVec, {a.x, a.y, a.w, a.b});
+  if (a.n <= kWarpRowCapacity<A>) {
+    const unsigned grid = row_grid((a.rows + kRowWarpsPerBlock - 1) / kRowWarpsPerBlock);
+    if (vec)
+      norm_warp_kernel<T, kVec, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
+    else
+      norm_warp_kernel<T, 1, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
+  } else if (a.n <= kBlockRowCapacity<A>) {
+    const int threads = row_block_threads<A>(a.n, vec ? kVec : 1);
+    const unsigned grid = row_grid(a.rows);
+    if (!vec) {
+      norm_block_kernel<T, 1, Rms><<<grid, threads, 0, stream>>>(a);
+    } else if constexpr (std::is_same_v<A, float>) {
+      if (threads <= 512) norm_block512_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+      else norm_block_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+    } else {
+      norm_block_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+    }
+  } else {
+    norm_loop_kernel<T, Rms><<<row_grid(a.rows), kLoopThreads, 0, stream>>>(a);
+  }
+  ANATOMY_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void launch_row_norm(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols, double eps,
+                     cudaStream_t stream) {
+  const bool launched = dtype_switch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_floating_v<T>) {
+      NormKernelArgs<T> a{static_cast<const T*>(b.input),
+                          static_cast<T*>(b.out),
+                          static_cast<const T*>(b.weight),
+                          static_cast<const T*>(b.bias),
+                          static_cast<T*>(b.mean),
+                          static_cast<T*>(b.rstd),
+                          rows,
+                          cols,
+                          static_cast<opmath_t<T>>(eps)};
+      if (kind == RowNormKind::Rms)
+        launch_for<T, true>(a, stream);
+      else
+        launch_for<T, false>(a, stream);
+      return true;
+    }
+    return false;
+  });
+  if (!launched) reduce_dtype_error("launch_row_norm: not a floating dtype");
+}
+
+}  // namespace anatomy::cuda

@@ -1,0 +1,73 @@
+// CUDA: layer_norm (native_layer_norm: the output, each row's mean and 1/sqrt(var + eps)) and
+// rms_norm, over the CPU's plan (core/norm_plan.h: the input and parameters contiguous, of the
+// input's dtype, as rows x cols); the kernels are in norm.cu. Their derivatives are composites
+// (autograd/derivatives_nn.cpp), which run on CUDA as they are.
+#include <limits>
+#include <tuple>
+
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/backends/cuda/norm/launch.h"
+#include "anatomy/core/dtype_visit.h"
+#include "anatomy/core/norm_plan.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+
+namespace anatomy::cuda {
+namespace {
+
+const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
+                                                          const std::optional<Tensor>& weight,
+                                                          const std::optional<Tensor>& bias, double eps) {
+  RowNormPlan plan = prepare_row_norm("native_layer_norm", input, normalized_shape, weight, bias);
+  const TensorOptions opts = TensorOptions().dtype(input.dtype()).device(input.device());
+  Tensor mean = empty(plan.stat_shape, opts), rstd = empty(plan.stat_shape, opts);
+  if (plan.rows == 0) return {plan.out, mean, rstd};
+  DeviceGuard guard(input.device());
+  if (plan.cols == 0) {
+    // The mean of no values is 0 / 0, and so is the variance, as on the CPU.
+    mean.fill_(std::numeric_limits<double>::quiet_NaN());
+    rstd.fill_(std::numeric_limits<double>::quiet_NaN());
+    return {plan.out, mean, rstd};
+  }
+  RowNormBuffers b;
+  b.input = plan.input.data_ptr();
+  b.out = plan.out.data_ptr();
+  b.weight = data_or_null(plan.weight);
+  b.bias = data_or_null(plan.bias);
+  b.mean = mean.data_ptr();
+  b.rstd = rstd.data_ptr();
+  launch_row_norm(RowNormKind::Layer, input.dtype(), b, plan.rows, plan.cols, eps, current_stream());
+  return {plan.out, mean, rstd};
+}
+
+Tensor rms_norm_cuda(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                     std::optional<double> eps) {
+  RowNormPlan plan = prepare_row_norm("rms_norm", input, normalized_shape, weight, std::nullopt);
+  if (plan.out.numel() == 0) return plan.out;
+  // The default eps is the input dtype's machine epsilon, as in PyTorch (and on the CPU).
+  double e = 0;
+  visit_dtype(input.dtype(), "rms_norm", [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
+      e = eps ? *eps : convert<double>(std::numeric_limits<T>::epsilon());
+    }
+  });
+  DeviceGuard guard(input.device());
+  RowNormBuffers b;
+  b.input = plan.input.data_ptr();
+  b.out = plan.out.data_ptr();
+  b.weight = data_or_null(plan.weight);
+  launch_row_norm(RowNormKind::Rms, input.dtype(), b, plan.rows, plan.cols, e, current_stream());
+  return plan.out;
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("native_layer_norm", dispatch::named_kernel(&native_layer_norm_cuda, "native_layer_norm"));
+  m.impl("rms_norm", dispatch::named_kernel(&rms_norm_cuda, "rms_norm"));
+}
+
+}  // namespace anatomy::cuda

@@ -1,0 +1,197 @@
+// The building blocks of the CUDA kernels that hold one contiguous row in registers while they
+// reduce it and write it (softmax.cu, norm.cu): the row is read from memory once, with 16-byte
+// vector loads where the row's pointer and length allow, reduced across a group of threads (one
+// warp, or one block of up to 1024) in a fixed order, and written once.
+//
+// Note [Rows in registers]
+//   Each thread of a group holds kRowSlots<A> values of the computation type A (64 bytes: 16
+//   floats or 8 doubles) as kRowSlots / Vec vectors of Vec elements. Vector j of thread `rank`
+//   in a group of `size` threads holds elements (j * size + rank) * Vec ... + Vec - 1, so every
+//   load instruction of a warp reads consecutive 16-byte words. A warp holds rows of up to
+//   32 * kRowSlots values, a block of 1024 threads rows of up to 1024 * kRowSlots (16384 floats,
+//   8192 doubles); longer rows take the families' looping kernels. Vec > 1 needs a row length
+//   that is a multiple of Vec and 16-byte aligned pointers (row_vectorizable), so every row
+//   starts aligned and no vector straddles the row's end.
+//   A group's reductions end with every thread holding the same bits: each warp reduces the
+//   same partials in the same order, and a warp's result is lane 0's, broadcast.
+//
+// Device code only: included by .cu files.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+
+#include "anatomy/backends/cuda/elementwise/elementwise.cuh"
+#include "anatomy/backends/cuda/reduce/reduce.cuh"
+
+namespace anatomy::cuda {
+
+inline constexpr int kRowMaxThreads = 1024;
+inline constexpr int kRowWarpsPerBlock = 8;  // rows per block of the warp-per-row kernels
+
+template <typename A>
+inline constexpr int kRowSlots = 64 / static_cast<int>(sizeof(A));
+
+template <typename T>
+inline constexpr int kRowVec = 16 / static_cast<int>(sizeof(T));
+
+template <typename A>
+inline constexpr int64_t kWarpRowCapacity = int64_t{32} * kRowSlots<A>;
+template <typename A>
+inline constexpr int64_t kBlockRowCapacity = int64_t{kRowMaxThreads} * kRowSlots<A>;
+
+// Whether rows of n elements can be moved in vectors of `vec`: n a multiple of vec and every
+// pointer (null ones aside: absent operands) 16-byte aligned.
+inline bool row_vectorizable(int64_t n, int vec, std::initializer_list<const void*> pointers) {
+  if (vec <= 1 || n % vec != 0) return false;
+  for (const void* p : pointers) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  }
+  return true;
+}
+
+// Threads of a block holding rows of n (<= kBlockRowCapacity<A>) elements: enough for every
+// vector to have a slot, in whole warps.
+template <typename A>
+inline int row_block_threads(int64_t n, int vec) {
+  const int64_t vectors = (n + vec - 1) / vec, per_thread = kRowSlots<A> / vec;
+  const int64_t warps = (vectors + per_thread * 32 - 1) / (per_thread * 32);
+  return static_cast<int>(std::clamp<int64_t>(warps * 32, 32, kRowMaxThreads));
+}
+
+inline unsigned row_grid(int64_t groups) { return static_cast<unsigned>(std::clamp<int64_t>(groups, 1, kMaxBlocks)); }
+
+// __shfl_sync of any trivially copyable value from lane `src`.
+template <typename A>
+__device__ __forceinline__ A shfl_from(const A& v, int src) {
+  constexpr int kWords = (sizeof(A) + 3) / 4;
+  unsigned w[kWords] = {};
+  memcpy(w, &v, sizeof(A));
+#pragma unroll
+  for (int i = 0; i < kWords; ++i) w[i] = __shfl_sync(0xffffffffu, w[i], src);
+  A r;
+  memcpy(&r, w, sizeof(A));
+  return r;
+}
+
+// Two sums reduced together (one shuffle tree, one barrier).
+template <typename A>
+struct SumPair {
+  A a, b;
+};
+template <typename A>
+struct AddPairOp {
+  __device__ SumPair<A> identity() const { return {A(0), A(0)}; }
+  __device__ SumPair<A> combine(SumPair<A> x, SumPair<A> y) const { return {x.a + y.a, x.b + y.b}; }
+};
+template <typename A>
+struct AddValueOp {
+  __device__ A identity() const { return A(0); }
+  __device__ A combine(A a, A b) const { return a + b; }
+};
+
+// One warp per row: warp w of the block takes rows blockIdx.x * kRowWarpsPerBlock + w, then
+// every gridDim.x * kRowWarpsPerBlock-th.
+struct WarpRowGroup {
+  __device__ int rank() const { return static_cast<int>(threadIdx.x % 32); }
+  __device__ int size() const { return 32; }
+  __device__ int64_t first_row() const {
+    return static_cast<int64_t>(blockIdx.x) * kRowWarpsPerBlock + threadIdx.x / 32;
+  }
+  __device__ int64_t row_step() const { return static_cast<int64_t>(gridDim.x) * kRowWarpsPerBlock; }
+  template <typename Op, typename A>
+  __device__ A all_reduce(const Op& op, A a) {
+    return shfl_from(warp_reduce(op, a), 0);
+  }
+};
+
+// One block (blockDim.x a multiple of 32, at most 1024) per row: block b takes rows b, then
+// every gridDim.x-th. `shared` is two buffers of 32 partials of up to 16 bytes, used in turn, so
+// that a reduction's barrier also orders the previous reduction's reads of the other buffer
+// before that buffer is written again; no barrier is needed between rows.
+struct BlockRowGroup {
+  double (*shared)[64];
+  unsigned turn = 0;
+  __device__ int rank() const { return static_cast<int>(threadIdx.x); }
+  __device__ int size() const { return static_cast<int>(blockDim.x); }
+  __device__ int64_t first_row() const { return blockIdx.x; }
+  __device__ int64_t row_step() const { return gridDim.x; }
+  template <typename Op, typename A>
+  __device__ A all_reduce(const Op& op, A a) {
+    static_assert(sizeof(A) <= 16);
+    A* partials = reinterpret_cast<A*>(shared[turn]);
+    turn ^= 1u;
+    const unsigned lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    a = warp_reduce(op, a);
+    if (lane == 0) partials[threadIdx.x / 32] = a;
+    __syncthreads();
+    a = lane < warps ? partials[lane] : op.identity();
+    return shfl_from(warp_reduce(op, a), 0);
+  }
+};
+
+// Vec consecutive elements of p from element e, as A (one 16-byte load when Vec > 1).
+template <int Vec, typename T, typename A>
+__device__ __forceinline__ void load_vector(const T* __restrict__ p, int e, A* out) {
+  if constexpr (Vec > 1) {
+    const AlignedVector<T, Vec> w = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + e);
+#pragma unroll
+    for (int k = 0; k < Vec; ++k) out[k] = static_cast<A>(w.v[k]);
+  } else {
+    out[0] = static_cast<A>(p[e]);
+  }
+}
+
+template <int Vec, typename T, typename A>
+__device__ __forceinline__ void store_vector(T* __restrict__ p, int e, const A* in) {
+  if constexpr (Vec > 1) {
+    AlignedVector<T, Vec> w;
+#pragma unroll
+    for (int k = 0; k < Vec; ++k) w.v[k] = static_cast<T>(in[k]);
+    *reinterpret_cast<AlignedVector<T, Vec>*>(p + e) = w;
+  } else {
+    p[0 + e] = static_cast<T>(in[0]);
+  }
+}
+
+// One thread's share of a row (Note [Rows in registers]).
+template <typename T, typename A, int Vec>
+struct RowRegisters {
+  static_assert(kRowSlots<A> % Vec == 0);
+  static constexpr int kVectors = kRowSlots<A> / Vec;
+  A v[kRowSlots<A>];
+
+  // The first element of the thread's vector j.
+  __device__ static int first(int j, int rank, int size) { return (j * size + rank) * Vec; }
+
+  // Loads the thread's vectors of row (n elements); slots past the end hold `fill`.
+  __device__ void load(const T* __restrict__ row, int n, int rank, int size, A fill) {
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      const int e = first(j, rank, size);
+      if (e < n) {
+        load_vector<Vec>(row, e, v + j * Vec);
+      } else {
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) v[j * Vec + k] = fill;
+      }
+    }
+  }
+
+  // f(slot) for each slot that holds an element, in slot order (f may change the value).
+  template <typename F>
+  __device__ void for_each(int n, int rank, int size, F&& f) {
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      if (first(j, rank, size) < n) {
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) f(v[j * Vec + k]);
+      }
+    }
+  }
+};
+
+}  // namespace anatomy::cuda

@@ -1,0 +1,58 @@
+// Launcher of sort and topk on CUDA (sort.cu), called by sort_cuda.cpp: the rows along `dim`
+// are sorted by key (sort_keys.cuh) with CUB's stable radix sorts, then the first k of each row
+// are gathered from the input into the outputs. Declared without fmt or core beyond dtype.h,
+// so nvcc compiles it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "anatomy/backends/cuda/common/strided_layout.h"
+#include "anatomy/core/dtype.h"
+
+namespace anatomy::cuda {
+
+// The rows of a sort or topk: `rows` rows of `n` elements along the sorted dim, and the first k
+// of each row's order written out.
+struct SortRows {
+  DType dtype = DType::Float32;
+  const void* in = nullptr;  // the input's first element
+  void* values = nullptr;    // outputs (their sizes are the input's with the dim of size k)
+  int64_t* indices = nullptr;
+  // Over the dims other than the sorted one: where row r starts, in the input (0) and in both
+  // outputs (1; values and indices have the same strides).
+  StridedLayout<2> starts;
+  int64_t rows = 0;
+  int64_t n = 0;          // at most INT32_MAX: positions are 32-bit
+  int64_t k = 0;          // 1 <= k <= n
+  int64_t in_stride = 0;  // along the sorted dim
+  int64_t out_stride = 0;
+  bool descending = false;
+  bool sorted = true;  // false: the k picked elements in index order (topk only)
+};
+
+// Device memory of at least `bytes` bytes, usable on the launch's stream until the caller returns
+// (sort_cuda.cpp hands out blocks of the caching allocator).
+using ScratchFn = std::function<void*(size_t bytes)>;
+
+// Queues the whole sort on `stream`. Returns false for a dtype it does not take.
+bool launch_sort_rows(const SortRows& q, const ScratchFn& scratch, cudaStream_t stream);
+
+// topk of at most kSmallTopkMaxK elements from each of at least kSmallTopkMinRows rows of at
+// least kSmallTopkMinLength: one block a row, reading it once (topk_small.cu), instead of
+// sorting every row. Fewer rows would leave most of the GPU idle, shorter ones sort fast anyway.
+inline constexpr int64_t kSmallTopkMaxK = 16;
+inline constexpr int64_t kSmallTopkMinRows = 32;
+inline constexpr int64_t kSmallTopkMinLength = 1024;
+
+inline bool small_topk_fits(const SortRows& q) {
+  return q.k <= kSmallTopkMaxK && q.k < q.n && q.rows >= kSmallTopkMinRows && q.n >= kSmallTopkMinLength;
+}
+
+// Queues such a topk on `stream`. Returns false for a dtype it does not take.
+bool launch_topk_small(const SortRows& q, cudaStream_t stream);
+
+}  // namespace anatomy::cuda
