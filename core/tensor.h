@@ -153,6 +153,25 @@ class Tensor {
   Tensor div(const Scalar& other) const;
   Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
   const Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
+  const Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
+  const Tensor& mul_(const Scalar& other) const;
+  const Tensor& div_(const Scalar& other) const;
+  Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  const Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  // Compound assignment, as ATen's: the in-place form, returning this tensor (x += 1 is x.add_(1)).
+  const Tensor& operator+=(const Tensor& other) const { return add_(other); }
+  const Tensor& operator+=(const Scalar& other) const { return add_(other); }
+  const Tensor& operator-=(const Tensor& other) const { return sub_(other); }
+  const Tensor& operator-=(const Scalar& other) const { return sub_(other); }
+  const Tensor& operator*=(const Tensor& other) const { return mul_(other); }
+  const Tensor& operator*=(const Scalar& other) const { return mul_(other); }
+  const Tensor& operator/=(const Tensor& other) const { return div_(other); }
+  const Tensor& operator/=(const Scalar& other) const { return div_(other); }
+  // ---- closeness and equality (dispatch/ops_binary.h) ----
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+  bool equal(const Tensor& other) const;
 
   // ---- element-wise functions (dispatch/ops_unary.h, ops_binary.h; lists in core/op_lists.h) ----
 #define ANATOMY_UNARY_METHODS(name) \

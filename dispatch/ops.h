@@ -37,6 +37,10 @@ Tensor rand(IntArrayRef size, TensorOptions options = {});
 Tensor randn(IntArrayRef size, TensorOptions options = {});
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions options = {});
 Tensor randint(int64_t high, IntArrayRef size, TensorOptions options = {});
+// A random permutation of 0 .. n-1 (int64 unless options say otherwise; the dtype must hold n - 1
+// exactly), from the device's generator: random keys sorted, so the same seed gives the same
+// permutation. A function over rand and argsort, not a registered operator.
+Tensor randperm(int64_t n, TensorOptions options = {});
 
 // The _like forms: same shape (and layout, when dense) as `self`; options override dtype/device.
 Tensor empty_like(const Tensor& self, TensorOptions options = {}, std::optional<MemoryFormat> memory_format = std::nullopt);

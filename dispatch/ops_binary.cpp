@@ -149,6 +149,24 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 }
 Tensor mul(const Tensor& self, const Scalar& other) { return mul(self, wrapped_scalar(other)); }
 Tensor div(const Tensor& self, const Scalar& other) { return div(self, wrapped_scalar(other)); }
+Tensor add_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return add_(self, wrapped_scalar(other), alpha);
+}
+Tensor sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub_(self, wrapped_scalar(other), alpha);
+}
+Tensor mul_(const Tensor& self, const Scalar& other) { return mul_(self, wrapped_scalar(other)); }
+Tensor div_(const Tensor& self, const Scalar& other) { return div_(self, wrapped_scalar(other)); }
+Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return div(self, wrapped_scalar(other), rounding_mode);
+}
+Tensor div_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return div_(self, wrapped_scalar(other), rounding_mode);
+}
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return sub(other, self, alpha); }
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub(wrapped_scalar(other), self, alpha);
+}
 
 // ---- remainder ... bitwise_right_shift ----
 // Without a PyTorch in-place schema (maximum, minimum), name_ is the out= form writing into self.
@@ -262,6 +280,29 @@ Tensor Tensor::div(const Tensor& other, std::optional<std::string_view> rounding
   return anatomy::div(*this, other, rounding_mode);
 }
 const Tensor& Tensor::div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+  anatomy::div_(*this, other, rounding_mode);
+  return *this;
+}
+const Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) const {
+  anatomy::add_(*this, other, alpha);
+  return *this;
+}
+const Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) const {
+  anatomy::sub_(*this, other, alpha);
+  return *this;
+}
+const Tensor& Tensor::mul_(const Scalar& other) const {
+  anatomy::mul_(*this, other);
+  return *this;
+}
+const Tensor& Tensor::div_(const Scalar& other) const {
+  anatomy::div_(*this, other);
+  return *this;
+}
+Tensor Tensor::div(const Scalar& other, std::optional<std::string_view> rounding_mode) const {
+  return anatomy::div(*this, other, rounding_mode);
+}
+const Tensor& Tensor::div_(const Scalar& other, std::optional<std::string_view> rounding_mode) const {
   anatomy::div_(*this, other, rounding_mode);
   return *this;
 }

@@ -36,6 +36,29 @@ Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 Tensor mul(const Tensor& self, const Scalar& other);
 Tensor div(const Tensor& self, const Scalar& other);
+Tensor add_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor sub_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor mul_(const Tensor& self, const Scalar& other);
+Tensor div_(const Tensor& self, const Scalar& other);
+Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);
+Tensor div_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);
+// other - alpha * self, as torch.rsub.
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+
+// ---- closeness and equality: functions over the operators above, as torch.isclose, allclose
+// and equal (not registered operators of their own) ----
+// |self - other| <= atol + rtol * |other| elementwise (broadcast), or equal (infinities of one
+// sign included); NaNs are close to each other only with equal_nan. self and other must have one
+// dtype (TypeError); rtol and atol must be >= 0 (ValueError). Integer and bool inputs compute the
+// error in fp64, so it cannot wrap. A bool tensor.
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+               bool equal_nan = false);
+// isclose everywhere (true for empty tensors). Waits for the device, like item().
+bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+              bool equal_nan = false);
+// The same sizes and equal elements (compared after type promotion; NaN is not equal to NaN).
+bool equal(const Tensor& self, const Tensor& other);
 
 // ---- the other binary functions (core/op_lists.h says what each does), each with a Tensor and
 // a Scalar `other` ----

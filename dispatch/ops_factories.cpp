@@ -1,6 +1,8 @@
 // Factory operators: schemas, BackendSelect kernels, the composites built from empty and the
 // fill kernels, and the C++ functions users call.
 
+#include <cstdint>
+
 #include "anatomy/core/checked_arith.h"
 #include "anatomy/dispatch/backend_select.h"
 #include "anatomy/dispatch/composite_errors.h"
@@ -203,6 +205,36 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions o) {
   return finish(op.call(low, high, size, o.dtype_opt(), o.device_opt()), o);
 }
 Tensor randint(int64_t high, IntArrayRef size, TensorOptions o) { return randint(0, high, size, o); }
+
+namespace {
+// The largest integer up to which every integer is exact in `t`.
+int64_t max_exact_integer(DType t) {
+  switch (t) {
+    case DType::UInt8: return 255;
+    case DType::Int8: return 127;
+    case DType::Int32: return 2147483647;
+    case DType::Float16: return 2048;
+    case DType::BFloat16: return 256;
+    case DType::Float32: return int64_t{1} << 24;
+    case DType::Float64: return int64_t{1} << 53;
+    default: return INT64_MAX;
+  }
+}
+}  // namespace
+
+Tensor randperm(int64_t n, TensorOptions o) {
+  const DType dtype = o.dtype_opt().value_or(DType::Int64);
+  ANATOMY_CHECK(n >= 0, ValueError, "randperm: n ({}) must be non-negative", n);
+  ANATOMY_CHECK(dtype != DType::Bool, TypeError, "randperm: a bool tensor cannot hold a permutation");
+  ANATOMY_CHECK(n == 0 || n - 1 <= max_exact_integer(dtype), ValueError,
+                "randperm: n ({}) is too large for {}, which holds integers exactly up to {}", n, name(dtype),
+                max_exact_integer(dtype));
+  // Uniform fp64 keys, sorted: argsort is stable, so even tied keys give a permutation.
+  TensorOptions keys_options = TensorOptions().dtype(DType::Float64);
+  if (o.device_opt()) keys_options = keys_options.device(*o.device_opt());
+  const Tensor perm = argsort(rand({n}, keys_options));
+  return finish(dtype == DType::Int64 ? perm : perm.to(dtype), o);
+}
 
 Tensor empty_like(const Tensor& self, TensorOptions o, std::optional<MemoryFormat> memory_format) {
   ANATOMY_OP(op, "aten::empty_like", Tensor(const Tensor&, OptDType, OptDevice, OptFormat));
