@@ -12,6 +12,7 @@
 #include "anatomy/core/error.h"
 #include "anatomy/core/generator.h"
 #include "anatomy/core/iteration_plan.h"
+#include "anatomy/core/parallel.h"
 #include "anatomy/core/precision_switches.h"
 #include "anatomy/core/print.h"
 #include "anatomy/core/scalar.h"
@@ -22,3 +23,4 @@
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/trace.h"
 #include "anatomy/dispatch/tracer.h"
+#include "anatomy/optim/optim.h"

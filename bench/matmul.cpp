@@ -10,7 +10,6 @@
 #include <cblas.h>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/core/parallel.h"
 
 namespace {
 

@@ -4,8 +4,9 @@
 #   scripts/test-tsan.sh [build-dir]          what CI runs (scripts/test.sh): the library built
 #       with -DANATOMY_SANITIZE=thread, CPU only, at -O1 (./build-tsan by default), and the thread
 #       tests against it (anatomy_thread_tests): the caching allocator from 8 threads and autograd
-#       from 8 threads over shared leaves. OpenBLAS is kept to one thread: its own threads are not
-#       anatomy's to check.
+#       from 8 threads over shared leaves. OPENBLAS_NUM_THREADS=1 keeps OpenBLAS from starting a
+#       pool of its own at load (anatomy computes products on its own pool anyway): OpenBLAS's
+#       threads are not anatomy's to check.
 #   scripts/test-tsan.sh --full [build-dir]   the same build, and the whole test binary running
 #       the allocator tests (-tc="*alloc*"), those that dispatch operators included. The rest of
 #       the suite stays out: OpenBLAS's and OpenMP's own threads make TSan report races that are

@@ -1,6 +1,6 @@
 // Autograd from several threads at once over shared leaves (docs/autograd.md, "Threads"): each
 // thread records its own graph through the same weight, runs grad() or backward() on it, and the
-// results match a single-threaded run. scripts/test-tsan.sh --autograd runs this file under
+// results match a single-threaded run. scripts/test-tsan.sh runs this file under
 // ThreadSanitizer (CI does).
 #include <doctest/doctest.h>
 

@@ -9,7 +9,6 @@
 #include "anatomy/anatomy.h"
 #include "anatomy/amp/autocast_mode.h"
 #include "anatomy/amp/grad_scaler.h"
-#include "anatomy/optim/optim.h"
 
 using namespace anatomy;
 using autocast::GradScaler;

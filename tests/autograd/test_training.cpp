@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/optim/optim.h"
 
 using namespace anatomy;
 

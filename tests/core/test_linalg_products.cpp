@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "anatomy/core/parallel.h"
 #include "anatomy/dispatch/tracer.h"
 #include "test_util.h"
 

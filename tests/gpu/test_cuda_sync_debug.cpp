@@ -3,7 +3,6 @@
 // training step -- forward, backward, optimizer -- runs without a single synchronization.
 #include <vector>
 
-#include "anatomy/optim/optim.h"
 #include "anatomy/backends/cuda/runtime/sync_debug.h"
 #include "gpu_test_util.h"
 

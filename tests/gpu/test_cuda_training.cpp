@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "anatomy/optim/optim.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;
