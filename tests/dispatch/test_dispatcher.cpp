@@ -823,3 +823,24 @@ TEST_CASE("docs/dispatcher.md shows tests/docs/test_dispatcher_example.cpp verba
   CHECK_MESSAGE(doc.substr(start, end - start) == example,
                 "the code block in docs/dispatcher.md differs from tests/docs/test_dispatcher_example.cpp");
 }
+
+TEST_CASE("docs/dispatcher.md's custom backend is an excerpt of tests/dispatch/test_custom_backend.cpp, verbatim") {
+#ifdef ANATOMY_SOURCE_DIR
+  std::string root = ANATOMY_SOURCE_DIR;
+#else
+  std::string here = __FILE__;
+  std::string root = here.substr(0, here.rfind("/tests/dispatch/"));
+#endif
+  std::string source = read_file(root + "/tests/dispatch/test_custom_backend.cpp");
+  std::string doc = read_file(root + "/docs/dispatcher.md");
+  const std::string marker = "<!-- excerpt: tests/dispatch/test_custom_backend.cpp -->\n```cpp\n";
+  size_t start = doc.find(marker);
+  REQUIRE_MESSAGE(start != std::string::npos, "docs/dispatcher.md lacks the custom backend's marker");
+  start += marker.size();
+  size_t end = doc.find("```\n", start);
+  REQUIRE(end != std::string::npos);
+  const std::string block = doc.substr(start, end - start);
+  CHECK(block.size() > 1000);  // the allocator, the kernels and their registration
+  CHECK_MESSAGE(source.find(block) != std::string::npos,
+                "the custom backend's code in docs/dispatcher.md is not an excerpt of tests/dispatch/test_custom_backend.cpp");
+}
