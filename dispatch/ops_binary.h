@@ -50,14 +50,15 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 // and equal (not registered operators of their own) ----
 // |self - other| <= atol + rtol * |other| elementwise (broadcast), or equal (infinities of one
 // sign included); NaNs are close to each other only with equal_nan. self and other must have one
-// dtype (TypeError); rtol and atol must be >= 0 (ValueError). Integer and bool inputs compute the
-// error in fp64, so it cannot wrap. A bool tensor.
+// dtype (TypeError) and one device (DeviceError); rtol and atol must be >= 0 (ValueError).
+// Integer and bool inputs compute the error in fp64, so it cannot wrap. A bool tensor.
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
                bool equal_nan = false);
 // isclose everywhere (true for empty tensors). Waits for the device, like item().
 bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
               bool equal_nan = false);
-// The same sizes and equal elements (compared after type promotion; NaN is not equal to NaN).
+// The same sizes and equal elements (compared after type promotion; NaN is not equal to NaN). The
+// tensors must be on one device (DeviceError).
 bool equal(const Tensor& self, const Tensor& other);
 
 // ---- the other binary functions (core/op_lists.h says what each does), each with a Tensor and

@@ -6,7 +6,15 @@
 
 namespace anatomy {
 
+namespace {
+void check_one_device(const char* op, const Tensor& self, const Tensor& other) {
+  ANATOMY_CHECK(self.device() == other.device(), DeviceError, "{}: expected both tensors on one device, found {} and {}",
+                op, self.device().str(), other.device().str());
+}
+}  // namespace
+
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  check_one_device("isclose", self, other);
   ANATOMY_CHECK(self.dtype() == other.dtype(), TypeError, "isclose: self ({}) and other ({}) must have the same dtype",
                 name(self.dtype()), name(other.dtype()));
   ANATOMY_CHECK(rtol >= 0, ValueError, "isclose: rtol ({}) must be >= 0", rtol);
@@ -28,6 +36,7 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
 }
 
 bool equal(const Tensor& self, const Tensor& other) {
+  check_one_device("equal", self, other);
   if (self.sizes() != other.sizes()) return false;
   return eq(self, other).all().item<bool>();
 }

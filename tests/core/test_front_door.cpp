@@ -129,6 +129,7 @@ TEST_CASE("isclose matches the rule on random, broadcast, transposed, empty and 
   EXPECT_ERROR(TypeError, isclose(m, m.to(DType::Float64)), "isclose", "fp32", "fp64");
   EXPECT_ERROR(ValueError, isclose(m, m, -1.0), "rtol");
   EXPECT_ERROR(ValueError, isclose(m, m, 1e-5, nan), "atol");
+  EXPECT_ERROR(DeviceError, isclose(m, empty({2, 2}, Device("meta"))), "isclose", "cpu", "meta");
 }
 
 TEST_CASE("allclose and equal") {
@@ -144,6 +145,8 @@ TEST_CASE("allclose and equal") {
   Tensor with_nan = tensor({1.0, std::nan("")});
   CHECK_FALSE(equal(with_nan, with_nan));
   CHECK(allclose(with_nan, with_nan, 1e-5, 1e-8, true));
+  EXPECT_ERROR(DeviceError, equal(a, empty({3}, Device("meta"))), "equal", "cpu", "meta");
+  EXPECT_ERROR(DeviceError, allclose(a, empty({3}, Device("meta"))), "isclose", "meta");
 }
 
 TEST_CASE("randperm: a permutation from the generator, checked sizes and dtypes") {
