@@ -14,7 +14,7 @@
 #include "anatomy/core/iteration_plan.h"
 #include "anatomy/core/parallel.h"
 #include "anatomy/core/precision_switches.h"
-#include "anatomy/core/print.h"
+#include "anatomy/dispatch/ops/print.h"
 #include "anatomy/core/scalar.h"
 #include "anatomy/core/tensor.h"
 #include "anatomy/core/type_promotion.h"

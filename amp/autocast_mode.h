@@ -20,7 +20,7 @@
 
 #include "anatomy/core/device.h"
 #include "anatomy/core/dtype.h"
-#include "anatomy/dispatch/key_set.h"
+#include "anatomy/core/dispatch_key_set.h"
 
 namespace anatomy::autocast {
 

@@ -6,15 +6,15 @@
 //   The backward passes of softmax, log_softmax, native_layer_norm and rms_norm are written
 //   twice: with public operators here, which are differentiable again (double backward needs no
 //   extra formulas), and as the operators _softmax_backward_data, _log_softmax_backward_data,
-//   native_layer_norm_backward and _rms_norm_backward (dispatch/ops_nn_backward.cpp), whose CUDA
+//   native_layer_norm_backward and _rms_norm_backward (dispatch/ops/nn_backward.cpp), whose CUDA
 //   kernels read each row once. The engine runs a backward with grad mode on only when it
 //   records a graph of it (create_graph); otherwise the formulas call the operators, whose
 //   composite (CPU, Meta) is the same arithmetic as the formulas below.
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 #include "anatomy/autograd/grad_mode.h"
-#include "anatomy/core/norm_backward_plan.h"
-#include "anatomy/dispatch/ops_nn.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
+#include "anatomy/dispatch/ops/nn.h"
 
 namespace anatomy::autograd {
 namespace {

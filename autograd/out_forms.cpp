@@ -56,7 +56,7 @@ struct RefuseOutForm<Name, Tensor(Args...)> {
   }
 };
 
-// The C++ signatures of the out= forms (their public functions' typed handles in dispatch/ops_*.cpp;
+// The C++ signatures of the out= forms (their public functions' typed handles in dispatch/ops/*.cpp;
 // a mismatch is a TypeError when the library loads).
 using Unary = Tensor(const Tensor&, const Tensor&);
 using Binary = Tensor(const Tensor&, const Tensor&, const Tensor&);

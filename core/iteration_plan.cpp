@@ -251,6 +251,7 @@ IterationPlan IterationPlan::Builder::build() {
     }
   }
   Allocator* allocator = get_allocator(device.type());
+  plan.casts_ = casts_;
   for (const Tensor& out : outputs_) {
     if (out.defined() && out.dtype() != out_dtype) {
       // Computed in out_dtype, then cast into the user's tensor by finish().
@@ -268,7 +269,7 @@ IterationPlan IterationPlan::Builder::build() {
     // work): device kernels take its value with the launch (Note [CPU scalars in device plans]).
     if (in.dtype() == plan.common_) plan.operands_.push_borrowed(in);
     else if (in.dim() == 0 && in.is_cpu()) plan.operands_.push_back(cast_cpu_scalar(in, plan.common_));
-    else plan.operands_.push_back(in.to(plan.common_));
+    else plan.operands_.push_back(casts_->to_dtype(in, plan.common_));
   }
 
   const int n = plan.num_operands();
@@ -346,7 +347,7 @@ IterationPlan IterationPlan::Builder::build() {
 
 void IterationPlan::copy_to_user_outputs() const {
   for (int i = 0; i < user_outputs_.size(); ++i) {
-    if (user_outputs_[i].defined()) user_outputs_[i].copy_(operands_[i]);
+    if (user_outputs_[i].defined()) casts_->copy_into(user_outputs_[i], operands_[i]);
   }
 }
 

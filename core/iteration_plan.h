@@ -26,6 +26,12 @@
 // its value on the host and passes it to the kernel by value (backends/cuda/elementwise/elementwise_args.h),
 // with stride 0 like any broadcast operand. Only 0-dim CPU tensors may join device tensors: any
 // other CPU tensor is a DeviceError. CPU plans are unchanged (is_cpu_scalar is false there).
+//
+// Note [Casts in iteration plans]
+// Casting an input to the common dtype, and copying a result computed in the common dtype into
+// the user's output of another dtype, run the copy kernel of the operands' backend: operator
+// calls, which core does not make. The operator layer that builds plans passes the two casts in
+// (dispatch/ops/plan_casts.h); a plan that needs neither never calls them.
 #pragma once
 
 #include <algorithm>
@@ -38,6 +44,12 @@
 #include "anatomy/core/tensor.h"
 
 namespace anatomy {
+
+// The two conversions a plan may need (Note [Casts in iteration plans]).
+struct PlanCasts {
+  Tensor (*to_dtype)(const Tensor& t, DType dtype);         // an input to the common dtype
+  void (*copy_into)(const Tensor& dst, const Tensor& src);  // a result into the user's output
+};
 
 class IterationPlan {
  public:
@@ -129,7 +141,7 @@ class IterationPlan {
 
   class Builder {
    public:
-    explicit Builder(const char* op) : op_(op) {}
+    Builder(const char* op, const PlanCasts& casts) : op_(op), casts_(&casts) {}
     // An output: undefined means "allocate it".
     Builder& add_output(const Tensor& t);
     Builder& add_input(const Tensor& t);
@@ -148,6 +160,7 @@ class IterationPlan {
     IterationPlan build_flat() const;
 
     const char* op_;
+    const PlanCasts* casts_;
     OperandRefs outputs_, inputs_;
     std::optional<DType> common_, output_;
     bool int_to_float_ = false;
@@ -215,6 +228,7 @@ class IterationPlan {
   // Outputs the user passed, when a temporary stands in (else undefined); empty when no output
   // needs one.
   OperandList user_outputs_;
+  const PlanCasts* casts_ = nullptr;  // set by a Builder whose plan has user_outputs_
   DType common_ = DType::Float32;
   DimVector shape_, loop_shape_;
   std::array<DimVector, kMaxOperands> strides_;

@@ -1,5 +1,5 @@
 // The element-wise operator families whose members share one signature, as X-macro lists:
-// the free functions (dispatch/ops_unary.h, ops_binary.h), the Tensor methods (core/tensor.h)
+// the free functions (dispatch/ops/unary.h, ops_binary.h), the Tensor methods (core/tensor.h)
 // and the registrations are all generated from these lists, so an op is added in one place.
 #pragma once
 

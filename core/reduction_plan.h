@@ -1,5 +1,6 @@
 // The reduction plan: what every reduction kernel (CPU, Meta and CUDA alike) needs to know
-// before its loop runs, and the argument checks and result dtypes of the reduction operators.
+// before its loop runs. The reduction operators' argument checks and result dtypes, and the
+// allocation of their results, are the operator layer's (dispatch/ops/reduction_rules.h).
 //
 // Note [Reduction plan]
 // Given the input and the dims to reduce, the plan
@@ -10,8 +11,8 @@
 //      form one block (the common cases: reducing the innermost or the outermost dims of a
 //      contiguous or transposed tensor) the input is used as it is; otherwise the kernel first
 //      copies permute(kept dims, reduced dims) into a contiguous [P, N, 1] tensor;
-//   3. allocates the outputs so that output element (p, m) sits at offset p * M + m: dense, in
-//      the input's memory order.
+//   3. lays out the outputs so that output element (p, m) sits at offset p * M + m: dense, in
+//      the input's memory order (result_strides).
 // A kernel then reduces N contiguous values per output when M == 1 ("inner" reduction), or
 // accumulates N rows of M contiguous values element-wise ("outer" reduction).
 #pragma once
@@ -36,10 +37,12 @@ class ReductionPlan {
   IntArrayRef result_shape() const { return result_shape_; }
   bool is_reduced(int64_t d) const { return (mask_ >> d) & 1; }
 
-  // A result tensor of `dtype` on `device`, laid out so element (p, m) sits at offset p * M + m.
-  Tensor allocate(DType dtype, Device device) const;
-  // The input as a dense [P, N, M] block: `self` itself, or a contiguous copy (CPU kernels).
-  Tensor dense_input(const Tensor& self) const;
+  // The strides of a result laid out so element (p, m) sits at offset p * M + m.
+  IntArrayRef result_strides() const { return result_strides_; }
+  // Whether the input is a dense [P, N, M] block as it is; otherwise a kernel that walks it as
+  // one reads permute(permutation()) made contiguous (dispatch/ops/reduction_rules.h).
+  bool is_direct() const { return direct_; }
+  IntArrayRef permutation() const { return perm_; }
 
  private:
   const char* op_;
@@ -49,27 +52,5 @@ class ReductionPlan {
   DimVector perm_;  // the input's dims in [P, N, M] order
   DimVector result_shape_, result_strides_;
 };
-
-// ---- the operators' front half: checks, result dtypes, allocated results ----
-
-enum class ReduceKind : int8_t {
-  Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Var, Std, Norm, LogSumExp, Any, All, CountNonzero
-};
-
-// Everything a backend's loop needs: the plan, the input to read (already cast to the dtype the
-// operator computes in) and the allocated results (`indices` for max.dim and min.dim).
-struct Reduction {
-  ReductionPlan plan;
-  Tensor input;
-  Tensor values, indices;
-};
-
-// `dims` empty means every dim. `all_dims`: the operator was called without dims (max(),
-// argmax() with dim=None), which over an empty input raises ValueError rather than IndexError.
-Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, IntArrayRef dims, bool keepdim,
-                            std::optional<DType> dtype = std::nullopt, bool all_dims = false, bool with_indices = false);
-
-// out= of sum: the result must fit `out` (same shape, a dtype it may be cast to).
-void check_reduction_out(const char* op, const Tensor& out, const Tensor& self, IntArrayRef shape, DType dtype);
 
 }  // namespace anatomy

@@ -1,6 +1,6 @@
 // Tensor: the user-facing handle. Copying a Tensor shares its TensorImpl (one atomic
 // increment); views share the storage. Methods that compute are declared here and defined in
-// dispatch/tensor_methods.cpp, beside the operator declarations they call, so a method call
+// dispatch/ops/tensor_methods.cpp, beside the operator declarations they call, so a method call
 // goes through the dispatcher exactly like the free function.
 #pragma once
 
@@ -168,12 +168,12 @@ class Tensor {
   const Tensor& operator*=(const Scalar& other) const { return mul_(other); }
   const Tensor& operator/=(const Tensor& other) const { return div_(other); }
   const Tensor& operator/=(const Scalar& other) const { return div_(other); }
-  // ---- closeness and equality (dispatch/ops_binary.h) ----
+  // ---- closeness and equality (dispatch/ops/binary.h) ----
   Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
   bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
   bool equal(const Tensor& other) const;
 
-  // ---- element-wise functions (dispatch/ops_unary.h, ops_binary.h; lists in core/op_lists.h) ----
+  // ---- element-wise functions (dispatch/ops/unary.h, ops_binary.h; lists in core/op_lists.h) ----
 #define ANATOMY_UNARY_METHODS(name) \
   Tensor name() const;              \
   const Tensor& name##_() const;
@@ -205,7 +205,7 @@ class Tensor {
   Tensor where(const Tensor& condition, const Tensor& other) const;
   Tensor where(const Tensor& condition, const Scalar& other) const;
 
-  // ---- reductions (dispatch/ops_reduce.h; an empty dim list reduces every dim) ----
+  // ---- reductions (dispatch/ops/reduce.h; an empty dim list reduces every dim) ----
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
   Tensor mean(std::optional<DType> dtype = std::nullopt) const;
@@ -230,18 +230,18 @@ class Tensor {
   Tensor all(IntArrayRef dim, bool keepdim = false) const;
   Tensor count_nonzero(IntArrayRef dim = {}) const;
 
-  // ---- nn (dispatch/ops_nn.h) ----
+  // ---- nn (dispatch/ops/nn.h) ----
   Tensor softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
 
-  // ---- matrix products (dispatch/ops_linalg.h) ----
+  // ---- matrix products (dispatch/ops/linalg.h) ----
   Tensor mm(const Tensor& mat2) const;
   Tensor bmm(const Tensor& mat2) const;
   Tensor matmul(const Tensor& other) const;
   Tensor dot(const Tensor& other) const;
   Tensor outer(const Tensor& vec2) const;
 
-  // ---- shape and data movement (dispatch/ops_indexing.h) ----
+  // ---- shape and data movement (dispatch/ops/indexing.h) ----
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
@@ -319,7 +319,7 @@ Tensor operator!(const Tensor& a);  // logical_not
 // Wraps dimension `dim` (negative counts from the end) into [0, ndim); IndexError naming `op`.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
-// A picture of the tensor's values like PyTorch's repr (see core/print.h).
+// A picture of the tensor's values like PyTorch's repr (see dispatch/ops/print.h).
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 }  // namespace anatomy

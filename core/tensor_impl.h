@@ -16,7 +16,7 @@
 #include "anatomy/core/memory_format.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/storage.h"
-#include "anatomy/dispatch/key_set.h"
+#include "anatomy/core/dispatch_key_set.h"
 
 namespace anatomy {
 

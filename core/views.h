@@ -1,5 +1,5 @@
 // The view kernels: operators that only compute new sizes, strides and offset over the same
-// storage. They work for every backend (they never touch data), so dispatch/ops_views.cpp
+// storage. They work for every backend (they never touch data), so dispatch/ops/views.cpp
 // registers them as CompositeExplicitAutograd kernels.
 #pragma once
 

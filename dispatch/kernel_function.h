@@ -9,7 +9,7 @@
 #include <string>
 
 #include "anatomy/dispatch/boxing.h"
-#include "anatomy/dispatch/key_set.h"
+#include "anatomy/core/dispatch_key_set.h"
 
 namespace anatomy::dispatch {
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "anatomy/core/macros.h"
-#include "anatomy/dispatch/key_set.h"
+#include "anatomy/core/dispatch_key_set.h"
 
 namespace anatomy::dispatch {
 

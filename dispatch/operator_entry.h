@@ -64,7 +64,7 @@ class OperatorEntry {
   const std::string& name() const { return name_; }
   bool has_schema() const { return schema_.has_value(); }
   const Schema& schema() const;
-  // Where the schema was defined ("ops_binary.cpp:12"); empty until it is.
+  // Where the schema was defined ("binary.cpp:12"); empty until it is.
   const std::string& defined_at() const { return defined_at_; }
 
   // The kernel that handles `ks` (already masked). ks empty gives the "no keys" entry.

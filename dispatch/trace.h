@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "anatomy/dispatch/key_set.h"
+#include "anatomy/core/dispatch_key_set.h"
 
 namespace anatomy::dispatch {
 

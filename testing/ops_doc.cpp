@@ -20,17 +20,18 @@ struct Section {
   const char* title;
 };
 constexpr Section kSections[] = {
-    {"ops_factories.cpp", "Factories"},
-    {"ops_views.cpp", "Views"},
-    {"ops_copy.cpp", "Copies, fills and conversions"},
-    {"ops_binary.cpp", "Element-wise binary and ternary"},
-    {"ops_unary.cpp", "Element-wise unary"},
-    {"ops_reduce.cpp", "Reductions"},
-    {"ops_nn.cpp", "Neural-network functions"},
-    {"ops_attention.cpp", "Dropout and attention"},
-    {"ops_linalg.cpp", "Matrix products"},
-    {"ops_indexing.cpp", "Joining, indexing, scattering and masking"},
-    {"ops_shape.cpp", "Reordering, padding, sorting and scans"},
+    {"factories.cpp", "Factories"},
+    {"views.cpp", "Views"},
+    {"copy.cpp", "Copies, fills and conversions"},
+    {"binary.cpp", "Element-wise binary and ternary"},
+    {"unary.cpp", "Element-wise unary"},
+    {"reduce.cpp", "Reductions"},
+    {"nn.cpp", "Neural-network functions"},
+    {"attention.cpp", "Dropout and attention"},
+    {"linalg.cpp", "Matrix products"},
+    {"indexing.cpp", "Joining, indexing, scattering and masking"},
+    {"shape.cpp", "Reordering, padding, sorting and scans"},
+    {"nn_backward.cpp", "Backward functions of the neural-network operators"},
 };
 
 std::string file_of(const std::string& where) { return where.substr(0, where.find(':')); }

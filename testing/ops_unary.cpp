@@ -14,7 +14,7 @@ const std::vector<DType> kNumeric = {DType::UInt8,   DType::Int8,     DType::Int
 const std::vector<DType> kIntegral = {DType::Bool, DType::UInt8, DType::Int8, DType::Int32, DType::Int64};
 const std::vector<DType> kFloating = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
 
-// How the result dtype follows from the input's (core/unary_ops.h's UnaryKind).
+// How the result dtype follows from the input's (dispatch/ops/unary_rules.h's UnaryKind).
 enum class Result { Same, Float, Bool };
 
 // An integer result wrapped into its dtype's range, as the kernel's integer arithmetic does

@@ -8,7 +8,7 @@
 
 #include "anatomy/backends/cpu/streaming_store.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/binary_registration.h"
+#include "anatomy/dispatch/ops/binary_registration.h"
 
 namespace anatomy::cpu {
 

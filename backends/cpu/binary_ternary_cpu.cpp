@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/core/ternary_ops.h"
+#include "anatomy/dispatch/ops/ternary_rules.h"
 
 namespace anatomy::cpu {
 namespace {

@@ -27,7 +27,7 @@
 
 #include "anatomy/backends/cpu/gemm_cpu.h"
 #include "anatomy/core/parallel.h"
-#include "anatomy/dispatch/linalg_registration.h"
+#include "anatomy/dispatch/ops/linalg_registration.h"
 
 namespace anatomy::cpu {
 namespace {

@@ -1,6 +1,6 @@
 // The CPU's matrix-product arithmetic, split by how it computes: BLAS for floating dtypes
 // (blas_cpu.cpp), a blocked C++ loop for integers (gemm_integer_cpu.cpp). Both follow the
-// compute contract of dispatch/linalg_registration.h: c[i] = beta * c[i] + alpha * a[i] @ b[i]
+// compute contract of dispatch/ops/linalg_registration.h: c[i] = beta * c[i] + alpha * a[i] @ b[i]
 // over 3-D a [B, n, k], b [B, k, m] and a contiguous c [B, n, m]; beta == 0 never reads c.
 #pragma once
 

@@ -14,7 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/parallel.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/core/tensor.h"
@@ -123,7 +123,7 @@ inline void scatter_elements(IntArrayRef sizes, const Tensor& dst, IntArrayRef d
 }
 
 // Advanced indexing (index_cpu.cpp, used by index_put_ in scatter_cpu.cpp too; the bool masks
-// and the walk are core/indexing_rules.h's, shared with CUDA).
+// and the walk are dispatch/ops/indexing_rules.h's, shared with CUDA).
 // The element offset into self of every position of the broadcast index shape, row-major;
 // negative indices wrap, out-of-range ones raise IndexError.
 std::vector<int64_t> advanced_index_offsets(const Tensor& self, const std::vector<Tensor>& entries,

@@ -8,7 +8,7 @@
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/generator.h"
 #include "anatomy/core/philox.h"
-#include "anatomy/core/random_args.h"
+#include "anatomy/dispatch/ops/random_args.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/dispatch/library.h"
 

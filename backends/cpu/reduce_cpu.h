@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/reduce_registration.h"
+#include "anatomy/dispatch/ops/reduce_registration.h"
 
 namespace anatomy::cpu {
 

@@ -29,7 +29,7 @@ struct CountOp {
 }  // namespace
 
 void logical_loop(ReduceKind kind, const Reduction& r) {
-  const Tensor in = r.plan.dense_input(r.input);
+  const Tensor in = dense_reduction_input(r.plan, r.input);
   visit_dtype(in.dtype(), r.plan.op(), [&]<typename T>() {
     if (kind == ReduceKind::CountNonzero) {
       reduce_kernel<T>(r.plan, in, CountOp<T>{static_cast<int64_t*>(r.values.data_ptr())});

@@ -25,7 +25,7 @@
 #include <memory>
 
 #include "anatomy/core/parallel.h"
-#include "anatomy/core/reduction_plan.h"
+#include "anatomy/dispatch/ops/reduction_rules.h"
 
 namespace anatomy::cpu {
 

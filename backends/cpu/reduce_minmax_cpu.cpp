@@ -68,7 +68,7 @@ struct IndexOp {
 }  // namespace
 
 void extreme_loop(ReduceKind kind, const Reduction& r) {
-  const Tensor in = r.plan.dense_input(r.input);
+  const Tensor in = dense_reduction_input(r.plan, r.input);
   const bool is_max = kind == ReduceKind::Max || kind == ReduceKind::ArgMax;
   const bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
   visit_dtype(in.dtype(), r.plan.op(), [&]<typename T>() {

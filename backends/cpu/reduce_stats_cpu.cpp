@@ -122,7 +122,7 @@ void norm_loop(const Reduction& r, const Tensor& in, double p) {
 }  // namespace
 
 void stats_loop(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs& args) {
-  const Tensor in = r.plan.dense_input(r.input);
+  const Tensor in = dense_reduction_input(r.plan, r.input);
   visit_dtype(in.dtype(), r.plan.op(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
       T* out = static_cast<T*>(r.values.data_ptr());

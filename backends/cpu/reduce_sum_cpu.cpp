@@ -44,7 +44,7 @@ struct ProdOp {
 }  // namespace
 
 void sum_prod_loop(ReduceKind kind, const Reduction& r) {
-  const Tensor in = r.plan.dense_input(r.input);
+  const Tensor in = dense_reduction_input(r.plan, r.input);
   visit_dtype(in.dtype(), r.plan.op(), [&]<typename T>() {
     T* out = static_cast<T*>(r.values.data_ptr());
     if (kind == ReduceKind::Prod) {

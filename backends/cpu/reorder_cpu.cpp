@@ -1,12 +1,12 @@
 // CPU: flip, tril and triu (repeat, roll and constant_pad_nd are composites in
-// dispatch/ops_shape.cpp). Results are fresh contiguous tensors.
+// dispatch/ops/shape.cpp). Results are fresh contiguous tensors.
 #include <array>
 
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy::cpu {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/core/norm_plan.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/core/parallel.h"
 #include "anatomy/dispatch/library.h"
 

@@ -12,7 +12,7 @@
 #include "anatomy/backends/cpu/row_walk.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/parallel.h"
-#include "anatomy/dispatch/sort_registration.h"
+#include "anatomy/dispatch/ops/sort_registration.h"
 
 namespace anatomy::cpu {
 namespace {

@@ -12,7 +12,7 @@
 #include "anatomy/backends/cpu/vec_loops.h"
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/unary_registration.h"
+#include "anatomy/dispatch/ops/unary_registration.h"
 
 namespace anatomy::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // Meta: the element-wise binary and ternary operators compute only the result's shape, dtype and
-// layout: the same plans and checks as the real kernels (dispatch/binary_registration.h), and no
+// layout: the same plans and checks as the real kernels (dispatch/ops/binary_registration.h), and no
 // loop (so no data-dependent check either: integer division by zero is the CPU kernel's).
-#include "anatomy/dispatch/binary_registration.h"
+#include "anatomy/dispatch/ops/binary_registration.h"
 
 namespace anatomy::meta {
 namespace {

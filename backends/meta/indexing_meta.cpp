@@ -1,15 +1,15 @@
 // Meta: the indexing ops whose result shape does not depend on index values: the same argument
-// checks as the CPU kernels (core/indexing_rules.h), then a result with no data. Index values
+// checks as the CPU kernels (dispatch/ops/indexing_rules.h), then a result with no data. Index values
 // cannot be range-checked without data. masked_select and nonzero have data-dependent shapes,
 // so they have no Meta kernel; advanced indexing has one for integer indices only (a bool mask's
 // count is data).
 #include <fmt/ranges.h>
 
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
-#include "anatomy/dispatch/scatter_registration.h"
+#include "anatomy/dispatch/ops/scatter_registration.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::meta {
@@ -35,7 +35,7 @@ Tensor embedding_meta(const Tensor& weight, const Tensor& indices) {
   return empty(embedding_shape(weight, indices), weight.options());
 }
 
-// scatter_ and scatter_add_ on Meta: the shared checks (dispatch/scatter_registration.h), then
+// scatter_ and scatter_add_ on Meta: the shared checks (dispatch/ops/scatter_registration.h), then
 // nothing to write.
 Tensor scatter_meta(const Tensor& self, int64_t, const Tensor&, const Tensor&, bool, const char* op) {
   check_no_internal_overlap(self, op);

@@ -1,6 +1,6 @@
 // Meta: mm, bmm, addmm and baddbmm compute only the result's shape and dtype: the same checks
-// and allocation as the real kernels (dispatch/linalg_registration.h), and no arithmetic.
-#include "anatomy/dispatch/linalg_registration.h"
+// and allocation as the real kernels (dispatch/ops/linalg_registration.h), and no arithmetic.
+#include "anatomy/dispatch/ops/linalg_registration.h"
 
 namespace anatomy::meta {
 namespace {

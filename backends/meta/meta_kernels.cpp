@@ -2,7 +2,7 @@
 // the real kernels do and compute output metadata, so a user can ask what an op would return
 // (shape, dtype, layout) without allocating or computing anything.
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/core/random_args.h"
+#include "anatomy/dispatch/ops/random_args.h"
 #include "anatomy/core/type_promotion.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
@@ -46,7 +46,7 @@ Tensor fill_meta(const Tensor& self, const Scalar& value) {
   return self;
 }
 
-// The random fills check their arguments as every backend does (core/random_args.h).
+// The random fills check their arguments as every backend does (dispatch/ops/random_args.h).
 Tensor uniform_meta(const Tensor& self, double from, double to) {
   check_uniform_args(self.dtype(), from, to);
   return self;

@@ -1,8 +1,8 @@
 // Meta: softmax, log_softmax, native_layer_norm and rms_norm compute only their results'
-// shapes and dtypes, with the same checks as the real kernels (core/norm_plan.h).
+// shapes and dtypes, with the same checks as the real kernels (dispatch/ops/norm_plan.h).
 #include <tuple>
 
-#include "anatomy/core/norm_plan.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

@@ -1,6 +1,6 @@
 // Meta: the reductions compute only their results' shapes, dtypes and layouts: the same checks
-// and allocation as the real kernels (dispatch/reduce_registration.h), and no loop.
-#include "anatomy/dispatch/reduce_registration.h"
+// and allocation as the real kernels (dispatch/ops/reduce_registration.h), and no loop.
+#include "anatomy/dispatch/ops/reduce_registration.h"
 
 namespace anatomy::meta {
 namespace {

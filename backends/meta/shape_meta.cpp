@@ -1,10 +1,10 @@
 // Meta: flip, tril, triu, sort, topk, cumsum, cumprod and one_hot. The same checks as the CPU
-// kernels (dispatch/shape_checks.h) and the same result metadata, without data. one_hot needs
+// kernels (dispatch/ops/shape_checks.h) and the same result metadata, without data. one_hot needs
 // num_classes: with -1 its result's shape would depend on the values.
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
-#include "anatomy/dispatch/sort_registration.h"
+#include "anatomy/dispatch/ops/shape_checks.h"
+#include "anatomy/dispatch/ops/sort_registration.h"
 
 namespace anatomy::meta {
 namespace {
@@ -24,7 +24,7 @@ Tensor triu_meta(const Tensor& self, int64_t) {
   return empty(self.sizes(), self.options());
 }
 
-// Sort and topk on Meta: the shared checks and result shapes (dispatch/sort_registration.h), no
+// Sort and topk on Meta: the shared checks and result shapes (dispatch/ops/sort_registration.h), no
 // values to order.
 void select_nothing(const Tensor&, int64_t, int64_t, bool, bool, const Tensor&, const Tensor&, const char*) {}
 

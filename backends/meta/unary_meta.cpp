@@ -1,6 +1,6 @@
 // Meta: the element-wise unary operators compute only the result's shape, dtype and layout: the
-// same plan and checks as the real kernels (dispatch/unary_registration.h), and no loop.
-#include "anatomy/dispatch/unary_registration.h"
+// same plan and checks as the real kernels (dispatch/ops/unary_registration.h), and no loop.
+#include "anatomy/dispatch/ops/unary_registration.h"
 
 namespace anatomy::meta {
 namespace {

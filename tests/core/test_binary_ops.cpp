@@ -4,7 +4,8 @@
 #include <cmath>
 #include <functional>
 
-#include "anatomy/core/binary_ops.h"
+#include "anatomy/dispatch/ops/binary_rules.h"
+#include "anatomy/dispatch/ops/plan_casts.h"
 
 #include "test_util.h"
 
@@ -177,7 +178,7 @@ TEST_CASE("binary ops: meta tensors give shape and dtype only") {
 
 TEST_CASE("iteration plan: broadcast strides, dim order and merging") {
   Tensor a = zeros({2, 3, 4});
-  IterationPlan p = IterationPlan::Builder("test").add_output(Tensor()).add_input(a).add_input(a).build();
+  IterationPlan p = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(a).add_input(a).build();
   CHECK(p.is_contiguous());
   CHECK(vec(p.loop_shape()) == V{24});
   CHECK(p.loop_stride(0, 0) == 4);  // a flat loop steps each operand by its element size
@@ -186,14 +187,14 @@ TEST_CASE("iteration plan: broadcast strides, dim order and merging") {
   // A plan borrows the tensors its builder was given: they must outlive it (no temporaries).
   Tensor t = zeros({4, 6}).t();  // [6, 4], strides (1, 6)
   Tensor t_out = zeros({6, 4});
-  IterationPlan q = IterationPlan::Builder("test").add_output(t_out).add_input(t).build();
+  IterationPlan q = IterationPlan::Builder("test", operator_casts()).add_output(t_out).add_input(t).build();
   CHECK_FALSE(q.is_contiguous());
   CHECK(vec(q.loop_shape()) == V{4, 6});
   CHECK(q.loop_stride(0, 0) == 4);   // output: 4 bytes per step of its last dim
   CHECK(q.loop_stride(1, 0) == 24);  // input: 6 floats per step
   // A broadcast input has stride 0 in the broadcast dims, and merges with neighbours.
   Tensor row = zeros({4}), full_shape = zeros({5, 4});
-  IterationPlan r = IterationPlan::Builder("test").add_output(Tensor()).add_input(full_shape).add_input(row).build();
+  IterationPlan r = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(full_shape).add_input(row).build();
   CHECK(vec(r.loop_shape()) == V{4, 5});
   CHECK(r.loop_stride(2, 1) == 0);
   CHECK(r.can_use_32bit_indexing());
@@ -205,7 +206,7 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   const TensorOptions meta = TensorOptions().device(Device("meta"));
   Tensor m = empty({4, 3}, meta.dtype(DType::Float16));
   Tensor two_and_a_half = wrapped_scalar(2.5);
-  IterationPlan p = IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(two_and_a_half).build();
+  IterationPlan p = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(m).add_input(two_and_a_half).build();
   CHECK(p.output(0).is_meta());
   CHECK(p.common_dtype() == DType::Float16);
   CHECK_FALSE(p.is_cpu_scalar(0));
@@ -216,16 +217,16 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   CHECK(p.loop_stride(2, 0) == 0);  // broadcast like any 0-dim operand
   // A 0-dim CPU tensor (not a wrapped number) as the first input, and in an in-place plan.
   Tensor s = full({}, 3, DType::Int64);
-  IterationPlan q = IterationPlan::Builder("test").add_output(Tensor()).add_input(s).add_input(m).build();
+  IterationPlan q = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(s).add_input(m).build();
   CHECK(q.is_cpu_scalar(0));
   CHECK(q.input(0).dtype() == DType::Float16);
   CHECK(element(q.input(0), 0) == 3);
-  IterationPlan r = IterationPlan::Builder("test").add_output(m).add_input(m).add_input(s).build();
+  IterationPlan r = IterationPlan::Builder("test", operator_casts()).add_output(m).add_input(m).add_input(s).build();
   CHECK(r.output(0).is_same(m));
   CHECK(r.is_cpu_scalar(1));
   // Only 0-dim CPU tensors may join device tensors.
   EXPECT_ERROR(DeviceError,
-               IterationPlan::Builder("test").add_output(Tensor()).add_input(m).add_input(zeros({1})).build(), "test",
+               IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(m).add_input(zeros({1})).build(), "test",
                "meta", "cpu");
   // The operator path: m + 2, 2 * m and m.add_(cpu 0-dim) keep the device and dtype.
   CHECK((m + 2).is_meta());
@@ -233,7 +234,7 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   CHECK(m.add_(full({}, 1.5)).is_meta());
   // On the CPU nothing is a "CPU scalar": every operand is readable by the loop.
   Tensor c = zeros({2}), one = wrapped_scalar(1);
-  IterationPlan cpu = IterationPlan::Builder("test").add_output(Tensor()).add_input(c).add_input(one).build();
+  IterationPlan cpu = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(c).add_input(one).build();
   CHECK_FALSE(cpu.is_cpu_scalar(1));
 }
 
@@ -254,7 +255,7 @@ TEST_CASE("iteration plan: a number next to a contiguous CPU tensor gets Builder
       Tensor number = wrapped_scalar(c.number);
       REQUIRE(IterationPlan::is_flat_functional(a, &number));
       IterationPlan p = IterationPlan::flat_functional("test", a, &number);
-      IterationPlan q = IterationPlan::Builder("test").add_output(Tensor()).add_input(a).add_input(number).build();
+      IterationPlan q = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(a).add_input(number).build();
       CHECK(p.common_dtype() == q.common_dtype());
       CHECK(p.num_operands() == q.num_operands());
       CHECK(vec(p.loop_shape()) == vec(q.loop_shape()));

@@ -41,7 +41,7 @@
 #include "anatomy/backends/cuda/blas/gemm_operand.h"
 #include "anatomy/backends/cuda/blas/gemm_small.h"
 #include "anatomy/core/precision_switches.h"
-#include "anatomy/dispatch/linalg_registration.h"
+#include "anatomy/dispatch/ops/linalg_registration.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -121,7 +121,7 @@ void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
                 name(a.dtype()));
 }
 
-// c[i] = beta * c[i] + alpha * a[i] @ b[i]; c contiguous (dispatch/linalg_registration.h).
+// c[i] = beta * c[i] + alpha * a[i] @ b[i]; c contiguous (dispatch/ops/linalg_registration.h).
 void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
   DeviceGuard guard(c.device());
   const int64_t batches = c.sizes()[0], n = c.sizes()[1], m = c.sizes()[2], k = a.sizes()[2];

@@ -1,13 +1,13 @@
 // CUDA: every element-wise binary operator (threshold_backward included) and where, lerp and
 // clamp (functional, in-place, out=) over the same iteration plans as the CPU
-// (dispatch/binary_registration.h); this file checks what the host can see, picks a family's
+// (dispatch/ops/binary_registration.h); this file checks what the host can see, picks a family's
 // launcher and turns the plan into its arguments.
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/elementwise/elementwise_args.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/binary_registration.h"
+#include "anatomy/dispatch/ops/binary_registration.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -11,7 +11,7 @@
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"

@@ -1,5 +1,5 @@
 // CUDA: flip, tril and triu (every dtype, any input strides), with the CPU's checks
-// (dispatch/shape_checks.h); the kernels are in reorder.cu. Results are fresh contiguous
+// (dispatch/ops/shape_checks.h); the kernels are in reorder.cu. Results are fresh contiguous
 // tensors, as on the CPU.
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -7,7 +7,7 @@
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy::cuda {
 namespace {

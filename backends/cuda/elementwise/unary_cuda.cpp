@@ -1,5 +1,5 @@
 // CUDA: every element-wise unary operator (functional, in-place, out=) over the same iteration
-// plans as the CPU (dispatch/unary_registration.h); this file picks a family's launcher, turns
+// plans as the CPU (dispatch/ops/unary_registration.h); this file picks a family's launcher, turns
 // the plan into its arguments and rounds nan_to_num's replacements on the host, as the CPU does.
 #include <limits>
 
@@ -8,7 +8,7 @@
 #include "anatomy/backends/cuda/elementwise/elementwise_args.h"
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/unary_registration.h"
+#include "anatomy/dispatch/ops/unary_registration.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -13,7 +13,7 @@
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/index/index_table.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "anatomy/backends/cuda/runtime/index_error.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/tensor.h"
 
 namespace anatomy::cuda {

@@ -10,10 +10,10 @@
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/common/strided_run.h"
-#include "anatomy/dispatch/composite_errors.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy::cuda {
 namespace {

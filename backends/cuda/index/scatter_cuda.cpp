@@ -14,16 +14,16 @@
 #include "anatomy/backends/cuda/runtime/index_error_host.h"
 #include "anatomy/backends/cuda/index/index_table.h"
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
-#include "anatomy/dispatch/scatter_registration.h"
+#include "anatomy/dispatch/ops/scatter_registration.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::cuda {
 namespace {
 
-// The body of scatter_ and scatter_add_ (dispatch/scatter_registration.h): `src` is a tensor of self's dtype on its device,
+// The body of scatter_ and scatter_add_ (dispatch/ops/scatter_registration.h): `src` is a tensor of self's dtype on its device,
 // already checked against index (0-dim src: one value for every index).
 Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
                     const char* op) {

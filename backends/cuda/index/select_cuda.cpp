@@ -10,7 +10,7 @@
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/common/strided_run.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"

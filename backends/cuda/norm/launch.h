@@ -9,7 +9,7 @@
 
 // ---- norm --------------------------------------------------------------------------------------
 // Launcher of the CUDA layer_norm and rms_norm kernels (norm.cu), called by norm_cuda.cpp with
-// the plan's contiguous rows x cols input (core/norm_plan.h).
+// the plan's contiguous rows x cols input (dispatch/ops/norm_plan.h).
 
 namespace anatomy::cuda {
 
@@ -35,7 +35,7 @@ void launch_row_norm(RowNormKind kind, DType dtype, const RowNormBuffers& b, int
 // ---- norm_backward -----------------------------------------------------------------------------
 // Launchers of the fused CUDA backward kernels of softmax, log_softmax (softmax_backward.cu),
 // layer_norm and rms_norm (norm_backward.cu), called by norm_backward_cuda.cpp with contiguous
-// operands (core/norm_backward_plan.h).
+// operands (dispatch/ops/norm_backward_plan.h).
 
 namespace anatomy::cuda {
 

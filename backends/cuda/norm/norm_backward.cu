@@ -1,5 +1,5 @@
 // Fused CUDA backward kernels of layer_norm and rms_norm over rows of `n` trailing elements,
-// with the arithmetic of the composite (dispatch/ops_nn_backward.cpp); fp16, bf16 and fp32
+// with the arithmetic of the composite (dispatch/ops/nn_backward.cpp); fp16, bf16 and fp32
 // compute in fp32, fp64 in fp64. gw = g * w (g without a weight):
 //   layer_norm  xhat = (x - mean) * rstd (the forward's saved statistics)
 //               dx = rstd * (gw - sum(gw) / n - xhat * sum(gw * xhat) / n)

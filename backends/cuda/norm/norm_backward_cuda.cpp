@@ -1,7 +1,7 @@
 // CUDA: the fused backward operators of softmax, log_softmax, layer_norm and rms_norm
 // (_softmax_backward_data, _log_softmax_backward_data, native_layer_norm_backward,
-// _rms_norm_backward) over the plans of core/norm_backward_plan.h, with the composite's
-// checks and results (dispatch/ops_nn_backward.cpp); the kernels are in softmax_backward.cu and
+// _rms_norm_backward) over the plans of dispatch/ops/norm_backward_plan.h, with the composite's
+// checks and results (dispatch/ops/nn_backward.cpp); the kernels are in softmax_backward.cu and
 // norm_backward.cu. The parameter gradients' partial sums live in a scratch tensor from the
 // caching allocator (Note [Deterministic parameter gradients]).
 #include <limits>
@@ -11,7 +11,7 @@
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/norm/launch.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/core/norm_backward_plan.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

@@ -1,5 +1,5 @@
 // CUDA: layer_norm (native_layer_norm: the output, each row's mean and 1/sqrt(var + eps)) and
-// rms_norm, over the CPU's plan (core/norm_plan.h: the input and parameters contiguous, of the
+// rms_norm, over the CPU's plan (dispatch/ops/norm_plan.h: the input and parameters contiguous, of the
 // input's dtype, as rows x cols); the kernels are in norm.cu. Their derivatives are composites
 // (autograd/derivatives_nn.cpp), which run on CUDA as they are.
 #include <limits>
@@ -9,7 +9,7 @@
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/norm/launch.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/core/norm_plan.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

@@ -1,5 +1,5 @@
 // Fused CUDA backward kernels of softmax and log_softmax along one dim of a contiguous [P, N, M]
-// block, with the arithmetic of the composite (dispatch/ops_nn_backward.cpp):
+// block, with the arithmetic of the composite (dispatch/ops/nn_backward.cpp):
 //   softmax      dx = y * (g - sum(g * y))
 //   log_softmax  dx = g - exp(y) * sum(g)
 // fp16/bf16 compute in fp32. The shapes are those of the forward (softmax.cu):

@@ -1,5 +1,5 @@
 // CUDA: uniform_, normal_ and random_.from from the CUDA default generator's Philox stream. The
-// argument checks and errors are the CPU's (core/random_args.h), made before any counter
+// argument checks and errors are the CPU's (dispatch/ops/random_args.h), made before any counter
 // is reserved, so a rejected call leaves the tensor and the generator as they were. The kernels
 // (random.cu) give element i, in row-major order of the shape, block i past the reserved offset:
 // with the same seed and offset as the CPU generator, the same numbers.
@@ -16,7 +16,7 @@
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/generator.h"
-#include "anatomy/core/random_args.h"
+#include "anatomy/dispatch/ops/random_args.h"
 #include "anatomy/dispatch/library.h"
 
 namespace anatomy::cuda {

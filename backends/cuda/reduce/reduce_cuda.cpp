@@ -1,5 +1,5 @@
 // CUDA: every reduction operator (sum, mean, prod, max, min, amax, amin, argmax, argmin, var,
-// std, norm, logsumexp, any, all, count_nonzero) through dispatch/reduce_registration.h, which
+// std, norm, logsumexp, any, all, count_nonzero) through dispatch/ops/reduce_registration.h, which
 // does the checks, result dtypes and allocation for every backend. This file's one loop presents
 // the input as the plan's dense [P, N, M] block (a device copy when it is not one already),
 // chooses the launch geometry (Note [CUDA reduction paths], reduce.h), takes the scratch of a
@@ -11,7 +11,7 @@
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/reduce/reduce.h"
-#include "anatomy/dispatch/reduce_registration.h"
+#include "anatomy/dispatch/ops/reduce_registration.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -34,7 +34,7 @@ void reduce_cuda(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs
   const ReductionPlan& plan = r.plan;
   if (plan.num_outputs() == 0) return;
   DeviceGuard guard(r.values.device());
-  const Tensor in = plan.dense_input(r.input);
+  const Tensor in = dense_reduction_input(plan, r.input);
   // Sum and mean read 16-byte vectors where the input's alignment and shape allow.
   const int vec = static_cast<int>(16 / element_size(in.dtype()));
   const bool vector_loads = (kind == ReduceKind::Sum || kind == ReduceKind::Mean) &&

@@ -9,7 +9,7 @@
 #include "anatomy/backends/cuda/scan/scan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy::cuda {
 namespace {

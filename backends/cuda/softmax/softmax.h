@@ -1,5 +1,5 @@
 // Launcher of the CUDA softmax and log_softmax kernels (softmax.cu), called by softmax_cuda.cpp
-// with the plan's contiguous [P, N, M] input and output (core/norm_plan.h).
+// with the plan's contiguous [P, N, M] input and output (dispatch/ops/norm_plan.h).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,11 +1,11 @@
 // CUDA: softmax and log_softmax along one dim (softmax.int, log_softmax.int), over the CPU's
-// plan (core/norm_plan.h: the input cast to the computation dtype and made contiguous, the
+// plan (dispatch/ops/norm_plan.h: the input cast to the computation dtype and made contiguous, the
 // dim's [P, N, M] sizes); the kernels are in softmax.cu. Their derivatives are composites of
 // element-wise ops and sum (autograd/), which run on CUDA as they are.
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/softmax/softmax.h"
-#include "anatomy/core/norm_plan.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/dispatch/library.h"
 
 namespace anatomy::cuda {

@@ -1,5 +1,5 @@
 // CUDA: sort (stable, both directions) and topk. The checks and result shapes are every
-// backend's (dispatch/sort_registration.h), the order the CPU's (backends/cpu/sort_cpu.cpp: NaN
+// backend's (dispatch/ops/sort_registration.h), the order the CPU's (backends/cpu/sort_cpu.cpp: NaN
 // largest, -0.0 equal to +0.0, ties in input order, topk's ties to the lower index, sorted=false
 // in index order). The rows along `dim` are read in place, whatever the strides; sort.cu holds
 // the keys, the CUB sorts and the gather. The outputs are fresh contiguous tensors, as on the
@@ -11,7 +11,7 @@
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/sort/sort.h"
-#include "anatomy/dispatch/sort_registration.h"
+#include "anatomy/dispatch/ops/sort_registration.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -1,5 +1,5 @@
 // Argument checks and allocation for softmax, log_softmax, layer_norm and rms_norm.
-#include "anatomy/core/norm_plan.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 
 #include "anatomy/dispatch/ops.h"
 

@@ -1,11 +1,12 @@
 // Argument rules of the element-wise binary operators (PyTorch's), and their plans.
-#include "anatomy/core/binary_ops.h"
+#include "anatomy/dispatch/ops/binary_rules.h"
 
 #include <atomic>
 
 #include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/plan_casts.h"
 
 namespace anatomy {
 
@@ -58,7 +59,7 @@ bool promotes_integers(BinaryOp op) { return op == BinaryOp::Div || op == Binary
 
 IterationPlan build_binary_plan(BinaryOp op, const char* name, const Tensor& out, const Tensor& self,
                                 const Tensor& other) {
-  IterationPlan::Builder builder(name);
+  IterationPlan::Builder builder(name, operator_casts());
   builder.add_output(out).add_input(self).add_input(other);
   if (promotes_integers(op)) builder.promote_integers_to_float();
   if (binary_op_gives_bool(op)) builder.output_dtype(DType::Bool);

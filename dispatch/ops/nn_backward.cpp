@@ -11,10 +11,10 @@
 #include <tuple>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/core/norm_backward_plan.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/ops_nn.h"
+#include "anatomy/dispatch/ops/nn.h"
 
 namespace anatomy {
 namespace {

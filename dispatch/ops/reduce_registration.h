@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "anatomy/core/reduction_plan.h"
+#include "anatomy/dispatch/ops/reduction_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

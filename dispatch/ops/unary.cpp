@@ -1,7 +1,7 @@
 // Element-wise unary operators: schemas, the C++ functions, Tensor methods and operators.
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/unary_registration.h"
+#include "anatomy/dispatch/ops/unary_registration.h"
 
 namespace anatomy {
 

@@ -12,7 +12,7 @@
 
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy::dispatch {
 

@@ -1,6 +1,6 @@
 // Tensor printing: values are gathered into doubles on the CPU, a common number format is
 // chosen for all of them (as PyTorch does), then nested brackets are written with summarization.
-#include "anatomy/core/print.h"
+#include "anatomy/dispatch/ops/print.h"
 
 #include <algorithm>
 #include <cmath>

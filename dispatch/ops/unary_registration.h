@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "anatomy/core/unary_ops.h"
+#include "anatomy/dispatch/ops/unary_rules.h"
 #include "anatomy/dispatch/library.h"
 
 namespace anatomy {

@@ -1,5 +1,5 @@
 // Renaming a composite's out-of-memory errors (see composite_errors.h).
-#include "anatomy/dispatch/composite_errors.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 
 #include <string_view>
 

@@ -5,11 +5,11 @@
 //   Impl(self, dim, index, src, accumulate, op): writes (accumulate: adds) src's elements into
 //   self at the indices along the wrapped `dim`, as scatter_ does; src is a tensor of self's dtype
 //   already checked against index, or a 0-dim tensor (one value for every index). self and index
-//   are as the caller passed them (0-dim included: as_1d in core/indexing_rules.h). Returns self.
+//   are as the caller passed them (0-dim included: as_1d in dispatch/ops/indexing_rules.h). Returns self.
 #pragma once
 
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

@@ -1,5 +1,5 @@
-// Checks of the matrix products (core/matmul_checks.h).
-#include "anatomy/core/matmul_checks.h"
+// Checks of the matrix products (dispatch/ops/matmul_checks.h).
+#include "anatomy/dispatch/ops/matmul_checks.h"
 
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/shape_rules.h"

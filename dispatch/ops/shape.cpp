@@ -1,15 +1,15 @@
 // Reordering, padding, sorting and scans: schemas, the composites (repeat, roll,
 // constant_pad_nd, argsort: written with views, empty, fill_ and copy_, so every backend has
 // them), the C++ functions and the Tensor methods. Kernels: backends/cpu/{reorder,sort,scan,
-// one_hot}_cpu.cpp and backends/meta/shape_meta.cpp; shared checks in dispatch/shape_checks.h.
+// one_hot}_cpu.cpp and backends/meta/shape_meta.cpp; shared checks in dispatch/ops/shape_checks.h.
 #include <algorithm>
 #include <limits>
 
 #include "anatomy/core/checked_arith.h"
-#include "anatomy/dispatch/composite_errors.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/shape_checks.h"
+#include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy {
 namespace {

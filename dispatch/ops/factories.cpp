@@ -5,7 +5,7 @@
 
 #include "anatomy/core/checked_arith.h"
 #include "anatomy/dispatch/backend_select.h"
-#include "anatomy/dispatch/composite_errors.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

@@ -1,5 +1,5 @@
 // The random fill operators' argument rules (see random_args.h).
-#include "anatomy/core/random_args.h"
+#include "anatomy/dispatch/ops/random_args.h"
 
 #include <cmath>
 #include <limits>

@@ -1,14 +1,14 @@
 // The front half of the fused backward operators of softmax, log_softmax, layer_norm and
 // rms_norm (_softmax_backward_data, _log_softmax_backward_data, native_layer_norm_backward,
 // _rms_norm_backward), shared by the composite kernel every backend falls back to
-// (dispatch/ops_nn_backward.cpp) and the CUDA kernels (backends/cuda/norm/norm_backward_cuda.cpp):
+// (dispatch/ops/nn_backward.cpp) and the CUDA kernels (backends/cuda/norm/norm_backward_cuda.cpp):
 // the argument checks and, for a kernel that reads raw rows, the contiguous operands.
 #pragma once
 
 #include <optional>
 #include <vector>
 
-#include "anatomy/core/norm_plan.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/core/tensor.h"
 
 namespace anatomy {

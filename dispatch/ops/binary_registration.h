@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "anatomy/core/binary_ops.h"
-#include "anatomy/core/ternary_ops.h"
+#include "anatomy/dispatch/ops/binary_rules.h"
+#include "anatomy/dispatch/ops/ternary_rules.h"
 #include "anatomy/dispatch/library.h"
 
 namespace anatomy {

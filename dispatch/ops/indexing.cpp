@@ -6,7 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "anatomy/core/checked_arith.h"
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/type_promotion.h"
 #include "anatomy/dispatch/library.h"

@@ -1,7 +1,8 @@
 // Argument rules of where, lerp and clamp (PyTorch's), and their plans.
-#include "anatomy/core/ternary_ops.h"
+#include "anatomy/dispatch/ops/ternary_rules.h"
 
 #include "anatomy/core/tensor_promotion.h"
+#include "anatomy/dispatch/ops/plan_casts.h"
 
 namespace anatomy {
 
@@ -16,7 +17,7 @@ const char* ternary_op_name(TernaryOp op) {
 
 IterationPlan plan_ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c) {
   const char* name = ternary_op_name(op);
-  IterationPlan::Builder builder(name);
+  IterationPlan::Builder builder(name, operator_casts());
   builder.add_output(out).add_input(a).add_input(b).add_input(c);
   if (op == TernaryOp::Where) {
     ANATOMY_CHECK(a.dtype() == DType::Bool, TypeError, "where: expected a bool condition, got {}",

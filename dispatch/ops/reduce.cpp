@@ -1,7 +1,7 @@
 // Reductions: schemas, the C++ functions and Tensor methods. The kernels are the backends'
 // (backends/cpu/reduce_*.cpp, backends/meta/reduce_meta.cpp, registered through
-// dispatch/reduce_registration.h).
-#include "anatomy/dispatch/ops_reduce.h"
+// dispatch/ops/reduce_registration.h).
+#include "anatomy/dispatch/ops/reduce.h"
 
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"

@@ -1,5 +1,5 @@
 // Argument checks of the fused softmax, log_softmax, layer_norm and rms_norm backward operators.
-#include "anatomy/core/norm_backward_plan.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 #include "anatomy/dispatch/ops.h"
 

@@ -1,5 +1,5 @@
 // The indexing operators' argument rules (see indexing_rules.h).
-#include "anatomy/core/indexing_rules.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,5 +1,7 @@
 // Argument rules of the element-wise unary operators (PyTorch's), and their plans.
-#include "anatomy/core/unary_ops.h"
+#include "anatomy/dispatch/ops/unary_rules.h"
+
+#include "anatomy/dispatch/ops/plan_casts.h"
 
 namespace anatomy {
 
@@ -76,7 +78,7 @@ IterationPlan plan_unary(UnaryOp op, const Tensor& out, const Tensor& self) {
       (kind == UnaryKind::SameDtype || kind == UnaryKind::FloatOnly || (kind == UnaryKind::Float && is_floating(self.dtype())))) {
     return IterationPlan::flat_functional(name, self, nullptr);
   }
-  IterationPlan::Builder builder(name);
+  IterationPlan::Builder builder(name, operator_casts());
   builder.add_output(out).add_input(self);
   switch (kind) {
     case UnaryKind::Float:

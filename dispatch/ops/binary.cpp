@@ -1,7 +1,7 @@
 // Element-wise binary and ternary operators: schemas, the C++ functions, Tensor methods and operators.
 #include <string>
 
-#include "anatomy/dispatch/binary_registration.h"
+#include "anatomy/dispatch/ops/binary_registration.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -23,7 +23,7 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor");
   m.def("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)");
   m.def("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)");
-  // remainder ... bitwise_right_shift: the three forms each (core/binary_ops.h lists the names).
+  // remainder ... bitwise_right_shift: the three forms each (dispatch/ops/binary_rules.h lists the names).
 #define ANATOMY_DEF_BINARY_FUNCTION(e, name, functional, inplace, out)                                \
   m.def(std::string(functional) + "(Tensor self, Tensor other) -> Tensor");                          \
   if (std::string_view(inplace).size() > 0) {                                                        \

@@ -11,7 +11,7 @@
 //   returns false, having written nothing, for the general path (copy self, then Compute).
 #pragma once
 
-#include "anatomy/core/matmul_checks.h"
+#include "anatomy/dispatch/ops/matmul_checks.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

@@ -1,6 +1,6 @@
 // Neural-network building blocks: schemas, composites, the C++ functions and Tensor methods.
 // Kernels: backends/cpu/softmax_cpu.cpp, backends/cpu/norm_cpu.cpp, backends/meta/nn_meta.cpp.
-#include "anatomy/dispatch/ops_nn.h"
+#include "anatomy/dispatch/ops/nn.h"
 
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"

@@ -26,7 +26,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
 Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = std::nullopt,
                 std::optional<double> eps = std::nullopt);
 
-// The backward operators (dispatch/ops_nn_backward.cpp): the gradient of softmax's (or
+// The backward operators (dispatch/ops/nn_backward.cpp): the gradient of softmax's (or
 // log_softmax's) input from grad_output and the forward's output, cast to input_dtype.
 Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype);
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype);
