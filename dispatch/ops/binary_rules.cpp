@@ -12,50 +12,34 @@ namespace anatomy {
 
 const char* binary_op_name(BinaryOp op) {
   switch (op) {
-#define ANATOMY_BINARY_NAME(e, n) \
-  case BinaryOp::e:               \
-    return n;
+#define ANATOMY_BINARY_NAME(e, name, dtypes, fn, group) \
+  case BinaryOp::e:                                     \
+    return name;
     ANATOMY_FORALL_BINARY_OPS(ANATOMY_BINARY_NAME)
 #undef ANATOMY_BINARY_NAME
   }
   return "?";
 }
 
-bool binary_op_gives_bool(BinaryOp op) {
+BinaryDtypes binary_op_dtypes(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Eq:
-    case BinaryOp::Ne:
-    case BinaryOp::Lt:
-    case BinaryOp::Le:
-    case BinaryOp::Gt:
-    case BinaryOp::Ge:
-    case BinaryOp::LogicalAnd:
-    case BinaryOp::LogicalOr:
-    case BinaryOp::LogicalXor:
-      return true;
-    default:
-      return false;
+#define ANATOMY_BINARY_DTYPES(e, name, dtypes, fn, group) \
+  case BinaryOp::e:                                       \
+    return BinaryDtypes::dtypes;
+    ANATOMY_FORALL_BINARY_OPS(ANATOMY_BINARY_DTYPES)
+#undef ANATOMY_BINARY_DTYPES
   }
+  return BinaryDtypes::Any;
 }
+
+bool binary_op_gives_bool(BinaryOp op) { return binary_op_dtypes(op) == BinaryDtypes::Compare; }
 
 bool binary_op_divides(BinaryOp op) {
   return op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::Remainder || op == BinaryOp::Fmod;
 }
 
 namespace {
-bool is_bitwise(BinaryOp op) {
-  return op == BinaryOp::BitwiseAnd || op == BinaryOp::BitwiseOr || op == BinaryOp::BitwiseXor ||
-         op == BinaryOp::LeftShift || op == BinaryOp::RightShift;
-}
-// Ops with no meaning on bool (PyTorch has no bool kernel for them either).
-bool refuses_bool(BinaryOp op) {
-  return binary_op_divides(op) || op == BinaryOp::Pow || op == BinaryOp::ClampMin || op == BinaryOp::ClampMax ||
-         op == BinaryOp::LeftShift || op == BinaryOp::RightShift || op == BinaryOp::ThresholdBackward;
-}
-}  // namespace
-
-namespace {
-bool promotes_integers(BinaryOp op) { return op == BinaryOp::Div || op == BinaryOp::Atan2; }
+bool promotes_integers(BinaryOp op) { return binary_op_dtypes(op) == BinaryDtypes::Float; }
 
 IterationPlan build_binary_plan(BinaryOp op, const char* name, const Tensor& out, const Tensor& self,
                                 const Tensor& other) {
@@ -85,11 +69,12 @@ IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, co
     ANATOMY_CHECK(t != DType::Bool || alpha.is_bool() || alpha.to_int() == 1, TypeError,
                   "{}: for bool inputs alpha must be a bool, got {}", name, alpha.to_string());
   }
-  if (is_bitwise(op)) {
+  const BinaryDtypes dtypes = binary_op_dtypes(op);
+  if (dtypes == BinaryDtypes::Bitwise || dtypes == BinaryDtypes::Shift) {
     ANATOMY_CHECK(!is_floating(t), TypeError, "{}: expected integer or bool operands, got {}", name,
                   anatomy::name(t));
   }
-  if (refuses_bool(op)) {
+  if (dtypes == BinaryDtypes::NoBool || dtypes == BinaryDtypes::Shift) {
     ANATOMY_CHECK(t != DType::Bool, TypeError, "{}: not supported for bool operands", name);
   }
   if (op == BinaryOp::ThresholdBackward) {

@@ -3,47 +3,9 @@
 #pragma once
 
 #include "anatomy/core/iteration_plan.h"
+#include "anatomy/dispatch/ops/binary_rows.h"
 
 namespace anatomy {
-
-// _(enumerator, operator name). Several enumerators may share a name: the rounding modes of div,
-// the one-sided forms of clamp.
-#define ANATOMY_FORALL_BINARY_OPS(_)            \
-  _(Add, "add")                                 \
-  _(Sub, "sub")                                 \
-  _(Mul, "mul")                                 \
-  _(Div, "div")                                 \
-  _(DivTrunc, "div")                            \
-  _(DivFloor, "div")                            \
-  _(Remainder, "remainder")                     \
-  _(Fmod, "fmod")                               \
-  _(Pow, "pow")                                 \
-  _(Maximum, "maximum")                         \
-  _(Minimum, "minimum")                         \
-  _(ClampMin, "clamp")                          \
-  _(ClampMax, "clamp")                          \
-  _(Atan2, "atan2")                             \
-  _(Eq, "eq")                                   \
-  _(Ne, "ne")                                   \
-  _(Lt, "lt")                                   \
-  _(Le, "le")                                   \
-  _(Gt, "gt")                                   \
-  _(Ge, "ge")                                   \
-  _(LogicalAnd, "logical_and")                  \
-  _(LogicalOr, "logical_or")                    \
-  _(LogicalXor, "logical_xor")                  \
-  _(BitwiseAnd, "bitwise_and")                  \
-  _(BitwiseOr, "bitwise_or")                    \
-  _(BitwiseXor, "bitwise_xor")                  \
-  _(LeftShift, "bitwise_left_shift")            \
-  _(RightShift, "bitwise_right_shift")          \
-  _(ThresholdBackward, "threshold_backward")
-
-enum class BinaryOp : int8_t {
-#define ANATOMY_BINARY_ENUM(e, n) e,
-  ANATOMY_FORALL_BINARY_OPS(ANATOMY_BINARY_ENUM)
-#undef ANATOMY_BINARY_ENUM
-};
 
 // The binary functions of core/op_lists.h with their schemas, PyTorch's names:
 // _(enumerator, name, functional overload, in-place overload, out= overload). An empty in-place
@@ -74,6 +36,8 @@ enum class BinaryOp : int8_t {
 
 const char* binary_op_name(BinaryOp op);
 
+// The dtypes column of the op's row (dispatch/ops/binary_rows.h).
+BinaryDtypes binary_op_dtypes(BinaryOp op);
 // Comparisons and logical ops: bool results, computed in the inputs' common dtype.
 bool binary_op_gives_bool(BinaryOp op);
 // Integer forms that divide (div with a rounding mode, remainder, fmod): a zero divisor raises.

@@ -1,7 +1,8 @@
 // CUDA: every element-wise binary operator (threshold_backward included) and where, lerp and
 // clamp (functional, in-place, out=) over the same iteration plans as the CPU
-// (dispatch/ops/binary_registration.h); this file checks what the host can see, picks a family's
-// launcher and turns the plan into its arguments.
+// (dispatch/ops/binary_registration.h); this file checks what the host can see, picks the
+// launcher of the op's group (its row in dispatch/ops/binary_rows.h) and turns the plan into its
+// arguments.
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -14,7 +15,7 @@ namespace {
 
 // The CPU raises for an integer zero divisor and for an integer raised to a negative power. A
 // divisor or exponent in device memory cannot be looked at without waiting for the device, so
-// those give values (Note [Integer division by zero on CUDA], elementwise_math.cuh); a CPU
+// those give values (Note [Integer division by zero on CUDA], dispatch/ops/binary_functors.h); a CPU
 // scalar's value is right here, so it raises exactly as on the CPU.
 void check_cpu_scalar_operand(BinaryOp op, const IterationPlan& plan) {
   const DType t = plan.common_dtype();
@@ -36,37 +37,13 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
   const cudaStream_t stream = current_stream();
   const double alpha_float = is_floating(t) ? alpha.to<double>() : 0.0;
   const int64_t alpha_int = is_floating(t) ? 0 : alpha.to<int64_t>();
-  auto arithmetic = [&](ArithmeticOp code) { launch_arithmetic(code, t, args, alpha_float, alpha_int, stream); };
   switch (op) {
-    case BinaryOp::Add: arithmetic(ArithmeticOp::Add); break;
-    case BinaryOp::Sub: arithmetic(ArithmeticOp::Sub); break;
-    case BinaryOp::Mul: arithmetic(ArithmeticOp::Mul); break;
-    case BinaryOp::Div: arithmetic(ArithmeticOp::Div); break;
-    case BinaryOp::DivTrunc: arithmetic(ArithmeticOp::DivTrunc); break;
-    case BinaryOp::DivFloor: arithmetic(ArithmeticOp::DivFloor); break;
-    case BinaryOp::Remainder: launch_binary_math(MathOp::Remainder, t, args, stream); break;
-    case BinaryOp::Fmod: launch_binary_math(MathOp::Fmod, t, args, stream); break;
-    case BinaryOp::Pow: launch_binary_math(MathOp::Pow, t, args, stream); break;
-    case BinaryOp::Maximum:
-    case BinaryOp::ClampMin: launch_binary_math(MathOp::Maximum, t, args, stream); break;
-    case BinaryOp::Minimum:
-    case BinaryOp::ClampMax: launch_binary_math(MathOp::Minimum, t, args, stream); break;
-    case BinaryOp::Atan2: launch_binary_math(MathOp::Atan2, t, args, stream); break;
-    case BinaryOp::Eq: launch_compare(CompareOp::Eq, t, args, stream); break;
-    case BinaryOp::Ne: launch_compare(CompareOp::Ne, t, args, stream); break;
-    case BinaryOp::Lt: launch_compare(CompareOp::Lt, t, args, stream); break;
-    case BinaryOp::Le: launch_compare(CompareOp::Le, t, args, stream); break;
-    case BinaryOp::Gt: launch_compare(CompareOp::Gt, t, args, stream); break;
-    case BinaryOp::Ge: launch_compare(CompareOp::Ge, t, args, stream); break;
-    case BinaryOp::LogicalAnd: launch_compare(CompareOp::LogicalAnd, t, args, stream); break;
-    case BinaryOp::LogicalOr: launch_compare(CompareOp::LogicalOr, t, args, stream); break;
-    case BinaryOp::LogicalXor: launch_compare(CompareOp::LogicalXor, t, args, stream); break;
-    case BinaryOp::BitwiseAnd: launch_bitwise(BitwiseOp::And, t, args, stream); break;
-    case BinaryOp::BitwiseOr: launch_bitwise(BitwiseOp::Or, t, args, stream); break;
-    case BinaryOp::BitwiseXor: launch_bitwise(BitwiseOp::Xor, t, args, stream); break;
-    case BinaryOp::LeftShift: launch_bitwise(BitwiseOp::LeftShift, t, args, stream); break;
-    case BinaryOp::RightShift: launch_bitwise(BitwiseOp::RightShift, t, args, stream); break;
-    case BinaryOp::ThresholdBackward: launch_threshold_backward(t, args, alpha_float, alpha_int, stream); break;
+#define ANATOMY_CUDA_BINARY_GROUP(e, name, dtypes, fn, group)            \
+  case BinaryOp::e:                                                      \
+    launch_binary_##group(op, t, args, alpha_float, alpha_int, stream); \
+    break;
+    ANATOMY_FORALL_BINARY_OPS(ANATOMY_CUDA_BINARY_GROUP)
+#undef ANATOMY_CUDA_BINARY_GROUP
   }
   plan.finish();  // an out= tensor of another dtype: the cast kernel (copy_cuda.cpp)
 }

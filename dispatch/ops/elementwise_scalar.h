@@ -1,0 +1,79 @@
+// The scalar vocabulary of the element-wise functors that every backend instantiates (the CPU
+// loops and the CUDA kernels): the type arithmetic happens in, the integer type it wraps in, and
+// the math functions, all usable in host and device code. Includes nothing that needs fmt, so
+// CUDA translation units take it as they are.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "anatomy/core/bfloat16.h"
+#include "anatomy/core/convert.h"
+#include "anatomy/core/half.h"
+#include "anatomy/core/macros.h"
+
+namespace anatomy::elementwise {
+
+using anatomy::is_reduced_float_v;  // core/convert.h
+template <typename T>
+inline constexpr bool is_floating_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
+// Integers other than bool.
+template <typename T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// The type arithmetic happens in: float for the 2-byte floats, the type itself otherwise.
+template <typename T>
+using opmath_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
+
+// The unsigned type integer arithmetic wraps in (at least 32 bits, so that no product of two
+// promoted operands overflows a signed int).
+template <typename T>
+using wrap_t = std::conditional_t<(sizeof(T) > 4), uint64_t, uint32_t>;
+
+// The math functions on float and double: the C++ library's on the host, CUDA's overloads of the
+// same names on the device (one spelling, `math::fmod(a, b)`, for both).
+namespace math {
+#if defined(__CUDA_ARCH__)
+using ::atan2;
+using ::copysign;
+using ::floor;
+using ::fmod;
+using ::isnan;
+using ::pow;
+using ::trunc;
+#else
+using std::atan2;
+using std::copysign;
+using std::floor;
+using std::fmod;
+using std::isnan;
+using std::pow;
+using std::trunc;
+#endif
+}  // namespace math
+
+template <typename M>
+ANATOMY_HOST_DEVICE inline M quiet_nan() {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<M, double>) return __longlong_as_double(0x7ff8000000000000LL);
+  else return __int_as_float(0x7fc00000);
+#else
+  return std::numeric_limits<M>::quiet_NaN();
+#endif
+}
+
+template <typename T>
+ANATOMY_HOST_DEVICE inline T wrapping_neg(T a) {
+  return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
+}
+
+// Every bit set: -1, or the largest value of an unsigned type (Note [Integer division by zero on
+// CUDA], dispatch/ops/binary_functors.h).
+template <typename T>
+ANATOMY_HOST_DEVICE inline T all_ones() {
+  return static_cast<T>(~wrap_t<T>(0));
+}
+
+}  // namespace anatomy::elementwise
