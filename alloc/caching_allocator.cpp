@@ -16,8 +16,8 @@
 #include "anatomy/alloc/expandable_segment.h"
 #include "anatomy/alloc/memory_history.h"
 #include "anatomy/alloc/memory_snapshot.h"
-#include "anatomy/alloc/pointer_map.h"
 #include "anatomy/core/error.h"
+#include "anatomy/core/pointer_map.h"
 #include "anatomy/dispatch/current_op.h"
 
 // The cached allocate + free pair is the hot path (at most 100 ns: docs/perf.md). Functions on it that
