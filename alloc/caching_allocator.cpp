@@ -17,8 +17,8 @@
 #include "anatomy/alloc/memory_history.h"
 #include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/core/error.h"
+#include "anatomy/core/op_name_hook.h"
 #include "anatomy/core/pointer_map.h"
-#include "anatomy/dispatch/current_op.h"
 
 // The cached allocate + free pair is the hot path (at most 100 ns: docs/perf.md). Functions on it that
 // the slow path also calls are forced inline: a second call site makes GCC keep them out of line.
@@ -522,7 +522,7 @@ struct CachingAllocator::Impl {
     block->op = nullptr;
     if (ANATOMY_UNLIKELY(history.enabled())) {
       history.record(TraceAction::Alloc, block->ptr, orig_size, block->stream);
-      block->op = dispatch::current_op_name();
+      block->op = op_name_hook::current();
     }
     allocated_blocks.insert(block->ptr, block);
     for_stat(pool, [&](StatType t) {
@@ -1314,7 +1314,7 @@ CachingAllocator::~CachingAllocator() {
     impl_->release_blocks(pp.small);
     impl_->release_blocks(pp.large);
   });
-  if (impl_->history.enabled()) dispatch::remove_op_name_listener();
+  if (impl_->history.enabled()) op_name_hook::remove_listener();
   // What is left is in use by someone who will never free it through us; drop the bookkeeping
   // (the provider's memory stays with the provider, expandable segments' pages mapped).
   for (auto& [key, es] : impl_->expandable_segments) (void)es->segment.release();
@@ -1387,9 +1387,9 @@ void CachingAllocator::record_memory_history(bool enabled, size_t max_entries) {
   std::lock_guard<AllocatorMutex> g(impl_->mutex);
   const bool was = impl_->history.enabled();
   impl_->history.set(enabled, max_entries);
-  // The dispatcher names operators only while some allocator records (dispatch/current_op.h).
-  if (enabled && !was) dispatch::add_op_name_listener();
-  if (!enabled && was) dispatch::remove_op_name_listener();
+  // The dispatcher names operators only while some allocator records (core/op_name_hook.h).
+  if (enabled && !was) op_name_hook::add_listener();
+  if (!enabled && was) op_name_hook::remove_listener();
 }
 
 MemorySnapshot CachingAllocator::memory_snapshot() const {
