@@ -42,7 +42,7 @@ struct AllocConf {
   bool release_lock_on_cudamalloc = false;
   bool pinned_use_cuda_host_register = false;
   // Give back the large pool's wholly free segments before a reservation that sets a new peak of
-  // reserved memory (Note [Releasing before a new peak], caching_allocator.cpp). False keeps
+  // reserved memory (Note [Releasing before a new peak], caching_segments.cpp). False keeps
   // PyTorch's policy exactly: cached segments stay until memory runs out.
   bool release_before_new_peak = true;
   // Not a key: false turns caching off for debugging (every request reserves from the provider

@@ -4,7 +4,7 @@
 // grows, and unmapped from that end as it shrinks. Pages inside the part in use can be unmapped
 // too (the free pages in the middle of a segment, given back by empty_cache) and mapped again, so
 // [base, mapped_end) is mapped but for such holes; the caching allocator's blocks tile it, holes
-// included. Blocks themselves are the allocator's business (caching_allocator.cpp); this class
+// included. Blocks themselves are the allocator's business (caching_expandable.cpp); this class
 // only talks to the provider and knows which pages are mapped.
 #pragma once
 

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "anatomy/core/error.h"
-#include "anatomy/dispatch/current_op.h"
+#include "anatomy/core/op_name_hook.h"
 
 namespace anatomy::alloc {
 
@@ -45,7 +45,7 @@ void MemoryHistory::record(TraceAction action, const void* address, size_t size,
   const int64_t now =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count();
-  TraceEntry e{action, reinterpret_cast<uintptr_t>(address), size, stream, seq_++, now, dispatch::current_op_name()};
+  TraceEntry e{action, reinterpret_cast<uintptr_t>(address), size, stream, seq_++, now, op_name_hook::current()};
   if (ring_.size() < max_entries_) {
     ring_.push_back(e);
   } else {

@@ -37,7 +37,7 @@ struct TraceEntry {
   uint64_t seq;     // 0, 1, 2, ... since recording was turned on: gaps never happen, so the first
                     // entry's seq says how many older events the ring dropped
   int64_t time_us;  // steady clock, microseconds
-  const char* op;   // the operator that was running (dispatch/current_op.h), or nullptr
+  const char* op;   // the operator that was running (core/op_name_hook.h), or nullptr
 };
 
 class MemoryHistory {

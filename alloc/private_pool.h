@@ -1,7 +1,7 @@
 // Private memory pools of the caching allocator, the part that does not touch blocks: pool ids,
 // use counts and counters, the routes that send allocations to a pool, and the checks of every
 // call that names a pool. As PyTorch's MempoolId_t, PrivatePool::use_count and captures_underway;
-// the blocks of each pool (its own small and large block pools) live in caching_allocator.cpp,
+// the blocks of each pool (its own small and large block pools) live in caching_allocator_impl.h,
 // the RAII handles in mem_pool.h, the rules in docs/allocator.md "Private pools".
 #pragma once
 
@@ -45,7 +45,7 @@ struct PoolStats {
   int64_t allocated_bytes = 0;  // their (rounded) bytes
 };
 
-// What the allocator keeps of one pool besides its blocks (caching_allocator.cpp derives from it
+// What the allocator keeps of one pool besides its blocks (caching_allocator_impl.h derives from it
 // to add the block pools).
 struct PoolState {
   PoolStats stats;

@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
-#include "anatomy/alloc/pointer_map.h"
 #include "anatomy/autograd/accumulate_grad.h"
 #include "anatomy/autograd/anomaly_mode.h"
 #include "anatomy/autograd/autograd_meta.h"
 #include "anatomy/autograd/backward_streams.h"
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/autograd/validate_gradient.h"
+#include "anatomy/core/pointer_map.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::autograd {
@@ -57,7 +57,7 @@ class GraphState {
   NodeState& at_slot(uint32_t slot) { return states_[slot]; }
 
  private:
-  alloc::PointerMap<uint32_t> slots_;
+  PointerMap<uint32_t> slots_;
   std::vector<NodeState> states_;
 };
 

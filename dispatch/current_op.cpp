@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "anatomy/core/error.h"
+#include "anatomy/core/op_name_hook.h"
 #include "anatomy/dispatch/trace.h"
 
 namespace anatomy::dispatch {
@@ -15,6 +16,15 @@ thread_local int t_op_depth = -1;
 }  // namespace
 
 const char* current_op_name() { return t_current_op; }
+
+namespace {
+// Code below the dispatcher (the caching allocator's memory history) reaches the name through
+// core's hooks (Note [Installing the op-name hooks] in core/op_name_hook.h).
+[[maybe_unused]] const bool g_op_name_hooks_installed = [] {
+  op_name_hook::install({&current_op_name, &add_op_name_listener, &remove_op_name_listener});
+  return true;
+}();
+}  // namespace
 
 CurrentOpScope::CurrentOpScope(const char* name) : previous_(t_current_op) {
   if (t_current_op == nullptr) t_current_op = name;

@@ -1,5 +1,6 @@
 // The operator this thread is running, for code that wants to say which operator asked for
-// something: the caching allocator's memory history names it in each event.
+// something: the caching allocator's memory history names it in each event (through
+// core/op_name_hook.h, which current_op.cpp installs: alloc does not include dispatch).
 //
 // The dispatcher names the outermost operator dispatched on the thread (the one the user called:
 // an aten::add whose output comes from aten::empty is attributed to aten::add) only while at

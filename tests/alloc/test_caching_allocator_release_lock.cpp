@@ -1,6 +1,6 @@
 // release_lock_on_cudamalloc on the simulated device: a reservation held inside the provider (a
 // cudaMalloc waiting on the driver) while other threads use the allocator, and what they may
-// change meanwhile (Note [Reserving without the lock] in alloc/caching_allocator.cpp). Each test
+// change meanwhile (Note [Reserving without the lock] in alloc/caching_segments.cpp). Each test
 // orders its threads with the provider's hold; no test's outcome depends on how fast a thread
 // runs (the waits with a time limit only turn a hang into a failure, or give a bug time to
 // show). Also run under ThreadSanitizer as part of anatomy_thread_tests (scripts/test-tsan.sh).

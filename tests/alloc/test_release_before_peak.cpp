@@ -1,6 +1,6 @@
 // A reservation that would take the reserved total past the most ever reserved first gives back
 // the large pool's wholly free segments (Note [Releasing before a new peak] in
-// alloc/caching_allocator.cpp); below that mark, and for what the note excludes, the cache is
+// alloc/caching_segments.cpp); below that mark, and for what the note excludes, the cache is
 // kept as PyTorch keeps it.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Which free block a request gets must not depend on where the device put the segments (Note
-// [Free blocks in segment order] in alloc/caching_allocator.cpp): the simulated device scatters
+// [Free blocks in segment order] in alloc/caching_block.h): the simulated device scatters
 // its segments over a large address range (SimulatedProvider::scatter_segments), and the
 // allocator's choices, read as (which segment, in the order they were made; offset in it), and
 // its peaks are the same for every placement.

@@ -1,10 +1,11 @@
 // PointerMap: a map from non-null addresses to values, for the caching allocator's allocated
-// blocks (raw_free and record_stream find a block by its pointer). An open-addressing table with
+// blocks (raw_free and record_stream find a block by its pointer) and the autograd engine's
+// nodes of a backward run (engine.cpp). An open-addressing table with
 // linear probing and backward-shift deletion: once it has grown to the largest number of blocks
 // alive at once, an insert or an erase allocates nothing and touches a slot or two, where a
 // std::unordered_map allocates and frees a node on every allocation and free.
 //
-// Not thread-safe; the allocator's mutex guards it.
+// Not thread-safe: its owner guards it (the allocator's mutex; a backward run's table is its own).
 #pragma once
 
 #include <bit>
@@ -12,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace anatomy::alloc {
+namespace anatomy {
 
 template <typename V>
 class PointerMap {
@@ -121,4 +122,4 @@ class PointerMap {
   size_t size_ = 0;
 };
 
-}  // namespace anatomy::alloc
+}  // namespace anatomy

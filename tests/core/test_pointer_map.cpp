@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "anatomy/alloc/pointer_map.h"
+#include "anatomy/core/pointer_map.h"
 
-using anatomy::alloc::PointerMap;
+using anatomy::PointerMap;
 
 namespace {
 
