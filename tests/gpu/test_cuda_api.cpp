@@ -1,7 +1,8 @@
 // The public device API (<anatomy/cuda.h>) on a GPU, used as a program embedding anatomy uses
 // it: this file includes the public headers only. Devices and their properties, streams from the
 // pool with a guard, events timing work, the memory statistics following allocations, and a
-// snapshot with its history.
+// snapshot with its history. Each test makes cuda:0 current: its tensors are there, and the calls
+// without a device index ask for the current device.
 #include <doctest/doctest.h>
 
 #include <iostream>
@@ -48,6 +49,7 @@ TEST_CASE("cuda api: devices and their properties") {
 
 TEST_CASE("cuda api: streams, the current stream and a guard") {
   ANATOMY_REQUIRE_GPU_PUBLIC();
+  cuda::set_device(0);
   const cuda::Stream def = cuda::default_stream();
   CHECK(def.is_default());
   CHECK(cuda::current_stream(-1) == def);
@@ -81,6 +83,7 @@ TEST_CASE("cuda api: streams, the current stream and a guard") {
 
 TEST_CASE("cuda api: events order streams and time device work") {
   ANATOMY_REQUIRE_GPU_PUBLIC();
+  cuda::set_device(0);
   const cuda::Stream side = cuda::get_stream_from_pool();
   cuda::Event start(/*enable_timing=*/true), stop(/*enable_timing=*/true);
   Tensor x = ones({4096, 4096}, Device("cuda:0"));
@@ -113,6 +116,7 @@ TEST_CASE("cuda api: events order streams and time device work") {
 
 TEST_CASE("cuda api: memory statistics follow allocations") {
   ANATOMY_REQUIRE_GPU_PUBLIC();
+  cuda::set_device(0);
   cuda::synchronize();
   cuda::empty_cache();
   cuda::reset_peak_memory_stats();
@@ -144,6 +148,7 @@ TEST_CASE("cuda api: memory statistics follow allocations") {
 
 TEST_CASE("cuda api: a memory snapshot with its history") {
   ANATOMY_REQUIRE_GPU_PUBLIC();
+  cuda::set_device(0);
   cuda::record_memory_history(true, 1000);
   Tensor a = ones({256, 256}, Device("cuda:0"));
   Tensor b = a.add(a);
