@@ -14,13 +14,16 @@ The public device API, cuda.h at the root, declares what backends/cuda/ (or, in 
 CUDA, backends/no_cuda/) implements: it may include core/ and alloc/ only, and those two backends
 may include it.
 
-Above the library, tests/ and testing/ (and the umbrella header anatomy.h) may include any of
-it: a test of internal machinery includes what it tests (tests/README.md). tools/ and bench/ are
-users of the library and include only the public headers, anatomy/anatomy.h and anatomy/cuda.h,
-plus testing/ (the op table, the allocator traces, the simulated device's snapshot) and their own
-folder's files (tools/commands.h; bench/peer/peer.h, included by its own name). A benchmark that
-measures an internal component (the caching allocator's policy, the CUDA allocator's lookups)
-includes it by a listed exception.
+Above the library, testing/ (and the umbrella header anatomy.h) may include any of it, and so
+may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
+(tests/README.md). tools/ and bench/ are users of the library and include only the public
+headers, anatomy/anatomy.h and anatomy/cuda.h, plus testing/ (the op table, the allocator traces,
+the simulated device's snapshot) and their own folder's files (tools/commands.h;
+bench/peer/peer.h, included by its own name). tests/gpu/ follows the same rule (its helpers,
+gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
+internal component (the caching allocator's policy, the CUDA allocator's lookups) and a GPU test
+of internal machinery (the CUDA memory provider, the raw stream handles, the pinned allocator)
+include it by a listed exception, so that reaching past the public headers is a decision.
 
 The known exceptions, each with the change that removes it or the reason it stays, are listed in
 scripts/include-exceptions.txt: an include that breaks these rules and is not listed fails the
@@ -56,7 +59,13 @@ ALLOWED = {
 PUBLIC_ONLY = {
     "tools": ("anatomy.h", "cuda.h", "testing/", "tools/"),
     "bench": ("anatomy.h", "cuda.h", "testing/", "bench/"),
+    "tests/gpu": ("anatomy.h", "cuda.h", "testing/"),
 }
+
+
+def public_only_folder(path: str):
+    """The PUBLIC_ONLY folder a path belongs to, or None."""
+    return next((f for f in PUBLIC_ONLY if path.startswith(f + "/")), None)
 # backends/cuda/'s rooms and the rooms each may include besides itself (and what its folder may).
 ROOMS = {
     "runtime": set(),
@@ -91,10 +100,10 @@ def room_of(path: str):
 
 
 def public_only_includes():
-    """(file, included path, allowed) for every anatomy include of a file of tools/ or bench/."""
+    """(file, included path, allowed) for every anatomy include of a file of a PUBLIC_ONLY folder."""
     for path in tracked_sources():
-        top = path.split("/", 1)[0]
-        if top not in PUBLIC_ONLY:
+        top = public_only_folder(path)
+        if top is None:
             continue
         text = (ROOT / path).read_text(encoding="utf-8", errors="replace")
         for line in text.splitlines():
@@ -166,8 +175,8 @@ def main():
         else:
             new.append((path, target))
     for path, target in new:
-        top = path.split("/", 1)[0]
-        if top in PUBLIC_ONLY:
+        top = public_only_folder(path)
+        if top is not None:
             may = ", ".join(f"anatomy/{p}" for p in PUBLIC_ONLY[top])
             print(f"check-includes: {path} includes anatomy/{target}; {top}/ may include only the public headers ({may})")
             continue

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <vector>
 
-#include "anatomy/autograd/checkpoint.h"
-#include "anatomy/core/generator.h"
 #include "anatomy/cuda.h"
 #include "gpu_test_util.h"
 
