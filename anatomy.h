@@ -3,8 +3,12 @@
 //   #include <anatomy/anatomy.h>
 //   auto a = anatomy::randn({2, 3});
 //   auto b = a.t().contiguous();
+//
+// The CUDA device API (devices, streams, events, device memory) is <anatomy/cuda.h>.
 #pragma once
 
+#include "anatomy/amp/autocast_mode.h"
+#include "anatomy/amp/grad_scaler.h"
 #include "anatomy/autograd/autograd.h"
 #include "anatomy/autograd/gradcheck.h"
 #include "anatomy/core/device.h"

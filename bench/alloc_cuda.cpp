@@ -11,12 +11,10 @@
 
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
-#include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/runtime/driver_api.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
-#include "anatomy/backends/cuda/runtime/stream.h"
+#include "anatomy/backends/cuda/runtime/driver_api.h"
 #include "anatomy/core/allocator.h"
+#include "anatomy/cuda.h"
 
 namespace {
 

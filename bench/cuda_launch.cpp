@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/cuda.h"
 
 namespace bench_cuda_launch {
 void launch_empty();  // cuda_launch_kernels.cu: <<<1, 1>>> of an empty kernel

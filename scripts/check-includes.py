@@ -8,11 +8,27 @@
 A folder may include its own files and the folders to its left; subfolders belong to their
 folder (dispatch/ops/ is dispatch). Inside backends/cuda/, the rooms have directions of their own
 (ROOMS below; each room's README says the same): runtime/ and common/ at the bottom, memory/ on
-runtime/, the kernel families on those, and the row kernels of reduce/ under norm/ and softmax/. Everything above the library (tools/, bench/, tests/,
-testing/, and the public header anatomy.h) may include any of it. The known exceptions, each
-with the change that removes it, are listed in scripts/include-exceptions.txt: an include that
-breaks the directions and is not listed fails the check, and so does a listed exception that no
-longer occurs (delete its line). scripts/test.sh runs this first.
+runtime/, the kernel families on those, and the row kernels of reduce/ under norm/ and softmax/.
+
+The public device API, cuda.h at the root, declares what backends/cuda/ (or, in a build without
+CUDA, backends/no_cuda/) implements: it may include core/ and alloc/ only, and those two backends
+may include it.
+
+Above the library, testing/ (and the umbrella header anatomy.h) may include any of it, and so
+may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
+(tests/README.md). tools/ and bench/ are users of the library and include only the public
+headers, anatomy/anatomy.h and anatomy/cuda.h, plus testing/ (the op table, the allocator traces,
+the simulated device's snapshot) and their own folder's files (tools/commands.h;
+bench/peer/peer.h, included by its own name). tests/gpu/ follows the same rule (its helpers,
+gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
+internal component (the caching allocator's policy, the CUDA allocator's lookups) and a GPU test
+of internal machinery (the CUDA memory provider, the raw stream handles, the pinned allocator)
+include it by a listed exception, so that reaching past the public headers is a decision.
+
+The known exceptions, each with the change that removes it or the reason it stays, are listed in
+scripts/include-exceptions.txt: an include that breaks these rules and is not listed fails the
+check, and so does a listed exception that no longer occurs (delete its line). scripts/test.sh
+runs this first.
 
     scripts/check-includes.py          check; prints each violation, exit status 1 if any
     scripts/check-includes.py --list   print every include across folders, allowed or not
@@ -35,8 +51,21 @@ ALLOWED = {
     "amp": {"core", "dispatch", "autograd", "optim"},
     "backends/cpu": {"core", "dispatch"},
     "backends/meta": {"core", "dispatch"},
-    "backends/cuda": {"core", "dispatch", "alloc"},
+    "backends/cuda": {"core", "dispatch", "alloc", "cuda.h"},
+    "backends/no_cuda": {"core", "alloc", "cuda.h"},
+    "cuda.h": {"core", "alloc"},
 }
+# Users of the library: what their files may include (besides a listed exception).
+PUBLIC_ONLY = {
+    "tools": ("anatomy.h", "cuda.h", "testing/", "tools/"),
+    "bench": ("anatomy.h", "cuda.h", "testing/", "bench/"),
+    "tests/gpu": ("anatomy.h", "cuda.h", "testing/"),
+}
+
+
+def public_only_folder(path: str):
+    """The PUBLIC_ONLY folder a path belongs to, or None."""
+    return next((f for f in PUBLIC_ONLY if path.startswith(f + "/")), None)
 # backends/cuda/'s rooms and the rooms each may include besides itself (and what its folder may).
 ROOMS = {
     "runtime": set(),
@@ -70,6 +99,21 @@ def room_of(path: str):
     return parts[2] if len(parts) > 3 and parts[:2] == ["backends", "cuda"] else None
 
 
+def public_only_includes():
+    """(file, included path, allowed) for every anatomy include of a file of a PUBLIC_ONLY folder."""
+    for path in tracked_sources():
+        top = public_only_folder(path)
+        if top is None:
+            continue
+        text = (ROOT / path).read_text(encoding="utf-8", errors="replace")
+        for line in text.splitlines():
+            m = INCLUDE.match(line)
+            if m:
+                target = m.group(1)
+                may = PUBLIC_ONLY[top]
+                yield path, target, any(target == p if not p.endswith("/") else target.startswith(p) for p in may)
+
+
 def allowed(src_path: str, src: str, target: str, dst):
     if dst is None or (dst != src and dst not in ALLOWED[src]):
         return False
@@ -100,6 +144,7 @@ def cross_folder_includes():
             if dst == src and (src != "backends/cuda" or room_of(path) == room_of(target)):
                 continue
             yield path, target, allowed(path, src, target, dst)
+    yield from public_only_includes()
 
 
 def read_exceptions():
@@ -130,6 +175,11 @@ def main():
         else:
             new.append((path, target))
     for path, target in new:
+        top = public_only_folder(path)
+        if top is not None:
+            may = ", ".join(f"anatomy/{p}" for p in PUBLIC_ONLY[top])
+            print(f"check-includes: {path} includes anatomy/{target}; {top}/ may include only the public headers ({may})")
+            continue
         src, room = folder_of(path), room_of(path)
         if src == "backends/cuda" and folder_of(target) == src and room in ROOMS:
             may = ", ".join(f"{r}/" for r in sorted(ROOMS[room])) or "no other room"

@@ -7,10 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "anatomy/cuda.h"
 #include "anatomy/tools/commands.h"
-#if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/runtime/device.h"
-#endif
 
 namespace anatomy::tools {
 namespace {
@@ -33,7 +31,7 @@ json collect() {
   j["build"] = {{"cuda", kWithCuda}, {"cuda_architectures", ANATOMY_CUDA_ARCHITECTURES}};
   j["devices"] = json::array();
   j["device"] = "cpu";
-#if ANATOMY_WITH_CUDA
+  if (!kWithCuda) return j;
   int n = cuda::device_count();
   j["cuda"] = {
       {"driver_version", cuda::driver_version()}, {"runtime_version", cuda::runtime_version()}, {"device_count", n}};
@@ -51,7 +49,6 @@ json collect() {
                             {"clock_khz", p.clock_khz}});
   }
   if (n > 0) j["device"] = "cuda:0";
-#endif
   return j;
 }
 

@@ -7,20 +7,13 @@
 #include <string>
 
 #include "anatomy/anatomy.h"
+#include "anatomy/cuda.h"
 #include "anatomy/tools/commands.h"
-#if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/runtime/device.h"
-#endif
 
 namespace anatomy::tools {
 namespace {
 
-std::string default_device() {
-#if ANATOMY_WITH_CUDA
-  if (cuda::is_available()) return "cuda:0";
-#endif
-  return "cpu";
-}
+std::string default_device() { return cuda::is_available() ? "cuda:0" : "cpu"; }
 
 void run(const std::string& device_text) {
   Device device(device_text);

@@ -2,7 +2,7 @@
 // (tools/commands.h); an anatomy error ends the command with its message and exit status 1.
 #include <iostream>
 
-#include "anatomy/core/error.h"
+#include "anatomy/anatomy.h"
 #include "anatomy/tools/commands.h"
 
 int main(int argc, char** argv) {

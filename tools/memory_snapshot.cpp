@@ -1,25 +1,17 @@
 // gpu-anatomy memory-snapshot: runs a small workload with the caching allocator's memory history
 // recording, then prints memory_summary() and writes the snapshot as JSON, HTML and/or SVG.
 // On CUDA the workload is a few tensor ops on cuda:0, whose events name the operators; with
-// --simulated it runs on the simulated device (alloc/simulated_provider.h), needs no GPU, and
-// names its requests with CurrentOpScope as a dispatched operator would.
+// --simulated it is testing/simulated_snapshot.h's, on the simulated device, and needs no GPU.
 #include <fmt/format.h>
 
 #include <fstream>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "anatomy/alloc/memory_snapshot.h"
-#include "anatomy/alloc/simulated_provider.h"
-#include "anatomy/alloc/snapshot_html.h"
 #include "anatomy/anatomy.h"
-#include "anatomy/dispatch/current_op.h"
+#include "anatomy/cuda.h"
+#include "anatomy/testing/simulated_snapshot.h"
 #include "anatomy/tools/commands.h"
-#if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/memory/cuda_allocator.h"
-#include "anatomy/backends/cuda/runtime/device.h"
-#endif
 
 namespace anatomy::tools {
 namespace {
@@ -36,52 +28,11 @@ void write_file(const std::string& path, const std::string& text) {
   ANATOMY_CHECK(out.good(), ValueError, "memory-snapshot: writing '{}' failed", path);
 }
 
-// A fixed sequence that leaves every block state in the picture: small and large segments,
-// holes left by frees, a block waiting for another stream (record_stream), and its events; and
-// an expandable segment whose free middle empty_cache unmapped (the hatched range).
-alloc::MemorySnapshot simulated_workload(std::string& summary) {
-  using alloc::kMB;
-  static alloc::SimulatedProvider device(256 * kMB);  // static: the allocator's blocks live in it
-  static alloc::CachingAllocator cache(device, alloc::AllocConf{});
-  cache.record_memory_history(true, 1000);
-  auto alloc_in = [&](const char* op, size_t n, alloc::StreamId s = 0) {
-    dispatch::CurrentOpScope scope(op);
-    return cache.raw_alloc(n, s);
-  };
-  alloc::AllocConf expandable;
-  expandable.expandable_segments = true;
-  cache.set_conf(expandable);
-  void* kv = alloc_in("aten::empty.memory_format", 5 * kMB, 2);
-  void* scratch = alloc_in("aten::cat", 50 * kMB, 2);
-  void* kv2 = alloc_in("aten::empty.memory_format", 5 * kMB, 2);
-  cache.raw_free(scratch);
-  cache.empty_cache();  // the pages [20, 40) MiB of stream 2's segment go back
-  cache.set_conf(alloc::AllocConf{});
-  (void)kv, (void)kv2;
-  std::vector<void*> small;
-  for (int i = 0; i < 12; ++i)
-    small.push_back(alloc_in(i % 2 ? "aten::add.Tensor" : "aten::mul.Tensor", 40000 + 9000 * i));
-  for (int i = 0; i < 12; i += 3) cache.raw_free(small[i]);  // holes in the small segment
-  void* weight = alloc_in("aten::randn", 6 * kMB);
-  void* act = alloc_in("aten::mm", 4 * kMB);
-  void* tmp = alloc_in("aten::softmax", 3 * kMB);
-  void* grad = alloc_in("aten::mm", 24 * kMB);  // a segment of its own size
-  cache.raw_free(tmp);
-  void* shared = alloc_in("aten::copy_", 2 * kMB, 0);
-  cache.record_stream(shared, 1);  // stream 1 still reads it:
-  cache.raw_free(shared);          // freed, pending until stream 1's event completes
-  void* side = alloc_in("aten::empty.memory_format", 500000, 1);
-  (void)weight, (void)act, (void)grad, (void)side;  // kept alive: they are the picture
-  summary = cache.memory_summary();
-  return cache.memory_snapshot();
-}
-
-#if ANATOMY_WITH_CUDA
 alloc::MemorySnapshot cuda_workload(std::string& summary) {
   ANATOMY_CHECK(cuda::is_available(), DeviceError,
-                "memory-snapshot: no CUDA device is available; run with --simulated for the simulated device");
-  alloc::CachingAllocator& cache = cuda::caching_allocator(0);
-  cache.record_memory_history(true, 1000);
+                "memory-snapshot: no CUDA device is available ({}); run with --simulated for the simulated device",
+                cuda::unavailable_reason());
+  cuda::record_memory_history(true, 1000, 0);
   Device dev("cuda:0");
   Tensor a = ones({512, 512}, dev), b = ones({512, 512}, dev);
   Tensor c = a.add(b);
@@ -91,24 +42,19 @@ alloc::MemorySnapshot cuda_workload(std::string& summary) {
     (void)t;
   }
   Tensor e = ones({4096, 1024}, dev);  // 16 MiB: the large pool
-  summary = cache.memory_summary();
-  alloc::MemorySnapshot s = cache.memory_snapshot();
-  cache.record_memory_history(false);
+  summary = cuda::memory_summary(0);
+  alloc::MemorySnapshot s = cuda::memory_snapshot(0);
+  cuda::record_memory_history(false, 1000, 0);
   return s;
 }
-#endif
 
 void run(const Options& o) {
   std::string summary;
   alloc::MemorySnapshot snapshot;
   if (o.simulated) {
-    snapshot = simulated_workload(summary);
+    snapshot = testing::simulated_snapshot(summary);
   } else {
-#if ANATOMY_WITH_CUDA
     snapshot = cuda_workload(summary);
-#else
-    ANATOMY_THROW(DeviceError, "memory-snapshot: anatomy was built without CUDA; run with --simulated");
-#endif
   }
   fmt::print("{}", summary);
   if (!o.json.empty()) write_file(o.json, alloc::to_json(snapshot));

@@ -38,7 +38,7 @@
 #include "anatomy/alloc/simulated_provider.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
-#include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/cuda.h"
 #include "anatomy/testing/alloc_trace.h"
 #include "anatomy/testing/alloc_trace_record.h"
 #include "anatomy/testing/transformer_step.h"

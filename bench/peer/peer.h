@@ -24,11 +24,11 @@
 #include <benchmark/benchmark.h>
 
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/core/parallel.h"
 
 namespace peer {
 
@@ -66,6 +66,7 @@ std::string cuda_unavailable_reason();
 void cuda_synchronize();
 // cudaMemcpyAsync device to device on that stream: the copy baseline both sides share.
 void cuda_memcpy_device(void* dst, const void* src, size_t bytes);
+struct CudaEventPair;  // cuda_support.cpp: two anatomy::cuda::Events with timing
 class CudaEventTimer {
  public:
   CudaEventTimer();
@@ -77,8 +78,7 @@ class CudaEventTimer {
   double stop_seconds();
 
  private:
-  void* start_ = nullptr;
-  void* stop_ = nullptr;
+  std::unique_ptr<CudaEventPair> events_;
 };
 
 struct AnatomySide {

@@ -1,5 +1,8 @@
-// The README's embedding example, built against the installed package.
+// The README's embedding example, built against the installed package, and the device API
+// through <anatomy/cuda.h>, which works in every build: with CUDA and a GPU, with CUDA and no
+// GPU, and without CUDA (where every call that needs a device throws).
 #include <anatomy/anatomy.h>
+#include <anatomy/cuda.h>
 
 #include <iostream>
 
@@ -11,6 +14,26 @@ int main() {
   // Every view shares x's storage; the copy does not.
   bool ok = x.t().is_alias_of(x) && !y.is_alias_of(x) && y.sizes() == anatomy::IntArrayRef{3, 2} &&
             y[2][1].item<float>() == x[1][2].item<float>();
+
+  // The same code on whatever device there is.
+  const int n = anatomy::cuda::device_count();
+  ok = ok && (n > 0) == anatomy::cuda::is_available();
+  anatomy::Device device = anatomy::kCPU;
+  if (anatomy::cuda::is_available()) {
+    device = anatomy::Device("cuda:0");
+    std::cout << "cuda: " << n << " device(s), cuda:0 is " << anatomy::cuda::get_device_properties(0).name << "\n";
+  } else {
+    std::cout << "cuda: no device (" << anatomy::cuda::unavailable_reason() << ")\n";
+    bool threw = false;
+    try {
+      (void)anatomy::cuda::memory_allocated();
+    } catch (const anatomy::Error&) {  // DeviceError, or NotImplementedError without CUDA
+      threw = true;
+    }
+    ok = ok && threw;
+  }
+  anatomy::Tensor z = anatomy::ones({4}, device).mul(2).sum().cpu();
+  ok = ok && z.item<float>() == 8.0f;
   std::cout << (ok ? "consumer: ok" : "consumer: FAILED") << "\n";
   return ok ? 0 : 1;
 }

@@ -6,9 +6,7 @@
 #include <iostream>
 
 #include "anatomy/anatomy.h"
-#if ANATOMY_WITH_CUDA
-#include "anatomy/backends/cuda/runtime/device.h"
-#endif
+#include "anatomy/cuda.h"
 
 using namespace anatomy;
 

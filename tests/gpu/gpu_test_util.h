@@ -13,7 +13,7 @@
 
 #include "anatomy/anatomy.h"
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/cuda.h"
 
 // First line of every GPU test: without a CUDA device the test prints the skip marker and
 // returns, and CTest (SKIP_REGULAR_EXPRESSION "\[anatomy-skip\]") reports it as skipped rather

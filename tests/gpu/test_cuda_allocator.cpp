@@ -18,11 +18,9 @@
 
 #include "../alloc/random_allocator_run.h"
 #include "anatomy/alloc/mem_pool.h"
-#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/stream.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -14,13 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/backends/cuda/memory/async_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/memory/record_stream.h"
-#include "anatomy/backends/cuda/runtime/stream.h"
 #include "anatomy/dispatch/current_op.h"
 #include "gpu_test_util.h"
 #include "stream_gate.h"

@@ -3,8 +3,6 @@
 // list, gradients through the casts, and CPU tensors left alone by a CUDA scope.
 #include "gpu_test_util.h"
 
-#include "anatomy/amp/autocast_mode.h"
-
 using namespace anatomy;
 using anatomy::gpu_test::kCuda;
 using autocast::AutocastGuard;

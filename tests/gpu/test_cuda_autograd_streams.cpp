@@ -11,10 +11,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "anatomy/autograd/node.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/stream.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -5,9 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "anatomy/autograd/checkpoint.h"
-#include "anatomy/backends/cuda/memory/cuda_allocator.h"
-#include "anatomy/core/generator.h"
+#include "anatomy/cuda.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -4,8 +4,6 @@
 // randperm on the device (a permutation, repeated by the seed, never touching the host's data).
 #include <vector>
 
-#include "anatomy/core/generator.h"
-
 #include "gpu_test_util.h"
 
 using namespace anatomy;

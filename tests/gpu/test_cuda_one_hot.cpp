@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "anatomy/backends/cuda/runtime/sync_debug.h"
+#include "anatomy/cuda.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -13,8 +13,6 @@
 #include <algorithm>
 #include <set>
 
-#include "anatomy/core/empty_tensor.h"
-
 #include "gpu_test_util.h"
 #include "anatomy/testing/op_table.h"
 

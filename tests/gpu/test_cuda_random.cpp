@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "anatomy/core/generator.h"
-
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -15,9 +15,6 @@
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/event.h"
-#include "anatomy/backends/cuda/memory/record_stream.h"
-#include "anatomy/backends/cuda/runtime/stream.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

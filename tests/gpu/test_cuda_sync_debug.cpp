@@ -3,7 +3,7 @@
 // training step -- forward, backward, optimizer -- runs without a single synchronization.
 #include <vector>
 
-#include "anatomy/backends/cuda/runtime/sync_debug.h"
+#include "anatomy/cuda.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;

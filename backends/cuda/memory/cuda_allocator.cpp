@@ -136,33 +136,57 @@ void record_stream_use(void* ptr, alloc::StreamId stream, int device) {
   a.async ? a.async->record_stream(ptr, stream) : a.caching->record_stream(ptr, stream);
 }
 
-alloc::MemoryStats memory_stats(int device) {
-  DeviceAllocator& a = device_allocator(device);
+namespace {
+
+// The allocator of `device` (-1: the current one) for public function `op`, which names itself in
+// the error where the device does not exist.
+DeviceAllocator& allocator_for(int device, const char* op) {
+  return device_allocator(resolve_device_index(device, op));
+}
+
+alloc::MemoryStats stats_for(int device, const char* op) {
+  DeviceAllocator& a = allocator_for(device, op);
   return a.async ? a.async->stats() : a.caching->stats();
 }
 
-int64_t memory_allocated(int device) { return memory_stats(device).allocated_bytes[alloc::StatType::All].current; }
+}  // namespace
 
-int64_t memory_reserved(int device) { return memory_stats(device).reserved_bytes[alloc::StatType::All].current; }
+alloc::MemoryStats memory_stats(int device) { return stats_for(device, "memory_stats"); }
+
+int64_t memory_allocated(int device) {
+  return stats_for(device, "memory_allocated").allocated_bytes[alloc::StatType::All].current;
+}
+
+int64_t max_memory_allocated(int device) {
+  return stats_for(device, "max_memory_allocated").allocated_bytes[alloc::StatType::All].peak;
+}
+
+int64_t memory_reserved(int device) {
+  return stats_for(device, "memory_reserved").reserved_bytes[alloc::StatType::All].current;
+}
+
+int64_t max_memory_reserved(int device) {
+  return stats_for(device, "max_memory_reserved").reserved_bytes[alloc::StatType::All].peak;
+}
 
 void reset_peak_memory_stats(int device) {
-  DeviceAllocator& a = device_allocator(device);
+  DeviceAllocator& a = allocator_for(device, "reset_peak_memory_stats");
   a.async ? a.async->reset_peak_stats() : a.caching->reset_peak_stats();
 }
 
 std::string memory_summary(int device) {
-  DeviceAllocator& a = device_allocator(device);
+  DeviceAllocator& a = allocator_for(device, "memory_summary");
   return a.async ? a.async->memory_summary() : a.caching->memory_summary();
 }
 
 void record_memory_history(bool enabled, size_t max_entries, int device) {
-  DeviceAllocator& a = device_allocator(device);
+  DeviceAllocator& a = allocator_for(device, "record_memory_history");
   a.async ? a.async->record_memory_history(enabled, max_entries)
           : a.caching->record_memory_history(enabled, max_entries);
 }
 
 alloc::MemorySnapshot memory_snapshot(int device) {
-  DeviceAllocator& a = device_allocator(device);
+  DeviceAllocator& a = allocator_for(device, "memory_snapshot");
   return a.async ? a.async->memory_snapshot() : a.caching->memory_snapshot();
 }
 

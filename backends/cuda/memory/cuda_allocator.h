@@ -21,6 +21,7 @@
 
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/core/allocator.h"
+#include "anatomy/cuda.h"
 
 namespace anatomy::cuda {
 
@@ -49,22 +50,11 @@ void raw_free(void* ptr, int device);
 // `stream` (a StreamId, cuda_memory_provider.h): its free waits for that work. Either backend.
 void record_stream_use(void* ptr, alloc::StreamId stream, int device);
 
-// As torch.cuda's functions of the same names, for `device` (-1: the current device).
-alloc::MemoryStats memory_stats(int device = -1);
-int64_t memory_allocated(int device = -1);  // bytes of the blocks handed out
-int64_t memory_reserved(int device = -1);   // bytes held from the driver
-void reset_peak_memory_stats(int device = -1);
-// memory_stats(device) as a table for people, like torch.cuda.memory_summary().
-std::string memory_summary(int device = -1);
-// The memory history of `device`'s allocator, as torch.cuda.memory._record_memory_history:
-// CachingAllocator::record_memory_history, or AsyncAllocator's (allocations and frees, no
-// segment events). memory_snapshot (include alloc/memory_snapshot.h): the caching allocator's
-// segments and history, or the stream-ordered allocator's live allocations and history.
-void record_memory_history(bool enabled, size_t max_entries = 100000, int device = -1);
-alloc::MemorySnapshot memory_snapshot(int device = -1);
-// Gives every cached segment with no block in use back to the driver, on every device that has
-// an allocator (backend:cudaMallocAsync: trims the device's memory pool).
-void empty_cache();
+// memory_stats, memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved,
+// reset_peak_memory_stats, memory_summary, empty_cache, record_memory_history and memory_snapshot
+// are declared in <anatomy/cuda.h> and implemented in cuda_allocator.cpp, over either backend:
+// the caching allocator's history and snapshot, or AsyncAllocator's (allocations and frees, no
+// segment events; its live allocations instead of segments).
 
 // Private pools of `device`'s allocator (-1: the current device), as PyTorch's MemPool calls
 // (createOrIncrefPool, beginAllocateToPool, endAllocateToPool, releasePool). A filter sees the

@@ -17,16 +17,15 @@
 
 #include "anatomy/core/allocator.h"
 #include "anatomy/core/tensor.h"
+#include "anatomy/cuda.h"
 
 namespace anatomy::cuda {
 
 Allocator* pinned_allocator();
 
-// A copy of CPU tensor `t` (same sizes, dtype and values, contiguous) in pinned memory. Throws
-// DeviceError where no GPU is, ValueError for a tensor that is not on the CPU.
-Tensor pin_memory(const Tensor& t);
-// Whether t's memory is page-locked host memory (from pin_memory or any cudaHostAlloc).
-bool is_pinned(const Tensor& t);
+// pin_memory(t) (a contiguous copy of CPU tensor t in pinned memory) and is_pinned(t) are
+// declared in <anatomy/cuda.h>. Whether `ptr` is page-locked host memory (from pin_memory or any
+// cudaHostAlloc):
 bool is_pinned(const void* ptr);
 
 // The pinned block holding `ptr` (if it is one of this allocator's) is used by work queued on

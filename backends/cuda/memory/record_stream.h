@@ -14,11 +14,9 @@
 
 #include "anatomy/backends/cuda/runtime/stream.h"
 #include "anatomy/core/tensor.h"
+#include "anatomy/cuda.h"
 
-namespace anatomy::cuda {
-
-// Throws DeviceError when `tensor` is not a CUDA tensor or `stream` is another device's. Memory
-// the caching allocator did not make (from_blob) is the owner's to keep alive: nothing to do.
-void record_stream(const Tensor& tensor, const Stream& stream);
-
-}  // namespace anatomy::cuda
+// record_stream(tensor, stream) is declared in <anatomy/cuda.h> and implemented in
+// record_stream.cpp. It throws DeviceError when `tensor` is not a CUDA tensor or `stream` is
+// another device's. Memory the caching allocator did not make (from_blob) is the owner's to keep
+// alive: nothing to do.

@@ -18,6 +18,7 @@
 
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/runtime/stream.h"
+#include "anatomy/cuda.h"
 
 namespace anatomy::cuda {
 
@@ -30,29 +31,7 @@ cudaStream_t current_stream();
 // valid (the caching allocator's memory provider asks on every allocation): no checks, and one
 // thread-local read while the thread has only default streams current.
 cudaStream_t current_stream_handle(int device) noexcept;
-// The calling thread's current stream of `device` (-1: the current device). Reads a thread-local
-// for an explicit index. Throws DeviceError when the device does not exist.
-Stream current_stream(int device);
-// Makes `stream` the calling thread's current stream of its device; the current device stays.
-void set_current_stream(const Stream& stream);
-
-// Makes a stream current for a scope, as PyTorch's CUDAStreamGuard: its device becomes the
-// current device and it becomes that device's current stream; on exit both are restored.
-class StreamGuard {
- public:
-  explicit StreamGuard(const Stream& stream);
-  ~StreamGuard();
-  StreamGuard(const StreamGuard&) = delete;
-  StreamGuard& operator=(const StreamGuard&) = delete;
-
-  // The stream of the guarded device that was current before the guard.
-  const Stream& original_stream() const { return original_; }
-  const Stream& current() const { return current_; }
-
- private:
-  DeviceGuard device_guard_;
-  Stream original_;
-  Stream current_;
-};
+// current_stream(int device), set_current_stream and StreamGuard are declared in
+// <anatomy/cuda.h> and implemented in current_stream.cpp.
 
 }  // namespace anatomy::cuda

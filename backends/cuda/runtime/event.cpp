@@ -2,7 +2,6 @@
 #include "anatomy/backends/cuda/runtime/event.h"
 
 #include <cstdio>
-#include <utility>
 
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
@@ -11,25 +10,6 @@
 #include "anatomy/core/error.h"
 
 namespace anatomy::cuda {
-
-Event::~Event() { release(); }
-
-Event::Event(Event&& other) noexcept
-    : enable_timing_(other.enable_timing_),
-      blocking_(other.blocking_),
-      device_(std::exchange(other.device_, -1)),
-      event_(std::exchange(other.event_, nullptr)) {}
-
-Event& Event::operator=(Event&& other) noexcept {
-  if (this != &other) {
-    release();
-    enable_timing_ = other.enable_timing_;
-    blocking_ = other.blocking_;
-    device_ = std::exchange(other.device_, -1);
-    event_ = std::exchange(other.event_, nullptr);
-  }
-  return *this;
-}
 
 void Event::release() noexcept {
   if (event_ == nullptr) return;

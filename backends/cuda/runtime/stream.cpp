@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <ostream>
 
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -93,13 +92,6 @@ int Stream::priority() const {
   ANATOMY_CUDA_CHECK(cudaStreamGetPriority(handle_, &p));
   return p;
 }
-
-std::string Stream::str() const {
-  if (is_default()) return fmt::format("cuda:{} default stream", device_);
-  return fmt::format("cuda:{} stream {}", device_, fmt::ptr(handle_));
-}
-
-std::ostream& operator<<(std::ostream& os, const Stream& stream) { return os << stream.str(); }
 
 Stream default_stream(int device) { return Stream(checked_device(device, "default_stream"), cudaStreamLegacy); }
 

@@ -11,12 +11,11 @@
 
 #include <cstddef>
 
+#include "anatomy/cuda.h"
+
 namespace anatomy::cuda {
 
-enum class SyncDebugMode { Off, Warn, Error };
-
-void set_sync_debug_mode(SyncDebugMode mode) noexcept;
-SyncDebugMode sync_debug_mode() noexcept;
+// SyncDebugMode, set_sync_debug_mode and sync_debug_mode are declared in <anatomy/cuda.h>.
 
 namespace detail {
 void report_synchronization(const char* op, const char* what);
