@@ -6,6 +6,7 @@
 #pragma once
 
 #include "anatomy/autograd/autograd.h"
+#include "anatomy/autograd/autograd_fallback.h"
 #include "anatomy/autograd/gradcheck.h"
 #include "anatomy/core/device.h"
 #include "anatomy/core/dtype.h"
