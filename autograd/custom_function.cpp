@@ -149,9 +149,11 @@ void CustomFunctionNode::release_saved() {
 std::vector<std::string> CustomFunctionNode::saved_descriptions() const {
   std::vector<std::string> lines;
   for (size_t i = 0; i < ctx_.saved_.size(); ++i)
-    lines.push_back(fmt::format("saved {}: {}", i, ctx_.saved_[i].describe()));
-  for (const auto& [key, value] : ctx_.saved_data)
-    lines.push_back(fmt::format("saved_data {}: {}", key, value.to_string()));
+    lines.push_back(fmt::format("tensor {}: {}", i, ctx_.saved_[i].describe()));
+  std::vector<std::string> data;  // sorted by name: the map's order is not fixed
+  for (const auto& [key, value] : ctx_.saved_data) data.push_back(fmt::format("data {}: {}", key, value.to_string()));
+  std::sort(data.begin(), data.end());
+  lines.insert(lines.end(), data.begin(), data.end());
   return lines;
 }
 

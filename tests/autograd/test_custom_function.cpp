@@ -132,7 +132,8 @@ TEST_CASE("custom function: a composition with built-ins, and the graph dump nam
   const std::string graph = autograd::print_graph(loss);
   CHECK(graph.find("ScaledExp") != std::string::npos);
   CHECK(graph.find("MulAdd") != std::string::npos);
-  CHECK(graph.find("saved 0: [2, 3] fp64") != std::string::npos);
+  CHECK(graph.find("saved tensor 0: [2, 3] fp64") != std::string::npos);
+  CHECK(graph.find("saved data alpha: 0.5") != std::string::npos);
   CHECK(autograd::to_dot(loss).find("MulAdd") != std::string::npos);
   CHECK(autograd::gradcheck(
       [](const std::vector<Tensor>& in) {
@@ -298,6 +299,12 @@ TEST_CASE("custom function: mark_dirty makes the function the new history of the
   (a * a).sum().backward();  // d/dx (3x)^2 = 18x
   autograd::NoGradGuard no_grad;
   CHECK(allclose(x.grad(), x * 18.0));
+}
+
+TEST_CASE("custom function: an in-place function passes gradcheck and gradgradcheck") {
+  check_both("MulInPlace", one([](const Tensor& x) { return MulInPlace::apply(x * 1.0, -1.5); }), {input({2, 3})});
+  check_both("MulInPlace, transposed", one([](const Tensor& x) { return MulInPlace::apply(x.clone(), 0.5); }),
+             {transposed_input(3, 2)});
 }
 
 TEST_CASE("custom function: mark_dirty on a view rebases the base's history") {
