@@ -10,6 +10,8 @@
 #include "anatomy/amp/autocast_mode.h"
 #include "anatomy/amp/grad_scaler.h"
 #include "anatomy/autograd/autograd.h"
+#include "anatomy/autograd/autograd_fallback.h"
+#include "anatomy/autograd/custom_function.h"
 #include "anatomy/autograd/gradcheck.h"
 #include "anatomy/core/device.h"
 #include "anatomy/core/dtype.h"

@@ -64,6 +64,8 @@ class BackwardContext {
   explicit BackwardContext(FormulaNode& node, std::vector<bool> zero_filled = {})
       : node_(node), zero_filled_(std::move(zero_filled)) {}
 
+  // The entry the node was made from (its operator and node names).
+  const DerivativeEntry& entry() const { return node_.entry_; }
   // The saved tensor of argument `arg` (the entry must keep it); element `k` of a Tensor[].
   Tensor input(int arg, int k = 0) const;
   std::vector<Tensor> input_list(int arg) const;

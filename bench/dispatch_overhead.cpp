@@ -12,8 +12,18 @@ using anatomy::Tensor;
 
 Tensor noop_kernel(const Tensor& self) { return self; }
 
-ANATOMY_LIBRARY(bench, m) { m.def("noop(Tensor self) -> Tensor"); }
-ANATOMY_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", ANATOMY_KERNEL(noop_kernel)); }
+// noop is declared not differentiable (a fallthrough at its Autograd key), so a call skips the
+// autograd keys as a built-in without a derivative does; noop_no_autograd has only its CPU
+// kernel, so its calls pass the autograd fallback (Note [Autograd fallback]).
+ANATOMY_LIBRARY(bench, m) {
+  m.def("noop(Tensor self) -> Tensor");
+  m.def("noop_no_autograd(Tensor self) -> Tensor");
+}
+ANATOMY_LIBRARY_IMPL(bench, CPU, m) {
+  m.impl("noop", ANATOMY_KERNEL(noop_kernel));
+  m.impl("noop_no_autograd", ANATOMY_KERNEL(noop_kernel));
+}
+ANATOMY_LIBRARY_IMPL(bench, Autograd, m) { m.impl_fallthrough("noop"); }
 
 const auto& noop_op() {
   static const auto op =
@@ -54,6 +64,20 @@ void BM_BoxedCall(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_BoxedCall);
+
+// An operator without an autograd kernel, on a tensor that needs no gradient: the autograd
+// fallback boxes the call and redispatches it to the CPU kernel.
+void BM_AutogradFallbackCall(benchmark::State& state) {
+  Tensor t = anatomy::zeros({1});
+  static const auto op = anatomy::dispatch::Dispatcher::singleton()
+                             .find_or_throw("bench::noop_no_autograd")
+                             .typed<Tensor(const Tensor&)>();
+  for (auto _ : state) {
+    Tensor r = op.call(t);
+    benchmark::DoNotOptimize(r.impl());
+  }
+}
+BENCHMARK(BM_AutogradFallbackCall);
 
 // A view op end to end: dispatch plus a new TensorImpl.
 void BM_TransposeView(benchmark::State& state) {

@@ -1,5 +1,5 @@
 // The Tracer's boxed fallback, and the fallthrough fallbacks of the layers that have no work
-// for an operator unless it registers some (BackendSelect, autograd, autocast).
+// for an operator unless it registers some (BackendSelect, autocast).
 #include "anatomy/dispatch/tracer.h"
 
 #include <chrono>
@@ -61,10 +61,7 @@ void tracer_fallback(const OperatorHandle& op, DispatchKeySet ks, Stack& stack, 
 ANATOMY_LIBRARY_IMPL(_, Tracer, m) { m.fallback(&tracer_fallback, "tracer_fallback"); }
 ANATOMY_LIBRARY_IMPL(_, BackendSelect, m) { m.fallback_fallthrough(); }
 ANATOMY_LIBRARY_IMPL(_, Autocast, m) { m.fallback_fallthrough(); }
-// Until an operator has a derivative registered, its autograd keys pass the call through.
-ANATOMY_LIBRARY_IMPL(_, AutogradCPU, m) { m.fallback_fallthrough(); }
-ANATOMY_LIBRARY_IMPL(_, AutogradCUDA, m) { m.fallback_fallthrough(); }
-ANATOMY_LIBRARY_IMPL(_, AutogradMeta, m) { m.fallback_fallthrough(); }
-ANATOMY_LIBRARY_IMPL(_, AutogradPrivateUse1, m) { m.fallback_fallthrough(); }
+// The autograd keys' fallback is autograd's (autograd/autograd_fallback.h): an operator
+// without an autograd kernel must not silently drop the graph of inputs that require grad.
 
 }  // namespace anatomy::dispatch

@@ -278,10 +278,10 @@ TEST_CASE("dispatch table: a direct kernel beats CompositeExplicitAutograd, whic
         "computed table (highest priority first):\n"
         "  Tracer                     tracer_fallback [fallback]\n"
         "  Autocast                   fallthrough [fallback]\n"
-        "  AutogradPrivateUse1        fallthrough [fallback]\n"
-        "  AutogradMeta               fallthrough [fallback]\n"
-        "  AutogradCUDA               fallthrough [fallback]\n"
-        "  AutogradCPU                fallthrough [fallback]\n"
+        "  AutogradPrivateUse1        autograd_fallback [fallback]\n"
+        "  AutogradMeta               autograd_fallback [fallback]\n"
+        "  AutogradCUDA               autograd_fallback [fallback]\n"
+        "  AutogradCPU                autograd_fallback [fallback]\n"
         "  BackendSelect              fallthrough [fallback]\n"
         "  PrivateUse1                explicit_kernel [CompositeExplicitAutograd]\n"
         "  Meta                       explicit_kernel [CompositeExplicitAutograd]\n"
@@ -292,11 +292,11 @@ TEST_CASE("dispatch table: a direct kernel beats CompositeExplicitAutograd, whic
 
   // Without a direct kernel, CompositeExplicitAutograd serves every backend; the implicit kernel
   // is not used at all, not even for the autograd keys (an explicit kernel means "I am a kernel,
-  // autograd needs its own formula for me").
+  // autograd needs its own formula for me": without one, the autograd keys hold their fallback).
   const char* op = "test_dispatch::explicit_over_implicit";
   for (DispatchKey k : {DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::Meta, DispatchKey::PrivateUse1}) {
     CHECK(table(op, k) == "explicit_kernel [CompositeExplicitAutograd]");
-    CHECK(table(op, autograd_key_of(k)) == "fallthrough [fallback]");
+    CHECK(table(op, autograd_key_of(k)) == "autograd_fallback [fallback]");
   }
   CHECK(run(op, cpu_tensor()) == Marks{"explicit@CPU"});
   CHECK(run(op, meta_tensor()) == Marks{"explicit@Meta"});
@@ -318,11 +318,12 @@ TEST_CASE("dispatch table: CompositeImplicitAutograd fills backends, and autogra
   CHECK(nf.has(DispatchKey::CPU));
   CHECK_FALSE(nf.has(DispatchKey::BackendSelect));
 
-  // With a CPU kernel, AutogradCPU is left to its fallback (a fallthrough), so CPU tensors reach
-  // the CPU kernel; other backends still get the composite at their autograd key.
+  // With a CPU kernel, AutogradCPU is left to its fallback (autograd's, which passes a call that
+  // records nothing on), so CPU tensors reach the CPU kernel; other backends still get the
+  // composite at their autograd key.
   op = "test_dispatch::implicit_and_cpu";
   CHECK(table(op, DispatchKey::CPU) == "cpu_kernel");
-  CHECK(table(op, DispatchKey::AutogradCPU) == "fallthrough [fallback]");
+  CHECK(table(op, DispatchKey::AutogradCPU) == "autograd_fallback [fallback]");
   CHECK(table(op, DispatchKey::Meta) == "implicit_kernel [CompositeImplicitAutograd]");
   CHECK(table(op, DispatchKey::AutogradMeta) == "implicit_kernel [CompositeImplicitAutograd]");
   CHECK(run(op, cpu_tensor()) == Marks{"cpu"});
@@ -525,17 +526,29 @@ TEST_CASE("fallthrough: a key made a fallthrough is skipped and its bit leaves t
   CHECK(capture.lines().back() == "[dispatch] test_dispatch::fallthrough_op [CPU] -> CPU (cpu_kernel)");
 }
 
-TEST_CASE("fallthrough: the autograd keys are fallthrough by default for built-ins and kernel-only ops") {
+TEST_CASE("fallthrough: Autocast and BackendSelect by default; autograd for built-ins declared not differentiable") {
+  const DispatchKey autograd_keys[] = {DispatchKey::AutogradCPU, DispatchKey::AutogradCUDA, DispatchKey::AutogradMeta,
+                                       DispatchKey::AutogradPrivateUse1};
   for (const char* name : {"aten::_local_scalar_dense", "test_dispatch::cpu_only"}) {
     DispatchKeySet nf = Dispatcher::singleton().find_or_throw(name).entry().non_fallthrough();
-    for (DispatchKey k : {DispatchKey::AutogradCPU, DispatchKey::AutogradCUDA, DispatchKey::AutogradMeta,
-                          DispatchKey::AutogradPrivateUse1, DispatchKey::Autocast, DispatchKey::BackendSelect}) {
+    for (DispatchKey k : {DispatchKey::Autocast, DispatchKey::BackendSelect}) {
       CHECK_MESSAGE(!nf.has(k), name << " " << to_string(k));
     }
     CHECK(nf.has(DispatchKey::CPU));
     CHECK(nf.has(DispatchKey::Tracer));
   }
-  CHECK(table("aten::_local_scalar_dense", DispatchKey::AutogradCPU) == "fallthrough [fallback]");
+  // A built-in with no derivative on purpose declares a fallthrough at its Autograd key
+  // (autograd/not_differentiable.cpp); a kernel-only operator keeps the autograd fallback, which
+  // makes sure a result that needs a gradient does not silently lose its graph
+  // (Note [Autograd fallback]).
+  DispatchKeySet builtin = Dispatcher::singleton().find_or_throw("aten::_local_scalar_dense").entry().non_fallthrough();
+  DispatchKeySet kernel_only = Dispatcher::singleton().find_or_throw("test_dispatch::cpu_only").entry().non_fallthrough();
+  for (DispatchKey k : autograd_keys) {
+    CHECK(!builtin.has(k));
+    CHECK(kernel_only.has(k));
+  }
+  CHECK(table("aten::_local_scalar_dense", DispatchKey::AutogradCPU) == "fallthrough [Autograd]");
+  CHECK(table("test_dispatch::cpu_only", DispatchKey::AutogradCPU) == "autograd_fallback [fallback]");
   // A factory keeps BackendSelect: it has a kernel there.
   CHECK(Dispatcher::singleton().find_or_throw("aten::zeros").entry().non_fallthrough().has(DispatchKey::BackendSelect));
 }

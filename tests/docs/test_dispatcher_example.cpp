@@ -70,11 +70,12 @@ TEST_CASE("example: the table and the trace show where the call went") {
   dispatch::TraceCapture trace;
   scale(x, 0.5);
   CHECK(trace.text() ==
-        "[dispatch] myops::scale [CPU] -> CPU (scale_cpu)\n"
-        "[dispatch]   aten::contiguous [AutogradCPU, CPU] -> AutogradCPU (contiguous_composite "
+        "[dispatch] myops::scale [AutogradCPU, CPU] -> AutogradCPU (autograd_fallback [fallback])\n"
+        "[dispatch]   redispatch myops::scale [CPU] -> CPU (scale_cpu)\n"
+        "[dispatch]     aten::contiguous [AutogradCPU, CPU] -> AutogradCPU (contiguous_composite "
         "[CompositeImplicitAutograd])\n"
-        "[dispatch]   aten::empty.memory_format [BackendSelect] -> BackendSelect (backend_select)\n"
-        "[dispatch]     redispatch aten::empty.memory_format [CPU] -> CPU (empty_cpu)\n");
+        "[dispatch]     aten::empty.memory_format [BackendSelect] -> BackendSelect (backend_select)\n"
+        "[dispatch]       redispatch aten::empty.memory_format [CPU] -> CPU (empty_cpu)\n");
 }
 
 TEST_CASE("example: a typed handle by hand, and the Tracer's record") {

@@ -1,0 +1,136 @@
+// The built-in operators that reach their autograd keys (they take tensors) but have no
+// derivative formula, each declared here so that none of them meets the autograd fallback
+// (Note [Autograd fallback] in autograd_fallback.h). tests/autograd/test_every_op_records.cpp
+// checks that every aten operator with a tensor argument has an autograd kernel, a
+// CompositeImplicitAutograd kernel, or an entry here.
+#include "anatomy/autograd/derivative.h"
+
+namespace anatomy::autograd {
+namespace {
+
+// Nothing to record, at no cost (a fallthrough): the outputs are integers or booleans
+// (comparisons, masks, indices, counts), which carry no gradient, or their values do not depend
+// on the input's values (the *_like factories take only its shape, dtype and device).
+// clang-format off: grouped by kind
+constexpr const char* kNotDifferentiable[] = {
+    "_local_scalar_dense",
+    "all",
+    "all.dims",
+    "any",
+    "any.dims",
+    "argmax",
+    "argmin",
+    "count_nonzero.dim_IntList",
+    "nonzero",
+    "one_hot",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "eq.Tensor",
+    "eq.Tensor_out",
+    "ne.Tensor",
+    "ne.Tensor_out",
+    "lt.Tensor",
+    "lt.Tensor_out",
+    "le.Tensor",
+    "le.Tensor_out",
+    "gt.Tensor",
+    "gt.Tensor_out",
+    "ge.Tensor",
+    "ge.Tensor_out",
+    "logical_and",
+    "logical_and.out",
+    "logical_or",
+    "logical_or.out",
+    "logical_xor",
+    "logical_xor.out",
+    "logical_not",
+    "logical_not.out",
+    "bitwise_and.Tensor",
+    "bitwise_and.Tensor_out",
+    "bitwise_and_.Tensor",
+    "bitwise_or.Tensor",
+    "bitwise_or.Tensor_out",
+    "bitwise_or_.Tensor",
+    "bitwise_xor.Tensor",
+    "bitwise_xor.Tensor_out",
+    "bitwise_xor_.Tensor",
+    "bitwise_left_shift.Tensor",
+    "bitwise_left_shift.Tensor_out",
+    "bitwise_left_shift_.Tensor",
+    "bitwise_right_shift.Tensor",
+    "bitwise_right_shift.Tensor_out",
+    "bitwise_right_shift_.Tensor",
+    "bitwise_not",
+    "bitwise_not.out",
+    "bitwise_not_",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+};
+// clang-format on
+
+// In-place comparisons and logical operators may write 0 and 1 into a floating-point tensor:
+// its old history must go (a fallthrough would keep it), and the gradient through the new
+// values is zero, as in PyTorch. The node passes no gradient on.
+variable_list zero_gradient(BackwardContext& ctx, const variable_list&) { return ctx.grads(); }
+#define ANATOMY_ZERO_GRADIENT_ENTRY(var, op, node) const DerivativeEntry var{op, node, 0, 0, &zero_gradient};
+ANATOMY_ZERO_GRADIENT_ENTRY(kEq_, "aten::eq_.Tensor", "EqBackward1")
+ANATOMY_ZERO_GRADIENT_ENTRY(kNe_, "aten::ne_.Tensor", "NeBackward1")
+ANATOMY_ZERO_GRADIENT_ENTRY(kLt_, "aten::lt_.Tensor", "LtBackward1")
+ANATOMY_ZERO_GRADIENT_ENTRY(kLe_, "aten::le_.Tensor", "LeBackward1")
+ANATOMY_ZERO_GRADIENT_ENTRY(kGt_, "aten::gt_.Tensor", "GtBackward1")
+ANATOMY_ZERO_GRADIENT_ENTRY(kGe_, "aten::ge_.Tensor", "GeBackward1")
+ANATOMY_ZERO_GRADIENT_ENTRY(kLogicalAnd_, "aten::logical_and_", "LogicalAndBackward0")
+ANATOMY_ZERO_GRADIENT_ENTRY(kLogicalOr_, "aten::logical_or_", "LogicalOrBackward0")
+ANATOMY_ZERO_GRADIENT_ENTRY(kLogicalXor_, "aten::logical_xor_", "LogicalXorBackward0")
+ANATOMY_ZERO_GRADIENT_ENTRY(kLogicalNot_, "aten::logical_not_", "LogicalNotBackward0")
+#undef ANATOMY_ZERO_GRADIENT_ENTRY
+
+// The fused backward operators (Note [Fused backward unless create_graph] in
+// derivatives_nn.cpp) are called by formulas with grad mode off; a differentiable backward
+// (create_graph) uses public operators instead. Called directly on tensors that require grad,
+// they raise NotImplementedError at the call (a missing formula), as PyTorch has no formula for
+// them either.
+const DerivativeEntry kSoftmaxBackwardData{"aten::_softmax_backward_data", "SoftmaxBackwardDataBackward0", 0, 0,
+                                           nullptr};
+const DerivativeEntry kLogSoftmaxBackwardData{"aten::_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 0,
+                                              0, nullptr};
+const DerivativeEntry kNativeLayerNormBackward{"aten::native_layer_norm_backward", "NativeLayerNormBackwardBackward0",
+                                               0, 0, nullptr};
+const DerivativeEntry kRmsNormBackward{"aten::_rms_norm_backward", "RmsNormBackwardBackward0", 0, 0, nullptr};
+
+using BinSig = Tensor(const Tensor&, const Tensor&);
+using UnarySig = Tensor(const Tensor&);
+using SoftmaxBackwardSig = Tensor(const Tensor&, const Tensor&, int64_t, DType);
+using LayerNormBackwardSig = std::tuple<Tensor, Tensor, Tensor>(const Tensor&, const Tensor&, IntArrayRef,
+                                                                const Tensor&, const Tensor&,
+                                                                const std::optional<Tensor>&,
+                                                                const std::optional<Tensor>&, IntArrayRef);
+using RmsNormBackwardSig = std::tuple<Tensor, Tensor>(const Tensor&, const Tensor&, IntArrayRef,
+                                                      const std::optional<Tensor>&, std::optional<double>, IntArrayRef);
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
+  for (const char* op : kNotDifferentiable) m.impl_fallthrough(op);
+  register_derivative<&kEq_, BinSig>(m, "eq_.Tensor");
+  register_derivative<&kNe_, BinSig>(m, "ne_.Tensor");
+  register_derivative<&kLt_, BinSig>(m, "lt_.Tensor");
+  register_derivative<&kLe_, BinSig>(m, "le_.Tensor");
+  register_derivative<&kGt_, BinSig>(m, "gt_.Tensor");
+  register_derivative<&kGe_, BinSig>(m, "ge_.Tensor");
+  register_derivative<&kLogicalAnd_, BinSig>(m, "logical_and_");
+  register_derivative<&kLogicalOr_, BinSig>(m, "logical_or_");
+  register_derivative<&kLogicalXor_, BinSig>(m, "logical_xor_");
+  register_derivative<&kLogicalNot_, UnarySig>(m, "logical_not_");
+  register_derivative<&kSoftmaxBackwardData, SoftmaxBackwardSig>(m, "_softmax_backward_data");
+  register_derivative<&kLogSoftmaxBackwardData, SoftmaxBackwardSig>(m, "_log_softmax_backward_data");
+  register_derivative<&kNativeLayerNormBackward, LayerNormBackwardSig>(m, "native_layer_norm_backward");
+  register_derivative<&kRmsNormBackward, RmsNormBackwardSig>(m, "_rms_norm_backward");
+}
+
+}  // namespace anatomy::autograd
