@@ -4,9 +4,7 @@
 // gets a NotImplemented node at AutogradCUDA.
 #include <tuple>
 
-#include "anatomy/autograd/node.h"
-#include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/stream.h"
+#include "anatomy/cuda.h"
 #include "gpu_test_util.h"
 
 using namespace anatomy;
