@@ -1,5 +1,5 @@
 // Derivatives of the element-wise binary and ternary operators: add, sub, mul, div, pow,
-// maximum, minimum, atan2, where, lerp, masked_fill, remainder, fmod, div with a rounding mode
+// maximum, minimum, atan2, hypot, where, lerp, masked_fill, remainder, fmod, div with a rounding mode
 // (functional and in-place) and threshold_backward. PyTorch's formulas (derivatives.yaml); a
 // Scalar operand reaches these as a wrapped number that needs no gradient.
 #include "anatomy/autograd/derivative.h"
@@ -84,6 +84,15 @@ variable_list atan2_backward(BackwardContext& ctx, const variable_list& g) {
   const Tensor scaled = g[0] / (self * self + other * other);
   if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, scaled * other));
   if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, -scaled * self));
+  return out;
+}
+
+// hypot(self, other) = r: d/dself = self / r, d/dother = other / r (PyTorch's; NaN at 0, 0).
+variable_list hypot_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor scaled = g[0] / ctx.output(0);
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, scaled * ctx.input(0)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, scaled * ctx.input(1)));
   return out;
 }
 
@@ -174,6 +183,8 @@ const DerivativeEntry kMaximum{"aten::maximum", "MaximumBackward0", kBoth, 0, &e
 const DerivativeEntry kMinimum{"aten::minimum", "MinimumBackward0", kBoth, 0, &extremum_backward<false>};
 const DerivativeEntry kAtan2{"aten::atan2", "Atan2Backward0", kBoth, 0, &atan2_backward};
 const DerivativeEntry kAtan2_{"aten::atan2_", "Atan2Backward0", kBoth, 0, &atan2_backward};
+const DerivativeEntry kHypot{"aten::hypot", "HypotBackward0", kBoth, args_mask({0}), &hypot_backward};
+const DerivativeEntry kHypot_{"aten::hypot_", "HypotBackward0", kBoth, args_mask({0}), &hypot_backward};
 const DerivativeEntry kWhere{"aten::where.self", "WhereBackward0", args_mask({0}), 0, &where_backward};
 const DerivativeEntry kLerpScalar{"aten::lerp.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
 const DerivativeEntry kLerpScalar_{"aten::lerp_.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
@@ -212,6 +223,8 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kMinimum, BinSig>(m, "minimum");
   register_derivative<&kAtan2, BinSig>(m, "atan2");
   register_derivative<&kAtan2_, BinSig>(m, "atan2_");
+  register_derivative<&kHypot, BinSig>(m, "hypot");
+  register_derivative<&kHypot_, BinSig>(m, "hypot_");
   register_derivative<&kWhere, TernarySig>(m, "where.self");
   register_derivative<&kLerpScalar, LerpScalarSig>(m, "lerp.Scalar");
   register_derivative<&kLerpScalar_, LerpScalarSig>(m, "lerp_.Scalar");

@@ -16,6 +16,7 @@
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/dispatch/backend_select.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops/binary_rows.h"
 
 namespace anatomy::autograd {
 namespace {
@@ -82,15 +83,14 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   ANATOMY_REFUSING_OUT_FORM("mul.out", Binary);
   ANATOMY_REFUSING_OUT_FORM("div.out", Binary);
   ANATOMY_REFUSING_OUT_FORM("div.out_mode", Mode);
-  ANATOMY_REFUSING_OUT_FORM("atan2.out", Binary);
   ANATOMY_REFUSING_OUT_FORM("clamp.out", Clamp);
-  ANATOMY_REFUSING_OUT_FORM("fmod.Tensor_out", Binary);
+  // The binary function rows (core/op_lists.h) of operators with a derivative.
+#define ANATOMY_REFUSING_BINARY_OUT_FORM(e, name, dtypes, fn, group, functional, inplace, out) \
+  if (binary_dtypes_differentiable(BinaryDtypes::dtypes)) ANATOMY_REFUSING_OUT_FORM(out, Binary);
+  ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_REFUSING_BINARY_OUT_FORM)
+#undef ANATOMY_REFUSING_BINARY_OUT_FORM
   ANATOMY_REFUSING_OUT_FORM("lerp.Scalar_out", Alpha);
   ANATOMY_REFUSING_OUT_FORM("lerp.Tensor_out", Ternary);
-  ANATOMY_REFUSING_OUT_FORM("maximum.out", Binary);
-  ANATOMY_REFUSING_OUT_FORM("minimum.out", Binary);
-  ANATOMY_REFUSING_OUT_FORM("pow.Tensor_Tensor_out", Binary);
-  ANATOMY_REFUSING_OUT_FORM("remainder.Tensor_out", Binary);
   ANATOMY_REFUSING_OUT_FORM("where.self_out", Ternary);
   ANATOMY_REFUSING_OUT_FORM("abs.out", Unary);
   ANATOMY_REFUSING_OUT_FORM("ceil.out", Unary);

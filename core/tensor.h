@@ -189,7 +189,7 @@ class Tensor {
   Tensor isfinite() const;
   Tensor logical_not() const;
   Tensor bitwise_not() const;
-#define ANATOMY_BINARY_METHODS(name)                     \
+#define ANATOMY_BINARY_METHODS(e, name, ...)                     \
   Tensor name(const Tensor& other) const;                \
   Tensor name(const Scalar& other) const;                \
   const Tensor& name##_(const Tensor& other) const;      \

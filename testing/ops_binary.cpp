@@ -252,6 +252,15 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { atan2_out(o, a, b); }, Result::IntToFloat);
   atan2.schemas = {"atan2", "atan2_", "atan2.out"};
   ops.push_back(atan2);
+
+  // Floating operands only, as in PyTorch (an integer tensor is a TypeError).
+  OpInfo hypot = binary(
+      "hypot", kFloating, [](double a, double b, DType) { return std::hypot(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::hypot(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.hypot_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { hypot_out(o, a, b); });
+  hypot.schemas = {"hypot", "hypot_", "hypot.out"};
+  ops.push_back(hypot);
 }
 
 void add_min_max(std::vector<OpInfo>& ops) {

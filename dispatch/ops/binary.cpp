@@ -23,14 +23,14 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor");
   m.def("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)");
   m.def("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)");
-  // remainder ... bitwise_right_shift: the three forms each (dispatch/ops/binary_rules.h lists the names).
-#define ANATOMY_DEF_BINARY_FUNCTION(e, name, functional, inplace, out)                                \
+  // remainder ... bitwise_right_shift: the three forms each (the function rows of core/op_lists.h).
+#define ANATOMY_DEF_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)                                \
   m.def(std::string(functional) + "(Tensor self, Tensor other) -> Tensor");                          \
   if (std::string_view(inplace).size() > 0) {                                                        \
     m.def(std::string(inplace) + "(Tensor(a!) self, Tensor other) -> Tensor(a!)");                   \
   }                                                                                                  \
   m.def(std::string(out) + "(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
-  ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_DEF_BINARY_FUNCTION)
+  ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEF_BINARY_FUNCTION)
 #undef ANATOMY_DEF_BINARY_FUNCTION
   m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
@@ -170,7 +170,7 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 
 // ---- remainder ... bitwise_right_shift ----
 // Without a PyTorch in-place schema (maximum, minimum), name_ is the out= form writing into self.
-#define ANATOMY_DEFINE_BINARY_FUNCTION(e, name, functional, inplace, out)                         \
+#define ANATOMY_DEFINE_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)                         \
   Tensor name(const Tensor& self, const Tensor& other) {                                          \
     ANATOMY_OP(op, "aten::" functional, PlainSig);                                                \
     return op.call(self, other);                                                                  \
@@ -186,7 +186,7 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
     return op.call(self, other);                                                                  \
   }                                                                                               \
   Tensor name##_(const Tensor& self, const Scalar& other) { return name##_(self, wrapped_scalar(other)); }
-ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_DEFINE_BINARY_FUNCTION)
+ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEFINE_BINARY_FUNCTION)
 #undef ANATOMY_DEFINE_BINARY_FUNCTION
 
 Tensor pow(const Scalar& self, const Tensor& exponent) { return pow(wrapped_scalar(self), exponent); }
@@ -306,7 +306,7 @@ const Tensor& Tensor::div_(const Scalar& other, std::optional<std::string_view> 
   anatomy::div_(*this, other, rounding_mode);
   return *this;
 }
-#define ANATOMY_DEFINE_BINARY_METHODS(name)                                                            \
+#define ANATOMY_DEFINE_BINARY_METHODS(e, name, ...)                                                            \
   Tensor Tensor::name(const Tensor& other) const { return anatomy::name(*this, other); }               \
   Tensor Tensor::name(const Scalar& other) const { return anatomy::name(*this, other); }               \
   const Tensor& Tensor::name##_(const Tensor& other) const {                                           \

@@ -63,7 +63,7 @@ bool equal(const Tensor& self, const Tensor& other);
 
 // ---- the other binary functions (core/op_lists.h says what each does), each with a Tensor and
 // a Scalar `other` ----
-#define ANATOMY_DECLARE_BINARY_FUNCTIONS(name)                               \
+#define ANATOMY_DECLARE_BINARY_FUNCTIONS(e, name, ...)                               \
   Tensor name(const Tensor& self, const Tensor& other);                      \
   Tensor name(const Tensor& self, const Scalar& other);                      \
   Tensor name##_(const Tensor& self, const Tensor& other);                   \

@@ -221,6 +221,13 @@ struct Atan2Fn : BinaryFn<T> {
     return static_cast<T>(math::atan2(opmath_t<T>(a), opmath_t<T>(b)));
   }
 };
+// sqrt(a^2 + b^2) without overflow or underflow in between.
+template <typename T>
+struct HypotFn : BinaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(math::hypot(opmath_t<T>(a), opmath_t<T>(b)));
+  }
+};
 // relu's gradient (PyTorch's ReluBackward0): out = self <= threshold ? 0 : grad; NaN <= threshold
 // is false, so a NaN self passes the gradient through.
 template <typename T>

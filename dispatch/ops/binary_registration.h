@@ -157,14 +157,14 @@ void register_binary_kernels(Library& m) {
   m.impl("div.out_mode", named_kernel(&K::div_mode_out, "div.out_mode"));
   m.impl("threshold_backward", named_kernel(&K::threshold_backward, "threshold_backward"));
 
-#define ANATOMY_REGISTER_BINARY_FUNCTION(e, name, functional, inplace, out)                              \
+#define ANATOMY_REGISTER_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)                              \
   {                                                                                                      \
     using B = typename K::template Binary<BinaryOp::e>;                                                  \
     m.impl(functional, named_kernel(&B::functional_noalpha, #name));                                     \
     if (std::string_view(inplace).size() > 0) m.impl(inplace, named_kernel(&B::inplace_noalpha, #name "_")); \
     m.impl(out, named_kernel(&B::out_noalpha, #name ".out"));                                            \
   }
-  ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(ANATOMY_REGISTER_BINARY_FUNCTION)
+  ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_REGISTER_BINARY_FUNCTION)
 #undef ANATOMY_REGISTER_BINARY_FUNCTION
 
   m.impl("clamp", named_kernel(&K::clamp, "clamp"));

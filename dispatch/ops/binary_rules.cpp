@@ -12,9 +12,9 @@ namespace anatomy {
 
 const char* binary_op_name(BinaryOp op) {
   switch (op) {
-#define ANATOMY_BINARY_NAME(e, name, dtypes, fn, group) \
+#define ANATOMY_BINARY_NAME(e, name, dtypes, fn, group, ...) \
   case BinaryOp::e:                                     \
-    return name;
+    return #name;
     ANATOMY_FORALL_BINARY_OPS(ANATOMY_BINARY_NAME)
 #undef ANATOMY_BINARY_NAME
   }
@@ -23,7 +23,7 @@ const char* binary_op_name(BinaryOp op) {
 
 BinaryDtypes binary_op_dtypes(BinaryOp op) {
   switch (op) {
-#define ANATOMY_BINARY_DTYPES(e, name, dtypes, fn, group) \
+#define ANATOMY_BINARY_DTYPES(e, name, dtypes, fn, group, ...) \
   case BinaryOp::e:                                       \
     return BinaryDtypes::dtypes;
     ANATOMY_FORALL_BINARY_OPS(ANATOMY_BINARY_DTYPES)
@@ -73,6 +73,9 @@ IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, co
   if (dtypes == BinaryDtypes::Bitwise || dtypes == BinaryDtypes::Shift) {
     ANATOMY_CHECK(!is_floating(t), TypeError, "{}: expected integer or bool operands, got {}", name,
                   anatomy::name(t));
+  }
+  if (dtypes == BinaryDtypes::FloatOnly) {
+    ANATOMY_CHECK(is_floating(t), TypeError, "{}: expected floating point operands, got {}", name, anatomy::name(t));
   }
   if (dtypes == BinaryDtypes::NoBool || dtypes == BinaryDtypes::Shift) {
     ANATOMY_CHECK(t != DType::Bool, TypeError, "{}: not supported for bool operands", name);

@@ -7,33 +7,6 @@
 
 namespace anatomy {
 
-// The binary functions of core/op_lists.h with their schemas, PyTorch's names:
-// _(enumerator, name, functional overload, in-place overload, out= overload). An empty in-place
-// overload means PyTorch has no in-place form: name_ runs the out= form with out = self.
-#define ANATOMY_FORALL_BINARY_FUNCTION_SCHEMAS(_)                                                             \
-  _(Remainder, remainder, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out")                   \
-  _(Fmod, fmod, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out")                                            \
-  _(Pow, pow, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out")                                   \
-  _(Maximum, maximum, "maximum", "", "maximum.out")                                                          \
-  _(Minimum, minimum, "minimum", "", "minimum.out")                                                          \
-  _(Atan2, atan2, "atan2", "atan2_", "atan2.out")                                                            \
-  _(Eq, eq, "eq.Tensor", "eq_.Tensor", "eq.Tensor_out")                                                      \
-  _(Ne, ne, "ne.Tensor", "ne_.Tensor", "ne.Tensor_out")                                                      \
-  _(Lt, lt, "lt.Tensor", "lt_.Tensor", "lt.Tensor_out")                                                      \
-  _(Le, le, "le.Tensor", "le_.Tensor", "le.Tensor_out")                                                      \
-  _(Gt, gt, "gt.Tensor", "gt_.Tensor", "gt.Tensor_out")                                                      \
-  _(Ge, ge, "ge.Tensor", "ge_.Tensor", "ge.Tensor_out")                                                      \
-  _(LogicalAnd, logical_and, "logical_and", "logical_and_", "logical_and.out")                               \
-  _(LogicalOr, logical_or, "logical_or", "logical_or_", "logical_or.out")                                    \
-  _(LogicalXor, logical_xor, "logical_xor", "logical_xor_", "logical_xor.out")                               \
-  _(BitwiseAnd, bitwise_and, "bitwise_and.Tensor", "bitwise_and_.Tensor", "bitwise_and.Tensor_out")          \
-  _(BitwiseOr, bitwise_or, "bitwise_or.Tensor", "bitwise_or_.Tensor", "bitwise_or.Tensor_out")               \
-  _(BitwiseXor, bitwise_xor, "bitwise_xor.Tensor", "bitwise_xor_.Tensor", "bitwise_xor.Tensor_out")          \
-  _(LeftShift, bitwise_left_shift, "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor",                \
-    "bitwise_left_shift.Tensor_out")                                                                          \
-  _(RightShift, bitwise_right_shift, "bitwise_right_shift.Tensor", "bitwise_right_shift_.Tensor",            \
-    "bitwise_right_shift.Tensor_out")
-
 const char* binary_op_name(BinaryOp op);
 
 // The dtypes column of the op's row (dispatch/ops/binary_rows.h).

@@ -158,6 +158,10 @@ TEST_CASE("binary ops: bad inputs throw the right error and change nothing") {
   EXPECT_ERROR_UNCHANGED(i, TypeError, i.add(i, 2.5), "alpha");
   Tensor b = tensor({true});
   EXPECT_ERROR_UNCHANGED(b, TypeError, b - b, "sub", "bool");
+  // A floating-only operator (FloatOnly rows): integer and bool operands are refused, not promoted.
+  EXPECT_ERROR_UNCHANGED(i, TypeError, i.hypot_(i), "hypot", "int64");
+  EXPECT_ERROR(TypeError, hypot(b, b), "hypot", "bool");
+  CHECK(hypot(tensor({3.0, 5.0}), 4.0).allclose(tensor({5.0, 6.4031242374328485})));
   // Partial overlap between the output and an input.
   Tensor x = arange(6, DType::Float32);
   EXPECT_ERROR_UNCHANGED(x, ValueError, add_out(x.slice(0, 1, 4), x.slice(0, 0, 3), x.slice(0, 0, 3)), "overlap");

@@ -38,7 +38,7 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
   const double alpha_float = is_floating(t) ? alpha.to<double>() : 0.0;
   const int64_t alpha_int = is_floating(t) ? 0 : alpha.to<int64_t>();
   switch (op) {
-#define ANATOMY_CUDA_BINARY_GROUP(e, name, dtypes, fn, group)            \
+#define ANATOMY_CUDA_BINARY_GROUP(e, name, dtypes, fn, group, ...)            \
   case BinaryOp::e:                                                      \
     launch_binary_##group(op, t, args, alpha_float, alpha_int, stream); \
     break;

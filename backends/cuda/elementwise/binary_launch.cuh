@@ -21,7 +21,7 @@ void launch_binary_group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& arg
     using M = elementwise::opmath_t<T>;
     const M alpha = elementwise::is_floating_v<T> ? static_cast<M>(alpha_float) : static_cast<M>(alpha_int);
     switch (op) {
-#define ANATOMY_CUDA_BINARY_CASE(e, name, dtypes, Fn, group)                                     \
+#define ANATOMY_CUDA_BINARY_CASE(e, name, dtypes, Fn, group, ...)                                     \
   case BinaryOp::e:                                                                              \
     if constexpr (BinaryGroup::group == G && binary_takes_v<BinaryDtypes::dtypes, T>) {          \
       using F = elementwise::Fn<T>;                                                              \
