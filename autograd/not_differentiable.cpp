@@ -4,13 +4,15 @@
 // checks that every aten operator with a tensor argument has an autograd kernel, a
 // CompositeImplicitAutograd kernel, or an entry here.
 #include "anatomy/autograd/derivative.h"
+#include "anatomy/dispatch/ops/binary_rows.h"
 
 namespace anatomy::autograd {
 namespace {
 
 // Nothing to record, at no cost (a fallthrough): the outputs are integers or booleans
 // (comparisons, masks, indices, counts), which carry no gradient, or their values do not depend
-// on the input's values (the *_like factories take only its shape, dtype and device).
+// on the input's values (the *_like factories take only its shape, dtype and device). The
+// binary operators of this kind are their rows' (below).
 // clang-format off: grouped by kind
 constexpr const char* kNotDifferentiable[] = {
     "_local_scalar_dense",
@@ -26,41 +28,8 @@ constexpr const char* kNotDifferentiable[] = {
     "isfinite",
     "isinf",
     "isnan",
-    "eq.Tensor",
-    "eq.Tensor_out",
-    "ne.Tensor",
-    "ne.Tensor_out",
-    "lt.Tensor",
-    "lt.Tensor_out",
-    "le.Tensor",
-    "le.Tensor_out",
-    "gt.Tensor",
-    "gt.Tensor_out",
-    "ge.Tensor",
-    "ge.Tensor_out",
-    "logical_and",
-    "logical_and.out",
-    "logical_or",
-    "logical_or.out",
-    "logical_xor",
-    "logical_xor.out",
     "logical_not",
     "logical_not.out",
-    "bitwise_and.Tensor",
-    "bitwise_and.Tensor_out",
-    "bitwise_and_.Tensor",
-    "bitwise_or.Tensor",
-    "bitwise_or.Tensor_out",
-    "bitwise_or_.Tensor",
-    "bitwise_xor.Tensor",
-    "bitwise_xor.Tensor_out",
-    "bitwise_xor_.Tensor",
-    "bitwise_left_shift.Tensor",
-    "bitwise_left_shift.Tensor_out",
-    "bitwise_left_shift_.Tensor",
-    "bitwise_right_shift.Tensor",
-    "bitwise_right_shift.Tensor_out",
-    "bitwise_right_shift_.Tensor",
     "bitwise_not",
     "bitwise_not.out",
     "bitwise_not_",
@@ -117,6 +86,17 @@ using RmsNormBackwardSig = std::tuple<Tensor, Tensor>(const Tensor&, const Tenso
 
 ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   for (const char* op : kNotDifferentiable) m.impl_fallthrough(op);
+  // The binary function rows without a derivative (core/op_lists.h): comparisons and logical ops
+  // (their in-place forms record a zero gradient, above), bitwise ops and shifts (integers and
+  // bool only, in place too).
+#define ANATOMY_BINARY_NOT_DIFFERENTIABLE(e, name, dtypes, fn, group, functional, inplace, out)         \
+  if (!binary_dtypes_differentiable(BinaryDtypes::dtypes)) {                                          \
+    m.impl_fallthrough(functional);                                                                   \
+    m.impl_fallthrough(out);                                                                          \
+    if (BinaryDtypes::dtypes != BinaryDtypes::Compare && sizeof(inplace) > 1) m.impl_fallthrough(inplace); \
+  }
+  ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_BINARY_NOT_DIFFERENTIABLE)
+#undef ANATOMY_BINARY_NOT_DIFFERENTIABLE
   register_derivative<&kEq_, BinSig>(m, "eq_.Tensor");
   register_derivative<&kNe_, BinSig>(m, "ne_.Tensor");
   register_derivative<&kLt_, BinSig>(m, "lt_.Tensor");
