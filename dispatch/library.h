@@ -61,6 +61,10 @@ RegisteredKernel make_registered(F* fn, std::string name) {
 }
 }  // namespace detail
 
+// `file` (a __FILE__) relative to the source tree: "backends/cpu/binary_cpu.cpp". A file outside
+// it (a user's program) stays as the compiler named it.
+std::string source_path(const char* file);
+
 class Library {
  public:
   enum class Kind { Def, Impl };
@@ -72,8 +76,9 @@ class Library {
   template <typename F>
   Library& def(std::string_view schema, NamedKernel<F> k) {
     OperatorHandle h = def_handle(schema);
-    Dispatcher::singleton().impl(h.name(), RegKey::CompositeImplicitAutograd, detail::make_registered(k.fn, k.name),
-                                 where());
+    RegisteredKernel r = detail::make_registered(k.fn, k.name);
+    r.file = source_path(file_);
+    Dispatcher::singleton().impl(h.name(), RegKey::CompositeImplicitAutograd, std::move(r), where());
     return *this;
   }
 

@@ -82,6 +82,7 @@ void OperatorEntry::set_kernel(RegKey k, RegisteredKernel kernel) {
 void OperatorEntry::clear_table() {
   for (auto& e : table_) e = KernelFunction();
   for (auto& n : table_names_) n = "missing";
+  for (auto& f : table_files_) f.clear();
   from_fallback_.fill(false);
   non_fallthrough_ = DispatchKeySet::all();
 }
@@ -116,6 +117,7 @@ void OperatorEntry::recompute(const std::array<std::optional<RegisteredKernel>, 
     if (chosen) {
       table_[1 + i] = chosen->kernel;
       table_names_[1 + i] = chosen->kernel.is_fallthrough() ? "fallthrough" + label : chosen->name + label;
+      if (!chosen->kernel.is_fallthrough()) table_files_[1 + i] = chosen->file;
       from_fallback_[1 + i] = fallbacks[i].has_value() && chosen == &*fallbacks[i];
     }
     if (!table_[1 + i].is_fallthrough()) mask = mask.add(key);

@@ -50,6 +50,7 @@ inline constexpr RegKey reg_key(DispatchKey k) { return static_cast<RegKey>(k); 
 struct RegisteredKernel {
   KernelFunction kernel;
   std::string name;  // for dumps and traces: the C++ function, or where it was registered
+  std::string file;  // the source file whose registration block registered it (traces with files)
   std::vector<ArgType> arg_types, return_types;  // the C++ signature in schema terms
   bool has_signature = false;                    // false for boxed kernels
   // The exact C++ function type (without a leading DispatchKeySet): every typed kernel and
@@ -75,6 +76,8 @@ class OperatorEntry {
   // The C++ function type of the operator's typed kernels, once one is registered.
   const std::optional<std::type_index>& cpp_signature() const { return cpp_signature_; }
   const std::string& kernel_name(DispatchKey k) const { return table_names_[1 + static_cast<int>(k)]; }
+  // The file that registered that kernel; empty for a missing or fallthrough entry.
+  const std::string& kernel_file(DispatchKey k) const { return table_files_[1 + static_cast<int>(k)]; }
   const std::optional<RegisteredKernel>& registered(RegKey k) const { return kernels_[static_cast<int>(k)]; }
   // The keys that have a non-fallback kernel in the table, for error messages and dumps.
   std::vector<DispatchKey> keys_with_kernels() const;
@@ -94,6 +97,7 @@ class OperatorEntry {
   std::array<std::optional<RegisteredKernel>, kNumRegKeys> kernels_;
   std::array<KernelFunction, kNumDispatchKeys + 1> table_;
   std::array<std::string, kNumDispatchKeys + 1> table_names_;
+  std::array<std::string, kNumDispatchKeys + 1> table_files_;
   std::array<bool, kNumDispatchKeys + 1> from_fallback_{};
   DispatchKeySet non_fallthrough_;
   std::optional<std::type_index> cpp_signature_;

@@ -2,6 +2,8 @@
 #include "anatomy/dispatch/trace.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -13,6 +15,12 @@ namespace anatomy::dispatch {
 namespace {
 thread_local int t_depth = 0;
 thread_local std::vector<std::string>* t_capture = nullptr;
+thread_local TraceDetail t_capture_detail = TraceDetail::Kernels;
+// The switch's detail (the sink's lines); captures carry their own.
+std::atomic<TraceDetail> g_detail{[] {
+  const char* v = std::getenv("ANATOMY_DISPATCH_TRACE");
+  return v != nullptr && std::strcmp(v, "files") == 0 ? TraceDetail::KernelFiles : TraceDetail::Kernels;
+}()};
 
 std::mutex& sink_mutex() {
   static std::mutex m;
@@ -39,7 +47,8 @@ void emit(const std::string& line) {
 }
 }  // namespace
 
-void set_trace_enabled(bool on) {
+void set_trace_enabled(bool on, TraceDetail detail) {
+  g_detail.store(detail, std::memory_order_relaxed);
   if (on) {
     detail::g_trace_state.fetch_or(1u, std::memory_order_relaxed);
   } else {
@@ -63,13 +72,15 @@ std::string to_string(DispatchKeySet ks) {
   return s + "]";
 }
 
-TraceCapture::TraceCapture() : previous_(t_capture) {
+TraceCapture::TraceCapture(TraceDetail detail) : previous_(t_capture), previous_detail_(t_capture_detail) {
   t_capture = &lines_;
+  t_capture_detail = detail;
   detail::g_trace_state.fetch_add(2u, std::memory_order_relaxed);
 }
 
 TraceCapture::~TraceCapture() {
   t_capture = previous_;
+  t_capture_detail = previous_detail_;
   detail::g_trace_state.fetch_sub(2u, std::memory_order_relaxed);
 }
 
@@ -90,6 +101,10 @@ TraceScope::TraceScope(const OperatorHandle& op, DispatchKeySet ks, bool is_redi
   if (t_capture != nullptr || (detail::g_trace_state.load(std::memory_order_relaxed) & 1u) != 0) {
     DispatchKey k = ks.highest();
     std::string kernel = ks.empty() ? "missing" : op.entry().kernel_name(k);
+    const TraceDetail detail = t_capture != nullptr ? t_capture_detail : g_detail.load(std::memory_order_relaxed);
+    if (detail == TraceDetail::KernelFiles && !ks.empty() && !op.entry().kernel_file(k).empty()) {
+      kernel += ", " + op.entry().kernel_file(k);
+    }
     emit(fmt::format("[dispatch] {:{}}{}{} {} -> {} ({})", "", 2 * t_depth, is_redispatch ? "redispatch " : "",
                      op.name(), to_string(ks), to_string(k), kernel));
   }

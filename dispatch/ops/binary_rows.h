@@ -1,6 +1,6 @@
 // What the element-wise binary rows (core/op_lists.h: one row per operator) turn into in the
 // operator layer: the enum, the dtypes column's meaning, the CUDA groups. The argument rules
-// (dispatch/ops/binary_rules.cpp), the CPU loops (backends/cpu/binary_cpu.cpp) and the CUDA
+// (dispatch/ops/binary.cpp), the CPU loops (backends/cpu/binary_cpu.cpp) and the CUDA
 // kernels (backends/cuda/elementwise/binary_*.cu) are generated from the same rows. Includes
 // nothing that needs fmt, so CUDA translation units take it as it is.
 #pragma once

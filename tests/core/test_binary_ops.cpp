@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "anatomy/dispatch/ops/binary_rules.h"
+#include "anatomy/dispatch/ops/binary_registration.h"
 #include "anatomy/dispatch/ops/plan_casts.h"
 
 #include "test_util.h"

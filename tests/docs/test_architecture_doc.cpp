@@ -3,51 +3,39 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <regex>
-#include <sstream>
 #include <string>
 
-#include "anatomy/anatomy.h"
+#include "doc_blocks.h"
 
 using namespace anatomy;
 
-namespace {
-
-std::string architecture_doc() {
-  std::ifstream in(ANATOMY_SOURCE_DIR "/docs/architecture.md");
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The fenced block of the page whose first line starts with `first_line`.
-std::string block_starting_with(const std::string& doc, const std::string& first_line) {
-  const size_t at = doc.find("```\n" + first_line);
-  if (at == std::string::npos) return "";
-  const size_t begin = at + 4;
-  return doc.substr(begin, doc.find("```", begin) - begin);
-}
-
-std::string trace_of(const std::function<void()>& call) {
-  dispatch::TraceCapture capture;
-  call();
-  return capture.text();
-}
-
-}  // namespace
+using doc_blocks::architecture_doc;
+using doc_blocks::block_starting_with;
+using doc_blocks::trace_of;
 
 TEST_CASE("architecture.md: the traces of zeros, clone and a + b are the ones the calls print") {
   const std::string doc = architecture_doc();
   const Tensor a = ones({2, 3}), b = ones({2, 3}), x = zeros({2, 3});
   const std::string zeros_trace = trace_of([] { (void)zeros({2, 3}); });
   const std::string clone_trace = trace_of([&] { (void)x.clone(); });
-  const std::string add_trace = trace_of([&] { (void)(a + b); });
+  const std::string add_trace = trace_of([&] { (void)(a + b); }, dispatch::TraceDetail::KernelFiles);
   CHECK(block_starting_with(doc, "[dispatch] aten::zeros") == zeros_trace);
   CHECK(block_starting_with(doc, "[dispatch] aten::clone") == clone_trace);
-  CHECK(block_starting_with(doc, "[dispatch] aten::add.Tensor") == add_trace);
+  CHECK(block_starting_with(doc, "[dispatch] aten::add.Tensor [AutogradCPU") == add_trace);
+}
+
+TEST_CASE("architecture.md: the files of a + b's path are the ones its kernels were registered from") {
+  // The trace names the files that registered the autograd and CPU kernels; the page's table of
+  // steps must name both (step 3 and step 4's registration).
+  const std::string doc = architecture_doc();
+  const Tensor a = ones({2}), b = ones({2});
+  const std::string trace = trace_of([&] { (void)(a + b); }, dispatch::TraceDetail::KernelFiles);
+  for (const char* file : {"autograd/derivatives_binary.cpp", "backends/cpu/binary_cpu.cpp"}) {
+    INFO(file);
+    CHECK(trace.find(file) != std::string::npos);
+    CHECK(doc.find(std::string("`") + file + "`") != std::string::npos);
+  }
 }
 
 TEST_CASE("architecture.md: every file and folder it names exists") {

@@ -3,9 +3,7 @@
 
 namespace anatomy::cuda {
 
-void launch_binary_bitwise(BinaryOp op, DType dtype, const ElementwiseArgs<2>& args, double alpha_float, int64_t alpha_int,
-                      cudaStream_t stream) {
-  launch_binary_group<BinaryGroup::bitwise>(op, dtype, args, alpha_float, alpha_int, stream);
-}
+template void launch_binary_group<BinaryGroup::bitwise>(BinaryOp, DType, const ElementwiseArgs<2>&, double, int64_t,
+                                                  cudaStream_t);
 
 }  // namespace anatomy::cuda

@@ -40,7 +40,7 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
   switch (op) {
 #define ANATOMY_CUDA_BINARY_GROUP(e, name, dtypes, fn, group, ...)            \
   case BinaryOp::e:                                                      \
-    launch_binary_##group(op, t, args, alpha_float, alpha_int, stream); \
+    launch_binary_group<BinaryGroup::group>(op, t, args, alpha_float, alpha_int, stream); \
     break;
     ANATOMY_FORALL_BINARY_OPS(ANATOMY_CUDA_BINARY_GROUP)
 #undef ANATOMY_CUDA_BINARY_GROUP

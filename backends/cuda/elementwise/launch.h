@@ -18,17 +18,13 @@
 
 namespace anatomy::cuda {
 
-// binary_<group>.cu: the rows of one group of dispatch/ops/binary_rows.h, with the row's functor.
-// `alpha` is add's and sub's scale and threshold_backward's threshold (unused by the other ops):
-// a double for floating dtypes, an int64 for integral ones.
-#define ANATOMY_DECLARE_BINARY_LAUNCHER(group)                                                           \
-  void launch_binary_##group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& args, double alpha_float, \
-                             int64_t alpha_int, cudaStream_t stream);
-ANATOMY_DECLARE_BINARY_LAUNCHER(arithmetic)
-ANATOMY_DECLARE_BINARY_LAUNCHER(math)
-ANATOMY_DECLARE_BINARY_LAUNCHER(compare)
-ANATOMY_DECLARE_BINARY_LAUNCHER(bitwise)
-#undef ANATOMY_DECLARE_BINARY_LAUNCHER
+// The rows of one group of dispatch/ops/binary_rows.h, with the row's functor (binary_launch.cuh);
+// binary_<group>.cu instantiates it for its group. `alpha` is add's and sub's scale and
+// threshold_backward's threshold (unused by the other ops): a double for floating dtypes, an
+// int64 for integral ones.
+template <BinaryGroup G>
+void launch_binary_group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& args, double alpha_float,
+                         int64_t alpha_int, cudaStream_t stream);
 
 // ternary.cu: where(condition, a, b) with the condition already cast to `dtype` by the plan;
 // lerp(a, end, weight) for floating dtypes; clamp(x, min, max) for numeric ones.
