@@ -71,6 +71,13 @@ void check_inplace_on_view(const AutogradMeta& view_meta, std::string_view op) {
                 "that returns multiple views. Such functions do not allow the output views to be modified inplace. You "
                 "should replace the inplace operation by an out-of-place one.",
                 op, v.output_nr, v.creator);
+  ANATOMY_CHECK(v.creation != ViewCreation::InCustomFunction, ValueError,
+                "{}: Output {} of {} is a view and is being modified inplace. This view was created inside a custom "
+                "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace "
+                "would override the custom backward associated with the custom Function, leading to incorrect "
+                "gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+                "Function.",
+                op, v.output_nr, v.creator);
   const AutogradMeta* base = meta_or_null(v.base);
   ANATOMY_CHECK(!(base && base->requires_grad_ && !base->grad_fn_), ValueError,
                 "{}: a view of a leaf Variable that requires grad is being used in an in-place operation.", op);

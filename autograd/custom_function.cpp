@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -25,6 +27,15 @@ bool contains(const variable_list& list, const Tensor& t) {
 }
 
 OutputInfo info_of(const Tensor& t) { return {DimVector(t.sizes()), t.dtype(), t.device()}; }
+
+// A function's name as a string that lives as long as the program, for the ViewInfo of its
+// outputs that alias inputs (its creator outlives the node). One entry per function class.
+const char* interned_name(const std::string& name) {
+  static std::mutex mutex;
+  static std::set<std::string> names;  // a set's elements never move
+  std::lock_guard<std::mutex> lock(mutex);
+  return names.insert(name).first->c_str();
+}
 
 // Makes `node` output `nr`'s history of `t` (a fresh output, or an alias of an input).
 void set_history(const Tensor& t, const IntrusivePtr<CustomFunctionNode>& node, uint32_t nr) {
@@ -197,6 +208,13 @@ variable_list detail::FunctionCall::finish(variable_list outputs) {
     return std::any_of(inputs_.begin(), inputs_.end(),
                        [&](const FunctionInput& in) { return in.is_tensor && in.tensor.impl() == t.impl(); });
   };
+  // The input whose storage `t` shares (`t` itself, or a view forward made of it), or none.
+  const auto aliased_input = [&](const Tensor& t) -> const Tensor* {
+    for (const FunctionInput& in : inputs_) {
+      if (in.is_tensor && in.tensor.defined() && t.is_alias_of(in.tensor)) return &in.tensor;
+    }
+    return nullptr;
+  };
   // Every check first, so that a refused call changes no tensor's history.
   for (size_t j = 0; j < outputs.size(); ++j) {
     ANATOMY_CHECK(outputs[j].defined(), ValueError, "{}: forward returned an undefined tensor as output {}", name, j);
@@ -258,12 +276,14 @@ variable_list detail::FunctionCall::finish(variable_list outputs) {
       const AutogradMeta* m = meta_or_null(out);
       if (m && m->view_info_) rebase_view_history(out, IntrusivePtr<Node>(node_.get()));
     } else {
-      // An input returned as is, an output returned twice, and a view made in forward (whose
-      // view tracking would otherwise replace the node after an in-place change) become
-      // plain aliases with the node as history.
+      // An input returned as is, an output returned twice, and a view made in forward become
+      // new aliases with the node as history (Note [Custom function outputs]).
       const AutogradMeta* m = meta_or_null(out);
       if (is_input(out) || seen || (m && (m->view_info_ || m->grad_fn_ || m->requires_grad_))) out = detach(out);
       set_history(out, node_, static_cast<uint32_t>(j));
+      if (const Tensor* input = aliased_input(out)) {
+        track_custom_function_view(interned_name(name), *input, out, static_cast<uint32_t>(j));
+      }
     }
     wrapped.push_back(out.impl());
   }

@@ -23,7 +23,12 @@
 // apply() makes the node only when grad mode is on and a tensor input requires grad; forward
 // then runs with grad mode off, and each floating-point output that is not marked
 // non-differentiable gets the node as grad_fn. An output that is an input (returned as is) comes
-// back as a new alias with the node as grad_fn, so the input's history is untouched; an input
+// back as a new alias with the node as grad_fn, so the input's history is untouched. Such an
+// alias, and a view of an input made in forward, is a view of that input for autograd (PyTorch's
+// CreationMeta::IN_CUSTOM_FUNCTION): changing it in place while recording raises, since the
+// view + in-place logic would replace the function's backward (clone the output to change it),
+// and after an in-place change of its base its history is regenerated from the base's like any
+// view's (Note [View + in-place], view_info.h). An input
 // marked dirty (modified in place by forward) gets the node as its new history, as a built-in
 // in-place operator does (with the same errors for a leaf that requires grad and the same
 // CopySlices for a view). Tensors passed to save_for_backward are saved after that, with their

@@ -76,6 +76,19 @@ void track_view(const DerivativeEntry& entry, const Tensor& input, const Tensor&
   meta_of(out).view_info_ = std::move(info);
 }
 
+void track_custom_function_view(const char* creator, const Tensor& input, const Tensor& out, uint32_t output_nr) {
+  if (!out.defined() || !is_floating(out.dtype()) || out.is_inference() || InferenceMode::is_enabled()) return;
+  const AutogradMeta* in_meta = meta_or_null(input);
+  const ViewInfo* in_view = in_meta ? in_meta->view_info_.get() : nullptr;
+  auto info = std::make_unique<ViewInfo>();
+  info->base = in_view ? in_view->base : input;
+  info->creation = ViewCreation::InCustomFunction;
+  info->creator = creator;
+  info->output_nr = output_nr;
+  info->attr_version = out.version();
+  meta_of(out).view_info_ = std::move(info);
+}
+
 bool view_needs_refresh(const ViewInfo& v) {
   return v.base.impl()->version() != v.attr_version && base_requires_grad(v.base);
 }

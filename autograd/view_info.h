@@ -14,8 +14,9 @@
 //   (view_grad_fn below, through gradient_edge and Tensor::grad_fn) gets a new
 //   AsStridedBackward0 from the base's current history (the view's sizes, strides and offset
 //   relative to the base), so later uses of the view see every in-place change of the base.
-// - Views made in no_grad mode from a base that requires grad, and the outputs of multi-output
-//   views (split, chunk), cannot be modified in place while recording: the op raises.
+// - Views made in no_grad mode from a base that requires grad, the outputs of multi-output
+//   views (split, chunk) and the outputs of custom Functions that alias an input cannot be
+//   modified in place while recording: the op raises.
 #pragma once
 
 #include <cstdint>
@@ -31,12 +32,14 @@ enum class ViewCreation : uint8_t {
   Default,      // made in grad mode by a single-output view operator
   NoGradMode,   // made in no_grad mode from a base that required grad
   MultiOutput,  // one output of a view operator that returns several (split_with_sizes)
+  InCustomFunction,  // an output of a custom Function that aliases an input (a view made in
+                     // forward, or the input returned as is)
 };
 
 struct ViewInfo {
   Tensor base;  // the root base: never itself a tracked view
   ViewCreation creation = ViewCreation::Default;
-  const char* creator = "";   // the node name of the operator that made it, for errors
+  const char* creator = "";   // the node name of the operator that made it, for errors (static)
   uint32_t output_nr = 0;     // which output of that operator the view is
   uint32_t attr_version = 0;  // the shared version when grad_fn_ was last set
 };
@@ -46,6 +49,11 @@ struct ViewInfo {
 // inference tensors, and inputs that neither require grad nor are tracked views. Called after
 // the view's grad_fn (if any) is set.
 void track_view(const DerivativeEntry& entry, const Tensor& input, const Tensor& out, uint32_t output_nr, bool multi);
+
+// Gives `out`, an output of custom Function node `creator` (a name that lives as long as the
+// program) that shares `input`'s storage, a ViewInfo of creation InCustomFunction. Nothing for
+// non-floating outputs and inference tensors, like track_view.
+void track_custom_function_view(const char* creator, const Tensor& input, const Tensor& out, uint32_t output_nr);
 
 class AutogradMeta;
 // The view's grad_fn, regenerated first if the shared version moved (Note [View + in-place]).

@@ -274,6 +274,63 @@ TEST_CASE("custom function: an input returned as is comes back as an alias with 
   CHECK(values(x.grad()) == std::vector<double>{2, 2, 2});
 }
 
+// A view of its input made in forward: the second row, with a backward that says which path ran.
+struct SecondRow : autograd::Function<SecondRow> {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x) {
+    ctx->saved_data["rows"] = x.size(0);
+    ctx->saved_data["cols"] = x.size(1);
+    return x.select(0, 1);
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grads) {
+    Tensor g = zeros({ctx->saved_data["rows"].get<int64_t>(), ctx->saved_data["cols"].get<int64_t>()}, kF64);
+    g.select(0, 1).copy_(grads[0] * 3.0);
+    return {g};
+  }
+};
+
+TEST_CASE("custom function: an output aliasing an input is a view that refuses in-place changes while recording") {
+  // PyTorch's CreationMeta::IN_CUSTOM_FUNCTION: the view + in-place logic would replace the
+  // function's backward, so the in-place change is refused and nothing is written.
+  Tensor x = randn({3}, kF64).requires_grad_();
+  Tensor a = x * 1.0;
+  Tensor y = Identity::apply(a);
+  const std::vector<double> before = values(a);
+  const auto version = a.version();
+  CHECK_THROWS_WITH_AS(y.mul_(2.0), doctest::Contains("created inside a custom Function"), ValueError);
+  CHECK_THROWS_WITH_AS(y.add_(1.0), doctest::Contains("Output 0 of Identity is a view"), ValueError);
+  CHECK(values(a) == before);
+  CHECK(a.version() == version);
+
+  Tensor base = randn({2, 3}, kF64).requires_grad_();
+  Tensor row = SecondRow::apply(base * 1.0);
+  CHECK(row.grad_fn()->name() == "SecondRow");
+  CHECK_THROWS_AS(row.zero_(), ValueError);
+  row.sum().backward();  // the function's backward ran: 3 on the second row
+  CHECK(values(base.grad()) == std::vector<double>{0, 0, 0, 3, 3, 3});
+
+  // Under no_grad nothing records, and the change is the user's to make.
+  {
+    autograd::NoGradGuard no_grad;
+    y.mul_(2.0);
+  }
+  CHECK(values(a) == std::vector<double>{2 * before[0], 2 * before[1], 2 * before[2]});
+  // A clone is a tensor of its own.
+  Tensor c = Identity::apply(a).clone();
+  c.mul_(2.0);
+  c.sum().backward();
+  CHECK(values(x.grad()) == std::vector<double>{4, 4, 4});  // 2 (clone of mul_) * 2 (Identity's backward)
+}
+
+TEST_CASE("custom function: after an in-place change of its base, an aliasing output's history is the base's") {
+  Tensor x = randn({2, 3}, kF64).requires_grad_();
+  Tensor base = x * 1.0;
+  Tensor row = SecondRow::apply(base);
+  base.mul_(2.0);  // the base's history changes; the row is read out of it from now on
+  CHECK(row.grad_fn()->name() == "AsStridedBackward0");
+  row.sum().backward();
+  CHECK(values(x.grad()) == std::vector<double>{0, 0, 0, 2, 2, 2});
+}
+
 // ---- mark_dirty, mark_non_differentiable, set_materialize_grads ----
 
 struct MulInPlace : autograd::Function<MulInPlace> {
