@@ -1,6 +1,6 @@
 // gpu-anatomy dispatch-trace: runs a small tensor program with the dispatch trace on and prints
-// each dispatcher step (operator, key set, winning key, kernel), then the kernel table of
-// aten::copy_, where CPU and CUDA meet.
+// each dispatcher step (operator, key set, winning key, kernel; with --files, the source file
+// that registered the kernel), then the kernel table of aten::copy_, where CPU and CUDA meet.
 #include <fmt/format.h>
 
 #include <memory>
@@ -15,7 +15,7 @@ namespace {
 
 std::string default_device() { return cuda::is_available() ? "cuda:0" : "cpu"; }
 
-void run(const std::string& device_text) {
+void run(const std::string& device_text, bool files) {
   Device device(device_text);
   // The program, as printed and as run (keep the two in step).
   const char* program[] = {
@@ -25,7 +25,7 @@ void run(const std::string& device_text) {
   Tensor h;
   std::vector<std::string> lines;
   {
-    dispatch::TraceCapture capture;
+    dispatch::TraceCapture capture(files ? dispatch::TraceDetail::KernelFiles : dispatch::TraceDetail::Kernels);
     Tensor a = zeros({2, 3}, device);
     Tensor b = ones({3, 2}, device);
     Tensor c = b.t().contiguous();
@@ -47,7 +47,9 @@ void add_dispatch_trace(CLI::App& app) {
   auto device = std::make_shared<std::string>(default_device());
   cmd->add_option("--device", *device, "cpu or cuda:N (default: cuda:0 when a GPU is present, else cpu)")
       ->capture_default_str();
-  cmd->callback([device] { run(*device); });
+  auto files = std::make_shared<bool>(false);
+  cmd->add_flag("--files", *files, "after each kernel, the source file that registered it");
+  cmd->callback([device, files] { run(*device, *files); });
 }
 
 }  // namespace anatomy::tools
