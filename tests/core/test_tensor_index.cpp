@@ -57,6 +57,7 @@ struct Basic {
 struct Expected {
   V shape;
   D values;
+  V positions;  // of each value, row-major in x
 };
 Expected reference_basic(const Tensor& x, const std::vector<Basic>& indices) {
   const V xs = vec(x.sizes());
@@ -104,7 +105,8 @@ Expected reference_basic(const Tensor& x, const std::vector<Basic>& indices) {
     for (size_t j = 0; j < out.size(); ++j) {
       if (out[j].src_dim >= 0) src[out[j].src_dim] = out[j].first + at[j] * out[j].step;
     }
-    r.values.push_back(xv[flat(xs, src)]);
+    r.positions.push_back(flat(xs, src));
+    r.values.push_back(xv[r.positions.back()]);
     for (int64_t j = static_cast<int64_t>(out.size()) - 1; j >= 0; --j) {
       if (++at[j] < out[j].size) break;
       at[j] = 0;
@@ -195,6 +197,26 @@ TEST_CASE("tensor index: random basic indices give the reference's values as a v
     CHECK(vec(got.sizes()) == want.shape);
     CHECK(values(got) == want.values);
     CHECK(got.is_alias_of(x));
+  }
+}
+
+TEST_CASE("tensor index: index_put_ with random basic indices writes the reference's places only") {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    Tensor x = random_input(rng);
+    std::vector<Basic> b = random_basic(x, rng);
+    std::vector<TensorIndex> idx = to_indices(b);
+    INFO("x shape ", doctest::toString(vec(x.sizes())), " indices ", to_string(idx));
+    const Expected place = reference_basic(x, b);
+    D want = values(x);
+    // A value of the indexed shape, or one row of it that broadcasts.
+    V value_shape = place.shape;
+    if (!value_shape.empty() && trial % 2) value_shape.front() = 1;
+    Tensor value = randn(value_shape);
+    const D v = values(value.expand(place.shape));
+    for (size_t k = 0; k < place.positions.size(); ++k) want[place.positions[k]] = v[k];
+    x.index_put_(idx, value);
+    CHECK(values(x) == want);
   }
 }
 
