@@ -115,8 +115,10 @@ Expected reference_basic(const Tensor& x, const std::vector<Basic>& indices) {
   return r;
 }
 
-std::vector<TensorIndex> to_indices(const std::vector<Basic>& b) {
-  std::vector<TensorIndex> out;
+using Indices = std::vector<TensorIndex>;
+
+Indices to_indices(const std::vector<Basic>& b) {
+  Indices out;
   for (const Basic& i : b) out.push_back(i.index());
   return out;
 }
@@ -183,31 +185,32 @@ std::vector<Basic> random_basic(const Tensor& x, std::mt19937& rng) {
   return out;
 }
 
+// Runs check(x, indices, reference, trial) on n random inputs with random basic indices.
+template <typename Check>
+void random_basic_cases(unsigned seed, int n, Check check) {
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < n; ++trial) {
+    Tensor x = random_input(rng);
+    const std::vector<Basic> b = random_basic(x, rng);
+    const Indices idx = to_indices(b);
+    INFO("x shape ", doctest::toString(vec(x.sizes())), " indices ", to_string(idx));
+    check(x, idx, reference_basic(x, b), trial);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("tensor index: random basic indices give the reference's values as a view of x") {
-  std::mt19937 rng(7);
-  for (int trial = 0; trial < 400; ++trial) {
-    Tensor x = random_input(rng);
-    std::vector<Basic> b = random_basic(x, rng);
-    std::vector<TensorIndex> idx = to_indices(b);
-    INFO("x shape ", doctest::toString(vec(x.sizes())), " indices ", to_string(idx));
-    const Expected want = reference_basic(x, b);
+  random_basic_cases(7, 400, [](const Tensor& x, const Indices& idx, const Expected& want, int) {
     Tensor got = x.index(idx);
     CHECK(vec(got.sizes()) == want.shape);
     CHECK(values(got) == want.values);
     CHECK(got.is_alias_of(x));
-  }
+  });
 }
 
 TEST_CASE("tensor index: index_put_ with random basic indices writes the reference's places only") {
-  std::mt19937 rng(11);
-  for (int trial = 0; trial < 300; ++trial) {
-    Tensor x = random_input(rng);
-    std::vector<Basic> b = random_basic(x, rng);
-    std::vector<TensorIndex> idx = to_indices(b);
-    INFO("x shape ", doctest::toString(vec(x.sizes())), " indices ", to_string(idx));
-    const Expected place = reference_basic(x, b);
+  random_basic_cases(11, 300, [](const Tensor& x, const Indices& idx, const Expected& place, int trial) {
     D want = values(x);
     // A value of the indexed shape, or one row of it that broadcasts.
     V value_shape = place.shape;
@@ -217,7 +220,7 @@ TEST_CASE("tensor index: index_put_ with random basic indices writes the referen
     for (size_t k = 0; k < place.positions.size(); ++k) want[place.positions[k]] = v[k];
     x.index_put_(idx, value);
     CHECK(values(x) == want);
-  }
+  });
 }
 
 TEST_CASE("tensor index: the ellipsis, None and trailing indices after the ellipsis") {
