@@ -25,14 +25,16 @@ int64_t flat(const V& shape, const V& at) {
   return f;
 }
 
-// One basic index of the reference: an integer, a slice, None or the ellipsis.
-struct Basic {
-  enum Kind { Int, Range, NewDim, Dots } kind = Int;
+// One index of the reference: an integer, a slice, None, the ellipsis, or a 1-D int64 tensor
+// of picks (all of one case's have one length).
+struct RefIndex {
+  enum Kind { Int, Range, NewDim, Dots, Picks } kind = Int;
   int64_t i = 0;
   std::optional<int64_t> start, stop;
   int64_t step = 1;
-  static Basic of(Kind k, int64_t i = 0) {
-    Basic b;
+  V picks;
+  static RefIndex of(Kind k, int64_t i = 0) {
+    RefIndex b;
     b.kind = k;
     b.i = i;
     return b;
@@ -47,36 +49,42 @@ struct Basic {
         return None;
       case Dots:
         return "...";
+      case Picks:
+        return ints(picks);
     }
     return None;
   }
 };
 
-// x[indices] for basic indices, by loops over x's row-major values: each result dim is either a
-// slice of a dim of x (first element, step) or a new dim of size 1; integers fix a coordinate.
+// x[indices] by loops over x's row-major values: each result dim is a slice of a dim of x (first
+// element, step), a new dim of size 1, or the block of picks; integers fix a coordinate. The
+// block stands where the picked dims were when nothing but integers separates them, first
+// otherwise (PyTorch's placement: integers are selects, so they separate nothing).
 struct Expected {
   V shape;
   D values;
   V positions;  // of each value, row-major in x
 };
-Expected reference_basic(const Tensor& x, const std::vector<Basic>& indices) {
+Expected reference(const Tensor& x, const std::vector<RefIndex>& indices) {
   const V xs = vec(x.sizes());
   const D xv = values(x);
   int64_t taken = 0;
-  for (const Basic& b : indices) taken += b.kind == Basic::Int || b.kind == Basic::Range;
+  for (const RefIndex& b : indices)
+    taken += b.kind == RefIndex::Int || b.kind == RefIndex::Range || b.kind == RefIndex::Picks;
   struct OutDim {
-    int64_t src_dim;  // -1: a new dim
+    int64_t src_dim;  // -1: a new dim, -2: the block of picks
     int64_t first, step, size;
+    const V* picks = nullptr;
   };
   std::vector<OutDim> out;
   V fixed(xs.size(), 0);
   int64_t d = 0;
   auto whole = [&](int64_t dim) { out.push_back({dim, 0, 1, xs[dim]}); };
-  for (const Basic& b : indices) {
-    if (b.kind == Basic::Int) {
+  for (const RefIndex& b : indices) {
+    if (b.kind == RefIndex::Int) {
       fixed[d] = b.i < 0 ? b.i + xs[d] : b.i;
       ++d;
-    } else if (b.kind == Basic::Range) {
+    } else if (b.kind == RefIndex::Range) {
       const int64_t len = xs[d];
       auto norm = [len](std::optional<int64_t> v, int64_t dflt) {
         if (!v) return dflt;
@@ -86,13 +94,32 @@ Expected reference_basic(const Tensor& x, const std::vector<Basic>& indices) {
       const int64_t s = norm(b.start, 0), e = norm(b.stop, len);
       out.push_back({d, s, b.step, e > s ? (e - s + b.step - 1) / b.step : 0});
       ++d;
-    } else if (b.kind == Basic::NewDim) {
+    } else if (b.kind == RefIndex::Picks) {
+      out.push_back({d++, 0, 1, static_cast<int64_t>(b.picks.size()), &b.picks});
+    } else if (b.kind == RefIndex::NewDim) {
       out.push_back({-1, 0, 1, 1});
     } else {
       for (int64_t k = 0; k < static_cast<int64_t>(xs.size()) - taken; ++k) whole(d++);
     }
   }
   while (d < static_cast<int64_t>(xs.size())) whole(d++);
+  std::vector<OutDim> picked, rest;
+  size_t first_pick = 0, last_pick = 0;
+  for (size_t j = 0; j < out.size(); ++j) {
+    if (!out[j].picks) {
+      rest.push_back(out[j]);
+      continue;
+    }
+    if (picked.empty()) first_pick = j;
+    last_pick = j;
+    picked.push_back(out[j]);
+  }
+  if (!picked.empty()) {
+    const bool adjacent = last_pick - first_pick + 1 == picked.size();
+    out = rest;
+    out.insert(out.begin() + static_cast<int64_t>(adjacent ? first_pick : 0),
+               OutDim{-2, 0, 1, picked[0].size, nullptr});
+  }
   Expected r;
   int64_t n = 1;
   for (const OutDim& o : out) {
@@ -104,6 +131,11 @@ Expected reference_basic(const Tensor& x, const std::vector<Basic>& indices) {
     V src = fixed;
     for (size_t j = 0; j < out.size(); ++j) {
       if (out[j].src_dim >= 0) src[out[j].src_dim] = out[j].first + at[j] * out[j].step;
+      if (out[j].src_dim != -2) continue;
+      for (const OutDim& p : picked) {
+        const int64_t v = (*p.picks)[at[j]];
+        src[p.src_dim] = v < 0 ? v + xs[p.src_dim] : v;
+      }
     }
     r.positions.push_back(flat(xs, src));
     r.values.push_back(xv[r.positions.back()]);
@@ -117,9 +149,9 @@ Expected reference_basic(const Tensor& x, const std::vector<Basic>& indices) {
 
 using Indices = std::vector<TensorIndex>;
 
-Indices to_indices(const std::vector<Basic>& b) {
+Indices to_indices(const std::vector<RefIndex>& b) {
   Indices out;
-  for (const Basic& i : b) out.push_back(i.index());
+  for (const RefIndex& i : b) out.push_back(i.index());
   return out;
 }
 
@@ -147,36 +179,44 @@ Tensor random_input(std::mt19937& rng) {
   }
 }
 
-// Random basic indices that are valid for x: integers in range (maybe negative), slices with
-// bounds past either end and steps 1 to 3, None, at most one ellipsis, which leaves a random
-// number of trailing dims to the indices after it.
-std::vector<Basic> random_basic(const Tensor& x, std::mt19937& rng) {
-  std::vector<Basic> out;
+// Random indices that are valid for x: integers in range (maybe negative), slices with bounds
+// past either end and steps 1 to 3, None, at most one ellipsis, which leaves a random number of
+// trailing dims to the indices after it; with `picks`, also index tensors of 0 to 3 picks each.
+std::vector<RefIndex> random_indices(const Tensor& x, std::mt19937& rng, bool picks = false) {
+  std::vector<RefIndex> out;
   std::uniform_int_distribution<int> kind(0, 5), coin(0, 1);
-  std::uniform_int_distribution<int64_t> bound(-6, 6), step(1, 3);
+  std::uniform_int_distribution<int64_t> bound(-6, 6), step(1, 3), count(0, 3);
+  const int64_t k = picks ? count(rng) : 0;
   auto consuming = [&](int64_t d) {
+    if (picks && x.size(d) > 0 && coin(rng)) {
+      RefIndex b = RefIndex::of(RefIndex::Picks);
+      std::uniform_int_distribution<int64_t> i(-x.size(d), x.size(d) - 1);
+      for (int64_t n = 0; n < k; ++n) b.picks.push_back(i(rng));
+      return b;
+    }
     if (coin(rng) && x.size(d) > 0) {
       std::uniform_int_distribution<int64_t> i(-x.size(d), x.size(d) - 1);
-      return Basic::of(Basic::Int, i(rng));
+      return RefIndex::of(RefIndex::Int, i(rng));
     }
-    Basic b = Basic::of(Basic::Range);
+    RefIndex b = RefIndex::of(RefIndex::Range);
     if (coin(rng)) b.start = bound(rng);
     if (coin(rng)) b.stop = bound(rng);
     b.step = step(rng);
     return b;
   };
   int64_t d = 0;
-  while (coin(rng) + coin(rng) > 0) {
+  // With picks, indices up to the last dim, so that picks are often separated by slices or None.
+  while (picks ? d < x.dim() : coin(rng) + coin(rng) > 0) {
     const int k = kind(rng);
     if (k <= 2 && d < x.dim()) {
       out.push_back(consuming(d++));
     } else if (k == 3) {
-      out.push_back(Basic::of(Basic::NewDim));
+      out.push_back(RefIndex::of(RefIndex::NewDim));
     } else if (k == 4) {
-      out.push_back(Basic::of(Basic::Dots));
+      out.push_back(RefIndex::of(RefIndex::Dots));
       std::uniform_int_distribution<int64_t> trailing(0, x.dim() - d);
       for (d = x.dim() - trailing(rng); d < x.dim();) {
-        if (coin(rng) && coin(rng)) out.push_back(Basic::of(Basic::NewDim));
+        if (coin(rng) && coin(rng)) out.push_back(RefIndex::of(RefIndex::NewDim));
         out.push_back(consuming(d++));
       }
       break;
@@ -185,23 +225,23 @@ std::vector<Basic> random_basic(const Tensor& x, std::mt19937& rng) {
   return out;
 }
 
-// Runs check(x, indices, reference, trial) on n random inputs with random basic indices.
+// Runs check(x, indices, reference, trial) on n random inputs with random indices.
 template <typename Check>
-void random_basic_cases(unsigned seed, int n, Check check) {
+void random_cases(unsigned seed, int n, bool picks, Check check) {
   std::mt19937 rng(seed);
   for (int trial = 0; trial < n; ++trial) {
     Tensor x = random_input(rng);
-    const std::vector<Basic> b = random_basic(x, rng);
+    const std::vector<RefIndex> b = random_indices(x, rng, picks);
     const Indices idx = to_indices(b);
     INFO("x shape ", doctest::toString(vec(x.sizes())), " indices ", to_string(idx));
-    check(x, idx, reference_basic(x, b), trial);
+    check(x, idx, reference(x, b), trial);
   }
 }
 
 }  // namespace
 
 TEST_CASE("tensor index: random basic indices give the reference's values as a view of x") {
-  random_basic_cases(7, 400, [](const Tensor& x, const Indices& idx, const Expected& want, int) {
+  random_cases(7, 400, false, [](const Tensor& x, const Indices& idx, const Expected& want, int) {
     Tensor got = x.index(idx);
     CHECK(vec(got.sizes()) == want.shape);
     CHECK(values(got) == want.values);
@@ -210,7 +250,7 @@ TEST_CASE("tensor index: random basic indices give the reference's values as a v
 }
 
 TEST_CASE("tensor index: index_put_ with random basic indices writes the reference's places only") {
-  random_basic_cases(11, 300, [](const Tensor& x, const Indices& idx, const Expected& place, int trial) {
+  random_cases(11, 300, false, [](const Tensor& x, const Indices& idx, const Expected& place, int trial) {
     D want = values(x);
     // A value of the indexed shape, or one row of it that broadcasts.
     V value_shape = place.shape;
@@ -220,6 +260,14 @@ TEST_CASE("tensor index: index_put_ with random basic indices writes the referen
     for (size_t k = 0; k < place.positions.size(); ++k) want[place.positions[k]] = v[k];
     x.index_put_(idx, value);
     CHECK(values(x) == want);
+  });
+}
+
+TEST_CASE("tensor index: random index tensors among basic indices give the reference's values") {
+  random_cases(13, 1000, true, [](const Tensor& x, const Indices& idx, const Expected& want, int) {
+    Tensor got = x.index(idx);
+    CHECK(vec(got.sizes()) == want.shape);
+    CHECK(values(got) == want.values);
   });
 }
 
