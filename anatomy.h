@@ -21,6 +21,7 @@
 #include "anatomy/core/parallel.h"
 #include "anatomy/core/precision_switches.h"
 #include "anatomy/dispatch/ops/print.h"
+#include "anatomy/dispatch/ops/tensor_index.h"
 #include "anatomy/core/scalar.h"
 #include "anatomy/core/tensor.h"
 #include "anatomy/core/type_promotion.h"

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -24,6 +25,9 @@ namespace anatomy {
 class Tensor;
 namespace autograd {
 class Node;
+}
+namespace indexing {
+class TensorIndex;  // dispatch/ops/tensor_index.h
 }
 using TensorList = ArrayRef<Tensor>;
 
@@ -269,6 +273,16 @@ class Tensor {
   Tensor index(const std::vector<Tensor>& indices) const;
   const Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
   const Tensor& index_put_(const std::vector<Tensor>& indices, const Scalar& value) const;
+  // Python's self[...] and self[...] = values, as ATen's: x.index({Slice(1, None), 0, "...", None})
+  // is x[1:, 0, ..., None] (anatomy::indexing, dispatch/ops/tensor_index.h). A view unless a
+  // tensor or a bool is among the indices. A braced list of Tensors picks these overloads, with
+  // the same meaning as the std::vector<Tensor> ones.
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  const Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& values) const;
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& values) const;
+  const Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& value) const;
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value) const;
 
   // ---- in-place fills ----
   const Tensor& fill_(const Scalar& value) const;

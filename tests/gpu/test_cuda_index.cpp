@@ -439,3 +439,42 @@ TEST_CASE("cuda index ops: a bad index in device memory raises IndexError at the
   self.index_put_({bad({0}), bad({5})}, on_cuda(gpu_test::sample({}, DType::Float32)), false);
   expect("index_put_: index 5 is out of bounds for dimension 1 with size 5");
 }
+
+// Python-style indices (anatomy::indexing) on a CUDA self: the same views and copies as on the
+// CPU, with CPU and CUDA index tensors and masks, and index_put_ through each form.
+TEST_CASE("cuda tensor index: basic and advanced indices read and write as on the CPU") {
+  ANATOMY_REQUIRE_GPU();
+  using namespace anatomy::indexing;
+  const Tensor self = gpu_test::sample({4, 5, 3}, DType::Float32);
+  const Tensor idx = random_index({2}, -5, 5), mask = gpu_test::sample({4}, DType::Bool);
+  const std::vector<std::vector<TensorIndex>> cases = {
+      {Slice(1, None), 0},                      // a view
+      {"...", Slice(None, None, 2), None},      // a view with a step and a new dim
+      {Slice(1, None), idx},                    // an index tensor after a slice
+      {idx, Slice(), random_index({2}, 0, 3)},  // separated index tensors: the block goes first
+      {mask, Slice(), -1},                      // a mask and a select
+      {true, 2},                                // a bool
+  };
+  // The CUDA self gets the index tensors on the CPU (copied over by the operator) or on CUDA.
+  auto device_indices = [](const std::vector<TensorIndex>& ix, bool to_cuda) {
+    std::vector<TensorIndex> out;
+    for (const TensorIndex& i : ix) out.push_back(i.is_tensor() && to_cuda ? TensorIndex(on_cuda(i.tensor())) : i);
+    return out;
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    CAPTURE(c);
+    for (bool to_cuda : {false, true}) {
+      CHECK(same_values(on_cuda(self).index(device_indices(cases[c], to_cuda)), self.index(cases[c])));
+    }
+    check_write(self, [&](const Tensor& t, bool cuda) { t.index_put_(device_indices(cases[c], cuda), Scalar(2.5)); });
+  }
+  const Tensor values = gpu_test::sample({3}, DType::Float32);
+  check_write(self, [&](const Tensor& t, bool cuda) {
+    t.index_put_({Slice(), idx}, cuda ? on_cuda(values) : values);
+    t.index_put_({0, Slice(1, None, 2)}, cuda ? on_cuda(values) : values);
+  });
+  // A basic index is a view: writes through it reach the CUDA tensor.
+  const Tensor g = on_cuda(self);
+  g.index({Slice(), 1}).fill_(7);
+  CHECK(gpu_test::values_of(g.select(1, 1)) == std::vector<double>(12, 7.0));
+}
