@@ -125,7 +125,8 @@ constexpr std::string_view kFp32Ops[] = {
     "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm",
     "sum", "sum.dim_IntList", "mean", "mean.dim", "prod", "prod.dim_IntList", "norm.ScalarOpt_dim",
     "var.correction", "std.correction", "logsumexp", "cumsum", "cumprod",
-    "exp", "expm1", "log", "log1p", "log2", "reciprocal", "rsqrt", "tan", "pow.Tensor_Tensor", "softplus",
+    "exp", "expm1", "log", "log1p", "log2", "reciprocal", "rsqrt", "tan", "sinh", "cosh", "pow.Tensor_Tensor",
+    "softplus",
 };
 // clang-format on
 constexpr std::string_view kPromoteOps[] = {

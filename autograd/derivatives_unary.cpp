@@ -1,6 +1,6 @@
 // Derivatives of the element-wise unary operators: neg, exp, log, tanh, sigmoid, relu, sqrt,
-// sin, cos, abs, reciprocal, exp2, expm1, log1p, log2, rsqrt, tan, erf, gelu, silu, softplus, the
-// rounding ops (zero gradient, as PyTorch), clamp and nan_to_num, functional and in-place.
+// sin, cos, sinh, cosh, abs, reciprocal, exp2, expm1, log1p, log2, rsqrt, tan, erf, gelu, silu,
+// softplus, the rounding ops (zero gradient, as PyTorch), clamp and nan_to_num, functional and in-place.
 // PyTorch's formulas (derivatives.yaml), written with public operators so they differentiate
 // again.
 #include <cmath>
@@ -41,6 +41,8 @@ ANATOMY_UNARY_FORMULA(relu_backward, threshold_backward(g[0], ctx.output(0), 0))
 ANATOMY_UNARY_FORMULA(sqrt_backward, g[0] / (2 * ctx.output(0)))
 ANATOMY_UNARY_FORMULA(sin_backward, g[0] * ctx.input(0).cos())
 ANATOMY_UNARY_FORMULA(cos_backward, -g[0] * ctx.input(0).sin())
+ANATOMY_UNARY_FORMULA(sinh_backward, g[0] * ctx.input(0).cosh())
+ANATOMY_UNARY_FORMULA(cosh_backward, g[0] * ctx.input(0).sinh())
 ANATOMY_UNARY_FORMULA(abs_backward, g[0] * ctx.input(0).sign())
 ANATOMY_UNARY_FORMULA(reciprocal_backward, -g[0] * ctx.output(0) * ctx.output(0))
 ANATOMY_UNARY_FORMULA(exp2_backward, g[0] * ctx.output(0) * kLn2)
@@ -142,6 +144,8 @@ ANATOMY_UNARY_ENTRIES(relu, "ReluBackward0", 0, kResult, relu_backward)
 ANATOMY_UNARY_ENTRIES(sqrt, "SqrtBackward0", 0, kResult, sqrt_backward)
 ANATOMY_UNARY_ENTRIES(sin, "SinBackward0", kSelf, 0, sin_backward)
 ANATOMY_UNARY_ENTRIES(cos, "CosBackward0", kSelf, 0, cos_backward)
+ANATOMY_UNARY_ENTRIES(sinh, "SinhBackward0", kSelf, 0, sinh_backward)
+ANATOMY_UNARY_ENTRIES(cosh, "CoshBackward0", kSelf, 0, cosh_backward)
 ANATOMY_UNARY_ENTRIES(abs, "AbsBackward0", kSelf, 0, abs_backward)
 ANATOMY_UNARY_ENTRIES(reciprocal, "ReciprocalBackward0", 0, kResult, reciprocal_backward)
 ANATOMY_UNARY_ENTRIES(exp2, "Exp2Backward0", 0, kResult, exp2_backward)
@@ -180,6 +184,8 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   ANATOMY_UNARY_REGISTER(sqrt, UnarySig)
   ANATOMY_UNARY_REGISTER(sin, UnarySig)
   ANATOMY_UNARY_REGISTER(cos, UnarySig)
+  ANATOMY_UNARY_REGISTER(sinh, UnarySig)
+  ANATOMY_UNARY_REGISTER(cosh, UnarySig)
   ANATOMY_UNARY_REGISTER(abs, UnarySig)
   ANATOMY_UNARY_REGISTER(reciprocal, UnarySig)
   ANATOMY_UNARY_REGISTER(exp2, UnarySig)

@@ -5,6 +5,7 @@
 // CompositeImplicitAutograd kernel, or an entry here.
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/dispatch/ops/binary_rows.h"
+#include "anatomy/dispatch/ops/unary_rows.h"
 
 namespace anatomy::autograd {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 // Nothing to record, at no cost (a fallthrough): the outputs are integers or booleans
 // (comparisons, masks, indices, counts), which carry no gradient, or their values do not depend
 // on the input's values (the *_like factories take only its shape, dtype and device). The
-// binary operators of this kind are their rows' (below).
+// element-wise operators of this kind are their rows' (below).
 // clang-format off: grouped by kind
 constexpr const char* kNotDifferentiable[] = {
     "_local_scalar_dense",
@@ -25,14 +26,6 @@ constexpr const char* kNotDifferentiable[] = {
     "count_nonzero.dim_IntList",
     "nonzero",
     "one_hot",
-    "isfinite",
-    "isinf",
-    "isnan",
-    "logical_not",
-    "logical_not.out",
-    "bitwise_not",
-    "bitwise_not.out",
-    "bitwise_not_",
     "empty_like",
     "zeros_like",
     "ones_like",
@@ -89,14 +82,25 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   // The binary function rows without a derivative (core/op_lists.h): comparisons and logical ops
   // (their in-place forms record a zero gradient, above), bitwise ops and shifts (integers and
   // bool only, in place too).
-#define ANATOMY_BINARY_NOT_DIFFERENTIABLE(e, name, dtypes, fn, group, functional, inplace, out)         \
-  if (!binary_dtypes_differentiable(BinaryDtypes::dtypes)) {                                          \
-    m.impl_fallthrough(functional);                                                                   \
-    m.impl_fallthrough(out);                                                                          \
+#define ANATOMY_BINARY_NOT_DIFFERENTIABLE(e, name, dtypes, fn, group, functional, inplace, out)            \
+  if (!binary_dtypes_differentiable(BinaryDtypes::dtypes)) {                                               \
+    m.impl_fallthrough(functional);                                                                        \
+    m.impl_fallthrough(out);                                                                               \
     if (BinaryDtypes::dtypes != BinaryDtypes::Compare && sizeof(inplace) > 1) m.impl_fallthrough(inplace); \
   }
   ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_BINARY_NOT_DIFFERENTIABLE)
 #undef ANATOMY_BINARY_NOT_DIFFERENTIABLE
+  // The unary rows without a derivative: the predicates (isnan, isinf, isfinite with a functional
+  // form only; logical_not, whose in-place form records a zero gradient, above) and bitwise_not.
+  // The special rows' only form is the functional one, named as the row.
+#define ANATOMY_UNARY_NOT_DIFFERENTIABLE(e, name, kind, fn, group, functional, inplace, out)         \
+  if (!unary_kind_differentiable(UnaryKind::kind)) {                                                 \
+    m.impl_fallthrough(#name);                                                                       \
+    if (sizeof(out) > 1) m.impl_fallthrough(out);                                                    \
+    if (UnaryKind::kind != UnaryKind::Predicate && sizeof(inplace) > 1) m.impl_fallthrough(inplace); \
+  }
+  ANATOMY_FORALL_UNARY_OPS(ANATOMY_UNARY_NOT_DIFFERENTIABLE)
+#undef ANATOMY_UNARY_NOT_DIFFERENTIABLE
   register_derivative<&kEq_, BinSig>(m, "eq_.Tensor");
   register_derivative<&kNe_, BinSig>(m, "ne_.Tensor");
   register_derivative<&kLt_, BinSig>(m, "lt_.Tensor");

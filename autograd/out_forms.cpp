@@ -17,6 +17,7 @@
 #include "anatomy/dispatch/backend_select.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops/binary_rows.h"
+#include "anatomy/dispatch/ops/unary_rows.h"
 
 namespace anatomy::autograd {
 namespace {
@@ -92,33 +93,14 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   ANATOMY_REFUSING_OUT_FORM("lerp.Scalar_out", Alpha);
   ANATOMY_REFUSING_OUT_FORM("lerp.Tensor_out", Ternary);
   ANATOMY_REFUSING_OUT_FORM("where.self_out", Ternary);
-  ANATOMY_REFUSING_OUT_FORM("abs.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("ceil.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("cos.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("erf.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("exp.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("exp2.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("expm1.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("floor.out", Unary);
+  // The unary function rows (core/op_lists.h) of operators with a derivative.
+#define ANATOMY_REFUSING_UNARY_OUT_FORM(e, name, kind, fn, group, functional, inplace, out) \
+  if (unary_kind_differentiable(UnaryKind::kind)) ANATOMY_REFUSING_OUT_FORM(out, Unary);
+  ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_REFUSING_UNARY_OUT_FORM)
+#undef ANATOMY_REFUSING_UNARY_OUT_FORM
   ANATOMY_REFUSING_OUT_FORM("gelu.out", Gelu);
-  ANATOMY_REFUSING_OUT_FORM("log.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("log1p.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("log2.out", Unary);
   ANATOMY_REFUSING_OUT_FORM("nan_to_num.out", NanToNum);
-  ANATOMY_REFUSING_OUT_FORM("neg.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("reciprocal.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("relu.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("round.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("rsqrt.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("sigmoid.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("sign.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("silu.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("sin.out", Unary);
   ANATOMY_REFUSING_OUT_FORM("softplus.out", Softplus);
-  ANATOMY_REFUSING_OUT_FORM("sqrt.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("tan.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("tanh.out", Unary);
-  ANATOMY_REFUSING_OUT_FORM("trunc.out", Unary);
   ANATOMY_REFUSING_OUT_FORM("sum.IntList_out", SumDims);
   ANATOMY_REFUSING_OUT_FORM("bmm.out", Binary);
   ANATOMY_REFUSING_OUT_FORM("mm.out", Binary);

@@ -1,41 +1,71 @@
-// The element-wise operator families whose members share one signature, as X-macro lists:
-// the free functions (dispatch/ops/unary.h, dispatch/ops/binary.h), the Tensor methods
-// (core/tensor.h) and the registrations are all generated from these lists, so an op is added in
-// one place. They are lists of names only: the rules, functors and kernels they name live in
-// the operator layer and the backends.
+// The element-wise operators, one row each, as X-macro lists: the free functions
+// (dispatch/ops/unary.h, dispatch/ops/binary.h), the Tensor methods (core/tensor.h), the
+// schemas, the registrations and every backend's kernels are all generated from these rows, so an
+// op is added in one place. The rows only name things: the rules, functors and kernels they name
+// live in the operator layer and the backends.
 #pragma once
 
-// Unary functions that keep the dtype (integers stay integers): neg, abs, sign, floor, ceil,
-// round, trunc (the rounding ones are identities on integers), relu.
-// _(name)
-#define ANATOMY_FORALL_UNARY_SAME_DTYPE_OPS(_) \
-  _(neg)                                      \
-  _(abs)                                      \
-  _(sign)                                     \
-  _(floor)                                    \
-  _(ceil)                                     \
-  _(round)                                    \
-  _(trunc)                                    \
-  _(relu)
+// The element-wise unary operators, one row each: the one description that the enum, the
+// argument rules and result dtype, the CPU loop and the CUDA kernels (dispatch/ops/unary_rows.h)
+// and, for the function rows, the free functions, the Tensor methods, the schemas and the
+// registrations are all generated from. Adding an operator: docs/ops.md, "Adding an element-wise
+// unary operator".
+//
+// _(enumerator, name, kind, functor, CUDA group, functional schema, in-place schema, out= schema)
+//   kind:    which dtypes the op takes and what dtype it gives (UnaryKind,
+//            dispatch/ops/unary_rows.h); the plan refuses the others with a TypeError, and no
+//            kernel is instantiated for them.
+//   functor: the scalar rule (dispatch/ops/unary_functors.h), host-device code that the CPU loop
+//            and the CUDA kernels both instantiate.
+//   group:   the CUDA translation unit that instantiates its kernels
+//            (backends/cuda/elementwise/unary_<group>.cu), which spreads the compile time.
+//
+// Function rows: each op gets name(Tensor), name_, name_out and the methods t.name(), t.name_().
+// neg, abs, the rounding ops and relu keep the dtype and refuse bool (the rounding ops are
+// identities on integers); sign keeps every dtype; the floating functions give the default float
+// for integer and bool inputs; logical_not gives bool; bitwise_not takes integers and bool.
+#define ANATOMY_FORALL_UNARY_FUNCTION_OPS(_)                                                                   \
+  _(Neg, neg, NoBool, NegFn, basic, "neg", "neg_", "neg.out")                                                  \
+  _(Abs, abs, NoBool, AbsFn, basic, "abs", "abs_", "abs.out")                                                  \
+  _(Sign, sign, SameDtype, SignFn, basic, "sign", "sign_", "sign.out")                                         \
+  _(Floor, floor, NoBool, FloorFn, basic, "floor", "floor_", "floor.out")                                      \
+  _(Ceil, ceil, NoBool, CeilFn, basic, "ceil", "ceil_", "ceil.out")                                            \
+  _(Round, round, NoBool, RoundFn, basic, "round", "round_", "round.out")                                      \
+  _(Trunc, trunc, NoBool, TruncFn, basic, "trunc", "trunc_", "trunc.out")                                      \
+  _(Relu, relu, NoBool, ReluFn, basic, "relu", "relu_", "relu.out")                                            \
+  _(Exp, exp, Float, ExpFn, math, "exp", "exp_", "exp.out")                                                    \
+  _(Exp2, exp2, Float, Exp2Fn, math, "exp2", "exp2_", "exp2.out")                                              \
+  _(Expm1, expm1, Float, Expm1Fn, math, "expm1", "expm1_", "expm1.out")                                        \
+  _(Log, log, Float, LogFn, math, "log", "log_", "log.out")                                                    \
+  _(Log1p, log1p, Float, Log1pFn, math, "log1p", "log1p_", "log1p.out")                                        \
+  _(Log2, log2, Float, Log2Fn, math, "log2", "log2_", "log2.out")                                              \
+  _(Sqrt, sqrt, Float, SqrtFn, math, "sqrt", "sqrt_", "sqrt.out")                                              \
+  _(Rsqrt, rsqrt, Float, RsqrtFn, math, "rsqrt", "rsqrt_", "rsqrt.out")                                        \
+  _(Sin, sin, Float, SinFn, activation, "sin", "sin_", "sin.out")                                              \
+  _(Cos, cos, Float, CosFn, activation, "cos", "cos_", "cos.out")                                              \
+  _(Tan, tan, Float, TanFn, activation, "tan", "tan_", "tan.out")                                              \
+  _(Sinh, sinh, Float, SinhFn, activation, "sinh", "sinh_", "sinh.out")                                        \
+  _(Cosh, cosh, Float, CoshFn, activation, "cosh", "cosh_", "cosh.out")                                        \
+  _(Tanh, tanh, Float, TanhFn, activation, "tanh", "tanh_", "tanh.out")                                        \
+  _(Sigmoid, sigmoid, Float, SigmoidFn, activation, "sigmoid", "sigmoid_", "sigmoid.out")                      \
+  _(Silu, silu, Float, SiluFn, activation, "silu", "silu_", "silu.out")                                        \
+  _(Erf, erf, Float, ErfFn, activation, "erf", "erf_", "erf.out")                                              \
+  _(Reciprocal, reciprocal, Float, ReciprocalFn, math, "reciprocal", "reciprocal_", "reciprocal.out")          \
+  _(LogicalNot, logical_not, Predicate, LogicalNotFn, basic, "logical_not", "logical_not_", "logical_not.out") \
+  _(BitwiseNot, bitwise_not, Bitwise, BitwiseNotFn, basic, "bitwise_not", "bitwise_not_", "bitwise_not.out")
 
-// Functions that compute in floating point (integer inputs give the default float).
-#define ANATOMY_FORALL_UNARY_FLOAT_OPS(_) \
-  _(exp)                                  \
-  _(exp2)                                 \
-  _(expm1)                                \
-  _(log)                                  \
-  _(log1p)                                \
-  _(log2)                                 \
-  _(sqrt)                                 \
-  _(rsqrt)                                \
-  _(sin)                                  \
-  _(cos)                                  \
-  _(tan)                                  \
-  _(tanh)                                 \
-  _(sigmoid)                              \
-  _(silu)                                 \
-  _(erf)                                  \
-  _(reciprocal)
+// The rows whose front door is written by hand (gelu's approximate, softplus's beta and threshold,
+// nan_to_num's replacements, the predicates that have only a functional form): their kernels come
+// from the rows, their functions and schemas from dispatch/ops/unary.cpp. Several enumerators may
+// share a name.
+#define ANATOMY_FORALL_UNARY_SPECIAL_OPS(_)                            \
+  _(NanToNum, nan_to_num, SameDtype, NanToNumFn, basic, "", "", "")    \
+  _(Gelu, gelu, FloatOnly, GeluFn, activation, "", "", "")             \
+  _(GeluTanh, gelu, FloatOnly, GeluTanhFn, activation, "", "", "")     \
+  _(Softplus, softplus, FloatOnly, SoftplusFn, activation, "", "", "") \
+  _(Isnan, isnan, Predicate, IsnanFn, basic, "", "", "")               \
+  _(Isinf, isinf, Predicate, IsinfFn, basic, "", "", "")               \
+  _(Isfinite, isfinite, Predicate, IsfiniteFn, basic, "", "", "")
 
 // The element-wise binary operators, one row each: the one description that the enum, the
 // argument rules, the CPU loops and the CUDA kernels (dispatch/ops/binary_rows.h) and, for the
@@ -98,3 +128,13 @@
   _(ClampMin, clamp, NoBool, MaximumFn, math, "", "", "")                         \
   _(ClampMax, clamp, NoBool, MinimumFn, math, "", "", "")                         \
   _(ThresholdBackward, threshold_backward, NoBool, ThresholdBackwardFn, math, "", "", "")
+
+// The element-wise ternary operators, one row each; their front doors are written by hand
+// (dispatch/ops/binary.cpp: where's condition, lerp's Scalar weight, clamp's optional bounds),
+// their kernels come from the rows (dispatch/ops/binary_rows.h).
+// _(enumerator, name, dtypes, functor): dtypes as in the binary rows (the common dtype of the
+// three inputs; where's bool condition is cast to it), functor in dispatch/ops/ternary_functors.h.
+#define ANATOMY_FORALL_TERNARY_OPS(_) \
+  _(Where, where, Any, WhereFn)       \
+  _(Lerp, lerp, FloatOnly, LerpFn)    \
+  _(Clamp, clamp, NoBool, ClampFn)

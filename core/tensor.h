@@ -178,11 +178,10 @@ class Tensor {
   bool equal(const Tensor& other) const;
 
   // ---- element-wise functions (dispatch/ops/unary.h, ops_binary.h; lists in core/op_lists.h) ----
-#define ANATOMY_UNARY_METHODS(name) \
-  Tensor name() const;              \
+#define ANATOMY_UNARY_METHODS(e, name, ...) \
+  Tensor name() const;                      \
   const Tensor& name##_() const;
-  ANATOMY_FORALL_UNARY_SAME_DTYPE_OPS(ANATOMY_UNARY_METHODS)
-  ANATOMY_FORALL_UNARY_FLOAT_OPS(ANATOMY_UNARY_METHODS)
+  ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_UNARY_METHODS)
 #undef ANATOMY_UNARY_METHODS
   Tensor gelu(std::string_view approximate = "none") const;
   Tensor softplus(const Scalar& beta = 1, const Scalar& threshold = 20) const;
@@ -191,8 +190,6 @@ class Tensor {
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
-  Tensor logical_not() const;
-  Tensor bitwise_not() const;
 #define ANATOMY_BINARY_METHODS(e, name, ...)                     \
   Tensor name(const Tensor& other) const;                \
   Tensor name(const Scalar& other) const;                \

@@ -14,7 +14,8 @@ const std::vector<DType> kNumeric = {DType::UInt8,   DType::Int8,     DType::Int
 const std::vector<DType> kIntegral = {DType::Bool, DType::UInt8, DType::Int8, DType::Int32, DType::Int64};
 const std::vector<DType> kFloating = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
 
-// How the result dtype follows from the input's (dispatch/ops/unary_rules.h's UnaryKind).
+// How the result dtype follows from the input's (the kind column of the unary rows,
+// dispatch/ops/unary_rows.h).
 enum class Result { Same, Float, Bool };
 
 // An integer result wrapped into its dtype's range, as the kernel's integer arithmetic does
@@ -176,6 +177,8 @@ ANATOMY_REGISTER_OPS(unary) {
   ANATOMY_FLOAT_ENTRY(sin, [](double x) { return std::sin(x); });
   ANATOMY_FLOAT_ENTRY(cos, [](double x) { return std::cos(x); });
   ANATOMY_FLOAT_ENTRY(tan, [](double x) { return std::tan(x); }, no_pole);
+  ANATOMY_FLOAT_ENTRY(sinh, [](double x) { return std::sinh(x); });
+  ANATOMY_FLOAT_ENTRY(cosh, [](double x) { return std::cosh(x); });
   ANATOMY_FLOAT_ENTRY(tanh, [](double x) { return std::tanh(x); });
   ANATOMY_FLOAT_ENTRY(sigmoid, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
   ops.back().bench_input = bench_one;

@@ -1,17 +1,12 @@
-// CPU: where, lerp and clamp (both bounds) over a ternary iteration plan: one loop per op, all
-// four operands of the plan's common dtype (where's condition was cast to it by the plan).
-#include <cmath>
-#include <limits>
-#include <type_traits>
-
+// CPU: where, lerp and clamp (both bounds) over a ternary iteration plan: one loop per row with
+// the row's functor (dispatch/ops/ternary_functors.h, shared with the CUDA kernels), all four
+// operands of the plan's common dtype (where's condition was cast to it by the plan).
 #include "anatomy/core/dtype_visit.h"
+#include "anatomy/dispatch/ops/ternary_functors.h"
 #include "anatomy/dispatch/ops/ternary_rules.h"
 
 namespace anatomy::cpu {
 namespace {
-
-template <typename T>
-using opmath_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 
 // out[i] = f(a[i], b[i], c[i]); a fast path when everything is contiguous.
 template <typename T, typename F>
@@ -38,36 +33,15 @@ void run_ternary(const IterationPlan& plan, F f) {
 
 void ternary_kernel(TernaryOp op, const IterationPlan& plan) {
   visit_dtype(plan.common_dtype(), ternary_op_name(op), [&]<typename T>() {
-    using M = opmath_t<T>;
     switch (op) {
-      case TernaryOp::Where:
-        run_ternary<T>(plan, [](T c, T a, T b) { return convert<bool>(c) ? a : b; });
-        break;
-      case TernaryOp::Lerp:
-        // PyTorch's two-sided form: exact at both ends (weight 0 gives self, 1 gives end).
-        if constexpr (!std::is_integral_v<T>) {
-          run_ternary<T>(plan, [](T a, T b, T w) {
-            const M x = M(a), y = M(b), t = M(w);
-            return static_cast<T>(std::abs(t) < M(0.5) ? x + t * (y - x) : y - (y - x) * (M(1) - t));
-          });
-        }
-        break;
-      case TernaryOp::Clamp:
-        if constexpr (std::is_integral_v<T>) {
-          run_ternary<T>(plan, [](T x, T lo, T hi) {
-            const T m = x < lo ? lo : x;
-            return hi < m ? hi : m;
-          });
-        } else {
-          // NaN in any operand gives NaN; min > max gives max.
-          run_ternary<T>(plan, [](T a, T b, T c) {
-            const M x = M(a), lo = M(b), hi = M(c);
-            if (std::isnan(x) || std::isnan(lo) || std::isnan(hi)) return static_cast<T>(std::numeric_limits<M>::quiet_NaN());
-            const M m = x < lo ? lo : x;
-            return static_cast<T>(hi < m ? hi : m);
-          });
-        }
-        break;
+      // One case per ternary row (core/op_lists.h), for the dtypes the row takes (the plan
+      // refused the others).
+#define ANATOMY_CPU_TERNARY_CASE(e, name, dtypes, Fn)                                                  \
+  case TernaryOp::e:                                                                                   \
+    if constexpr (binary_takes_v<BinaryDtypes::dtypes, T>) run_ternary<T>(plan, elementwise::Fn<T>{}); \
+    break;
+      ANATOMY_FORALL_TERNARY_OPS(ANATOMY_CPU_TERNARY_CASE)
+#undef ANATOMY_CPU_TERNARY_CASE
     }
   });
   plan.finish();

@@ -1,28 +1,23 @@
-// CPU: the element-wise unary operators over the iteration plan. fp16 and bf16 compute in float
-// and round once; each chunk of the plan is a plain loop the compiler vectorizes when the
-// operands are contiguous and the function is simple (neg, abs, relu, rounding, predicates).
-// exp, log, tanh, sigmoid, gelu and the other transcendental functions run the branch-free fp32
-// loops of vec_loops.h instead of a libm call per element, which no compiler vectorizes.
+// CPU: the element-wise unary operators over the iteration plan, one loop per row of
+// dispatch/ops/unary_rows.h with the row's functor (dispatch/ops/unary_functors.h, shared with
+// the CUDA kernels). fp16 and bf16 compute in float and round once; each chunk of the plan is a
+// plain loop the compiler vectorizes when the operands are contiguous and the function is simple
+// (neg, abs, relu, rounding, predicates). exp, log, tanh, sigmoid, gelu and the other
+// transcendental functions run the branch-free fp32 loops of vec_loops.h instead of a libm call
+// per element, which no compiler vectorizes.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
 #include <type_traits>
 
 #include "anatomy/backends/cpu/vec_loops.h"
-
 #include "anatomy/core/dtype_visit.h"
+#include "anatomy/dispatch/ops/unary_functors.h"
 #include "anatomy/dispatch/ops/unary_registration.h"
 
 namespace anatomy::cpu {
 namespace {
 
-// The type arithmetic happens in: float for the 2-byte floats, the type itself otherwise.
-template <typename T>
-using opmath_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
-
-template <typename T>
-inline constexpr bool is_float_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
+using elementwise::opmath_t;
 
 // out = f(in) over the plan; In and Out are the element types of the input and the output.
 template <typename Out, typename In, typename F>
@@ -67,7 +62,9 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
   });
 }
 
-// The functions with a vectorized fp32 loop, or nullopt.
+// The functions with a vectorized fp32 loop, or nullopt. A CPU detail, so a table here rather
+// than a column of the rows, which every backend shares: an op listed here runs its row's functor
+// only for fp64.
 std::optional<VecFn> vec_fn(UnaryOp op) {
   switch (op) {
     case UnaryOp::Exp: return VecFn::Exp;
@@ -85,147 +82,28 @@ std::optional<VecFn> vec_fn(UnaryOp op) {
   }
 }
 
-// out = f(in) in T's opmath type, rounded once to T.
-template <typename T, typename F>
-void run_math(const IterationPlan& plan, F f) {
-  using M = opmath_t<T>;
-  run_loop<T, T>(plan, [f](T x) { return static_cast<T>(f(static_cast<M>(x))); });
-}
-
-// The operators that keep an integer or bool dtype (the plan casts nothing here).
-template <typename T>
-void integral_kernel(UnaryOp op, const IterationPlan& plan) {
-  if constexpr (std::is_same_v<T, bool>) {
-    // neg, abs, the rounding ones and relu refuse bool in plan_unary; sign and nan_to_num keep it.
-    if (op == UnaryOp::BitwiseNot) run_loop<bool, bool>(plan, [](bool x) { return !x; });
-    else run_loop<bool, bool>(plan, [](bool x) { return x; });
-  } else {
-    switch (op) {
-      case UnaryOp::Neg:
-        // Unsigned negation wraps, as in PyTorch.
-        run_loop<T, T>(plan, [](T x) { return static_cast<T>(-x); });
-        break;
-      case UnaryOp::Abs:
-        if constexpr (std::is_signed_v<T>) run_loop<T, T>(plan, [](T x) { return static_cast<T>(x < 0 ? -x : x); });
-        else run_loop<T, T>(plan, [](T x) { return x; });
-        break;
-      case UnaryOp::Sign:
-        if constexpr (std::is_signed_v<T>) run_loop<T, T>(plan, [](T x) { return static_cast<T>((T(0) < x) - (x < T(0))); });
-        else run_loop<T, T>(plan, [](T x) { return static_cast<T>(x != 0); });
-        break;
-      case UnaryOp::Relu:
-        if constexpr (std::is_signed_v<T>) run_loop<T, T>(plan, [](T x) { return x < T(0) ? T(0) : x; });
-        else run_loop<T, T>(plan, [](T x) { return x; });
-        break;
-      case UnaryOp::BitwiseNot:
-        run_loop<T, T>(plan, [](T x) { return static_cast<T>(~x); });
-        break;
-      default:  // floor, ceil, round, trunc and nan_to_num leave integers as they are
-        run_loop<T, T>(plan, [](T x) { return x; });
-        break;
-    }
-  }
-}
-
-template <typename T>
-void floating_kernel(UnaryOp op, const IterationPlan& plan, const UnaryParams& p) {
-  using M = opmath_t<T>;
-  // fp64 keeps the C library's functions (below): the vectorized ones are fp32 only.
-  if constexpr (!std::is_same_v<T, double>) {
-    if (const std::optional<VecFn> fn = vec_fn(op)) {
-      return run_vec<T>(plan, *fn, {static_cast<float>(p.beta), static_cast<float>(p.threshold)});
-    }
-  }
-  switch (op) {
-    case UnaryOp::Neg: return run_math<T>(plan, [](M x) { return -x; });
-    case UnaryOp::Abs: return run_math<T>(plan, [](M x) { return std::abs(x); });
-    // NaN stays NaN (NumPy's sign; PyTorch's gives 0).
-    case UnaryOp::Sign: return run_math<T>(plan, [](M x) { return std::isnan(x) ? x : M((M(0) < x) - (x < M(0))); });
-    case UnaryOp::Floor: return run_math<T>(plan, [](M x) { return std::floor(x); });
-    case UnaryOp::Ceil: return run_math<T>(plan, [](M x) { return std::ceil(x); });
-    // The default rounding mode: half to even.
-    case UnaryOp::Round: return run_math<T>(plan, [](M x) { return std::nearbyint(x); });
-    case UnaryOp::Trunc: return run_math<T>(plan, [](M x) { return std::trunc(x); });
-    // x < 0 is false for NaN, so NaN propagates (PyTorch's clamp_min does too).
-    case UnaryOp::Relu: return run_math<T>(plan, [](M x) { return x < M(0) ? M(0) : x; });
-    case UnaryOp::NanToNum: {
-      // The replacements are rounded to T first, so the final rounding keeps them exact.
-      auto as_t = [](double v) { return static_cast<M>(static_cast<T>(v)); };
-      const M nan = as_t(p.nan.value_or(0.0));
-      const M posinf = p.posinf ? as_t(*p.posinf) : static_cast<M>(std::numeric_limits<T>::max());
-      const M neginf = p.neginf ? as_t(*p.neginf) : static_cast<M>(std::numeric_limits<T>::lowest());
-      const M inf = std::numeric_limits<M>::infinity();
-      return run_math<T>(plan, [=](M x) { return std::isnan(x) ? nan : x == inf ? posinf : x == -inf ? neginf : x; });
-    }
-    case UnaryOp::Exp: return run_math<T>(plan, [](M x) { return std::exp(x); });
-    case UnaryOp::Exp2: return run_math<T>(plan, [](M x) { return std::exp2(x); });
-    case UnaryOp::Expm1: return run_math<T>(plan, [](M x) { return std::expm1(x); });
-    case UnaryOp::Log: return run_math<T>(plan, [](M x) { return std::log(x); });
-    case UnaryOp::Log1p: return run_math<T>(plan, [](M x) { return std::log1p(x); });
-    case UnaryOp::Log2: return run_math<T>(plan, [](M x) { return std::log2(x); });
-    case UnaryOp::Sqrt: return run_math<T>(plan, [](M x) { return std::sqrt(x); });
-    case UnaryOp::Rsqrt: return run_math<T>(plan, [](M x) { return M(1) / std::sqrt(x); });
-    case UnaryOp::Sin: return run_math<T>(plan, [](M x) { return std::sin(x); });
-    case UnaryOp::Cos: return run_math<T>(plan, [](M x) { return std::cos(x); });
-    case UnaryOp::Tan: return run_math<T>(plan, [](M x) { return std::tan(x); });
-    case UnaryOp::Tanh: return run_math<T>(plan, [](M x) { return std::tanh(x); });
-    case UnaryOp::Sigmoid: return run_math<T>(plan, [](M x) { return M(1) / (M(1) + std::exp(-x)); });
-    case UnaryOp::Silu: return run_math<T>(plan, [](M x) { return x / (M(1) + std::exp(-x)); });
-    case UnaryOp::Erf: return run_math<T>(plan, [](M x) { return std::erf(x); });
-    case UnaryOp::Reciprocal: return run_math<T>(plan, [](M x) { return M(1) / x; });
-    case UnaryOp::Gelu: {
-      constexpr M kRsqrt2 = M(0.70710678118654752440);
-      return run_math<T>(plan, [](M x) { return x * M(0.5) * (M(1) + std::erf(x * kRsqrt2)); });
-    }
-    case UnaryOp::GeluTanh: {
-      constexpr M kSqrt2OverPi = M(0.79788456080286535588), kCoeff = M(0.044715);
-      return run_math<T>(plan, [](M x) {
-        return M(0.5) * x * (M(1) + std::tanh(kSqrt2OverPi * (x + kCoeff * x * x * x)));
-      });
-    }
-    case UnaryOp::Softplus: {
-      // Above the threshold log1p(exp(beta x)) / beta equals x to working precision (and exp
-      // would overflow): PyTorch's rule.
-      const M beta = static_cast<M>(p.beta), threshold = static_cast<M>(p.threshold);
-      return run_math<T>(plan, [=](M x) { return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta; });
-    }
-    case UnaryOp::BitwiseNot:  // refused for floats in plan_unary
-    case UnaryOp::Isnan:
-    case UnaryOp::Isinf:
-    case UnaryOp::Isfinite:
-    case UnaryOp::LogicalNot:
-      break;
-  }
-  ANATOMY_INTERNAL_ASSERT(false, "unary_cpu: {} reached the floating kernel", unary_op_name(op));
-}
-
-// Bool results computed from T's values.
-template <typename T>
-void predicate_kernel(UnaryOp op, const IterationPlan& plan) {
-  using M = opmath_t<T>;
-  switch (op) {
-    case UnaryOp::LogicalNot:
-      return run_loop<bool, T>(plan, [](T x) { return static_cast<M>(x) == M(0); });
-    case UnaryOp::Isnan:
-      if constexpr (is_float_v<T>) return run_loop<bool, T>(plan, [](T x) { return std::isnan(static_cast<M>(x)); });
-      else return run_loop<bool, T>(plan, [](T) { return false; });
-    case UnaryOp::Isinf:
-      if constexpr (is_float_v<T>) return run_loop<bool, T>(plan, [](T x) { return std::isinf(static_cast<M>(x)); });
-      else return run_loop<bool, T>(plan, [](T) { return false; });
-    case UnaryOp::Isfinite:
-      if constexpr (is_float_v<T>) return run_loop<bool, T>(plan, [](T x) { return std::isfinite(static_cast<M>(x)); });
-      else return run_loop<bool, T>(plan, [](T) { return true; });
-    default:
-      break;
-  }
-  ANATOMY_INTERNAL_ASSERT(false, "unary_cpu: {} reached the predicate kernel", unary_op_name(op));
-}
-
 void unary_kernel(UnaryOp op, const IterationPlan& plan, const UnaryParams& params) {
+  const UnaryScalars k = unary_scalars(op, plan.common_dtype(), params);
   visit_dtype(plan.common_dtype(), unary_op_name(op), [&]<typename T>() {
-    if (unary_op_kind(op) == UnaryKind::Predicate) predicate_kernel<T>(op, plan);
-    else if constexpr (is_float_v<T>) floating_kernel<T>(op, plan, params);
-    else integral_kernel<T>(op, plan);
+    using M = opmath_t<T>;
+    if constexpr (std::is_same_v<T, float> || is_reduced_float_v<T>) {
+      if (const std::optional<VecFn> fn = vec_fn(op)) {
+        return run_vec<T>(plan, *fn, {static_cast<float>(k.a), static_cast<float>(k.b)});
+      }
+    }
+    switch (op) {
+      // One case per row of dispatch/ops/unary_rows.h, for the dtypes the row's kind takes (the
+      // plan refused the others).
+#define ANATOMY_CPU_UNARY_CASE(e, name, kind, Fn, ...)                            \
+  case UnaryOp::e:                                                                \
+    if constexpr (unary_takes_v<UnaryKind::kind, T>) {                            \
+      using F = elementwise::Fn<T>;                                               \
+      run_loop<std::invoke_result_t<F, T>, T>(plan, F{{M(k.a), M(k.b), M(k.c)}}); \
+    }                                                                             \
+    break;
+      ANATOMY_FORALL_UNARY_OPS(ANATOMY_CPU_UNARY_CASE)
+#undef ANATOMY_CPU_UNARY_CASE
+    }
   });
   plan.finish();
 }

@@ -1,5 +1,5 @@
-// What the element-wise binary rows (core/op_lists.h: one row per operator) turn into in the
-// operator layer: the enum, the dtypes column's meaning, the CUDA groups. The argument rules
+// What the element-wise binary and ternary rows (core/op_lists.h: one row per operator) turn into
+// in the operator layer: the enums, the dtypes column's meaning, the CUDA groups. The argument rules
 // (dispatch/ops/binary.cpp), the CPU loops (backends/cpu/binary_cpu.cpp) and the CUDA
 // kernels (backends/cuda/elementwise/binary_*.cu) are generated from the same rows. Includes
 // nothing that needs fmt, so CUDA translation units take it as it is.
@@ -58,5 +58,13 @@ inline constexpr bool binary_takes_v = [] {
   }
   return false;
 }();
+
+// where(condition, a, b); lerp(a, end b, weight c); clamp(a, min b, max c). Their dtypes column
+// is read as the binary one's, for the plan's common dtype.
+enum class TernaryOp : int8_t {
+#define ANATOMY_TERNARY_ENUM(e, ...) e,
+  ANATOMY_FORALL_TERNARY_OPS(ANATOMY_TERNARY_ENUM)
+#undef ANATOMY_TERNARY_ENUM
+};
 
 }  // namespace anatomy

@@ -33,25 +33,65 @@ template <typename T>
 using wrap_t = std::conditional_t<(sizeof(T) > 4), uint64_t, uint32_t>;
 
 // The math functions on float and double: the C++ library's on the host, CUDA's overloads of the
-// same names on the device (one spelling, `math::fmod(a, b)`, for both).
+// same names on the device (one spelling, `math::fmod(a, b)`, for both). On the device these are
+// CUDA's accurate functions (expf, log1pf, ...), not the __expf intrinsics; nearbyint rounds half
+// to even in the default rounding mode on both.
 namespace math {
 #if defined(__CUDA_ARCH__)
 using ::atan2;
+using ::ceil;
 using ::copysign;
+using ::cos;
+using ::cosh;
+using ::erf;
+using ::exp;
+using ::exp2;
+using ::expm1;
+using ::fabs;
 using ::floor;
 using ::fmod;
 using ::hypot;
+using ::isfinite;
+using ::isinf;
 using ::isnan;
+using ::log;
+using ::log1p;
+using ::log2;
+using ::nearbyint;
 using ::pow;
+using ::sin;
+using ::sinh;
+using ::sqrt;
+using ::tan;
+using ::tanh;
 using ::trunc;
 #else
 using std::atan2;
+using std::ceil;
 using std::copysign;
+using std::cos;
+using std::cosh;
+using std::erf;
+using std::exp;
+using std::exp2;
+using std::expm1;
+using std::fabs;
 using std::floor;
 using std::fmod;
 using std::hypot;
+using std::isfinite;
+using std::isinf;
 using std::isnan;
+using std::log;
+using std::log1p;
+using std::log2;
+using std::nearbyint;
 using std::pow;
+using std::sin;
+using std::sinh;
+using std::sqrt;
+using std::tan;
+using std::tanh;
 using std::trunc;
 #endif
 }  // namespace math

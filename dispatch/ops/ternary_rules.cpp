@@ -8,9 +8,11 @@ namespace anatomy {
 
 const char* ternary_op_name(TernaryOp op) {
   switch (op) {
-    case TernaryOp::Where: return "where";
-    case TernaryOp::Lerp: return "lerp";
-    case TernaryOp::Clamp: return "clamp";
+#define ANATOMY_TERNARY_NAME(e, name, ...) \
+  case TernaryOp::e:                       \
+    return #name;
+    ANATOMY_FORALL_TERNARY_OPS(ANATOMY_TERNARY_NAME)
+#undef ANATOMY_TERNARY_NAME
   }
   return "?";
 }

@@ -3,11 +3,9 @@
 #pragma once
 
 #include "anatomy/core/iteration_plan.h"
+#include "anatomy/dispatch/ops/binary_rows.h"
 
 namespace anatomy {
-
-// where(condition, a, b); lerp(a, end b, weight c); clamp(a, min b, max c).
-enum class TernaryOp : int8_t { Where, Lerp, Clamp };
 
 const char* ternary_op_name(TernaryOp op);
 

@@ -1,4 +1,6 @@
 // Element-wise unary operators: schemas, the C++ functions, Tensor methods and operators.
+#include <string>
+
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/unary_registration.h"
@@ -6,11 +8,12 @@
 namespace anatomy {
 
 ANATOMY_LIBRARY(aten, m) {
-#define ANATOMY_DEF_UNARY(e, n)                                   \
-  m.def(#n "(Tensor self) -> Tensor");                            \
-  m.def(#n "_(Tensor(a!) self) -> Tensor(a!)");                   \
-  m.def(#n ".out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
-  ANATOMY_FORALL_PLAIN_UNARY_OPS(ANATOMY_DEF_UNARY)
+  // The function rows of core/op_lists.h: the three forms each.
+#define ANATOMY_DEF_UNARY(e, name, kind, fn, group, functional, inplace, out) \
+  m.def(std::string(functional) + "(Tensor self) -> Tensor");                 \
+  m.def(std::string(inplace) + "(Tensor(a!) self) -> Tensor(a!)");            \
+  m.def(std::string(out) + "(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+  ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_DEF_UNARY)
 #undef ANATOMY_DEF_UNARY
   m.def("isnan(Tensor self) -> Tensor");
   m.def("isinf(Tensor self) -> Tensor");
@@ -29,24 +32,21 @@ ANATOMY_LIBRARY(aten, m) {
 using UnarySig = Tensor(const Tensor&);
 using UnaryOutSig = Tensor(const Tensor&, const Tensor&);
 
-// The functions of core/op_lists.h, plus logical_not and bitwise_not.
-#define ANATOMY_DEFINE_UNARY_FUNCTIONS(name)               \
-  Tensor name(const Tensor& self) {                        \
-    ANATOMY_OP(op, "aten::" #name, UnarySig);              \
-    return op.call(self);                                  \
-  }                                                        \
-  Tensor name##_(const Tensor& self) {                     \
-    ANATOMY_OP(op, "aten::" #name "_", UnarySig);          \
-    return op.call(self);                                  \
-  }                                                        \
-  Tensor name##_out(const Tensor& out, const Tensor& self) { \
-    ANATOMY_OP(op, "aten::" #name ".out", UnaryOutSig);    \
-    return op.call(self, out);                             \
+// The function rows of core/op_lists.h.
+#define ANATOMY_DEFINE_UNARY_FUNCTIONS(e, name, kind, fn, group, functional_schema, inplace_schema, out_schema) \
+  Tensor name(const Tensor& self) {                                                                             \
+    ANATOMY_OP(op, "aten::" functional_schema, UnarySig);                                                       \
+    return op.call(self);                                                                                       \
+  }                                                                                                             \
+  Tensor name##_(const Tensor& self) {                                                                          \
+    ANATOMY_OP(op, "aten::" inplace_schema, UnarySig);                                                          \
+    return op.call(self);                                                                                       \
+  }                                                                                                             \
+  Tensor name##_out(const Tensor& out, const Tensor& self) {                                                    \
+    ANATOMY_OP(op, "aten::" out_schema, UnaryOutSig);                                                           \
+    return op.call(self, out);                                                                                  \
   }
-ANATOMY_FORALL_UNARY_SAME_DTYPE_OPS(ANATOMY_DEFINE_UNARY_FUNCTIONS)
-ANATOMY_FORALL_UNARY_FLOAT_OPS(ANATOMY_DEFINE_UNARY_FUNCTIONS)
-ANATOMY_DEFINE_UNARY_FUNCTIONS(logical_not)
-ANATOMY_DEFINE_UNARY_FUNCTIONS(bitwise_not)
+ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_DEFINE_UNARY_FUNCTIONS)
 #undef ANATOMY_DEFINE_UNARY_FUNCTIONS
 
 Tensor isnan(const Tensor& self) {
@@ -108,14 +108,13 @@ Tensor nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<doubl
 }
 
 // ---- methods ----
-#define ANATOMY_DEFINE_UNARY_METHODS(name)                                 \
-  Tensor Tensor::name() const { return anatomy::name(*this); }            \
-  const Tensor& Tensor::name##_() const {                                  \
-    anatomy::name##_(*this);                                               \
-    return *this;                                                          \
+#define ANATOMY_DEFINE_UNARY_METHODS(e, name, ...)             \
+  Tensor Tensor::name() const { return anatomy::name(*this); } \
+  const Tensor& Tensor::name##_() const {                      \
+    anatomy::name##_(*this);                                   \
+    return *this;                                              \
   }
-ANATOMY_FORALL_UNARY_SAME_DTYPE_OPS(ANATOMY_DEFINE_UNARY_METHODS)
-ANATOMY_FORALL_UNARY_FLOAT_OPS(ANATOMY_DEFINE_UNARY_METHODS)
+ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_DEFINE_UNARY_METHODS)
 #undef ANATOMY_DEFINE_UNARY_METHODS
 Tensor Tensor::gelu(std::string_view approximate) const { return anatomy::gelu(*this, approximate); }
 Tensor Tensor::softplus(const Scalar& beta, const Scalar& threshold) const {
@@ -127,8 +126,6 @@ Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posin
 Tensor Tensor::isnan() const { return anatomy::isnan(*this); }
 Tensor Tensor::isinf() const { return anatomy::isinf(*this); }
 Tensor Tensor::isfinite() const { return anatomy::isfinite(*this); }
-Tensor Tensor::logical_not() const { return anatomy::logical_not(*this); }
-Tensor Tensor::bitwise_not() const { return anatomy::bitwise_not(*this); }
 
 // ---- operators ----
 Tensor operator-(const Tensor& a) { return neg(a); }

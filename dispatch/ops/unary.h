@@ -11,13 +11,15 @@
 
 namespace anatomy {
 
-// The functions of core/op_lists.h.
-#define ANATOMY_DECLARE_UNARY_FUNCTIONS(name)                 \
-  Tensor name(const Tensor& self);                            \
-  Tensor name##_(const Tensor& self);                         \
+// The function rows of core/op_lists.h: neg, abs, sign, floor, ceil, round, trunc, relu, exp,
+// exp2, expm1, log, log1p, log2, sqrt, rsqrt, sin, cos, tan, sinh, cosh, tanh, sigmoid, silu,
+// erf, reciprocal; logical_not (a bool result from any dtype; logical_not_ writes 0 and 1 in the
+// tensor's own dtype); bitwise_not (integers and bool only: ~x, logical not for bool).
+#define ANATOMY_DECLARE_UNARY_FUNCTIONS(e, name, ...) \
+  Tensor name(const Tensor& self);                    \
+  Tensor name##_(const Tensor& self);                 \
   Tensor name##_out(const Tensor& out, const Tensor& self);
-ANATOMY_FORALL_UNARY_SAME_DTYPE_OPS(ANATOMY_DECLARE_UNARY_FUNCTIONS)
-ANATOMY_FORALL_UNARY_FLOAT_OPS(ANATOMY_DECLARE_UNARY_FUNCTIONS)
+ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_DECLARE_UNARY_FUNCTIONS)
 #undef ANATOMY_DECLARE_UNARY_FUNCTIONS
 
 // gelu: approximate is "none" (x * Phi(x), through erf) or "tanh".
@@ -39,12 +41,5 @@ Tensor nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<doubl
 Tensor isnan(const Tensor& self);
 Tensor isinf(const Tensor& self);
 Tensor isfinite(const Tensor& self);
-Tensor logical_not(const Tensor& self);
-Tensor logical_not_(const Tensor& self);
-Tensor logical_not_out(const Tensor& out, const Tensor& self);
-// Integers and bool only (~x; logical not for bool).
-Tensor bitwise_not(const Tensor& self);
-Tensor bitwise_not_(const Tensor& self);
-Tensor bitwise_not_out(const Tensor& out, const Tensor& self);
 
 }  // namespace anatomy

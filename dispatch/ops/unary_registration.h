@@ -1,5 +1,6 @@
 // Registers a backend's element-wise unary operators (functional, in-place, out=) from its one
-// loop function, so each backend writes the loop and nothing else.
+// loop function, so each backend writes the loop and nothing else: the function rows of
+// core/op_lists.h from the rows, the special rows' front doors by hand.
 #pragma once
 
 #include <optional>
@@ -83,43 +84,14 @@ struct UnaryParamKernels {
 
 namespace anatomy::dispatch {
 
-// _(enumerator, schema name): the operators with a functional, an in-place and an out= form and
-// no other argument.
-#define ANATOMY_FORALL_PLAIN_UNARY_OPS(_) \
-  _(Neg, neg)                             \
-  _(Abs, abs)                             \
-  _(Sign, sign)                           \
-  _(Floor, floor)                         \
-  _(Ceil, ceil)                           \
-  _(Round, round)                         \
-  _(Trunc, trunc)                         \
-  _(Relu, relu)                           \
-  _(Exp, exp)                             \
-  _(Exp2, exp2)                           \
-  _(Expm1, expm1)                         \
-  _(Log, log)                             \
-  _(Log1p, log1p)                         \
-  _(Log2, log2)                           \
-  _(Sqrt, sqrt)                           \
-  _(Rsqrt, rsqrt)                         \
-  _(Sin, sin)                             \
-  _(Cos, cos)                             \
-  _(Tan, tan)                             \
-  _(Tanh, tanh)                           \
-  _(Sigmoid, sigmoid)                     \
-  _(Silu, silu)                           \
-  _(Erf, erf)                             \
-  _(Reciprocal, reciprocal)               \
-  _(LogicalNot, logical_not)              \
-  _(BitwiseNot, bitwise_not)
-
 template <UnaryLoop Loop>
 void register_unary_kernels(Library& m) {
-#define ANATOMY_REGISTER_UNARY(e, n)                                                    \
-  m.impl(#n, named_kernel(&UnaryKernels<UnaryOp::e, Loop>::functional, #n));            \
-  m.impl(#n "_", named_kernel(&UnaryKernels<UnaryOp::e, Loop>::inplace, #n "_"));       \
-  m.impl(#n ".out", named_kernel(&UnaryKernels<UnaryOp::e, Loop>::out, #n ".out"));
-  ANATOMY_FORALL_PLAIN_UNARY_OPS(ANATOMY_REGISTER_UNARY)
+  // The function rows (core/op_lists.h): the three forms each.
+#define ANATOMY_REGISTER_UNARY(e, name, kind, fn, group, functional_schema, inplace_schema, out_schema) \
+  m.impl(functional_schema, named_kernel(&UnaryKernels<UnaryOp::e, Loop>::functional, #name));          \
+  m.impl(inplace_schema, named_kernel(&UnaryKernels<UnaryOp::e, Loop>::inplace, #name "_"));            \
+  m.impl(out_schema, named_kernel(&UnaryKernels<UnaryOp::e, Loop>::out, #name ".out"));
+  ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_REGISTER_UNARY)
 #undef ANATOMY_REGISTER_UNARY
   // The predicates have only a functional form (their result is bool, whatever the input).
   m.impl("isnan", named_kernel(&UnaryKernels<UnaryOp::Isnan, Loop>::functional, "isnan"));

@@ -1,15 +1,19 @@
-// Argument rules of the element-wise unary operators (PyTorch's), and their plans.
+// Argument rules of the element-wise unary operators (PyTorch's), generated from their rows'
+// kinds, and their plans.
 #include "anatomy/dispatch/ops/unary_rules.h"
 
+#include <limits>
+
+#include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops/plan_casts.h"
 
 namespace anatomy {
 
 const char* unary_op_name(UnaryOp op) {
   switch (op) {
-#define ANATOMY_UNARY_NAME(e, n, k) \
-  case UnaryOp::e:                  \
-    return n;
+#define ANATOMY_UNARY_NAME(e, name, ...) \
+  case UnaryOp::e:                       \
+    return #name;
     ANATOMY_FORALL_UNARY_OPS(ANATOMY_UNARY_NAME)
 #undef ANATOMY_UNARY_NAME
   }
@@ -18,13 +22,32 @@ const char* unary_op_name(UnaryOp op) {
 
 UnaryKind unary_op_kind(UnaryOp op) {
   switch (op) {
-#define ANATOMY_UNARY_KIND(e, n, k) \
-  case UnaryOp::e:                  \
-    return UnaryKind::k;
+#define ANATOMY_UNARY_KIND(e, name, kind, ...) \
+  case UnaryOp::e:                             \
+    return UnaryKind::kind;
     ANATOMY_FORALL_UNARY_OPS(ANATOMY_UNARY_KIND)
 #undef ANATOMY_UNARY_KIND
   }
   return UnaryKind::SameDtype;
+}
+
+UnaryScalars unary_scalars(UnaryOp op, DType dtype, const UnaryParams& p) {
+  UnaryScalars k;
+  if (op == UnaryOp::Softplus) {
+    k.a = p.beta;
+    k.b = p.threshold;
+  } else if (op == UnaryOp::NanToNum) {
+    visit_dtype(dtype, "nan_to_num", [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
+        using M = std::conditional_t<is_reduced_float_v<T>, float, T>;
+        auto exact = [](T v) { return static_cast<double>(static_cast<M>(v)); };
+        k.a = exact(static_cast<T>(p.nan.value_or(0.0)));
+        k.b = exact(p.posinf ? static_cast<T>(*p.posinf) : std::numeric_limits<T>::max());
+        k.c = exact(p.neginf ? static_cast<T>(*p.neginf) : std::numeric_limits<T>::lowest());
+      }
+    });
+  }
+  return k;
 }
 
 UnaryOp gelu_op(std::string_view approximate) {
@@ -35,34 +58,29 @@ UnaryOp gelu_op(std::string_view approximate) {
 
 namespace {
 
-// The dtypes an operator refuses, checked on the input before anything is allocated or written.
+// The dtypes an operator's kind refuses, checked on the input before anything is allocated or
+// written. bool has no arithmetic of its own here (PyTorch's kernels are not built for it
+// either).
 void check_input_dtype(UnaryOp op, DType t) {
   const char* name = unary_op_name(op);
-  switch (op) {
-    case UnaryOp::Neg:
-      ANATOMY_CHECK(t != DType::Bool, TypeError,
+  switch (unary_op_kind(op)) {
+    case UnaryKind::NoBool:
+      ANATOMY_CHECK(op != UnaryOp::Neg || t != DType::Bool, TypeError,
                     "neg: negation, the `-` operator, on a bool tensor is not supported; use logical_not or "
                     "bitwise_not instead");
-      break;
-    // bool has no arithmetic of its own here (PyTorch's kernels are not built for it either);
-    // sign keeps bool, as PyTorch's does.
-    case UnaryOp::Abs:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Trunc:
-    case UnaryOp::Relu:
       ANATOMY_CHECK(t != DType::Bool, TypeError, "{}: not supported for bool tensors", name);
       break;
-    case UnaryOp::BitwiseNot:
-      ANATOMY_CHECK(!is_floating(t), TypeError, "bitwise_not: only integer and bool tensors are supported, got {}",
+    case UnaryKind::Bitwise:
+      ANATOMY_CHECK(!is_floating(t), TypeError, "{}: only integer and bool tensors are supported, got {}", name,
                     anatomy::name(t));
       break;
-    default:
-      if (unary_op_kind(op) == UnaryKind::FloatOnly) {
-        ANATOMY_CHECK(is_floating(t), TypeError, "{}: only floating tensors are supported, got {}", name,
-                      anatomy::name(t));
-      }
+    case UnaryKind::FloatOnly:
+      ANATOMY_CHECK(is_floating(t), TypeError, "{}: only floating tensors are supported, got {}", name,
+                    anatomy::name(t));
+      break;
+    case UnaryKind::SameDtype:
+    case UnaryKind::Float:
+    case UnaryKind::Predicate:
       break;
   }
 }
@@ -74,24 +92,16 @@ IterationPlan plan_unary(UnaryOp op, const Tensor& out, const Tensor& self) {
   ANATOMY_CHECK(self.defined(), ValueError, "{}: the input is an undefined tensor", name);
   check_input_dtype(op, self.dtype());
   const UnaryKind kind = unary_op_kind(op);
-  if (!out.defined() && IterationPlan::is_flat_functional(self, nullptr) &&
-      (kind == UnaryKind::SameDtype || kind == UnaryKind::FloatOnly || (kind == UnaryKind::Float && is_floating(self.dtype())))) {
+  // Every kind but Predicate gives the input's dtype when the input is floating.
+  const bool keeps_dtype = kind != UnaryKind::Predicate && (kind != UnaryKind::Float || is_floating(self.dtype()));
+  if (!out.defined() && keeps_dtype && IterationPlan::is_flat_functional(self, nullptr)) {
     return IterationPlan::flat_functional(name, self, nullptr);
   }
   IterationPlan::Builder builder(name, operator_casts());
   builder.add_output(out).add_input(self);
-  switch (kind) {
-    case UnaryKind::Float:
-      builder.promote_integers_to_float();
-      break;
-    case UnaryKind::Predicate:
-      // Computed in the input's dtype (no cast), written as bool.
-      builder.output_dtype(DType::Bool);
-      break;
-    case UnaryKind::SameDtype:
-    case UnaryKind::FloatOnly:
-      break;
-  }
+  if (kind == UnaryKind::Float) builder.promote_integers_to_float();
+  // Predicates compute in the input's dtype (no cast) and write bool.
+  if (kind == UnaryKind::Predicate) builder.output_dtype(DType::Bool);
   return builder.build();
 }
 

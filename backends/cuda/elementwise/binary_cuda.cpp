@@ -50,13 +50,7 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
 
 void ternary_cuda(TernaryOp op, const IterationPlan& plan) {
   DeviceGuard guard(plan.output(0).device());
-  TernaryKernelOp code = TernaryKernelOp::Where;
-  switch (op) {
-    case TernaryOp::Where: code = TernaryKernelOp::Where; break;
-    case TernaryOp::Lerp: code = TernaryKernelOp::Lerp; break;
-    case TernaryOp::Clamp: code = TernaryKernelOp::Clamp; break;
-  }
-  launch_ternary(code, plan.common_dtype(), make_elementwise_args<3>(plan, ternary_op_name(op)), current_stream());
+  launch_ternary(op, plan.common_dtype(), make_elementwise_args<3>(plan, ternary_op_name(op)), current_stream());
   plan.finish();
 }
 

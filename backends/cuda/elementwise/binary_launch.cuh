@@ -6,7 +6,6 @@
 
 #include <type_traits>
 
-#include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/dispatch/ops/binary_functors.h"
@@ -16,7 +15,8 @@ namespace anatomy::cuda {
 template <BinaryGroup G>
 void launch_binary_group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& args, double alpha_float,
                          int64_t alpha_int, cudaStream_t stream) {
-  const bool launched = dtype_switch(dtype, [&](auto tag) {
+  // binary_cuda.cpp calls the row's group, and the plan refused the dtypes the row does not take.
+  launch_for_dtype(dtype, "launch_binary: the op, its group and the dtype do not go together", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = elementwise::opmath_t<T>;
     const M alpha = elementwise::is_floating_v<T> ? static_cast<M>(alpha_float) : static_cast<M>(alpha_int);
@@ -34,11 +34,6 @@ void launch_binary_group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& arg
     }
     return false;
   });
-  if (!launched) {
-    // binary_cuda.cpp calls the row's group, and the plan refused the dtypes the row does not take.
-    detail::throw_cuda_error(cudaErrorInvalidValue, "launch_binary: the op, its group and the dtype do not go together",
-                             __FILE__, __LINE__);
-  }
 }
 
 }  // namespace anatomy::cuda

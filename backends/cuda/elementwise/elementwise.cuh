@@ -17,6 +17,7 @@
 
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
+#include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 
 namespace anatomy::cuda {
@@ -205,6 +206,14 @@ void launch_elementwise(const ElementwiseArgs<NIn>& args, F f, cudaStream_t stre
         static_cast<char*>(args.output), in, args.layout, args.numel, f);
   }
   ANATOMY_CUDA_LAUNCH_CHECK();
+}
+
+// The launchers of the element-wise rows: f(TypeTag<T>) launches the row's kernel for the dtype's
+// type T and returns true, or returns false for a dtype the row does not take. The host's checks
+// refuse those before anything is launched, so reaching one is an internal error, named `what`.
+template <typename F>
+void launch_for_dtype(DType dtype, const char* what, F&& f) {
+  if (!dtype_switch(dtype, f)) detail::throw_cuda_error(cudaErrorInvalidValue, what, __FILE__, __LINE__);
 }
 
 }  // namespace anatomy::cuda

@@ -1,6 +1,6 @@
 // The scalar vocabulary of the CUDA kernels: the one every backend shares
 // (dispatch/ops/elementwise_scalar.h: the type arithmetic happens in, wrapping integers, NaN),
-// named in anatomy::cuda. The binary operators' rules are dispatch/ops/binary_functors.h.
+// named in anatomy::cuda. The element-wise operators' rules are dispatch/ops/*_functors.h.
 #pragma once
 
 #include "anatomy/dispatch/ops/elementwise_scalar.h"

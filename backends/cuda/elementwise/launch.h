@@ -10,6 +10,7 @@
 #include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
 #include "anatomy/core/dtype.h"
 #include "anatomy/dispatch/ops/binary_rows.h"
+#include "anatomy/dispatch/ops/unary_rows.h"
 
 // ---- binary ------------------------------------------------------------------------------------
 // Launchers of the element-wise binary and ternary kernels, one per family and .cu file, called
@@ -26,10 +27,10 @@ template <BinaryGroup G>
 void launch_binary_group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& args, double alpha_float,
                          int64_t alpha_int, cudaStream_t stream);
 
-// ternary.cu: where(condition, a, b) with the condition already cast to `dtype` by the plan;
-// lerp(a, end, weight) for floating dtypes; clamp(x, min, max) for numeric ones.
-enum class TernaryKernelOp : int8_t { Where, Lerp, Clamp };
-void launch_ternary(TernaryKernelOp op, DType dtype, const ElementwiseArgs<3>& args, cudaStream_t stream);
+// ternary.cu: the ternary rows (core/op_lists.h): where(condition, a, b) with the condition
+// already cast to `dtype` by the plan; lerp(a, end, weight) for floating dtypes; clamp(x, min,
+// max) for numeric ones.
+void launch_ternary(TernaryOp op, DType dtype, const ElementwiseArgs<3>& args, cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 
@@ -39,32 +40,12 @@ void launch_ternary(TernaryKernelOp op, DType dtype, const ElementwiseArgs<3>& a
 
 namespace anatomy::cuda {
 
-// The non-tensor arguments of the few ops that take any, as doubles exact in the op's dtype:
-// nan_to_num's replacements (a = nan, b = posinf, c = neginf, already rounded to the tensor's
-// dtype on the host), softplus's beta (a) and threshold (b).
-struct UnaryConstants {
-  double a = 0, b = 0, c = 0;
-};
-
-// unary_basic.cu: the ops that keep the dtype, for every dtype the host lets through (the
-// rounding ops and nan_to_num are identities on integers).
-enum class BasicUnaryOp : int8_t { Neg, Abs, Sign, Floor, Ceil, Round, Trunc, Relu, NanToNum, BitwiseNot };
-void launch_unary_basic(BasicUnaryOp op, DType dtype, const ElementwiseArgs<1>& args, const UnaryConstants& k,
+// The rows of one group of dispatch/ops/unary_rows.h, with the row's functor (unary_launch.cuh),
+// for the dtypes its kind takes; unary_<group>.cu instantiates it for its group. `k` holds the
+// op's non-tensor arguments (softplus's, nan_to_num's), zero for the others.
+template <UnaryGroup G>
+void launch_unary_group(UnaryOp op, DType dtype, const ElementwiseArgs<1>& args, const UnaryScalars& k,
                         cudaStream_t stream);
-
-// unary_basic.cu: a bool output from an input of any dtype.
-enum class PredicateOp : int8_t { Isnan, Isinf, Isfinite, LogicalNot };
-void launch_predicate(PredicateOp op, DType dtype, const ElementwiseArgs<1>& args, cudaStream_t stream);
-
-// unary_float.cu: exponentials, logarithms, roots and the reciprocal, floating dtypes only (the
-// plan promotes integers).
-enum class FloatUnaryOp : int8_t { Exp, Exp2, Expm1, Log, Log1p, Log2, Sqrt, Rsqrt, Reciprocal };
-void launch_unary_float(FloatUnaryOp op, DType dtype, const ElementwiseArgs<1>& args, cudaStream_t stream);
-
-// unary_activation.cu: trigonometric and activation functions, floating dtypes only.
-enum class ActivationOp : int8_t { Sin, Cos, Tan, Tanh, Erf, Sigmoid, Silu, Gelu, GeluTanh, Softplus };
-void launch_activation(ActivationOp op, DType dtype, const ElementwiseArgs<1>& args, const UnaryConstants& k,
-                       cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 
