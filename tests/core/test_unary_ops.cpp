@@ -63,11 +63,18 @@ TEST_CASE("unary: in-place forms keep the dtype, or refuse") {
   EXPECT_ERROR_UNCHANGED(f, ValueError, gelu_(f, "erf"), "gelu", "erf");
   Tensor ints = tensor({1, 2});
   EXPECT_ERROR_UNCHANGED(ints, TypeError, softplus(ints), "softplus", "int64");
-  // logical_not_ writes 0 and 1 in the tensor's own dtype.
+  EXPECT_ERROR_UNCHANGED(i, TypeError, i.sinh_(), "sinh", "int64");
+  EXPECT_ERROR_UNCHANGED(f, TypeError, f.bitwise_not_(), "bitwise_not", "fp32");
+  // logical_not_ writes 0 and 1 in the tensor's own dtype; the method is the function.
   Tensor g = tensor({0.0, 2.5});
   logical_not_(g);
   CHECK(g.dtype() == DType::Float32);
   CHECK(values(g) == D{1, 0});
+  CHECK(&g.logical_not_() == &g);
+  CHECK(values(g) == D{0, 1});
+  Tensor bits = tensor({0, 5});
+  bits.bitwise_not_();
+  CHECK(values(bits) == D{-1, -6});
   const uint32_t v = f.version();
   f.abs_();
   CHECK(f.version() > v);
