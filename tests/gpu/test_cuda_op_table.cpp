@@ -80,6 +80,7 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
                                   "maximum",       "atan2",        "eq",        "logical_xor",  "bitwise_left_shift",
                                   "where",         "lerp_tensor",  "clamp",     "clamp_tensor", "neg",
                                   "round",         "exp",          "log1p",     "tan",          "gelu_tanh",
+                                  "sinh",          "cosh",
                                   "softplus",      "nan_to_num",   "isnan",     "logical_not",  "bitwise_not",
                                   "_to_copy_int8", "_to_copy_bf16", "sum",        "sum_dtype", "mean",
                                   "prod",          "amax",          "max",          "argmin",    "var",
