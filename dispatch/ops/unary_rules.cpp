@@ -9,27 +9,24 @@
 
 namespace anatomy {
 
-const char* unary_op_name(UnaryOp op) {
-  switch (op) {
-#define ANATOMY_UNARY_NAME(e, name, ...) \
-  case UnaryOp::e:                       \
-    return #name;
+namespace {
+
+// The name and kind columns, indexed by the enum (declared in row order).
+constexpr const char* kNames[] = {
+#define ANATOMY_UNARY_NAME(e, name, ...) #name,
     ANATOMY_FORALL_UNARY_OPS(ANATOMY_UNARY_NAME)
 #undef ANATOMY_UNARY_NAME
-  }
-  return "?";
-}
-
-UnaryKind unary_op_kind(UnaryOp op) {
-  switch (op) {
-#define ANATOMY_UNARY_KIND(e, name, kind, ...) \
-  case UnaryOp::e:                             \
-    return UnaryKind::kind;
+};
+constexpr UnaryKind kKinds[] = {
+#define ANATOMY_UNARY_KIND(e, name, kind, ...) UnaryKind::kind,
     ANATOMY_FORALL_UNARY_OPS(ANATOMY_UNARY_KIND)
 #undef ANATOMY_UNARY_KIND
-  }
-  return UnaryKind::SameDtype;
-}
+};
+
+}  // namespace
+
+const char* unary_op_name(UnaryOp op) { return kNames[static_cast<size_t>(op)]; }
+UnaryKind unary_op_kind(UnaryOp op) { return kKinds[static_cast<size_t>(op)]; }
 
 UnaryScalars unary_scalars(UnaryOp op, DType dtype, const UnaryParams& p) {
   UnaryScalars k;
