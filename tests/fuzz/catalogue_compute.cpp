@@ -116,7 +116,7 @@ std::vector<OpDef> compute_ops() {
          args.emplace_back(g.chance(0.4) ? std::optional<int64_t>() : std::optional<int64_t>(g.count()));
          args.emplace_back(g.maybe_dtype());
        }},
-      // ---- reductions (an empty dims list reduces every dim) ----
+      // ---- reductions (an empty dims list reduces no dim) ----
       {"sum", "Tlbu", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).sum(a.l(1), a.b(2), a.u(3))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
          reduce_args(g, s, args);
