@@ -29,7 +29,8 @@ class OptionalIntArrayRef {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-  constexpr OptionalIntArrayRef(std::optional<IntArrayRef> list) : list_(list.value_or(IntArrayRef())), has_list_(list.has_value()) {}
+  constexpr OptionalIntArrayRef(std::optional<IntArrayRef> list)
+      : list_(list.value_or(IntArrayRef())), has_list_(list.has_value()) {}
 
   constexpr bool has_value() const { return has_list_; }
   constexpr explicit operator bool() const { return has_list_; }

@@ -423,8 +423,8 @@ ANATOMY_REGISTER_OPS(reduction) {
       n.error_inputs = [p] {
         return std::vector<ErrorInput>{bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0},
                                            typeid(ValueError), {"norm", p > 0 ? "inf norm" : "-inf norm", "[0, 3]"}),
-                                       bad_every_dim("empty tensor", random_tensor({0}, DType::Float32), typeid(ValueError),
-                                                     {"norm", "empty extent", "dim=None"})};
+                                       bad_every_dim("empty tensor", random_tensor({0}, DType::Float32),
+                                                     typeid(ValueError), {"norm", "empty extent", "dim=None"})};
       };
     } else {
       n.error_inputs = nullptr;

@@ -14,14 +14,17 @@
 namespace anatomy {
 
 Tensor sum(const Tensor& self, std::optional<DType> dtype = std::nullopt);
-Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+           std::optional<DType> dtype = std::nullopt);
 Tensor sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
                std::optional<DType> dtype = std::nullopt);
 // Floating (or `dtype`) only: the mean of integers raises TypeError, as in PyTorch.
 Tensor mean(const Tensor& self, std::optional<DType> dtype = std::nullopt);
-Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+            std::optional<DType> dtype = std::nullopt);
 Tensor prod(const Tensor& self, std::optional<DType> dtype = std::nullopt);
-Tensor prod(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+Tensor prod(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+            std::optional<DType> dtype = std::nullopt);
 
 // The largest (smallest) element; NaN wins. Over an empty tensor: ValueError.
 Tensor max(const Tensor& self);

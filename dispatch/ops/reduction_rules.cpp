@@ -69,8 +69,8 @@ int64_t first_empty_reduced_dim(const Tensor& self, const ReductionPlan& plan) {
 
 }  // namespace
 
-Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims, bool keepdim,
-                            std::optional<DType> dtype, bool all_dims, bool with_indices) {
+Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims,
+                            bool keepdim, std::optional<DType> dtype, bool all_dims, bool with_indices) {
   ANATOMY_CHECK(self.defined(), ValueError, "{}: the input is an undefined tensor", op);
   ReductionPlan plan(op, self, dims, keepdim, /*ordered=*/is_arg(kind) || with_indices);
   if (is_extreme(kind) && self.numel() == 0) {

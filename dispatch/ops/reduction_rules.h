@@ -30,8 +30,9 @@ struct Reduction {
 // `dims` std::nullopt means every dim, an empty list none. `all_dims`: the operator was called
 // without dims (max(), argmax() with dim=None), which over an empty input raises ValueError
 // rather than IndexError.
-Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims, bool keepdim,
-                            std::optional<DType> dtype = std::nullopt, bool all_dims = false, bool with_indices = false);
+Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims,
+                            bool keepdim, std::optional<DType> dtype = std::nullopt, bool all_dims = false,
+                            bool with_indices = false);
 
 // A dim argument as a message shows it: "None" or "[0, 2]".
 std::string dims_text(OptionalIntArrayRef dims);
