@@ -11,12 +11,12 @@ namespace anatomy::autograd {
 namespace {
 
 using DTypeSig = Tensor(const Tensor&, std::optional<DType>);
-using DimDTypeSig = Tensor(const Tensor&, IntArrayRef, bool, std::optional<DType>);
-using DimSig = Tensor(const Tensor&, IntArrayRef, bool);
+using DimDTypeSig = Tensor(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>);
+using DimSig = Tensor(const Tensor&, OptionalIntArrayRef, bool);
 using SelfSig = Tensor(const Tensor&);
 using ExtremeDimSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
-using VarSig = Tensor(const Tensor&, IntArrayRef, double, bool);
-using NormSig = Tensor(const Tensor&, const Scalar&, IntArrayRef, bool);
+using VarSig = Tensor(const Tensor&, OptionalIntArrayRef, double, bool);
+using NormSig = Tensor(const Tensor&, const Scalar&, OptionalIntArrayRef, bool);
 
 Tensor to_input_dtype(const BackwardContext& ctx, const Tensor& g) {
   return g.dtype() == ctx.input_dtype(0) ? g : g.to(ctx.input_dtype(0));
@@ -24,7 +24,7 @@ Tensor to_input_dtype(const BackwardContext& ctx, const Tensor& g) {
 
 // A reduced tensor (gradient or result) brought back to the input's rank, not expanded:
 // broadcasting does the rest.
-Tensor keep_dims(const Tensor& t, IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
+Tensor keep_dims(const Tensor& t, IntArrayRef sizes, OptionalIntArrayRef dims, bool keepdim) {
   Tensor out = t;
   if (!keepdim) {
     for (int64_t d : reduced_dims(dims, static_cast<int64_t>(sizes.size()))) out = out.unsqueeze(d);
@@ -32,7 +32,7 @@ Tensor keep_dims(const Tensor& t, IntArrayRef sizes, IntArrayRef dims, bool keep
   return out;
 }
 
-int64_t reduced_count(IntArrayRef sizes, IntArrayRef dims) {
+int64_t reduced_count(IntArrayRef sizes, OptionalIntArrayRef dims) {
   int64_t n = 1;
   for (int64_t d : reduced_dims(dims, static_cast<int64_t>(sizes.size()))) n *= sizes[d];
   return n;
@@ -49,19 +49,16 @@ int64_t reduced_count(IntArrayRef sizes, IntArrayRef dims) {
 // zsum (the sum of the slice's zero elements, always 0) multiplies the cases whose value is
 // zero only because a zero element is left in: it keeps their derivative with respect to that
 // zero exact, so double backward is right at zeros too.
-Tensor prod_grad(const Tensor& grad, const Tensor& x, IntArrayRef dims, bool keepdim, bool all) {
+Tensor prod_grad(const Tensor& grad, const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
   const Tensor zero = x == 0;
   const Tensor x1 = where(zero, Scalar(1), x);
-  auto reduce_prod = [&](const Tensor& t) { return all ? t.prod() : t.prod(dims, true); };
-  auto reduce_sum = [&](const Tensor& t) { return all ? t.sum() : t.sum(dims, true); };
-  const Tensor p1 = reduce_prod(x1);
-  const Tensor zero_count = reduce_sum(zero);
-  const Tensor zsum = reduce_sum(where(zero, x, Scalar(0)));
+  const Tensor p1 = x1.prod(dims, true);
+  const Tensor zero_count = zero.sum(dims, true);
+  const Tensor zsum = where(zero, x, Scalar(0)).sum(dims, true);
   const Tensor others = p1 / x1;
   const Tensor nonzero_grad = where(zero_count == 0, others, where(zero_count == 1, zsum * others, Scalar(0)));
   const Tensor zero_grad = where(zero_count == 1, p1, where(zero_count == 2, (zsum - x) * p1, Scalar(0)));
-  const Tensor g = all ? grad : keep_dims(grad, x.sizes(), dims, keepdim);
-  return g * where(zero, zero_grad, nonzero_grad);
+  return keep_dims(grad, x.sizes(), dims, keepdim) * where(zero, zero_grad, nonzero_grad);
 }
 
 variable_list sum_backward(BackwardContext& ctx, const variable_list& g) {
@@ -71,19 +68,19 @@ variable_list sum_backward(BackwardContext& ctx, const variable_list& g) {
 }
 variable_list sum_dim_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const OptionalIntArrayRef dims = dims_arg(ctx, 1);
   ctx.set(out, 0, to_input_dtype(ctx, unreduce(g[0], ctx.input_sizes(0), dims, ctx.arg<bool>(2))));
   return out;
 }
 variable_list mean_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const double n = static_cast<double>(std::max<int64_t>(reduced_count(ctx.input_sizes(0), {}), 1));
+  const double n = static_cast<double>(std::max<int64_t>(reduced_count(ctx.input_sizes(0), std::nullopt), 1));
   ctx.set(out, 0, to_input_dtype(ctx, (g[0] / n).expand(ctx.input_sizes(0))));
   return out;
 }
 variable_list mean_dim_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const OptionalIntArrayRef dims = dims_arg(ctx, 1);
   const double n = static_cast<double>(std::max<int64_t>(reduced_count(ctx.input_sizes(0), dims), 1));
   ctx.set(out, 0, to_input_dtype(ctx, unreduce(g[0] / n, ctx.input_sizes(0), dims, ctx.arg<bool>(2))));
   return out;
@@ -91,20 +88,21 @@ variable_list mean_dim_backward(BackwardContext& ctx, const variable_list& g) {
 
 variable_list prod_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  ctx.set(out, 0, to_input_dtype(ctx, prod_grad(g[0], ctx.input(0), {}, false, true)));
+  ctx.set(out, 0, to_input_dtype(ctx, prod_grad(g[0], ctx.input(0), std::nullopt, false)));
   return out;
 }
 variable_list prod_dim_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
-  ctx.set(out, 0, to_input_dtype(ctx, prod_grad(g[0], ctx.input(0), dims, ctx.arg<bool>(2), dims.empty())));
+  const OptionalIntArrayRef dims = dims_arg(ctx, 1);
+  ctx.set(out, 0, to_input_dtype(ctx, prod_grad(g[0], ctx.input(0), dims, ctx.arg<bool>(2))));
   return out;
 }
 
 // ---- amax, amin, max, min ----
 // The gradient is split evenly among the elements equal to the result (PyTorch's
 // scale_grad_by_count and evenly_distribute_backward).
-Tensor split_among_ties(const Tensor& grad, const Tensor& x, const Tensor& result, IntArrayRef dims, bool keepdim) {
+Tensor split_among_ties(const Tensor& grad, const Tensor& x, const Tensor& result, OptionalIntArrayRef dims,
+                        bool keepdim) {
   const Tensor r = keep_dims(result, x.sizes(), dims, keepdim);
   const Tensor mask = logical_or(x == r, logical_and(x.isnan(), r.isnan()));
   const Tensor count = mask.sum(dims, true);
@@ -112,13 +110,13 @@ Tensor split_among_ties(const Tensor& grad, const Tensor& x, const Tensor& resul
 }
 variable_list amax_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const OptionalIntArrayRef dims = dims_arg(ctx, 1);
   ctx.set(out, 0, split_among_ties(g[0], ctx.input(0), ctx.output(0), dims, ctx.arg<bool>(2)));
   return out;
 }
 variable_list extreme_all_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  ctx.set(out, 0, split_among_ties(g[0], ctx.input(0), ctx.output(0), {}, false));
+  ctx.set(out, 0, split_among_ties(g[0], ctx.input(0), ctx.output(0), std::nullopt, false));
   return out;
 }
 // max.dim / min.dim: the values' gradient goes to the element the index names.
@@ -143,21 +141,21 @@ variable_list extreme_dim_backward(BackwardContext& ctx, const variable_list& g)
 }
 
 // ---- var, std ----
-Tensor var_grad(const Tensor& grad, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+Tensor var_grad(const Tensor& grad, const Tensor& x, OptionalIntArrayRef dims, double correction, bool keepdim) {
   const double n = static_cast<double>(reduced_count(x.sizes(), dims));
   const Tensor g = keep_dims(grad, x.sizes(), dims, keepdim);
   return g * (x - x.mean(dims, true)) * (2.0 / (n - correction));
 }
 variable_list var_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const OptionalIntArrayRef dims = dims_arg(ctx, 1);
   ctx.set(out, 0, var_grad(g[0], ctx.input(0), dims, ctx.arg<double>(2), ctx.arg<bool>(3)));
   return out;
 }
 // std = sqrt(var): the var gradient of grad / (2 std), zero where std is zero.
 variable_list std_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const OptionalIntArrayRef dims = dims_arg(ctx, 1);
   const Tensor result = ctx.output(0);
   // The denominator is made safe before dividing, so that double backward sees no 0 * inf.
   const Tensor zero = result == 0;
@@ -172,7 +170,7 @@ variable_list norm_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const Tensor x = ctx.input(0);
   const double p = ctx.arg<Scalar>(1).to_double();
-  const auto& dims = ctx.arg<std::vector<int64_t>>(2);
+  const OptionalIntArrayRef dims = dims_arg(ctx, 2);
   const bool keepdim = ctx.arg<bool>(3);
   const Tensor grad = keep_dims(g[0], x.sizes(), dims, keepdim);
   const Tensor norm = keep_dims(ctx.output(0), x.sizes(), dims, keepdim);
@@ -199,7 +197,7 @@ variable_list norm_backward(BackwardContext& ctx, const variable_list& g) {
 variable_list logsumexp_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const Tensor x = ctx.input(0);
-  const auto& dims = ctx.arg<std::vector<int64_t>>(1);
+  const OptionalIntArrayRef dims = dims_arg(ctx, 1);
   const bool keepdim = ctx.arg<bool>(2);
   const Tensor result = keep_dims(ctx.output(0), x.sizes(), dims, keepdim);
   ctx.set(out, 0, to_input_dtype(ctx, keep_dims(g[0], x.sizes(), dims, keepdim) * (x - result).exp()));

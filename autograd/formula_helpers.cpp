@@ -15,8 +15,7 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   for (int64_t d = 0; d < grad.dim(); ++d) {
     if (d < lead || (sizes[d - lead] == 1 && grad.sizes()[d] != 1)) dims.push_back(d);
   }
-  Tensor out = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
-  return out.reshape(sizes);
+  return grad.sum(dims, /*keepdim=*/true).reshape(sizes);
 }
 
 Tensor grad_for_input(const BackwardContext& ctx, int arg, const Tensor& grad, int k) {
@@ -24,23 +23,30 @@ Tensor grad_for_input(const BackwardContext& ctx, int arg, const Tensor& grad, i
   return g.dtype() == ctx.input_dtype(arg, k) ? g : g.to(ctx.input_dtype(arg, k));
 }
 
-std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim) {
+std::vector<int64_t> reduced_dims(OptionalIntArrayRef dims, int64_t ndim) {
   std::vector<int64_t> out;
   if (ndim == 0) {  // dim 0 or -1 of a 0-dim tensor names the tensor itself: nothing to reduce
-    for (int64_t d : dims) wrap_dim(d, ndim, "backward");
+    if (dims) {
+      for (int64_t d : *dims) wrap_dim(d, ndim, "backward");
+    }
     return out;
   }
-  if (dims.empty()) {
+  if (!dims) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
     return out;
   }
-  for (int64_t d : dims) out.push_back(wrap_dim(d, ndim, "backward"));
+  for (int64_t d : *dims) out.push_back(wrap_dim(d, ndim, "backward"));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
-Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
+OptionalIntArrayRef dims_arg(const BackwardContext& ctx, int i) {
+  if (ctx.is_none(i)) return std::nullopt;
+  return ctx.arg<std::vector<int64_t>>(i);
+}
+
+Tensor unreduce(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dims, bool keepdim) {
   Tensor g = grad;
   if (!keepdim && static_cast<int64_t>(sizes.size()) > 0) {
     for (int64_t d : reduced_dims(dims, static_cast<int64_t>(sizes.size()))) g = g.unsqueeze(d);

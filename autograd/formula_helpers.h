@@ -14,9 +14,9 @@ namespace anatomy::autograd {
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
 // sum_to the input's sizes, then cast to the input's dtype (mixed-dtype inputs).
 Tensor grad_for_input(const BackwardContext& ctx, int arg, const Tensor& grad, int k = 0);
-// A reduction's gradient over `dims` (empty: all) of an input of `sizes`, brought back to the
-// input's rank (keepdim=false dropped them) and expanded to its shape.
-Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim);
+// A reduction's gradient over `dims` (std::nullopt: all) of an input of `sizes`, brought back to
+// the input's rank (keepdim=false dropped them) and expanded to its shape.
+Tensor unreduce(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dims, bool keepdim);
 // The sizes, strides and storage offset of a tensor, kept without its data.
 struct Geometry {
   DimVector sizes;
@@ -32,7 +32,10 @@ Tensor as_strided_grad(const Tensor& grad, const Geometry& in, const Geometry& o
 // The gradient of gelu(x, approximate="tanh") given the output's gradient `grad` (PyTorch's
 // GeluBackward with "tanh"): gelu's and _addmm_activation's formulas share it.
 Tensor gelu_tanh_grad(const Tensor& grad, const Tensor& x);
-// The wrapped, sorted, unique dims of a reduction over `dims` (empty: every dim).
-std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim);
+// The wrapped, sorted, unique dims of a reduction over `dims` (std::nullopt: every dim; an
+// empty list: none).
+std::vector<int64_t> reduced_dims(OptionalIntArrayRef dims, int64_t ndim);
+// A reduction's saved `int[]?` dim argument `i`.
+OptionalIntArrayRef dims_arg(const BackwardContext& ctx, int i);
 
 }  // namespace anatomy::autograd

@@ -70,7 +70,7 @@ using Gelu = Tensor(const Tensor&, std::string_view, const Tensor&);
 using Softplus = Tensor(const Tensor&, const Scalar&, const Scalar&, const Tensor&);
 using NanToNum =
     Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&);
-using SumDims = Tensor(const Tensor&, IntArrayRef, bool, std::optional<DType>, const Tensor&);
+using SumDims = Tensor(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&);
 
 }  // namespace
 

@@ -3,19 +3,21 @@
 
 #include <algorithm>
 
-
 namespace anatomy {
 
-ReductionPlan::ReductionPlan(const char* op, const Tensor& self, IntArrayRef dims, bool keepdim, bool ordered)
+ReductionPlan::ReductionPlan(const char* op, const Tensor& self, OptionalIntArrayRef dims, bool keepdim, bool ordered)
     : op_(op) {
   const int64_t ndim = self.dim();
   ANATOMY_CHECK(ndim <= 64, ValueError, "{}: at most 64 dims, got {}", op, ndim);
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, ndim, op);
-    ANATOMY_CHECK(!((mask_ >> w) & 1), ValueError, "{}: dim {} appears multiple times in the list of dims", op, w);
-    mask_ |= uint64_t{1} << w;
+  if (!dims) {
+    mask_ = ndim == 64 ? ~uint64_t{0} : (uint64_t{1} << ndim) - 1;
+  } else {
+    for (int64_t d : *dims) {
+      const int64_t w = wrap_dim(d, ndim, op);
+      ANATOMY_CHECK(!((mask_ >> w) & 1), ValueError, "{}: dim {} appears multiple times in the list of dims", op, w);
+      mask_ |= uint64_t{1} << w;
+    }
   }
-  if (dims.empty()) mask_ = ndim == 64 ? ~uint64_t{0} : (uint64_t{1} << ndim) - 1;
   if (ndim == 0) return;  // one element, reduced or not: P = N = M = 1
   const IntArrayRef sizes = self.sizes();
 

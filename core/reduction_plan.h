@@ -4,8 +4,9 @@
 //
 // Note [Reduction plan]
 // Given the input and the dims to reduce, the plan
-//   1. wraps the dims (IndexError when out of range, ValueError when repeated; an empty list
-//      reduces every dim) and computes the result shape, with or without keepdim;
+//   1. wraps the dims (IndexError when out of range, ValueError when repeated; std::nullopt
+//      reduces every dim, an empty list none, which leaves N = 1) and computes the result
+//      shape, with or without keepdim;
 //   2. presents the input as a dense [P, N, M] array: P and M are the kept elements before and
 //      after the N reduced ones. When the input is dense and, in memory order, its reduced dims
 //      form one block (the common cases: reducing the innermost or the outermost dims of a
@@ -27,7 +28,7 @@ class ReductionPlan {
  public:
   // `ordered`: the N index must count the reduced dims in their logical (row-major) order, as
   // argmax's flattened index does; a layout that does not keep that order is copied.
-  ReductionPlan(const char* op, const Tensor& self, IntArrayRef dims, bool keepdim, bool ordered = false);
+  ReductionPlan(const char* op, const Tensor& self, OptionalIntArrayRef dims, bool keepdim, bool ordered = false);
 
   const char* op() const { return op_; }
   int64_t outer() const { return p_; }    // P

@@ -16,6 +16,7 @@
 
 #include "anatomy/core/error.h"
 #include "anatomy/core/op_lists.h"
+#include "anatomy/core/optional_array_ref.h"
 #include "anatomy/core/scalar.h"
 #include "anatomy/core/tensor_impl.h"
 #include "anatomy/core/tensor_options.h"
@@ -206,30 +207,30 @@ class Tensor {
   Tensor where(const Tensor& condition, const Tensor& other) const;
   Tensor where(const Tensor& condition, const Scalar& other) const;
 
-  // ---- reductions (dispatch/ops/reduce.h; an empty dim list reduces every dim) ----
+  // ---- reductions (dispatch/ops/reduce.h; dim std::nullopt reduces every dim, an empty list none) ----
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
-  Tensor sum(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor sum(OptionalIntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
   Tensor mean(std::optional<DType> dtype = std::nullopt) const;
-  Tensor mean(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean(OptionalIntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
   Tensor prod(std::optional<DType> dtype = std::nullopt) const;
-  Tensor prod(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor prod(OptionalIntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
   Tensor max() const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
-  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
-  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor amax(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false) const;
+  Tensor amin(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor var(IntArrayRef dim = {}, double correction = 1, bool keepdim = false) const;
-  Tensor std(IntArrayRef dim = {}, double correction = 1, bool keepdim = false) const;
-  Tensor norm(const Scalar& p = 2, IntArrayRef dim = {}, bool keepdim = false) const;
-  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor var(OptionalIntArrayRef dim = std::nullopt, double correction = 1, bool keepdim = false) const;
+  Tensor std(OptionalIntArrayRef dim = std::nullopt, double correction = 1, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false) const;
+  Tensor logsumexp(OptionalIntArrayRef dim, bool keepdim = false) const;
   Tensor any() const;
-  Tensor any(IntArrayRef dim, bool keepdim = false) const;
+  Tensor any(OptionalIntArrayRef dim, bool keepdim = false) const;
   Tensor all() const;
-  Tensor all(IntArrayRef dim, bool keepdim = false) const;
-  Tensor count_nonzero(IntArrayRef dim = {}) const;
+  Tensor all(OptionalIntArrayRef dim, bool keepdim = false) const;
+  Tensor count_nonzero(OptionalIntArrayRef dim = std::nullopt) const;
 
   // ---- nn (dispatch/ops/nn.h) ----
   Tensor softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;

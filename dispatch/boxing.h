@@ -49,6 +49,25 @@ struct arg_traits<IntArrayRef> {
   static Holder unbox(IValue& v) { return std::move(v.get<std::vector<int64_t>>()); }
 };
 
+// `int[]?` (the reductions' dim): None, or an owning list that the call sees as a span.
+template <>
+struct arg_traits<OptionalIntArrayRef> {
+  static constexpr ArgType type = ArgType::OptionalIntList;
+  struct Holder {
+    std::optional<std::vector<int64_t>> list;
+    operator OptionalIntArrayRef() const {
+      return list ? OptionalIntArrayRef(*list) : OptionalIntArrayRef(std::nullopt);
+    }
+  };
+  static IValue box(OptionalIntArrayRef v) {
+    return v ? IValue(std::vector<int64_t>(v->begin(), v->end())) : IValue();
+  }
+  static Holder unbox(IValue& v) {
+    if (v.is_none()) return {};
+    return {std::move(v.get<std::vector<int64_t>>())};
+  }
+};
+
 template <>
 struct arg_traits<TensorList> {
   static constexpr ArgType type = ArgType::TensorList;

@@ -25,15 +25,36 @@ SampleInput sample(std::string label, Tensor t, std::vector<int64_t> dims, bool 
   s.keepdim = keepdim;
   return s;
 }
+// A sample with dim=None: every dim.
+SampleInput sample_every_dim(std::string label, Tensor t, bool keepdim = false) {
+  SampleInput s = sample(std::move(label), std::move(t), {}, keepdim);
+  s.every_dim = true;
+  return s;
+}
+// max, min, argmax and argmin samples: an empty list stands for the whole tensor.
+OptionalIntArrayRef one_dim_or_every_dim(const SampleInput& s) {
+  return s.dims.empty() ? OptionalIntArrayRef(std::nullopt) : OptionalIntArrayRef(s.dims);
+}
+// The sample's dim argument: std::nullopt, or its list (an empty one reduces no dim).
+OptionalIntArrayRef dim_arg(const SampleInput& s) {
+  return s.every_dim ? OptionalIntArrayRef(std::nullopt) : OptionalIntArrayRef(s.dims);
+}
 
 // Reductions over dim lists: every layout the plan distinguishes (inner, outer and middle dims,
-// transposed, sliced, expanded), keepdim, all dims, 0-dim, zero-size and a large input that
-// takes the parallel, chunked path. `empty_reduction`: also reduce over a zero-size dim.
+// transposed, sliced, expanded), keepdim, every dim (dim=None), no dim (an empty list), 0-dim,
+// zero-size and a large input that takes the parallel, chunked path. `empty_reduction`: also
+// reduce over a zero-size dim.
 std::vector<SampleInput> reduction_samples(DType t, const Domain& d, bool empty_reduction = true) {
   std::vector<SampleInput> out;
   out.push_back(sample("inner dim", random_tensor({5, 7}, t, d), {1}));
   out.push_back(sample("outer dim", random_tensor({5, 7}, t, d), {0}));
-  out.push_back(sample("all dims", random_tensor({5, 7}, t, d), {}));
+  out.push_back(sample_every_dim("all dims", random_tensor({5, 7}, t, d)));
+  out.push_back(sample_every_dim("all dims keepdim", random_tensor({5, 7}, t, d), true));
+  out.push_back(sample("no dims", random_tensor({5, 7}, t, d), {}));
+  out.push_back(sample("no dims keepdim", random_tensor({5, 7}, t, d), {}, true));
+  out.push_back(sample("no dims transposed", random_tensor({7, 5}, t, d).t(), {}));
+  out.push_back(sample("no dims 0-dim", random_tensor({}, t, d), {}));
+  out.push_back(sample("no dims zero-size", random_tensor({0, 3}, t, d), {}));
   out.push_back(sample("both dims keepdim", random_tensor({5, 7}, t, d), {0, 1}, true));
   out.push_back(sample("middle dim", random_tensor({3, 4, 5}, t, d), {1}));
   out.push_back(sample("outer and inner dims", random_tensor({3, 4, 5}, t, d), {0, -1}, true));
@@ -42,18 +63,19 @@ std::vector<SampleInput> reduction_samples(DType t, const Domain& d, bool empty_
   out.push_back(sample("permuted 3-d", random_tensor({4, 3, 5}, t, d).permute({2, 0, 1}), {0, 2}));
   out.push_back(sample("offset", random_tensor({6, 9}, t, d).slice(0, 1).slice(1, 2), {1}));
   out.push_back(sample("expanded", random_tensor({1, 7}, t, d).expand({5, 7}), {0}));
-  out.push_back(sample("0-dim", random_tensor({}, t, d), {}));
+  out.push_back(sample_every_dim("0-dim", random_tensor({}, t, d)));
   out.push_back(sample("0-dim dim 0", random_tensor({}, t, d), {0}, true));
   out.push_back(sample("zero-size kept", random_tensor({0, 3}, t, d), {1}));
   if (empty_reduction) out.push_back(sample("zero-size reduced", random_tensor({0, 3}, t, d), {0}));
   out.push_back(sample("large inner", random_tensor({300, 700}, t, d), {1}));
   out.push_back(sample("large outer", random_tensor({300, 700}, t, d), {0}));
-  out.push_back(sample("large all", random_tensor({300, 700}, t, d), {}));
+  out.push_back(sample_every_dim("large all", random_tensor({300, 700}, t, d)));
+  if (empty_reduction) out.push_back(sample_every_dim("zero-size all dims", random_tensor({0, 3}, t, d)));
   if (is_floating(t)) {
-    out.push_back(sample("special values", tensor(std::vector<double>{kNaN, kInf, -kInf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0}, {2, 5},
-                                                  DType::Float64)
-                                               .to(t),
-                         {1}));
+    const std::vector<double> values = {kNaN, kInf, -kInf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0};
+    const Tensor special = tensor(values, {2, 5}, DType::Float64).to(t);
+    out.push_back(sample("special values", special, {1}));
+    out.push_back(sample("special values, no dims", special, {}));
     out.push_back(sample("infinities", tensor(std::vector<double>{kInf, 1.0, -kInf, 2.0, kInf, kInf}, {2, 3}, DType::Float64).to(t), {1}));
   }
   return out;
@@ -70,13 +92,15 @@ std::vector<SampleInput> single_dim_samples(DType t, const Domain& d) {
   return out;
 }
 
-// The reference's reduction: the values of each output element, in row-major order of the
-// reduced dims, folded by f.
-RefTensor reduce_ref(const RefTensor& a, std::vector<int64_t> dims, bool keepdim, DType result,
+// The reference's reduction over `dims` (std::nullopt: every dim): the values of each output
+// element, in row-major order of the reduced dims, folded by f.
+RefTensor reduce_ref(const RefTensor& a, OptionalIntArrayRef dims, bool keepdim, DType result,
                      const std::function<double(const std::vector<double>&)>& f) {
   const int64_t nd = a.dim();
-  std::vector<bool> reduced(static_cast<size_t>(std::max<int64_t>(nd, 1)), dims.empty());
-  for (int64_t d : dims) reduced[static_cast<size_t>(d < 0 ? d + std::max<int64_t>(nd, 1) : d)] = true;
+  std::vector<bool> reduced(static_cast<size_t>(std::max<int64_t>(nd, 1)), !dims.has_value());
+  if (dims) {
+    for (int64_t d : *dims) reduced[static_cast<size_t>(d < 0 ? d + std::max<int64_t>(nd, 1) : d)] = true;
+  }
   std::vector<int64_t> shape;
   for (int64_t d = 0; d < nd; ++d) {
     if (!reduced[d]) shape.push_back(a.shape[d]);
@@ -162,6 +186,9 @@ ErrorInput bad(std::string label, Tensor t, std::vector<int64_t> dims, const std
                std::vector<std::string> needles) {
   return ErrorInput{sample(std::move(label), std::move(t), std::move(dims)), &error, std::move(needles)};
 }
+ErrorInput bad_every_dim(std::string label, Tensor t, const std::type_info& error, std::vector<std::string> needles) {
+  return ErrorInput{sample_every_dim(std::move(label), std::move(t)), &error, std::move(needles)};
+}
 
 // The errors of every dim-list reduction.
 std::vector<ErrorInput> dim_errors(const std::string& op, DType t = DType::Float32) {
@@ -172,7 +199,7 @@ std::vector<ErrorInput> dim_errors(const std::string& op, DType t = DType::Float
 
 // A dim-list reduction entry; `fn(x, dims, keepdim)` calls it.
 OpInfo dim_reduction(std::string name, std::vector<std::string> schemas, std::vector<DType> dtypes,
-                     std::function<Tensor(const Tensor&, IntArrayRef, bool)> fn,
+                     std::function<Tensor(const Tensor&, OptionalIntArrayRef, bool)> fn,
                      std::function<DType(DType)> result_dtype, std::function<double(const std::vector<double>&)> f,
                      Domain domain = {}, bool empty_reduction = true) {
   OpInfo info;
@@ -182,9 +209,9 @@ OpInfo dim_reduction(std::string name, std::vector<std::string> schemas, std::ve
   info.dtypes = std::move(dtypes);
   info.differentiable = true;
   info.samples = [domain, empty_reduction](DType t) { return reduction_samples(t, domain, empty_reduction); };
-  info.op = [fn](const SampleInput& s) { return std::vector<Tensor>{fn(s.tensors[0], s.dims, s.keepdim)}; };
+  info.op = [fn](const SampleInput& s) { return std::vector<Tensor>{fn(s.tensors[0], dim_arg(s), s.keepdim)}; };
   info.reference = [result_dtype, f](const std::vector<RefTensor>& in, const SampleInput& s) {
-    return std::vector<RefTensor>{reduce_ref(in[0], s.dims, s.keepdim, result_dtype(in[0].dtype), f)};
+    return std::vector<RefTensor>{reduce_ref(in[0], dim_arg(s), s.keepdim, result_dtype(in[0].dtype), f)};
   };
   info.error_inputs = [name] { return dim_errors(name); };
   return info;
@@ -203,19 +230,21 @@ ANATOMY_REGISTER_OPS(reduction) {
 
   OpInfo sum = dim_reduction(
       "sum", {"sum", "sum.dim_IntList", "sum.IntList_out"}, kAll,
-      [](const Tensor& x, IntArrayRef dims, bool keepdim) {
-        return dims.empty() && !keepdim ? anatomy::sum(x) : anatomy::sum(x, dims, keepdim);
+      [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+        return !dims && !keepdim ? anatomy::sum(x) : anatomy::sum(x, dims, keepdim);
       },
       sum_dtype, ref_sum);
   sum.notes = "integers and bool sum to int64";
   sum.tolerance = sum_tolerance;
-  sum.out = [](const Tensor& o, const SampleInput& s) { sum_out(o, s.tensors[0], s.dims, s.keepdim); };
+  sum.out = [](const Tensor& o, const SampleInput& s) { sum_out(o, s.tensors[0], dim_arg(s), s.keepdim); };
   sum.bench_input = bench_vector;
   ops.push_back(sum);
 
   OpInfo sum_dt = dim_reduction(
       "sum_dtype", {"sum.dim_IntList"}, kNumeric,
-      [](const Tensor& x, IntArrayRef dims, bool keepdim) { return anatomy::sum(x, dims, keepdim, DType::Float64); },
+      [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+        return anatomy::sum(x, dims, keepdim, DType::Float64);
+      },
       [](DType) { return DType::Float64; }, ref_sum);
   sum_dt.notes = "sum with dtype=float64 (the input is cast first)";
   sum_dt.tolerance = sum_tolerance;
@@ -224,8 +253,8 @@ ANATOMY_REGISTER_OPS(reduction) {
 
   OpInfo mean = dim_reduction(
       "mean", {"mean", "mean.dim"}, kFloat,
-      [](const Tensor& x, IntArrayRef dims, bool keepdim) {
-        return dims.empty() && !keepdim ? anatomy::mean(x) : anatomy::mean(x, dims, keepdim);
+      [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+        return !dims && !keepdim ? anatomy::mean(x) : anatomy::mean(x, dims, keepdim);
       },
       [](DType t) { return t; }, [](const std::vector<double>& v) { return ref_sum(v) / static_cast<double>(v.size()); });
   mean.tolerance = sum_tolerance;
@@ -245,8 +274,8 @@ ANATOMY_REGISTER_OPS(reduction) {
   near_one.int_high = 2;
   OpInfo prod = dim_reduction(
       "prod", {"prod", "prod.dim_IntList"}, kAll,
-      [](const Tensor& x, IntArrayRef dims, bool keepdim) {
-        return dims.empty() && !keepdim ? anatomy::prod(x) : anatomy::prod(x, dims, keepdim);
+      [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+        return !dims && !keepdim ? anatomy::prod(x) : anatomy::prod(x, dims, keepdim);
       },
       sum_dtype, ref_prod, near_one);
   prod.tolerance = [](DType t) { return t == DType::Float32 ? Tolerance{1e-5, 1e-4} : default_tolerance(t); };
@@ -256,7 +285,7 @@ ANATOMY_REGISTER_OPS(reduction) {
     const std::string op = is_max ? "amax" : "amin";
     OpInfo a = dim_reduction(
         op, {op}, kAll,
-        [is_max](const Tensor& x, IntArrayRef dims, bool keepdim) {
+        [is_max](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
           return is_max ? anatomy::amax(x, dims, keepdim) : anatomy::amin(x, dims, keepdim);
         },
         [](DType t) { return t; },
@@ -295,9 +324,10 @@ ANATOMY_REGISTER_OPS(reduction) {
     };
     m.reference = [is_max](const std::vector<RefTensor>& in, const SampleInput& s) {
       auto value = [is_max](const std::vector<double>& v) { return v[static_cast<size_t>(ref_arg(v, is_max))]; };
-      std::vector<RefTensor> r = {reduce_ref(in[0], s.dims, s.keepdim, in[0].dtype, value)};
+      const OptionalIntArrayRef dims = one_dim_or_every_dim(s);
+      std::vector<RefTensor> r = {reduce_ref(in[0], dims, s.keepdim, in[0].dtype, value)};
       if (!s.dims.empty()) {
-        r.push_back(reduce_ref(in[0], s.dims, s.keepdim, DType::Int64, [is_max](const std::vector<double>& v) {
+        r.push_back(reduce_ref(in[0], dims, s.keepdim, DType::Int64, [is_max](const std::vector<double>& v) {
           return static_cast<double>(ref_arg(v, is_max));
         }));
       }
@@ -335,9 +365,11 @@ ANATOMY_REGISTER_OPS(reduction) {
                                         : anatomy::argmin(s.tensors[0], dim, s.keepdim)};
     };
     g.reference = [is_max](const std::vector<RefTensor>& in, const SampleInput& s) {
-      return std::vector<RefTensor>{reduce_ref(in[0], s.dims, s.keepdim, DType::Int64, [is_max](const std::vector<double>& v) {
-        return static_cast<double>(ref_arg(v, is_max));
-      })};
+      const OptionalIntArrayRef dims = one_dim_or_every_dim(s);
+      return std::vector<RefTensor>{reduce_ref(in[0], dims, s.keepdim, DType::Int64,
+                                               [is_max](const std::vector<double>& v) {
+                                                 return static_cast<double>(ref_arg(v, is_max));
+                                               })};
     };
     g.error_inputs = [arg] {
       std::vector<ErrorInput> e;
@@ -354,7 +386,7 @@ ANATOMY_REGISTER_OPS(reduction) {
     for (double correction : {1.0, 0.0}) {
       OpInfo v = dim_reduction(
           correction == 1 ? name : name + "_population", {name + ".correction"}, kFloat,
-          [is_std, correction](const Tensor& x, IntArrayRef dims, bool keepdim) {
+          [is_std, correction](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
             return is_std ? anatomy::std(x, dims, correction, keepdim) : anatomy::var(x, dims, correction, keepdim);
           },
           [](DType t) { return t; },
@@ -375,7 +407,7 @@ ANATOMY_REGISTER_OPS(reduction) {
   for (double p : {2.0, 1.0, kInf, -kInf, 0.0, 3.0}) {
     OpInfo n = dim_reduction(
         p == 2 ? "norm" : fmt::format("norm_p{}", p), {"norm.ScalarOpt_dim"}, kFloat,
-        [p](const Tensor& x, IntArrayRef dims, bool keepdim) { return anatomy::norm(x, p, dims, keepdim); },
+        [p](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return anatomy::norm(x, p, dims, keepdim); },
         [](DType t) { return t; }, [p](const std::vector<double>& v) { return ref_norm(v, p); }, Domain{},
         /*empty_reduction=*/!std::isinf(p));  // the inf-norms are a max and a min: no value over nothing
     n.notes = fmt::format("p = {}", p);
@@ -391,8 +423,8 @@ ANATOMY_REGISTER_OPS(reduction) {
       n.error_inputs = [p] {
         return std::vector<ErrorInput>{bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0},
                                            typeid(ValueError), {"norm", p > 0 ? "inf norm" : "-inf norm", "[0, 3]"}),
-                                       bad("empty tensor", random_tensor({0}, DType::Float32), {}, typeid(ValueError),
-                                           {"norm", "empty extent"})};
+                                       bad_every_dim("empty tensor", random_tensor({0}, DType::Float32),
+                                                     typeid(ValueError), {"norm", "empty extent", "dim=None"})};
       };
     } else {
       n.error_inputs = nullptr;
@@ -402,7 +434,7 @@ ANATOMY_REGISTER_OPS(reduction) {
 
   OpInfo lse = dim_reduction(
       "logsumexp", {"logsumexp"}, kNumeric,
-      [](const Tensor& x, IntArrayRef dims, bool keepdim) { return anatomy::logsumexp(x, dims, keepdim); },
+      [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return anatomy::logsumexp(x, dims, keepdim); },
       [](DType t) { return is_floating(t) ? t : kDefaultFloat; }, ref_logsumexp);
   lse.notes = "integers give the default float";
   lse.tolerance = [](DType t) { return t == DType::Float32 ? Tolerance{1e-5, 4e-6} : default_tolerance(t); };
@@ -412,8 +444,8 @@ ANATOMY_REGISTER_OPS(reduction) {
     const std::string name = is_any ? "any" : "all";
     OpInfo a = dim_reduction(
         name, {name, name + ".dims"}, kAll,
-        [is_any](const Tensor& x, IntArrayRef dims, bool keepdim) {
-          if (dims.empty() && !keepdim) return is_any ? anatomy::any(x) : anatomy::all(x);
+        [is_any](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+          if (!dims && !keepdim) return is_any ? anatomy::any(x) : anatomy::all(x);
           return is_any ? anatomy::any(x, dims, keepdim) : anatomy::all(x, dims, keepdim);
         },
         [](DType) { return DType::Bool; },
@@ -429,7 +461,7 @@ ANATOMY_REGISTER_OPS(reduction) {
 
   OpInfo count = dim_reduction(
       "count_nonzero", {"count_nonzero.dim_IntList"}, kAll,
-      [](const Tensor& x, IntArrayRef dims, bool) { return anatomy::count_nonzero(x, dims); },
+      [](const Tensor& x, OptionalIntArrayRef dims, bool) { return anatomy::count_nonzero(x, dims); },
       [](DType) { return DType::Int64; },
       [](const std::vector<double>& v) {
         double c = 0;
@@ -439,7 +471,7 @@ ANATOMY_REGISTER_OPS(reduction) {
   count.differentiable = false;
   // No keepdim: the samples' keepdim is ignored, so the reference drops reduced dims.
   count.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
-    return std::vector<RefTensor>{reduce_ref(in[0], s.dims, false, DType::Int64, [](const std::vector<double>& v) {
+    return std::vector<RefTensor>{reduce_ref(in[0], dim_arg(s), false, DType::Int64, [](const std::vector<double>& v) {
       double c = 0;
       for (double x : v) c += x != 0 ? 1 : 0;
       return c;

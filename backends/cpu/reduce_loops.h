@@ -2,7 +2,8 @@
 // (core/reduction_plan.h) and an Op, produces one accumulator per output and hands it to
 // op.write(output_offset, acc).
 //
-// An Op says how to accumulate:
+// An Op says how to accumulate: one of the functors every backend shares, with where its results
+// go (dispatch/ops/reduce_functors.h: Store, StoreValueIndex):
 //   using acc_t = ...;
 //   acc_t identity() const;                       // the value of an empty reduction
 //   acc_t step(acc_t a, T x, int64_t i) const;    // fold element x, at reduced index i, into a

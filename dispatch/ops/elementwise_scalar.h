@@ -4,6 +4,7 @@
 // CUDA translation units take it as they are.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -96,14 +97,25 @@ using std::trunc;
 #endif
 }  // namespace math
 
+// The float or double whose bits are `f` or `d`: device code cannot call numeric_limits (host
+// constexpr functions), so its special values are spelled as bits.
+template <typename M>
+ANATOMY_HOST_DEVICE inline M float_from_bits(uint32_t f, uint64_t d) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<M, double>) return __longlong_as_double(static_cast<long long>(d));
+  else return __int_as_float(static_cast<int>(f));
+#else
+  if constexpr (std::is_same_v<M, double>) return std::bit_cast<double>(d);
+  else return std::bit_cast<float>(f);
+#endif
+}
 template <typename M>
 ANATOMY_HOST_DEVICE inline M quiet_nan() {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<M, double>) return __longlong_as_double(0x7ff8000000000000LL);
-  else return __int_as_float(0x7fc00000);
-#else
-  return std::numeric_limits<M>::quiet_NaN();
-#endif
+  return float_from_bits<M>(0x7fc00000u, 0x7ff8000000000000ull);
+}
+template <typename M>
+ANATOMY_HOST_DEVICE inline M infinity() {
+  return float_from_bits<M>(0x7f800000u, 0x7ff0000000000000ull);
 }
 
 template <typename T>

@@ -49,8 +49,8 @@ inline NormDims norm_dims(int64_t ndim, size_t normalized_count) {
   for (int64_t i = 0; i < ndim; ++i) (i < first ? d.leading : d.normalized).push_back(i);
   return d;
 }
-// A weight's or bias's gradient: summed over the leading dims (none: nothing to sum).
-inline Tensor sum_leading(const Tensor& t, const NormDims& d) { return d.leading.empty() ? t : t.sum(d.leading); }
+// A weight's or bias's gradient: summed over the leading dims (none: a copy of t).
+inline Tensor sum_leading(const Tensor& t, const NormDims& d) { return t.sum(d.leading); }
 
 // output_mask of native_layer_norm_backward (3 entries) and _rms_norm_backward (2): 0 or 1 each.
 void check_output_mask(const char* op, IntArrayRef mask, size_t count);

@@ -23,19 +23,19 @@ using ReduceLoop = void (*)(ReduceKind, const Reduction&, const ReduceArgs&);
 
 template <ReduceLoop Loop>
 struct ReduceKernels {
-  static Tensor run(ReduceKind kind, const char* op, const Tensor& self, IntArrayRef dims, bool keepdim,
+  static Tensor run(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims, bool keepdim,
                     std::optional<DType> dtype = std::nullopt, bool all_dims = false, ReduceArgs args = {}) {
     Reduction r = prepare_reduction(kind, op, self, dims, keepdim, dtype, all_dims);
     Loop(kind, r, args);
     return r.values;
   }
   static Tensor sum(const Tensor& self, std::optional<DType> dtype) {
-    return run(ReduceKind::Sum, "sum", self, {}, false, dtype);
+    return run(ReduceKind::Sum, "sum", self, std::nullopt, false, dtype);
   }
-  static Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static Tensor sum_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
     return run(ReduceKind::Sum, "sum", self, dim, keepdim, dtype);
   }
-  static Tensor sum_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype,
+  static Tensor sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype,
                         const Tensor& out) {
     Reduction r = prepare_reduction(ReduceKind::Sum, "sum.out", self, dim, keepdim, dtype);
     check_reduction_out("sum.out", out, self, r.plan.result_shape(), r.values.dtype());
@@ -44,19 +44,19 @@ struct ReduceKernels {
     return out;
   }
   static Tensor mean(const Tensor& self, std::optional<DType> dtype) {
-    return run(ReduceKind::Mean, "mean", self, {}, false, dtype);
+    return run(ReduceKind::Mean, "mean", self, std::nullopt, false, dtype);
   }
-  static Tensor mean_dim(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
     return run(ReduceKind::Mean, "mean", self, dim, keepdim, dtype);
   }
   static Tensor prod(const Tensor& self, std::optional<DType> dtype) {
-    return run(ReduceKind::Prod, "prod", self, {}, false, dtype);
+    return run(ReduceKind::Prod, "prod", self, std::nullopt, false, dtype);
   }
-  static Tensor prod_dim(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static Tensor prod_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
     return run(ReduceKind::Prod, "prod", self, dim, keepdim, dtype);
   }
-  static Tensor max(const Tensor& self) { return run(ReduceKind::Max, "max", self, {}, false, {}, true); }
-  static Tensor min(const Tensor& self) { return run(ReduceKind::Min, "min", self, {}, false, {}, true); }
+  static Tensor max(const Tensor& self) { return run(ReduceKind::Max, "max", self, std::nullopt, false, {}, true); }
+  static Tensor min(const Tensor& self) { return run(ReduceKind::Min, "min", self, std::nullopt, false, {}, true); }
   static std::tuple<Tensor, Tensor> extreme_dim(ReduceKind kind, const char* op, const Tensor& self, int64_t dim,
                                                 bool keepdim) {
     const int64_t d[1] = {wrap_dim(dim, self.dim(), op)};
@@ -70,14 +70,14 @@ struct ReduceKernels {
   static std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
     return extreme_dim(ReduceKind::Min, "min", self, dim, keepdim);
   }
-  static Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static Tensor amax(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
     return run(ReduceKind::Max, "amax", self, dim, keepdim);
   }
-  static Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static Tensor amin(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
     return run(ReduceKind::Min, "amin", self, dim, keepdim);
   }
   static Tensor arg(ReduceKind kind, const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-    if (!dim) return run(kind, op, self, {}, keepdim, {}, /*all_dims=*/true);
+    if (!dim) return run(kind, op, self, std::nullopt, keepdim, {}, /*all_dims=*/true);
     const int64_t d[1] = {wrap_dim(*dim, self.dim(), op)};
     return run(kind, op, self, d, keepdim);
   }
@@ -87,13 +87,13 @@ struct ReduceKernels {
   static Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
     return arg(ReduceKind::ArgMin, "argmin", self, dim, keepdim);
   }
-  static Tensor var(const Tensor& self, IntArrayRef dim, double correction, bool keepdim) {
+  static Tensor var(const Tensor& self, OptionalIntArrayRef dim, double correction, bool keepdim) {
     return run(ReduceKind::Var, "var", self, dim, keepdim, {}, false, {correction, 2});
   }
-  static Tensor std(const Tensor& self, IntArrayRef dim, double correction, bool keepdim) {
+  static Tensor std(const Tensor& self, OptionalIntArrayRef dim, double correction, bool keepdim) {
     return run(ReduceKind::Std, "std", self, dim, keepdim, {}, false, {correction, 2});
   }
-  static Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim) {
+  static Tensor norm(const Tensor& self, const Scalar& p, OptionalIntArrayRef dim, bool keepdim) {
     const double pv = p.to<double>();
     ANATOMY_CHECK(pv >= 0 || pv == -std::numeric_limits<double>::infinity(), ValueError,
                   "norm: p must be >= 0, inf or -inf, got {}", pv);
@@ -101,23 +101,29 @@ struct ReduceKernels {
     // The inf-norms are a max and a min: of nothing they have no value (0 and inf would be made up).
     ANATOMY_CHECK(!std::isinf(pv) || r.plan.reduced() > 0, ValueError,
                   "norm: cannot compute the {} norm over an empty extent, which has no identity (the input has "
-                  "shape [{}], dim [{}])",
-                  pv > 0 ? "inf" : "-inf", fmt::join(self.sizes(), ", "), fmt::join(dim, ", "));
+                  "shape [{}], dim={})",
+                  pv > 0 ? "inf" : "-inf", fmt::join(self.sizes(), ", "), dims_text(dim));
+    if (dim && dim->empty() && pv > 0) {
+      // The norm of one element is its magnitude, exactly; (|x|^p)^(1/p) would round, or
+      // overflow in the accumulation type for p = 2.
+      copy_(r.values, abs(r.input));
+      return r.values;
+    }
     Loop(ReduceKind::Norm, r, {1, pv});
     return r.values;
   }
-  static Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static Tensor logsumexp(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
     return run(ReduceKind::LogSumExp, "logsumexp", self, dim, keepdim);
   }
-  static Tensor any(const Tensor& self) { return run(ReduceKind::Any, "any", self, {}, false); }
-  static Tensor any_dims(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static Tensor any(const Tensor& self) { return run(ReduceKind::Any, "any", self, std::nullopt, false); }
+  static Tensor any_dims(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
     return run(ReduceKind::Any, "any", self, dim, keepdim);
   }
-  static Tensor all(const Tensor& self) { return run(ReduceKind::All, "all", self, {}, false); }
-  static Tensor all_dims(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static Tensor all(const Tensor& self) { return run(ReduceKind::All, "all", self, std::nullopt, false); }
+  static Tensor all_dims(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
     return run(ReduceKind::All, "all", self, dim, keepdim);
   }
-  static Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  static Tensor count_nonzero(const Tensor& self, OptionalIntArrayRef dim) {
     return run(ReduceKind::CountNonzero, "count_nonzero", self, dim, false);
   }
 };

@@ -59,20 +59,18 @@ std::pair<DType, DType> reduction_dtypes(ReduceKind kind, const char* op, DType 
   return {in, in};
 }
 
-// The first dim of size 0 among those reduced (`dims`; empty: every dim), for a message.
-int64_t first_empty_reduced_dim(const Tensor& self, IntArrayRef dims, const char* op) {
+// The first dim of size 0 among those the plan reduces, for a message.
+int64_t first_empty_reduced_dim(const Tensor& self, const ReductionPlan& plan) {
   for (int64_t d = 0; d < self.dim(); ++d) {
-    bool reduced = dims.empty();
-    for (int64_t r : dims) reduced = reduced || wrap_dim(r, self.dim(), op) == d;
-    if (reduced && self.sizes()[d] == 0) return d;
+    if (plan.is_reduced(d) && self.sizes()[d] == 0) return d;
   }
   return 0;
 }
 
 }  // namespace
 
-Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, IntArrayRef dims, bool keepdim,
-                            std::optional<DType> dtype, bool all_dims, bool with_indices) {
+Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims,
+                            bool keepdim, std::optional<DType> dtype, bool all_dims, bool with_indices) {
   ANATOMY_CHECK(self.defined(), ValueError, "{}: the input is an undefined tensor", op);
   ReductionPlan plan(op, self, dims, keepdim, /*ordered=*/is_arg(kind) || with_indices);
   if (is_extreme(kind) && self.numel() == 0) {
@@ -82,7 +80,7 @@ Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self,
                   fmt::join(self.sizes(), ", "));
     if (plan.reduced() == 0) {
       ANATOMY_THROW(IndexError, "{}: expected reduction dim {} to have non-zero size (the input has shape [{}])", op,
-                    first_empty_reduced_dim(self, dims, op), fmt::join(self.sizes(), ", "));
+                    first_empty_reduced_dim(self, plan), fmt::join(self.sizes(), ", "));
     }
   }
   auto [compute, result] = reduction_dtypes(kind, op, self.dtype(), dtype);
@@ -91,6 +89,10 @@ Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self,
   Tensor values = naming_oom(op, [&] { return allocate_reduction_result(plan, result, self.device()); });
   Tensor indices = with_indices ? naming_oom(op, [&] { return allocate_reduction_result(plan, DType::Int64, self.device()); }) : Tensor();
   return Reduction{std::move(plan), std::move(input), std::move(values), std::move(indices)};
+}
+
+std::string dims_text(OptionalIntArrayRef dims) {
+  return dims ? fmt::format("[{}]", fmt::join(*dims, ", ")) : std::string("None");
 }
 
 void check_reduction_out(const char* op, const Tensor& out, const Tensor& self, IntArrayRef shape, DType dtype) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "anatomy/core/reduction_plan.h"
 
@@ -26,10 +27,15 @@ struct Reduction {
   Tensor values, indices;
 };
 
-// `dims` empty means every dim. `all_dims`: the operator was called without dims (max(),
-// argmax() with dim=None), which over an empty input raises ValueError rather than IndexError.
-Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, IntArrayRef dims, bool keepdim,
-                            std::optional<DType> dtype = std::nullopt, bool all_dims = false, bool with_indices = false);
+// `dims` std::nullopt means every dim, an empty list none. `all_dims`: the operator was called
+// without dims (max(), argmax() with dim=None), which over an empty input raises ValueError
+// rather than IndexError.
+Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims,
+                            bool keepdim, std::optional<DType> dtype = std::nullopt, bool all_dims = false,
+                            bool with_indices = false);
+
+// A dim argument as a message shows it: "None" or "[0, 2]".
+std::string dims_text(OptionalIntArrayRef dims);
 
 // out= of sum: the result must fit `out` (same shape, a dtype it may be cast to).
 void check_reduction_out(const char* op, const Tensor& out, const Tensor& self, IntArrayRef shape, DType dtype);

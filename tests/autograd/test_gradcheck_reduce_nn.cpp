@@ -45,6 +45,16 @@ TEST_CASE("gradcheck: amax, amin, max, min split ties evenly") {
   CHECK(grad_of_sum(y, y.min()) == std::vector<double>{0.5, 0, 0, 0.5});
 }
 
+TEST_CASE("gradcheck: reductions over an empty dim list are element-wise") {
+  check_both("sum no dims", one([](const Tensor& t) { return t.sum({}, false); }), {input({2, 3})});
+  check_both("mean no dims keepdim", one([](const Tensor& t) { return t.mean({}, true); }), {transposed_input(2, 3)});
+  check_both("prod no dims", one([](const Tensor& t) { return t.prod({}, false); }), {input({2, 3})});
+  check_both("amax no dims", one([](const Tensor& t) { return t.amax({}); }), {input({2, 3})});
+  check_both("norm 3 no dims", one([](const Tensor& t) { return t.norm(3, {}); }), {input({2, 3})});
+  check_both("logsumexp no dims", one([](const Tensor& t) { return t.logsumexp({}); }), {input({2, 3})});
+  check_both("var no dims correction 0", one([](const Tensor& t) { return t.var({}, 0); }), {input({2, 3})});
+}
+
 TEST_CASE("gradcheck: max.dim and min.dim send the gradient to the index") {
   check_both("max.dim", one([](const Tensor& t) { return std::get<0>(t.max(1)); }), {input({2, 3})});
   check_both("max.dim keepdim", one([](const Tensor& t) { return std::get<0>(t.max(0, true)); }),

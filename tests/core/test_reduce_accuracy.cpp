@@ -69,7 +69,8 @@ TEST_CASE("var does not cancel a large common offset") {
   for (int64_t i = 0; i < 100000; ++i) m2 += (p[i] - mu) * (p[i] - mu);
   const double want = m2 / 99999.0;
   CHECK(std::fabs(var(x).item<double>() - want) <= 1e-5 * want);
-  CHECK(std::fabs(anatomy::std(x, {}, 0).item<double>() - std::sqrt(m2 / 100000.0)) <= 1e-5 * std::sqrt(want));
+  CHECK(std::fabs(anatomy::std(x, std::nullopt, 0).item<double>() - std::sqrt(m2 / 100000.0)) <=
+        1e-5 * std::sqrt(want));
 }
 
 TEST_CASE("reductions do not depend on the thread count") {

@@ -139,6 +139,12 @@ std::tuple<Tensor, Tensor> typed_all_cpu(const Tensor& a, const std::optional<Te
   return {b.value_or(a), ts.back()};
 }
 
+// `int[]?`: None and an empty list are different values, and must stay so across the stack.
+Tensor optional_list_cpu(const Tensor& self, OptionalIntArrayRef dims) {
+  t_marks.push_back(dims ? fmt::format("dims=[{}]", fmt::join(*dims, ",")) : std::string("dims=None"));
+  return self;
+}
+
 }  // namespace
 
 ANATOMY_LIBRARY(test_dispatch, m) {
@@ -158,6 +164,7 @@ ANATOMY_LIBRARY(test_dispatch, m) {
   m.def(std::string("boxed_all") + kAllTypesArgs);
   m.def(std::string("typed_all") + kAllTypesArgs);
   m.def("boxed_list(Tensor self, int n) -> Tensor[]");
+  m.def("optional_list(Tensor self, int[1]? dims=None) -> Tensor");
 }
 
 ANATOMY_LIBRARY_IMPL(test_dispatch, CPU, m) {
@@ -175,6 +182,7 @@ ANATOMY_LIBRARY_IMPL(test_dispatch, CPU, m) {
   m.impl_boxed("boxed_all", &boxed_all_cpu, "boxed_all_cpu", &g_boxed_seen);
   m.impl("typed_all", ANATOMY_KERNEL(typed_all_cpu));
   m.impl_boxed("boxed_list", &boxed_list_cpu, "boxed_list_cpu");
+  m.impl("optional_list", ANATOMY_KERNEL(optional_list_cpu));
 }
 ANATOMY_LIBRARY_IMPL(test_dispatch, Meta, m) {
   m.impl("autograd_alias", ANATOMY_KERNEL(meta_kernel));
@@ -772,6 +780,36 @@ TEST_CASE("boxed: the Tracer records every operator with its arguments and nesti
   // to_string: one line per call, indented by depth, with the host time.
   std::string text = tracer.to_string();
   CHECK(text.find("\n  aten::empty.memory_format([2, 3], fp32, cpu, None) ") != std::string::npos);
+}
+
+TEST_CASE("boxed: int[]? keeps None apart from an empty list on every path") {
+  const OperatorHandle handle = Dispatcher::singleton().find_or_throw("test_dispatch::optional_list");
+  CHECK(handle.schema().arguments[1].type == ArgType::OptionalIntList);
+  auto op = handle.typed<Tensor(const Tensor&, OptionalIntArrayRef)>();
+  const Tensor x = zeros({2});
+  take_marks();
+  op.call(x, std::nullopt);
+  op.call(x, {});
+  op.call(x, {1, -2});
+  CHECK(take_marks() == Marks{"dims=None", "dims=[]", "dims=[1,-2]"});
+
+  // call_boxed into the typed kernel.
+  Stack none{IValue(x), IValue()};
+  handle.call_boxed(none);
+  Stack empty{IValue(x), IValue(std::vector<int64_t>{})};
+  handle.call_boxed(empty);
+  CHECK(take_marks() == Marks{"dims=None", "dims=[]"});
+  REQUIRE(empty.size() == 1);
+  CHECK(empty[0].get<Tensor>().is_same(x));
+
+  // A typed call through the Tracer's boxed kernel and back.
+  Tracer tracer;
+  op.call(x, std::nullopt);
+  op.call(x, {});
+  CHECK(take_marks() == Marks{"dims=None", "dims=[]"});
+  REQUIRE(tracer.calls().size() == 2);
+  CHECK(tracer.calls()[0].args.at(1) == "None");
+  CHECK(tracer.calls()[1].args.at(1) == "[]");
 }
 
 TEST_CASE("boxed: an operator returning nothing, called directly and through the Tracer's boxed path") {

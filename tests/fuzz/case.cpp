@@ -27,6 +27,7 @@ std::string format_arg(const Arg& arg) {
     std::string operator()(int64_t v) const { return std::to_string(v); }
     std::string operator()(const std::optional<int64_t>& v) const { return v ? std::to_string(*v) : "none"; }
     std::string operator()(const std::vector<int64_t>& v) const { return join_ints(v); }
+    std::string operator()(const std::optional<std::vector<int64_t>>& v) const { return v ? join_ints(*v) : "none"; }
     std::string operator()(const Number& n) const { return format_number(n); }
     std::string operator()(bool b) const { return b ? "true" : "false"; }
     std::string operator()(const std::optional<anatomy::DType>& d) const {
@@ -163,6 +164,10 @@ Arg parse_arg(char kind, std::string_view token) {
       break;
     case 'l':
       arg = sc.int_list();
+      break;
+    case 'L':
+      if (token == "none") return std::optional<std::vector<int64_t>>();
+      arg = std::optional<std::vector<int64_t>>(sc.int_list());
       break;
     case 's':
       arg = sc.number();

@@ -50,9 +50,10 @@ struct Chained {};  // `self` of a call after "|": the previous call's first res
 using TensorList = std::vector<std::optional<TensorSpec>>;
 // The argument kinds, one letter each in an operator's signature (catalogue.h):
 //   T tensor, X tensor list (entries may be none), i int, o optional int, l int list,
-//   s scalar, b bool, t dtype, u optional dtype.
-using Arg = std::variant<Chained, TensorSpec, TensorList, int64_t, std::optional<int64_t>, std::vector<int64_t>, Number,
-                         bool, std::optional<anatomy::DType>>;
+//   L optional int list (a reduction's dims: none reduces every dim), s scalar, b bool, t dtype,
+//   u optional dtype.
+using Arg = std::variant<Chained, TensorSpec, TensorList, int64_t, std::optional<int64_t>, std::vector<int64_t>,
+                         std::optional<std::vector<int64_t>>, Number, bool, std::optional<anatomy::DType>>;
 
 struct OpDef;
 struct Call {

@@ -34,6 +34,10 @@ class Bound {
   int64_t i(size_t k) const { return std::get<int64_t>(call_.args.at(k)); }
   std::optional<int64_t> o(size_t k) const { return std::get<std::optional<int64_t>>(call_.args.at(k)); }
   anatomy::IntArrayRef l(size_t k) const { return std::get<std::vector<int64_t>>(call_.args.at(k)); }
+  anatomy::OptionalIntArrayRef L(size_t k) const {
+    const auto& v = std::get<std::optional<std::vector<int64_t>>>(call_.args.at(k));
+    return v ? anatomy::OptionalIntArrayRef(*v) : anatomy::OptionalIntArrayRef(std::nullopt);
+  }
   anatomy::Scalar s(size_t k) const;
   double f(size_t k) const { return s(k).to_double(); }
   bool b(size_t k) const { return std::get<bool>(call_.args.at(k)); }

@@ -24,8 +24,14 @@ Number range_end(Gen& g) {
   return Number::of_float(g.pick(kFloats));
 }
 
+// A reduction's dims: none (every dim) or a list, which may be empty (no dim).
+std::optional<std::vector<int64_t>> reduce_dims(Gen& g, const SelfInfo& s) {
+  if (g.chance(0.2)) return std::nullopt;
+  return g.dims(s.dim());
+}
+
 void reduce_args(Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
-  args.emplace_back(g.dims(s.dim()));
+  args.emplace_back(reduce_dims(g, s));
   args.emplace_back(g.chance(0.5));
 }
 
@@ -116,34 +122,34 @@ std::vector<OpDef> compute_ops() {
          args.emplace_back(g.chance(0.4) ? std::optional<int64_t>() : std::optional<int64_t>(g.count()));
          args.emplace_back(g.maybe_dtype());
        }},
-      // ---- reductions (an empty dims list reduces every dim) ----
-      {"sum", "Tlbu", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).sum(a.l(1), a.b(2), a.u(3))}; },
+      // ---- reductions (dims none reduce every dim, an empty list none) ----
+      {"sum", "TLbu", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).sum(a.L(1), a.b(2), a.u(3))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
          reduce_args(g, s, args);
          args.emplace_back(g.maybe_dtype());
        }},
-      {"mean", "Tlbu", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).mean(a.l(1), a.b(2), a.u(3))}; },
+      {"mean", "TLbu", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).mean(a.L(1), a.b(2), a.u(3))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
          reduce_args(g, s, args);
          args.emplace_back(g.maybe_dtype());
        }},
-      {"prod", "Tlbu", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).prod(a.l(1), a.b(2), a.u(3))}; },
+      {"prod", "TLbu", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).prod(a.L(1), a.b(2), a.u(3))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
          reduce_args(g, s, args);
          args.emplace_back(g.maybe_dtype());
        }},
-      {"amax", "Tlb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).amax(a.l(1), a.b(2))}; },
+      {"amax", "TLb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).amax(a.L(1), a.b(2))}; },
        reduce_args},
-      {"amin", "Tlb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).amin(a.l(1), a.b(2))}; },
+      {"amin", "TLb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).amin(a.L(1), a.b(2))}; },
        reduce_args},
-      {"logsumexp", "Tlb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).logsumexp(a.l(1), a.b(2))}; },
+      {"logsumexp", "TLb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).logsumexp(a.L(1), a.b(2))}; },
        reduce_args},
-      {"any", "Tlb", Kind::Fresh, false, [](const Bound& a) -> Out { return {a.t(0).any(a.l(1), a.b(2))}; },
+      {"any", "TLb", Kind::Fresh, false, [](const Bound& a) -> Out { return {a.t(0).any(a.L(1), a.b(2))}; },
        reduce_args},
-      {"all", "Tlb", Kind::Fresh, false, [](const Bound& a) -> Out { return {a.t(0).all(a.l(1), a.b(2))}; },
+      {"all", "TLb", Kind::Fresh, false, [](const Bound& a) -> Out { return {a.t(0).all(a.L(1), a.b(2))}; },
        reduce_args},
-      {"count_nonzero", "Tl", Kind::Fresh, false, [](const Bound& a) -> Out { return {a.t(0).count_nonzero(a.l(1))}; },
-       [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) { args.emplace_back(g.dims(s.dim())); }},
+      {"count_nonzero", "TL", Kind::Fresh, false, [](const Bound& a) -> Out { return {a.t(0).count_nonzero(a.L(1))}; },
+       [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) { args.emplace_back(reduce_dims(g, s)); }},
       {"argmax", "Tob", Kind::Fresh, false, [](const Bound& a) -> Out { return {a.t(0).argmax(a.o(1), a.b(2))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
          args.emplace_back(maybe_dim(g, s));
@@ -163,20 +169,20 @@ std::vector<OpDef> compute_ops() {
          args.emplace_back(g.dim(s.dim()));
          args.emplace_back(g.chance(0.5));
        }},
-      {"norm", "Tslb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).norm(a.s(1), a.l(2), a.b(3))}; },
+      {"norm", "TsLb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).norm(a.s(1), a.L(2), a.b(3))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
          args.emplace_back(norm_p(g));
          reduce_args(g, s, args);
        }},
-      {"std", "Tlsb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).std(a.l(1), a.f(2), a.b(3))}; },
+      {"std", "TLsb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).std(a.L(1), a.f(2), a.b(3))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
-         args.emplace_back(g.dims(s.dim()));
+         args.emplace_back(reduce_dims(g, s));
          args.emplace_back(correction(g));
          args.emplace_back(g.chance(0.5));
        }},
-      {"var", "Tlsb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).var(a.l(1), a.f(2), a.b(3))}; },
+      {"var", "TLsb", Kind::Fresh, true, [](const Bound& a) -> Out { return {a.t(0).var(a.L(1), a.f(2), a.b(3))}; },
        [](Gen& g, const SelfInfo& s, std::vector<Arg>& args) {
-         args.emplace_back(g.dims(s.dim()));
+         args.emplace_back(reduce_dims(g, s));
          args.emplace_back(correction(g));
          args.emplace_back(g.chance(0.5));
        }},

@@ -67,11 +67,13 @@ void check_against_cpu(const Reducer& f, const Tensor& x, const std::string& wha
   }
 }
 
-// The reductions of every kind, for the dims given (empty: all).
-// Whether reducing `x` over `dims` (empty: all) reduces an empty extent.
-bool reduces_nothing(const Tensor& x, IntArrayRef dims) {
-  if (dims.empty()) return x.numel() == 0;
-  for (int64_t d : dims) {
+// A reduction's dims: std::nullopt (all), or a list (an empty one reduces none).
+using Dims = OptionalIntArrayRef;
+
+// Whether reducing `x` over `dims` (std::nullopt: all) reduces an empty extent.
+bool reduces_nothing(const Tensor& x, OptionalIntArrayRef dims) {
+  if (!dims) return x.numel() == 0;
+  for (int64_t d : *dims) {
     if (x.sizes()[d < 0 ? d + x.dim() : d] == 0) return true;
   }
   return false;
@@ -80,22 +82,22 @@ bool reduces_nothing(const Tensor& x, IntArrayRef dims) {
 struct Kind {
   const char* name;
   bool floating_only;  // var, std, norm, mean need a floating input
-  std::function<std::vector<Tensor>(const Tensor&, IntArrayRef, bool)> run;
+  std::function<std::vector<Tensor>(const Tensor&, Dims, bool)> run;
 };
 
 const std::vector<Kind>& kinds() {
   static const std::vector<Kind> k = {
-      {"sum", false, [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{sum(x, d, kd)}; }},
-      {"mean", true, [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{mean(x, d, kd)}; }},
+      {"sum", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{sum(x, d, kd)}; }},
+      {"mean", true, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{mean(x, d, kd)}; }},
       {"prod", false,
-       [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{prod((x % 3) + 1, d, kd)}; }},
-      {"amax", false, [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{amax(x, d, kd)}; }},
-      {"amin", false, [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{amin(x, d, kd)}; }},
-      {"var", true, [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{var(x, d, 1, kd)}; }},
+       [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{prod((x % 3) + 1, d, kd)}; }},
+      {"amax", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{amax(x, d, kd)}; }},
+      {"amin", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{amin(x, d, kd)}; }},
+      {"var", true, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{var(x, d, 1, kd)}; }},
       {"std", true,
-       [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{anatomy::std(x, d, 0, kd)}; }},
+       [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{anatomy::std(x, d, 0, kd)}; }},
       {"norm", true,
-       [](const Tensor& x, IntArrayRef d, bool kd) {
+       [](const Tensor& x, Dims d, bool kd) {
          std::vector<Tensor> r;
          for (double p : {2.0, 1.0, kInf, -kInf, 0.0, 3.5}) {
            if (std::isinf(p) && reduces_nothing(x, d)) continue;  // no value: tested to raise below
@@ -104,11 +106,11 @@ const std::vector<Kind>& kinds() {
          return r;
        }},
       {"logsumexp", false,
-       [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{logsumexp(x, d, kd)}; }},
-      {"any", false, [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{any(x, d, kd)}; }},
-      {"all", false, [](const Tensor& x, IntArrayRef d, bool kd) { return std::vector<Tensor>{all(x, d, kd)}; }},
+       [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{logsumexp(x, d, kd)}; }},
+      {"any", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{any(x, d, kd)}; }},
+      {"all", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{all(x, d, kd)}; }},
       {"count_nonzero", false,
-       [](const Tensor& x, IntArrayRef d, bool) { return std::vector<Tensor>{count_nonzero(x, d)}; }},
+       [](const Tensor& x, Dims d, bool) { return std::vector<Tensor>{count_nonzero(x, d)}; }},
   };
   return k;
 }
@@ -132,7 +134,7 @@ bool runs_on(const Kind& k, DType d) {
 
 // `empty_reduction`: nothing is reduced, which amax and amin refuse (there is no largest element
 // of nothing).
-void check_kinds(const Tensor& x, IntArrayRef dims, bool keepdim, const std::string& what,
+void check_kinds(const Tensor& x, OptionalIntArrayRef dims, bool keepdim, const std::string& what,
                  bool empty_reduction = false) {
   for (const Kind& k : kinds()) {
     if (!runs_on(k, x.dtype()) || (empty_reduction && is_extreme(k))) continue;
@@ -150,7 +152,9 @@ TEST_CASE("cuda reduce: every kind and dtype matches the CPU on all, last, first
   for (DType d : gpu_test::all_dtypes()) {
     CAPTURE(name(d));
     const Tensor x = signed_sample({6, 37, 45}, d);
-    check_kinds(x, {}, false, "all dims");
+    check_kinds(x, std::nullopt, false, "all dims");
+    check_kinds(x, {}, false, "no dims");
+    check_kinds(x, {}, true, "no dims keepdim");
     check_kinds(x, {2}, false, "last dim");
     check_kinds(x, {0}, true, "first dim keepdim");
     check_kinds(x, {1}, false, "middle dim");
@@ -217,8 +221,13 @@ TEST_CASE("cuda reduce: transposed and sliced inputs, with an offset") {
       CAPTURE(v.label);
       const Tensor g = v.make(base), c = v.make(cpu_base);
       const double scale = input_scale(c);
-      for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{}, {0}, {1}, {2}, {0, 1}, {1, 2}}) {
-        CAPTURE(dims.size());
+      using List = std::vector<int64_t>;
+      const std::vector<std::optional<List>> dim_lists = {std::nullopt, List{}, List{0}, List{1}, List{2}, List{0, 1},
+                                                          List{1, 2}};
+      for (const std::optional<List>& list : dim_lists) {
+        const OptionalIntArrayRef dims = list ? OptionalIntArrayRef(*list) : OptionalIntArrayRef(std::nullopt);
+        CAPTURE(list.has_value());
+        CAPTURE(list ? list->size() : 0);
         for (const Kind& k : kinds()) {
           if (!runs_on(k, d)) continue;
           CAPTURE(k.name);
@@ -241,7 +250,8 @@ TEST_CASE("cuda reduce: zero-size inputs and reductions") {
     // logsumexp -inf, var NaN.
     const Tensor e = signed_sample({3, 0, 4}, d);
     check_kinds(e, {1}, false, "empty reduced dim", true);
-    check_kinds(e, {}, false, "empty, all dims", true);
+    check_kinds(e, std::nullopt, false, "empty, all dims", true);
+    check_kinds(e, {}, false, "empty, no dims");
     // Nothing to compute: no outputs.
     check_kinds(e, {0}, true, "empty kept dim");
     check_kinds(signed_sample({0, 5}, d), {1}, false, "no rows");
@@ -304,7 +314,8 @@ TEST_CASE("cuda reduce: NaN and infinities follow the CPU's rules") {
           },
           x, "NaN wins, its first index");
     }
-    check_kinds(x, {}, false, "special values, all dims");
+    check_kinds(x, std::nullopt, false, "special values, all dims");
+    check_kinds(x, {}, false, "special values, no dims");
   }
 }
 
@@ -315,7 +326,7 @@ TEST_CASE("cuda reduce: var and std with N <= correction give the CPU's inf and 
     CAPTURE(c);
     check_against_cpu(
         [&](const Tensor& t) {
-          return std::vector<Tensor>{var(t, {1}, c), anatomy::std(t, {0}, c), var(t, {}, c)};
+          return std::vector<Tensor>{var(t, {1}, c), anatomy::std(t, {0}, c), var(t, std::nullopt, c), var(t, {}, c)};
         },
         x, "correction");
   }

@@ -8,6 +8,7 @@
 namespace anatomy::cuda {
 
 using elementwise::all_ones;
+using elementwise::infinity;
 using elementwise::is_floating_v;
 using elementwise::is_int_v;
 using elementwise::opmath_t;

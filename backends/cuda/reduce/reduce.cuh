@@ -1,14 +1,14 @@
 // The CUDA reduction kernel templates (Note [CUDA reduction paths], reduce.h), the device twin
 // of backends/cpu/reduce_loops.h: every reduction is an Op
 //   using acc_t = ...;                                   (trivially copyable, <= kMaxAccBytes)
-//   __device__ acc_t identity() const;                   the value of an empty reduction
-//   __device__ acc_t step(acc_t a, T x, int64_t i) const;  fold element x at reduced index i
-//   __device__ acc_t combine(acc_t a, acc_t b) const;    merge two partial results
-//   __device__ void write(int64_t out, acc_t a) const;   store output `out`
+//   acc_t identity() const;                              the value of an empty reduction
+//   acc_t step(acc_t a, T x, int64_t i) const;           fold element x at reduced index i
+//   acc_t combine(acc_t a, acc_t b) const;               merge two partial results
+//   void write(int64_t out, acc_t a) const;              store output `out`
 //   using vector_loads = std::true_type;                 (optional) may read 16-byte vectors
-// run by launch_reduce<T>(geometry, input, scratch, op, stream). The ops are the CPU's, written
-// for the device (same accumulation types, same NaN and tie rules); only the order in which
-// partial results are combined differs.
+// run by launch_reduce<T>(geometry, input, scratch, op, stream). The ops are the CPU's own
+// host-device functors (dispatch/ops/reduce_functors.h: same accumulation types, same NaN and tie
+// rules); only the order in which partial results are combined differs.
 //
 // Device code only: included by .cu files.
 #pragma once
@@ -23,26 +23,9 @@
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
 #include "anatomy/backends/cuda/reduce/reduce.h"
+#include "anatomy/dispatch/ops/reduce_functors.h"
 
 namespace anatomy::cuda {
-
-// What a sum or product of T accumulates in (reduce_acc_t of the CPU): fp32 for the 2-byte
-// floats and fp32, fp64 for fp64, int64 for the integers and bool.
-template <typename T>
-using reduce_acc_t = std::conditional_t<std::is_same_v<T, double>, double,
-                                        std::conditional_t<std::is_integral_v<T>, int64_t, float>>;
-
-template <typename V>
-__device__ __forceinline__ bool is_nan_value(V v) {
-  if constexpr (std::is_floating_point_v<V>) return isnan(v);
-  else return false;
-}
-
-template <typename M>
-__device__ __forceinline__ M infinity() {
-  if constexpr (std::is_same_v<M, double>) return __longlong_as_double(0x7ff0000000000000LL);
-  else return __int_as_float(0x7f800000);
-}
 
 // ---- cooperation between threads ----
 
