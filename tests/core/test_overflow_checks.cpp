@@ -247,7 +247,7 @@ TEST_CASE("overflow: out of memory names the operator the user called") {
 
 TEST_CASE("overflow: composites name themselves and not the operators they call") {
   Tensor x = ones({2});
-  // repeat checks its result's size itself (it used to come from the empty it calls).
+  // repeat checks its result's size itself, before the empty it calls could.
   std::string msg = EXPECT_ERROR(ValueError, x.repeat({kMax}), "repeat");
   CHECK(msg.rfind("repeat:", 0) == 0);
   msg = EXPECT_ERROR(ValueError, one_hot(tensor({int64_t{0}, int64_t{1}}), kMax), "one_hot");
