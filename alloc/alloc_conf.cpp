@@ -110,12 +110,9 @@ struct Knob {
 const Knob kKnobs[] = {
     {"backend", "native | cudaMallocAsync",
      [](const Ctx& c, std::string_view v, AllocConf& conf) {
-       if (v == "native")
-         conf.backend = AllocBackend::Native;
-       else if (v == "cudaMallocAsync")
-         conf.backend = AllocBackend::CudaMallocAsync;
-       else
-         bad_value(c, v);
+       if (v == "native") conf.backend = AllocBackend::Native;
+       else if (v == "cudaMallocAsync") conf.backend = AllocBackend::CudaMallocAsync;
+       else bad_value(c, v);
      }},
     {"max_split_size_mb", "an integer number of MB greater than 20",
      [](const Ctx& c, std::string_view v, AllocConf& conf) {

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <new>
 
+#include "anatomy/alloc/thread_counters.h"
 #include "anatomy/core/error.h"
 #include "anatomy/core/storage.h"
-#include "anatomy/alloc/thread_counters.h"
 #include "anatomy/core/thread_block_cache.h"
 
 namespace anatomy::alloc {

@@ -20,9 +20,9 @@ inline constexpr size_t kCpuAlignment = 64;
 Allocator* cpu_allocator();
 
 struct CpuAllocatorStats {
-  int64_t live_bytes;    // bytes handed out and not yet freed
-  int64_t live_blocks;   // blocks handed out and not yet freed
-  int64_t total_allocs;  // blocks ever handed out
+  int64_t live_bytes;      // bytes handed out and not yet freed
+  int64_t live_blocks;     // blocks handed out and not yet freed
+  int64_t total_allocs;    // blocks ever handed out
   int64_t reserved_bytes;  // bytes held from the system now: live and cached blocks, headers included
   int64_t peak_bytes;      // the most reserved_bytes since the start or reset_cpu_peak_stats()
 };

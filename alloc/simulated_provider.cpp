@@ -35,8 +35,8 @@ void SimulatedProvider::scatter_segments(uint64_t seed) {
   // accessible when it is reserved and dropped again when it is released.
   const size_t size = (capacity_ / kPageSize + 1) * kPageSize * 8;
   void* range = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  ANATOMY_CHECK(range != MAP_FAILED, OutOfMemoryError, "SimulatedProvider::scatter_segments: no {} bytes of address space",
-                size);
+  ANATOMY_CHECK(range != MAP_FAILED, OutOfMemoryError,
+                "SimulatedProvider::scatter_segments: no {} bytes of address space", size);
   scatter_range_ = static_cast<char*>(range);
   scatter_size_ = size;
   scatter_rng_.seed(seed);

@@ -100,7 +100,7 @@ class SimulatedProvider final : public MemoryProvider {
   // hold_reserves: signalled when a reserve() starts waiting and when the hold lifts.
   std::condition_variable reserve_hold_;
   bool holding_reserves_ = false;
-  int held_reserves_ = 0;  // reserve() calls waiting in the hold
+  int held_reserves_ = 0;                // reserve() calls waiting in the hold
   void* place_scattered(size_t nbytes);  // with mutex_ held
   std::unordered_map<EventId, EventState> events_;
   std::unordered_map<void*, size_t> live_;  // what was reserved, to catch bad releases

@@ -117,8 +117,8 @@ void promote_kernel(const OperatorHandle& op, DispatchKeySet ks, Stack& stack, v
 // tensors without passing through Autocast again. Out= and in-place forms are not listed: their
 // destination fixes the dtype.
 constexpr std::string_view kLowerPrecisionOps[] = {
-    "mm",    "bmm",   "addmm", "baddbmm", "_addmm_activation", "matmul", "linear", "dot",
-    "outer", "scaled_dot_product_attention",
+    "mm",     "bmm",    "addmm", "baddbmm", "_addmm_activation",
+    "matmul", "linear", "dot",   "outer",   "scaled_dot_product_attention",
 };
 // clang-format off
 constexpr std::string_view kFp32Ops[] = {

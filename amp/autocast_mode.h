@@ -19,8 +19,8 @@
 #include <optional>
 
 #include "anatomy/core/device.h"
-#include "anatomy/core/dtype.h"
 #include "anatomy/core/dispatch_key_set.h"
+#include "anatomy/core/dtype.h"
 
 namespace anatomy::autocast {
 

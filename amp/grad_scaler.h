@@ -22,8 +22,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "anatomy/optim/optim.h"
 #include "anatomy/core/tensor.h"
+#include "anatomy/optim/optim.h"
 
 namespace anatomy::autocast {
 

@@ -204,7 +204,7 @@ const DerivativeEntry kFmod_{"aten::fmod_.Tensor", "FmodBackward1", kBoth, 0, &r
 const DerivativeEntry kDivMode{"aten::div.Tensor_mode", "DivBackward2", kBoth, 0, &div_mode_backward};
 const DerivativeEntry kDivMode_{"aten::div_.Tensor_mode", "DivBackward2", kBoth, 0, &div_mode_backward};
 const DerivativeEntry kThresholdBackward{"aten::threshold_backward", "ThresholdBackwardBackward0", args_mask({1}), 0,
-                                        &threshold_backward_backward};
+                                         &threshold_backward_backward};
 
 }  // namespace
 

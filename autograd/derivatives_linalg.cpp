@@ -12,8 +12,7 @@ using AddmmActivationSig = Tensor(const Tensor&, const Tensor&, const Tensor&, c
 
 // A matrix stored column-major: a transposed view of a contiguous one, as linear's w.t().
 bool is_column_major(const Tensor& m) {
-  return m.dim() == 2 && m.sizes()[0] > 1 && m.sizes()[1] > 1 && m.strides()[0] == 1 &&
-         m.strides()[1] == m.sizes()[0];
+  return m.dim() == 2 && m.sizes()[0] > 1 && m.sizes()[1] > 1 && m.strides()[0] == 1 && m.strides()[1] == m.sizes()[0];
 }
 // The gradients of mat1 and mat2 in mat1 @ mat2, laid out like the operand (PyTorch's
 // mm_mat1_backward / mm_mat2_backward): for a column-major operand the product is computed
@@ -52,8 +51,8 @@ variable_list addmm_grads(BackwardContext& ctx, const Tensor& g) {
 variable_list addmm_backward(BackwardContext& ctx, const variable_list& g) { return addmm_grads(ctx, g[0]); }
 
 // _addmm_activation = relu(addmm(...)) or gelu(addmm(...), "tanh"). relu's gradient passes where
-// the result is positive (threshold_backward, as ReluBackward0); gelu's needs the pre-activation, recomputed with addmm from the saved
-// inputs (one more product in backward instead of a saved [n, m] tensor).
+// the result is positive (threshold_backward, as ReluBackward0); gelu's needs the pre-activation, recomputed with addmm
+// from the saved inputs (one more product in backward instead of a saved [n, m] tensor).
 variable_list addmm_activation_backward(BackwardContext& ctx, const variable_list& g) {
   Tensor pre_grad;
   if (ctx.arg<bool>(5)) {

@@ -13,8 +13,8 @@
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 #include "anatomy/autograd/grad_mode.h"
-#include "anatomy/dispatch/ops/norm_backward_plan.h"
 #include "anatomy/dispatch/ops/nn.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy::autograd {
 namespace {
@@ -72,9 +72,9 @@ variable_list native_layer_norm_backward(BackwardContext& ctx, const variable_li
   const NormDims d = norm_dims(x.dim(), normalized_shape.size());
   if (use_fused(g[0], x)) {
     const Tensor mean = ctx.output(1), rstd = ctx.output(2);
-    auto [dx, dw, db] = anatomy::native_layer_norm_backward(
-        g[0], x, normalized_shape, mean, rstd, optional_input(ctx, 2), std::nullopt,
-        {ctx.needs_grad(0), ctx.needs_grad(2), ctx.needs_grad(3)});
+    auto [dx, dw, db] =
+        anatomy::native_layer_norm_backward(g[0], x, normalized_shape, mean, rstd, optional_input(ctx, 2), std::nullopt,
+                                            {ctx.needs_grad(0), ctx.needs_grad(2), ctx.needs_grad(3)});
     if (ctx.needs_grad(0)) {
       // The mean and rstd outputs' gradients, when some arrived (see below).
       if (!ctx.grad_zero_filled(1) || !ctx.grad_zero_filled(2)) {

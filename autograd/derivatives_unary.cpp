@@ -21,7 +21,7 @@ using NanToNumSig = Tensor(const Tensor&, std::optional<double>, std::optional<d
 constexpr double kLn2 = 0.693147180559945309417;
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi): erf's slope at 0
 constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // the standard normal pdf at 0
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // the standard normal pdf at 0
 
 // ---- one expression of the input or the result ----
 #define ANATOMY_UNARY_FORMULA(fn, body)                            \

@@ -79,9 +79,9 @@ using RmsNormBackwardSig = std::tuple<Tensor, Tensor>(const Tensor&, const Tenso
 
 ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   for (const char* op : kNotDifferentiable) m.impl_fallthrough(op);
-  // The binary function rows without a derivative (core/op_lists.h): comparisons and logical ops
-  // (their in-place forms record a zero gradient, above), bitwise ops and shifts (integers and
-  // bool only, in place too).
+    // The binary function rows without a derivative (core/op_lists.h): comparisons and logical ops
+    // (their in-place forms record a zero gradient, above), bitwise ops and shifts (integers and
+    // bool only, in place too).
 #define ANATOMY_BINARY_NOT_DIFFERENTIABLE(e, name, dtypes, fn, group, functional, inplace, out)            \
   if (!binary_dtypes_differentiable(BinaryDtypes::dtypes)) {                                               \
     m.impl_fallthrough(functional);                                                                        \

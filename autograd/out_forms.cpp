@@ -47,8 +47,8 @@ struct RefuseOutForm<Name, Tensor(Args...)> {
     static const auto op =
         dispatch::Dispatcher::singleton().find_or_throw(Name.view()).template typed<Tensor(Args...)>();
     if (GradMode::is_enabled()) {
-      const bool grad = input_requires_grad(std::forward_as_tuple(args...),
-                                            std::make_index_sequence<sizeof...(Args) - 1>());
+      const bool grad =
+          input_requires_grad(std::forward_as_tuple(args...), std::make_index_sequence<sizeof...(Args) - 1>());
       ANATOMY_CHECK(!grad, NotImplementedError,
                     "{}: functions with out= arguments don't support automatic differentiation, but one of the "
                     "arguments requires grad",
@@ -68,8 +68,8 @@ using Mode = Tensor(const Tensor&, const Tensor&, std::optional<std::string_view
 using Clamp = Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&, const Tensor&);
 using Gelu = Tensor(const Tensor&, std::string_view, const Tensor&);
 using Softplus = Tensor(const Tensor&, const Scalar&, const Scalar&, const Tensor&);
-using NanToNum =
-    Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&);
+using NanToNum = Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>,
+                        const Tensor&);
 using SumDims = Tensor(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&);
 
 }  // namespace

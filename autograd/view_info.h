@@ -29,9 +29,9 @@ namespace anatomy::autograd {
 struct DerivativeEntry;
 
 enum class ViewCreation : uint8_t {
-  Default,      // made in grad mode by a single-output view operator
-  NoGradMode,   // made in no_grad mode from a base that required grad
-  MultiOutput,  // one output of a view operator that returns several (split_with_sizes)
+  Default,           // made in grad mode by a single-output view operator
+  NoGradMode,        // made in no_grad mode from a base that required grad
+  MultiOutput,       // one output of a view operator that returns several (split_with_sizes)
   InCustomFunction,  // an output of a custom Function that aliases an input (a view made in
                      // forward, or the input returned as is)
 };

@@ -111,7 +111,8 @@ struct CudaMlp {
   CudaMlp() {
     anatomy::manual_seed(0);
     for (int i = 0; i < kLayers; ++i) {
-      w.push_back((anatomy::randn({kWidth, kWidth}) * 0.25).to(anatomy::Device(anatomy::DeviceType::CUDA)).requires_grad_());
+      w.push_back(
+          (anatomy::randn({kWidth, kWidth}) * 0.25).to(anatomy::Device(anatomy::DeviceType::CUDA)).requires_grad_());
       b.push_back((anatomy::randn({kWidth}) * 0.25).to(anatomy::Device(anatomy::DeviceType::CUDA)).requires_grad_());
     }
     x = anatomy::randn({kBatch, kWidth}).to(anatomy::Device(anatomy::DeviceType::CUDA));

@@ -95,9 +95,13 @@ void unary_fp32(benchmark::State& state, Op op, bool positive) {
   for (auto _ : state) op(out, x);
   state.SetBytesProcessed(state.iterations() * 2 * n * 4);
 }
-#define ANATOMY_UNARY_FP32(name, positive, ...)                                                        \
-  BENCHMARK_CAPTURE(unary_fp32, name, [](const Tensor& o, const Tensor& x) { __VA_ARGS__; }, positive) \
-      ->Arg(1 << 16)->Arg(1 << 24)->Unit(benchmark::kMillisecond)->UseRealTime()
+#define ANATOMY_UNARY_FP32(name, positive, ...)                                          \
+  BENCHMARK_CAPTURE(                                                                     \
+      unary_fp32, name, [](const Tensor& o, const Tensor& x) { __VA_ARGS__; }, positive) \
+      ->Arg(1 << 16)                                                                     \
+      ->Arg(1 << 24)                                                                     \
+      ->Unit(benchmark::kMillisecond)                                                    \
+      ->UseRealTime()
 ANATOMY_UNARY_FP32(exp, false, anatomy::exp_out(o, x));
 ANATOMY_UNARY_FP32(log, true, anatomy::log_out(o, x));
 ANATOMY_UNARY_FP32(sigmoid, false, anatomy::sigmoid_out(o, x));

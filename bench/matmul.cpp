@@ -19,8 +19,8 @@ constexpr int64_t kN = 1024;
 
 // 2 n^3 floating-point operations per product.
 void set_flops(benchmark::State& state, int64_t n) {
-  state.counters["GFLOP/s"] = benchmark::Counter(static_cast<double>(2 * n * n * n) * state.iterations() / 1e9,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(static_cast<double>(2 * n * n * n) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
 void BM_CblasSgemm(benchmark::State& state) {

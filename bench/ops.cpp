@@ -30,7 +30,11 @@ void run(benchmark::State& state, const OpInfo* info) {
 int main(int argc, char** argv) {
   for (const OpInfo& info : op_table()) {
     if (!info.bench_input) continue;
-    benchmark::RegisterBenchmark(("op/" + info.name).c_str(), run, &info)->Arg(1)->Arg(1 << 16)->Arg(1 << 24)->UseRealTime();
+    benchmark::RegisterBenchmark(("op/" + info.name).c_str(), run, &info)
+        ->Arg(1)
+        ->Arg(1 << 16)
+        ->Arg(1 << 24)
+        ->UseRealTime();
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -175,26 +175,26 @@ ANATOMY_HOST_DEVICE inline BFloat16& operator*=(BFloat16& a, BFloat16 b) { retur
 ANATOMY_HOST_DEVICE inline BFloat16& operator/=(BFloat16& a, BFloat16 b) { return a = a / b; }
 
 // A double operand is not squeezed through float: the exact widened value meets it in double.
-#define ANATOMY_BF16_MIXED_ARITH(op)                                                      \
-  template <detail::BFloat16ArithmeticOperand T>                                          \
-  ANATOMY_HOST_DEVICE inline auto operator op(BFloat16 a, T b) {                          \
-    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {            \
-      return static_cast<T>(static_cast<float>(a)) op b;                                  \
-    } else {                                                                              \
+#define ANATOMY_BF16_MIXED_ARITH(op)                                                       \
+  template <detail::BFloat16ArithmeticOperand T>                                           \
+  ANATOMY_HOST_DEVICE inline auto operator op(BFloat16 a, T b) {                           \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {              \
+      return static_cast<T>(static_cast<float>(a)) op b;                                   \
+    } else {                                                                               \
       return detail::bf16_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \
-    }                                                                                     \
-  }                                                                                       \
-  template <detail::BFloat16ArithmeticOperand T>                                          \
-  ANATOMY_HOST_DEVICE inline auto operator op(T a, BFloat16 b) {                          \
-    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {            \
-      return a op static_cast<T>(static_cast<float>(b));                                  \
-    } else {                                                                              \
+    }                                                                                      \
+  }                                                                                        \
+  template <detail::BFloat16ArithmeticOperand T>                                           \
+  ANATOMY_HOST_DEVICE inline auto operator op(T a, BFloat16 b) {                           \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {              \
+      return a op static_cast<T>(static_cast<float>(b));                                   \
+    } else {                                                                               \
       return detail::bf16_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \
-    }                                                                                     \
-  }                                                                                       \
-  template <detail::BFloat16ArithmeticOperand T>                                          \
-  ANATOMY_HOST_DEVICE inline BFloat16& operator op##=(BFloat16 & a, T b) {                \
-    return a = BFloat16(a op b);                                                          \
+    }                                                                                      \
+  }                                                                                        \
+  template <detail::BFloat16ArithmeticOperand T>                                           \
+  ANATOMY_HOST_DEVICE inline BFloat16& operator op##=(BFloat16& a, T b) {                  \
+    return a = BFloat16(a op b);                                                           \
   }
 
 ANATOMY_BF16_MIXED_ARITH(+)
@@ -204,17 +204,17 @@ ANATOMY_BF16_MIXED_ARITH(/)
 #undef ANATOMY_BF16_MIXED_ARITH
 
 // Comparisons go through float so NaN is unordered and +0 == -0, as IEEE requires.
-#define ANATOMY_BF16_COMPARE(op)                                             \
-  ANATOMY_HOST_DEVICE inline bool operator op(BFloat16 a, BFloat16 b) {      \
-    return static_cast<float>(a) op static_cast<float>(b);                   \
-  }                                                                          \
-  template <detail::BFloat16ArithmeticOperand T>                             \
-  ANATOMY_HOST_DEVICE inline bool operator op(BFloat16 a, T b) {             \
-    return static_cast<float>(a) op b;                                       \
-  }                                                                          \
-  template <detail::BFloat16ArithmeticOperand T>                             \
-  ANATOMY_HOST_DEVICE inline bool operator op(T a, BFloat16 b) {             \
-    return a op static_cast<float>(b);                                       \
+#define ANATOMY_BF16_COMPARE(op)                                        \
+  ANATOMY_HOST_DEVICE inline bool operator op(BFloat16 a, BFloat16 b) { \
+    return static_cast<float>(a) op static_cast<float>(b);              \
+  }                                                                     \
+  template <detail::BFloat16ArithmeticOperand T>                        \
+  ANATOMY_HOST_DEVICE inline bool operator op(BFloat16 a, T b) {        \
+    return static_cast<float>(a) op b;                                  \
+  }                                                                     \
+  template <detail::BFloat16ArithmeticOperand T>                        \
+  ANATOMY_HOST_DEVICE inline bool operator op(T a, BFloat16 b) {        \
+    return a op static_cast<float>(b);                                  \
   }
 
 ANATOMY_BF16_COMPARE(==)
@@ -257,14 +257,28 @@ class numeric_limits<anatomy::BFloat16> {
   static constexpr bool tinyness_before = false;
 
   ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 min() noexcept { return anatomy::BFloat16::from_bits(0x0080); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 lowest() noexcept { return anatomy::BFloat16::from_bits(0xff7f); }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 lowest() noexcept {
+    return anatomy::BFloat16::from_bits(0xff7f);
+  }
   ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 max() noexcept { return anatomy::BFloat16::from_bits(0x7f7f); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 epsilon() noexcept { return anatomy::BFloat16::from_bits(0x3c00); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 round_error() noexcept { return anatomy::BFloat16::from_bits(0x3f00); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 infinity() noexcept { return anatomy::BFloat16::from_bits(0x7f80); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 quiet_NaN() noexcept { return anatomy::BFloat16::from_bits(0x7fc0); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 signaling_NaN() noexcept { return anatomy::BFloat16::from_bits(0x7fa0); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 denorm_min() noexcept { return anatomy::BFloat16::from_bits(0x0001); }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 epsilon() noexcept {
+    return anatomy::BFloat16::from_bits(0x3c00);
+  }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 round_error() noexcept {
+    return anatomy::BFloat16::from_bits(0x3f00);
+  }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 infinity() noexcept {
+    return anatomy::BFloat16::from_bits(0x7f80);
+  }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 quiet_NaN() noexcept {
+    return anatomy::BFloat16::from_bits(0x7fc0);
+  }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 signaling_NaN() noexcept {
+    return anatomy::BFloat16::from_bits(0x7fa0);
+  }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::BFloat16 denorm_min() noexcept {
+    return anatomy::BFloat16::from_bits(0x0001);
+  }
 };
 
 }  // namespace std

@@ -22,7 +22,8 @@ std::string& privateuse1_name() {
 bool is_identifier(std::string_view s) {
   if (s.empty() || !(std::islower(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   for (char c : s) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) return false;
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
   }
   return true;
 }
@@ -31,9 +32,12 @@ bool is_identifier(std::string_view s) {
 
 std::string device_type_name(DeviceType t) {
   switch (t) {
-    case DeviceType::CPU: return "cpu";
-    case DeviceType::CUDA: return "cuda";
-    case DeviceType::Meta: return "meta";
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::CUDA:
+      return "cuda";
+    case DeviceType::Meta:
+      return "meta";
     case DeviceType::PrivateUse1: {
       std::lock_guard<std::mutex> g(privateuse1_mutex());
       return privateuse1_name();
@@ -43,8 +47,8 @@ std::string device_type_name(DeviceType t) {
 }
 
 void register_privateuse1_backend(std::string_view name) {
-  ANATOMY_CHECK(is_identifier(name), ValueError,
-                "register_privateuse1_backend: '{}' is not a lower-case identifier", name);
+  ANATOMY_CHECK(is_identifier(name), ValueError, "register_privateuse1_backend: '{}' is not a lower-case identifier",
+                name);
   ANATOMY_CHECK(name != "cpu" && name != "cuda" && name != "meta", ValueError,
                 "register_privateuse1_backend: '{}' is a built-in device type", name);
   std::lock_guard<std::mutex> g(privateuse1_mutex());
@@ -77,7 +81,8 @@ Device::Device(std::string_view text) : type_(DeviceType::CPU), index_(-1) {
   } else if (type_part == pu1) {
     type_ = DeviceType::PrivateUse1;
   } else {
-    ANATOMY_THROW(ValueError, "Device: unknown device type in '{}'; expected cpu, cuda, meta or {} (optionally with ':index')",
+    ANATOMY_THROW(ValueError,
+                  "Device: unknown device type in '{}'; expected cpu, cuda, meta or {} (optionally with ':index')",
                   text, pu1);
   }
   if (!index_part.empty()) {

@@ -16,9 +16,7 @@ class DimVector {
   static constexpr size_t kInlineDims = 5;
 
   DimVector() = default;
-  explicit DimVector(size_t n, int64_t value = 0) {
-    resize(n, value);
-  }
+  explicit DimVector(size_t n, int64_t value = 0) { resize(n, value); }
   DimVector(IntArrayRef v) { assign(v); }
   DimVector(std::initializer_list<int64_t> v) { assign(IntArrayRef(v.begin(), v.size())); }
   DimVector(const DimVector& o) { assign(o); }
@@ -94,13 +92,25 @@ class DimVector {
   static void copy_dims(const int64_t* src, size_t n, int64_t* dst) {
     static_assert(kInlineDims == 5, "copy_dims moves up to kInlineDims values one by one");
     switch (n) {
-      case 5: dst[4] = src[4]; [[fallthrough]];
-      case 4: dst[3] = src[3]; [[fallthrough]];
-      case 3: dst[2] = src[2]; [[fallthrough]];
-      case 2: dst[1] = src[1]; [[fallthrough]];
-      case 1: dst[0] = src[0]; [[fallthrough]];
-      case 0: return;
-      default: std::memmove(dst, src, n * sizeof(int64_t));
+      case 5:
+        dst[4] = src[4];
+        [[fallthrough]];
+      case 4:
+        dst[3] = src[3];
+        [[fallthrough]];
+      case 3:
+        dst[2] = src[2];
+        [[fallthrough]];
+      case 2:
+        dst[1] = src[1];
+        [[fallthrough]];
+      case 1:
+        dst[0] = src[0];
+        [[fallthrough]];
+      case 0:
+        return;
+      default:
+        std::memmove(dst, src, n * sizeof(int64_t));
     }
   }
   void free_heap() {

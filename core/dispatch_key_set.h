@@ -7,8 +7,8 @@
 #pragma once
 
 #include <bit>
-#include <initializer_list>
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
 
 namespace anatomy {
@@ -53,9 +53,7 @@ constexpr std::string_view to_string(DispatchKey k) {
   }
 }
 
-constexpr bool is_backend_key(DispatchKey k) {
-  return static_cast<int>(k) < kNumBackendKeys;
-}
+constexpr bool is_backend_key(DispatchKey k) { return static_cast<int>(k) < kNumBackendKeys; }
 constexpr bool is_autograd_key(DispatchKey k) {
   return k >= DispatchKey::AutogradCPU && k <= DispatchKey::AutogradPrivateUse1;
 }

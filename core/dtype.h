@@ -14,15 +14,15 @@
 namespace anatomy {
 
 // _(C++ type, enumerator, short name, PyTorch-style name)
-#define ANATOMY_FORALL_DTYPES(_)                \
-  _(bool, Bool, "bool", "torch.bool")           \
-  _(uint8_t, UInt8, "uint8", "torch.uint8")     \
-  _(int8_t, Int8, "int8", "torch.int8")         \
-  _(int32_t, Int32, "int32", "torch.int32")     \
-  _(int64_t, Int64, "int64", "torch.int64")     \
-  _(Half, Float16, "fp16", "torch.float16")     \
+#define ANATOMY_FORALL_DTYPES(_)                  \
+  _(bool, Bool, "bool", "torch.bool")             \
+  _(uint8_t, UInt8, "uint8", "torch.uint8")       \
+  _(int8_t, Int8, "int8", "torch.int8")           \
+  _(int32_t, Int32, "int32", "torch.int32")       \
+  _(int64_t, Int64, "int64", "torch.int64")       \
+  _(Half, Float16, "fp16", "torch.float16")       \
   _(BFloat16, BFloat16, "bf16", "torch.bfloat16") \
-  _(float, Float32, "fp32", "torch.float32")    \
+  _(float, Float32, "fp32", "torch.float32")      \
   _(double, Float64, "fp64", "torch.float64")
 
 enum class DType : int8_t {
@@ -76,8 +76,7 @@ constexpr std::string_view torch_name(DType t) {
 }
 
 constexpr bool is_floating(DType t) {
-  return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 ||
-         t == DType::Float64;
+  return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
 }
 constexpr bool is_integral(DType t, bool include_bool = false) {
   return (t == DType::Bool) ? include_bool : !is_floating(t);

@@ -13,10 +13,10 @@ int64_t required_storage_elements(IntArrayRef sizes, IntArrayRef strides, const 
   int64_t extent = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     int64_t span;
-    ANATOMY_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
-                      !__builtin_add_overflow(extent, span, &extent),
-                  ValueError, "{}: sizes [{}] with strides [{}] reach beyond 2^63 elements", op, fmt::join(sizes, ", "),
-                  fmt::join(strides, ", "));
+    ANATOMY_CHECK(
+        !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) && !__builtin_add_overflow(extent, span, &extent),
+        ValueError, "{}: sizes [{}] with strides [{}] reach beyond 2^63 elements", op, fmt::join(sizes, ", "),
+        fmt::join(strides, ", "));
   }
   return extent;
 }

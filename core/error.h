@@ -57,18 +57,18 @@ namespace detail {
 
 // ANATOMY_CHECK(cond, ValueError, "view: shape {} is invalid for {} elements", shape, n)
 // The message is only formatted when the check fails.
-#define ANATOMY_CHECK(cond, ErrorType, ...)                        \
-  do {                                                             \
-    if (ANATOMY_UNLIKELY(!(cond))) {                               \
-      throw ::anatomy::ErrorType(::fmt::format(__VA_ARGS__));      \
-    }                                                              \
+#define ANATOMY_CHECK(cond, ErrorType, ...)                   \
+  do {                                                        \
+    if (ANATOMY_UNLIKELY(!(cond))) {                          \
+      throw ::anatomy::ErrorType(::fmt::format(__VA_ARGS__)); \
+    }                                                         \
   } while (0)
 
 #define ANATOMY_THROW(ErrorType, ...) throw ::anatomy::ErrorType(::fmt::format(__VA_ARGS__))
 
-#define ANATOMY_INTERNAL_ASSERT(cond, ...)                                                  \
-  do {                                                                                      \
-    if (ANATOMY_UNLIKELY(!(cond))) {                                                        \
+#define ANATOMY_INTERNAL_ASSERT(cond, ...)                                                         \
+  do {                                                                                             \
+    if (ANATOMY_UNLIKELY(!(cond))) {                                                               \
       ::anatomy::detail::throw_internal(#cond, __FILE__, __LINE__, ::fmt::format("" __VA_ARGS__)); \
-    }                                                                                       \
+    }                                                                                              \
   } while (0)

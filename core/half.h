@@ -166,10 +166,18 @@ ANATOMY_HOST_DEVICE inline Half operator+(Half a) { return a; }
 // A sign-bit flip is exact and also negates NaNs and zeros the way IEEE negate does.
 ANATOMY_HOST_DEVICE inline Half operator-(Half a) { return Half::from_bits(static_cast<uint16_t>(a.x ^ 0x8000u)); }
 
-ANATOMY_HOST_DEVICE inline Half operator+(Half a, Half b) { return Half(static_cast<float>(a) + static_cast<float>(b)); }
-ANATOMY_HOST_DEVICE inline Half operator-(Half a, Half b) { return Half(static_cast<float>(a) - static_cast<float>(b)); }
-ANATOMY_HOST_DEVICE inline Half operator*(Half a, Half b) { return Half(static_cast<float>(a) * static_cast<float>(b)); }
-ANATOMY_HOST_DEVICE inline Half operator/(Half a, Half b) { return Half(static_cast<float>(a) / static_cast<float>(b)); }
+ANATOMY_HOST_DEVICE inline Half operator+(Half a, Half b) {
+  return Half(static_cast<float>(a) + static_cast<float>(b));
+}
+ANATOMY_HOST_DEVICE inline Half operator-(Half a, Half b) {
+  return Half(static_cast<float>(a) - static_cast<float>(b));
+}
+ANATOMY_HOST_DEVICE inline Half operator*(Half a, Half b) {
+  return Half(static_cast<float>(a) * static_cast<float>(b));
+}
+ANATOMY_HOST_DEVICE inline Half operator/(Half a, Half b) {
+  return Half(static_cast<float>(a) / static_cast<float>(b));
+}
 
 ANATOMY_HOST_DEVICE inline Half& operator+=(Half& a, Half b) { return a = a + b; }
 ANATOMY_HOST_DEVICE inline Half& operator-=(Half& a, Half b) { return a = a - b; }
@@ -177,26 +185,26 @@ ANATOMY_HOST_DEVICE inline Half& operator*=(Half& a, Half b) { return a = a * b;
 ANATOMY_HOST_DEVICE inline Half& operator/=(Half& a, Half b) { return a = a / b; }
 
 // A double operand is not squeezed through float: the exact widened value meets it in double.
-#define ANATOMY_HALF_MIXED_ARITH(op)                                                   \
-  template <detail::HalfArithmeticOperand T>                                           \
-  ANATOMY_HOST_DEVICE inline auto operator op(Half a, T b) {                           \
-    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {         \
-      return static_cast<T>(static_cast<float>(a)) op b;                               \
-    } else {                                                                           \
+#define ANATOMY_HALF_MIXED_ARITH(op)                                                       \
+  template <detail::HalfArithmeticOperand T>                                               \
+  ANATOMY_HOST_DEVICE inline auto operator op(Half a, T b) {                               \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {              \
+      return static_cast<T>(static_cast<float>(a)) op b;                                   \
+    } else {                                                                               \
       return detail::half_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \
-    }                                                                                  \
-  }                                                                                    \
-  template <detail::HalfArithmeticOperand T>                                           \
-  ANATOMY_HOST_DEVICE inline auto operator op(T a, Half b) {                           \
-    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {         \
-      return a op static_cast<T>(static_cast<float>(b));                               \
-    } else {                                                                           \
+    }                                                                                      \
+  }                                                                                        \
+  template <detail::HalfArithmeticOperand T>                                               \
+  ANATOMY_HOST_DEVICE inline auto operator op(T a, Half b) {                               \
+    if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>) {              \
+      return a op static_cast<T>(static_cast<float>(b));                                   \
+    } else {                                                                               \
       return detail::half_mixed_result<T>(static_cast<float>(a) op static_cast<float>(b)); \
-    }                                                                                  \
-  }                                                                                    \
-  template <detail::HalfArithmeticOperand T>                                           \
-  ANATOMY_HOST_DEVICE inline Half& operator op##=(Half & a, T b) {                     \
-    return a = Half(a op b);                                                           \
+    }                                                                                      \
+  }                                                                                        \
+  template <detail::HalfArithmeticOperand T>                                               \
+  ANATOMY_HOST_DEVICE inline Half& operator op##=(Half& a, T b) {                          \
+    return a = Half(a op b);                                                               \
   }
 
 ANATOMY_HALF_MIXED_ARITH(+)
@@ -206,17 +214,17 @@ ANATOMY_HALF_MIXED_ARITH(/)
 #undef ANATOMY_HALF_MIXED_ARITH
 
 // Comparisons go through float so NaN is unordered and +0 == -0, as IEEE requires.
-#define ANATOMY_HALF_COMPARE(op)                                                                 \
-  ANATOMY_HOST_DEVICE inline bool operator op(Half a, Half b) {                                  \
-    return static_cast<float>(a) op static_cast<float>(b);                                       \
-  }                                                                                              \
-  template <detail::HalfArithmeticOperand T>                                                     \
-  ANATOMY_HOST_DEVICE inline bool operator op(Half a, T b) {                                     \
-    return static_cast<float>(a) op b;                                                           \
-  }                                                                                              \
-  template <detail::HalfArithmeticOperand T>                                                     \
-  ANATOMY_HOST_DEVICE inline bool operator op(T a, Half b) {                                     \
-    return a op static_cast<float>(b);                                                           \
+#define ANATOMY_HALF_COMPARE(op)                                \
+  ANATOMY_HOST_DEVICE inline bool operator op(Half a, Half b) { \
+    return static_cast<float>(a) op static_cast<float>(b);      \
+  }                                                             \
+  template <detail::HalfArithmeticOperand T>                    \
+  ANATOMY_HOST_DEVICE inline bool operator op(Half a, T b) {    \
+    return static_cast<float>(a) op b;                          \
+  }                                                             \
+  template <detail::HalfArithmeticOperand T>                    \
+  ANATOMY_HOST_DEVICE inline bool operator op(T a, Half b) {    \
+    return a op static_cast<float>(b);                          \
   }
 
 ANATOMY_HALF_COMPARE(==)
@@ -265,7 +273,9 @@ class numeric_limits<anatomy::Half> {
   ANATOMY_HOST_DEVICE static constexpr anatomy::Half round_error() noexcept { return anatomy::Half::from_bits(0x3800); }
   ANATOMY_HOST_DEVICE static constexpr anatomy::Half infinity() noexcept { return anatomy::Half::from_bits(0x7c00); }
   ANATOMY_HOST_DEVICE static constexpr anatomy::Half quiet_NaN() noexcept { return anatomy::Half::from_bits(0x7e00); }
-  ANATOMY_HOST_DEVICE static constexpr anatomy::Half signaling_NaN() noexcept { return anatomy::Half::from_bits(0x7d00); }
+  ANATOMY_HOST_DEVICE static constexpr anatomy::Half signaling_NaN() noexcept {
+    return anatomy::Half::from_bits(0x7d00);
+  }
   ANATOMY_HOST_DEVICE static constexpr anatomy::Half denorm_min() noexcept { return anatomy::Half::from_bits(0x0001); }
 };
 

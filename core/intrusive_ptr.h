@@ -125,7 +125,8 @@ class IntrusivePtr {
   // under a lock, and readers call try_retain under the same lock: it takes a reference unless the
   // count already reached zero (the object is being destroyed, and the reader must make another).
   static IntrusivePtr try_retain(T* p) noexcept {
-    static_assert(requires { T::kWeaklyReferenced; }, "try_retain is for weakly referenced classes");
+    static_assert(
+        requires { T::kWeaklyReferenced; }, "try_retain is for weakly referenced classes");
     IntrusivePtr out;
     uint32_t n = p->refcount_.load(std::memory_order_relaxed);
     while (n != 0) {

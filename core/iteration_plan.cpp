@@ -334,8 +334,8 @@ IterationPlan IterationPlan::Builder::build() {
   // 6. the flat fast path and 32-bit offsets.
   plan.contiguous_ = loop_shape.size() == 1;
   for (int k = 0; k < n && plan.contiguous_; ++k) {
-    plan.contiguous_ = loop_shape[0] == 1 ||
-                       loop_strides[k][0] == static_cast<int64_t>(plan.operands_[k].element_size());
+    plan.contiguous_ =
+        loop_shape[0] == 1 || loop_strides[k][0] == static_cast<int64_t>(plan.operands_[k].element_size());
   }
   for (int k = 0; k < n; ++k) {
     int64_t reach = 0;

@@ -13,9 +13,12 @@ enum class MemoryFormat : int8_t { Contiguous, ChannelsLast, Preserve };
 
 constexpr std::string_view to_string(MemoryFormat f) {
   switch (f) {
-    case MemoryFormat::Contiguous: return "contiguous_format";
-    case MemoryFormat::ChannelsLast: return "channels_last";
-    case MemoryFormat::Preserve: return "preserve_format";
+    case MemoryFormat::Contiguous:
+      return "contiguous_format";
+    case MemoryFormat::ChannelsLast:
+      return "channels_last";
+    case MemoryFormat::Preserve:
+      return "preserve_format";
   }
   return "?";
 }

@@ -18,8 +18,9 @@ class OptionalIntArrayRef {
   constexpr OptionalIntArrayRef(std::nullopt_t) {}
   // Anything an IntArrayRef views (a vector, a DimVector, an array, an IntArrayRef itself).
   template <typename T>
-    requires(std::convertible_to<const T&, IntArrayRef> && !std::same_as<T, std::nullopt_t>)
-  constexpr OptionalIntArrayRef(const T& list) : list_(IntArrayRef(list)), has_list_(true) {}
+  requires(std::convertible_to<const T&, IntArrayRef> &&
+           !std::same_as<T, std::nullopt_t>) constexpr OptionalIntArrayRef(const T& list)
+      : list_(IntArrayRef(list)), has_list_(true) {}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"

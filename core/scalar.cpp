@@ -12,9 +12,12 @@ namespace anatomy {
 
 std::string Scalar::to_string() const {
   switch (kind_) {
-    case Kind::Bool: return i_ ? "True" : "False";
-    case Kind::Int: return std::to_string(i_);
-    case Kind::Float: return fmt::format("{}", d_);
+    case Kind::Bool:
+      return i_ ? "True" : "False";
+    case Kind::Int:
+      return std::to_string(i_);
+    case Kind::Float:
+      return fmt::format("{}", d_);
   }
   return "?";
 }

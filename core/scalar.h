@@ -36,9 +36,7 @@ class Scalar {
   bool is_floating_point() const { return kind_ == Kind::Float; }
 
   // The dtype a tensor made from this scalar gets: bool, int64 or fp64.
-  DType dtype() const {
-    return kind_ == Kind::Bool ? DType::Bool : kind_ == Kind::Int ? DType::Int64 : DType::Float64;
-  }
+  DType dtype() const { return kind_ == Kind::Bool ? DType::Bool : kind_ == Kind::Int ? DType::Int64 : DType::Float64; }
 
   double to_double() const { return kind_ == Kind::Float ? d_ : static_cast<double>(i_); }
   int64_t to_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_; }

@@ -97,8 +97,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
     }
   }
   if (infer) {
-    ANATOMY_CHECK(known != 0 && numel % known == 0, ValueError,
-                  "{}: shape [{}] is invalid for input of size {}", op, fmt::join(shape, ", "), numel);
+    ANATOMY_CHECK(known != 0 && numel % known == 0, ValueError, "{}: shape [{}] is invalid for input of size {}", op,
+                  fmt::join(shape, ", "), numel);
     out[*infer] = numel / known;
   } else {
     ANATOMY_CHECK(known == numel, ValueError, "{}: shape [{}] is invalid for input of size {}", op,
@@ -177,8 +177,8 @@ int64_t arange_length(const Scalar& start_s, const Scalar& end_s, const Scalar& 
     return static_cast<int64_t>(n);
   }
   double start = start_s.to_double(), end = end_s.to_double(), step = step_s.to_double();
-  ANATOMY_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, "{}: bounds must be finite, got {} and {}",
-                op, start, end);
+  ANATOMY_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, "{}: bounds must be finite, got {} and {}", op,
+                start, end);
   ANATOMY_CHECK(step != 0 && std::isfinite(step), ValueError, "{}: step must be nonzero and finite, got {}", op, step);
   ANATOMY_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), ValueError,
                 "{}: upper bound and larger bound inconsistent with step sign (start {}, end {}, step {})", op, start,

@@ -87,14 +87,14 @@ class Tensor {
   bool requires_grad() const;
   Tensor& requires_grad_(bool value = true);
   // Defined in autograd/tensor_autograd.cpp (docs/autograd.md).
-  Tensor grad() const;  // the accumulated gradient (undefined until a backward reaches this tensor)
+  Tensor grad() const;                   // the accumulated gradient (undefined until a backward reaches this tensor)
   void set_grad(const Tensor& g) const;  // replaces .grad (undefined clears it)
-  autograd::Node* grad_fn() const;  // the node that made this tensor; nullptr for leaves
-  bool is_leaf() const;             // no grad_fn: made by the user, or by ops that did not record
-  void retain_grad() const;         // a non-leaf keeps its .grad too
+  autograd::Node* grad_fn() const;       // the node that made this tensor; nullptr for leaves
+  bool is_leaf() const;                  // no grad_fn: made by the user, or by ops that did not record
+  void retain_grad() const;              // a non-leaf keeps its .grad too
   bool retains_grad() const;
-  Tensor detach() const;            // same data and version counter, no history
-  const Tensor& detach_() const;    // drops this tensor's history; it becomes a leaf
+  Tensor detach() const;          // same data and version counter, no history
+  const Tensor& detach_() const;  // drops this tensor's history; it becomes a leaf
   // Runs backward from this tensor (a scalar, or with `gradient` of its shape).
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false, bool create_graph = false) const;
   // Runs on this tensor's gradient in backward; return a replacement, or an undefined tensor.
@@ -106,7 +106,7 @@ class Tensor {
   Tensor as_strided(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor t() const;
-  Tensor T() const;  // all dims reversed
+  Tensor T() const;   // all dims reversed
   Tensor mT() const;  // last two dims swapped
   Tensor permute(IntArrayRef dims) const;
   Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
@@ -191,10 +191,10 @@ class Tensor {
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
-#define ANATOMY_BINARY_METHODS(e, name, ...)                     \
-  Tensor name(const Tensor& other) const;                \
-  Tensor name(const Scalar& other) const;                \
-  const Tensor& name##_(const Tensor& other) const;      \
+#define ANATOMY_BINARY_METHODS(e, name, ...)        \
+  Tensor name(const Tensor& other) const;           \
+  Tensor name(const Scalar& other) const;           \
+  const Tensor& name##_(const Tensor& other) const; \
   const Tensor& name##_(const Scalar& other) const;
   ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_BINARY_METHODS)
 #undef ANATOMY_BINARY_METHODS
@@ -308,7 +308,7 @@ Tensor operator*(const Scalar& a, const Tensor& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
 Tensor operator-(const Tensor& a);  // neg
 // remainder (Python's %), comparisons (bool results), bitwise ops (integers and bool).
-#define ANATOMY_DECLARE_BINARY_OPERATOR(op)            \
+#define ANATOMY_DECLARE_BINARY_OPERATOR(op)             \
   Tensor operator op(const Tensor& a, const Tensor& b); \
   Tensor operator op(const Tensor& a, const Scalar& b); \
   Tensor operator op(const Scalar& a, const Tensor& b);

@@ -15,10 +15,14 @@ std::atomic<AutogradMetaFactory> g_autograd_meta_factory{nullptr};
 
 DispatchKey backend_dispatch_key(DeviceType t) {
   switch (t) {
-    case DeviceType::CPU: return DispatchKey::CPU;
-    case DeviceType::CUDA: return DispatchKey::CUDA;
-    case DeviceType::Meta: return DispatchKey::Meta;
-    case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+    case DeviceType::CPU:
+      return DispatchKey::CPU;
+    case DeviceType::CUDA:
+      return DispatchKey::CUDA;
+    case DeviceType::Meta:
+      return DispatchKey::Meta;
+    case DeviceType::PrivateUse1:
+      return DispatchKey::PrivateUse1;
   }
   return DispatchKey::CPU;
 }
@@ -26,8 +30,7 @@ DispatchKey backend_dispatch_key(DeviceType t) {
 void set_autograd_meta_factory(AutogradMetaFactory factory) { g_autograd_meta_factory.store(factory); }
 AutogradMetaFactory autograd_meta_factory() { return g_autograd_meta_factory.load(); }
 
-TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
-                       int64_t storage_offset)
+TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset)
     : TensorImpl(std::move(storage), dtype, sizes, strides, ContiguousLayout{0}) {
   storage_offset_ = storage_offset;
   refresh();  // numel and contiguity from the sizes and strides

@@ -11,12 +11,12 @@
 #include <memory>
 
 #include "anatomy/core/dim_vector.h"
+#include "anatomy/core/dispatch_key_set.h"
 #include "anatomy/core/dtype.h"
 #include "anatomy/core/intrusive_ptr.h"
 #include "anatomy/core/memory_format.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/storage.h"
-#include "anatomy/core/dispatch_key_set.h"
 
 namespace anatomy {
 

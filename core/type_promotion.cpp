@@ -30,9 +30,7 @@ DType combine_categories(bool has_higher, DType higher, bool has_lower, DType lo
 
 void ResultTypeState::add_tensor(DType t) { dim_ = combine(has_dim_, dim_, t); }
 void ResultTypeState::add_zero_dim_tensor(DType t) { zero_ = combine(has_zero_, zero_, t); }
-void ResultTypeState::add_scalar(const Scalar& s) {
-  wrapped_ = combine(has_wrapped_, wrapped_, wrapped_dtype(s));
-}
+void ResultTypeState::add_scalar(const Scalar& s) { wrapped_ = combine(has_wrapped_, wrapped_, wrapped_dtype(s)); }
 
 void ResultTypeState::add_wrapped_number(DType t) {
   DType d = t == DType::Bool ? DType::Bool : is_floating(t) ? kDefaultFloat : DType::Int64;

@@ -50,8 +50,9 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 }
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  ANATOMY_CHECK(size.size() == stride.size(), ValueError, "as_strided: size [{}] and stride [{}] have different lengths",
-                fmt::join(size, ", "), fmt::join(stride, ", "));
+  ANATOMY_CHECK(size.size() == stride.size(), ValueError,
+                "as_strided: size [{}] and stride [{}] have different lengths", fmt::join(size, ", "),
+                fmt::join(stride, ", "));
   int64_t offset = storage_offset.value_or(self.storage_offset());
   ANATOMY_CHECK(offset >= 0, ValueError, "as_strided: negative storage offset {}", offset);
   int64_t numel = checked_numel(size, "as_strided");
@@ -187,9 +188,8 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 
 Tensor expand(const Tensor& self, IntArrayRef size) {
   int64_t n = static_cast<int64_t>(size.size());
-  ANATOMY_CHECK(n >= self.dim(), ValueError,
-                "expand: the number of sizes [{}] must be at least the tensor's dims ({})", fmt::join(size, ", "),
-                self.dim());
+  ANATOMY_CHECK(n >= self.dim(), ValueError, "expand: the number of sizes [{}] must be at least the tensor's dims ({})",
+                fmt::join(size, ", "), self.dim());
   DimVector sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t offset = n - 1 - i;
@@ -280,9 +280,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
                   fmt::join(split_sizes, ", "), d, self.sizes()[d]);
     total += s;
   }
-  ANATOMY_CHECK(total == self.sizes()[d], ValueError,
-                "split: sizes [{}] add up to {}, but dim {} has size {}", fmt::join(split_sizes, ", "), total, d,
-                self.sizes()[d]);
+  ANATOMY_CHECK(total == self.sizes()[d], ValueError, "split: sizes [{}] add up to {}, but dim {} has size {}",
+                fmt::join(split_sizes, ", "), total, d, self.sizes()[d]);
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {

@@ -37,7 +37,8 @@ struct BackendSelectKernel<Name, Ret(Args...)> {
     static const TypedOperatorHandle<Ret(Args...)> op =
         Dispatcher::singleton().find_or_throw(Name.view()).template typed<Ret(Args...)>();
     Device device = detail::find_device(args...).value_or(Device(DeviceType::CPU));
-    DispatchKeySet next = (ks & DispatchKeySet::below(DispatchKey::BackendSelect)).add(backend_dispatch_key(device.type()));
+    DispatchKeySet next =
+        (ks & DispatchKeySet::below(DispatchKey::BackendSelect)).add(backend_dispatch_key(device.type()));
     return op.redispatch(next, std::forward<Args>(args)...);
   }
 };
@@ -46,5 +47,6 @@ struct BackendSelectKernel<Name, Ret(Args...)> {
 
 // Registers the BackendSelect kernel of factory `name` ("aten::empty.memory_format") whose C++
 // signature is the rest of the arguments.
-#define ANATOMY_BACKEND_SELECT(m, name, ...) \
-  (m).impl(name, ::anatomy::dispatch::named_kernel(&::anatomy::dispatch::BackendSelectKernel<name, __VA_ARGS__>::call, "backend_select"))
+#define ANATOMY_BACKEND_SELECT(m, name, ...)                                                                           \
+  (m).impl(name, ::anatomy::dispatch::named_kernel(&::anatomy::dispatch::BackendSelectKernel<name, __VA_ARGS__>::call, \
+                                                   "backend_select"))

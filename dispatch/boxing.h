@@ -23,12 +23,12 @@ namespace anatomy::dispatch {
 template <typename T>
 struct arg_traits;
 
-#define ANATOMY_PLAIN_ARG(CppType, SchemaType)                         \
-  template <>                                                          \
-  struct arg_traits<CppType> {                                         \
-    static constexpr ArgType type = ArgType::SchemaType;               \
-    using Holder = CppType;                                            \
-    static IValue box(const CppType& v) { return IValue(v); }          \
+#define ANATOMY_PLAIN_ARG(CppType, SchemaType)                             \
+  template <>                                                              \
+  struct arg_traits<CppType> {                                             \
+    static constexpr ArgType type = ArgType::SchemaType;                   \
+    using Holder = CppType;                                                \
+    static IValue box(const CppType& v) { return IValue(v); }              \
     static Holder unbox(IValue& v) { return std::move(v.get<CppType>()); } \
   };
 ANATOMY_PLAIN_ARG(Tensor, Tensor)
@@ -59,9 +59,7 @@ struct arg_traits<OptionalIntArrayRef> {
       return list ? OptionalIntArrayRef(*list) : OptionalIntArrayRef(std::nullopt);
     }
   };
-  static IValue box(OptionalIntArrayRef v) {
-    return v ? IValue(std::vector<int64_t>(v->begin(), v->end())) : IValue();
-  }
+  static IValue box(OptionalIntArrayRef v) { return v ? IValue(std::vector<int64_t>(v->begin(), v->end())) : IValue(); }
   static Holder unbox(IValue& v) {
     if (v.is_none()) return {};
     return {std::move(v.get<std::vector<int64_t>>())};
@@ -99,14 +97,22 @@ struct arg_traits<std::optional<std::string_view>> {
 // optional<T> for the T above whose schema type has an optional form.
 constexpr ArgType optional_of(ArgType t) {
   switch (t) {
-    case ArgType::Tensor: return ArgType::OptionalTensor;
-    case ArgType::Scalar: return ArgType::OptionalScalar;
-    case ArgType::Int: return ArgType::OptionalInt;
-    case ArgType::Float: return ArgType::OptionalFloat;
-    case ArgType::ScalarType: return ArgType::OptionalScalarType;
-    case ArgType::Device: return ArgType::OptionalDevice;
-    case ArgType::MemoryFormat: return ArgType::OptionalMemoryFormat;
-    default: return t;
+    case ArgType::Tensor:
+      return ArgType::OptionalTensor;
+    case ArgType::Scalar:
+      return ArgType::OptionalScalar;
+    case ArgType::Int:
+      return ArgType::OptionalInt;
+    case ArgType::Float:
+      return ArgType::OptionalFloat;
+    case ArgType::ScalarType:
+      return ArgType::OptionalScalarType;
+    case ArgType::Device:
+      return ArgType::OptionalDevice;
+    case ArgType::MemoryFormat:
+      return ArgType::OptionalMemoryFormat;
+    default:
+      return t;
   }
 }
 
@@ -192,7 +198,8 @@ void call_with_stack(Stack& s, Fn&& fn) {
   size_t base = s.size() - sizeof...(Args);
   auto holders = [&]<size_t... I>(std::index_sequence<I...>) {
     return std::tuple<typename arg_traits_of<Args>::Holder...>(arg_traits_of<Args>::unbox(s[base + I])...);
-  }(std::index_sequence_for<Args...>{});
+  }
+  (std::index_sequence_for<Args...>{});
   s.resize(base);
   if constexpr (std::is_void_v<Ret>) {
     std::apply(fn, holders);

@@ -58,8 +58,8 @@ OperatorHandle Dispatcher::find_or_throw(std::string_view qualified_name) const 
   for (const auto& n : list_ops()) {
     if (n.rfind(base, 0) == 0 || edit_distance(base_of(n), base) <= 2) close.push_back(n);
   }
-  ANATOMY_THROW(ValueError, "no operator named '{}'{}{}", qualified_name, close.empty() ? "" : "; did you mean: ",
-                fmt::join(close, ", "));
+  ANATOMY_THROW(ValueError, "no operator named '{}'{}{}", qualified_name,
+                close.empty() ? "" : "; did you mean: ", fmt::join(close, ", "));
 }
 
 OperatorHandle Dispatcher::def(std::string_view ns, std::string_view schema_text, std::string_view where) {
@@ -119,8 +119,8 @@ std::vector<std::string> list_ops() { return Dispatcher::singleton().list_ops();
 
 void OperatorHandle::call_boxed(Stack& stack) const {
   size_t nargs = schema().arguments.size();
-  ANATOMY_CHECK(stack.size() >= nargs, ValueError, "{}: call_boxed needs {} arguments on the stack, found {}",
-                name(), nargs, stack.size());
+  ANATOMY_CHECK(stack.size() >= nargs, ValueError, "{}: call_boxed needs {} arguments on the stack, found {}", name(),
+                nargs, stack.size());
   DispatchKeySet from_args;
   for (size_t i = stack.size() - nargs; i < stack.size(); ++i) {
     const IValue& v = stack[i];
@@ -154,8 +154,8 @@ void throw_missing_kernel(const OperatorHandle& op, DispatchKeySet ks) {
   ANATOMY_THROW(NotImplementedError,
                 "{}: no kernel for {} (call key set {}); kernels exist for: {}. Register one with "
                 "ANATOMY_LIBRARY_IMPL or see dispatch::dump(\"{}\")",
-                op.name(), to_string(ks.highest()), to_string(ks), have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", ")),
-                op.name());
+                op.name(), to_string(ks.highest()), to_string(ks),
+                have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", ")), op.name());
 }
 
 void check_cpp_signature(const OperatorHandle& op, const std::type_info& sig) {

@@ -78,8 +78,8 @@ class TypedOperatorHandle<Ret(Args...)> : public OperatorHandle {
   explicit TypedOperatorHandle(OperatorEntry* e) : OperatorHandle(e) {}
 
   Ret call(Args... args) const {
-    DispatchKeySet ks = detail::call_key_set((DispatchKeySet() | ... | detail::arg_keys(args)),
-                                             entry_->non_fallthrough());
+    DispatchKeySet ks =
+        detail::call_key_set((DispatchKeySet() | ... | detail::arg_keys(args)), entry_->non_fallthrough());
     return call_kernel(ks, /*is_redispatch=*/false, std::forward<Args>(args)...);
   }
 
@@ -109,7 +109,8 @@ class TypedOperatorHandle<Ret(Args...)> : public OperatorHandle {
     return invoke_boxed(k, ks, args...);
   }
 
-  ANATOMY_NOINLINE Ret invoke_boxed(const KernelFunction& k, DispatchKeySet ks, const std::remove_reference_t<Args>&... args) const {
+  ANATOMY_NOINLINE Ret invoke_boxed(const KernelFunction& k, DispatchKeySet ks,
+                                    const std::remove_reference_t<Args>&... args) const {
     if (k.is_missing()) throw_missing_kernel(*this, ks);
     Stack stack;
     box_args(stack, args...);
@@ -155,8 +156,7 @@ void check_cpp_signature(const OperatorHandle& op, const std::type_info& sig);
 
 template <typename Sig>
 TypedOperatorHandle<Sig> OperatorHandle::typed() const {
-  check_typed_signature(*this, signature_traits<Sig>::arg_types(), signature_traits<Sig>::return_types(),
-                        "typed()");
+  check_typed_signature(*this, signature_traits<Sig>::arg_types(), signature_traits<Sig>::return_types(), "typed()");
   check_cpp_signature(*this, typeid(Sig));
   return TypedOperatorHandle<Sig>(entry_);
 }
@@ -170,6 +170,6 @@ std::vector<std::string> list_ops();
 
 // Inside an operator's function: a typed handle looked up once and cached.
 //   Tensor add(...) { ANATOMY_OP(op, "aten::add.Tensor", Tensor(const Tensor&, ...)); return op.call(...); }
-#define ANATOMY_OP(var, qualified_name, ...)                       \
+#define ANATOMY_OP(var, qualified_name, ...)                               \
   static const ::anatomy::dispatch::TypedOperatorHandle<__VA_ARGS__> var = \
       ::anatomy::dispatch::Dispatcher::singleton().find_or_throw(qualified_name).typed<__VA_ARGS__>()

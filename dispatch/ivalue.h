@@ -26,8 +26,8 @@ class IValue {
                                std::vector<int64_t>, DType, Device, std::string, MemoryFormat>;
 
   IValue() = default;  // None
-  template <typename T, std::enable_if_t<std::is_constructible_v<Variant, T&&> &&
-                                             !std::is_same_v<std::decay_t<T>, IValue>, int> = 0>
+  template <typename T, std::enable_if_t<
+                            std::is_constructible_v<Variant, T&&> && !std::is_same_v<std::decay_t<T>, IValue>, int> = 0>
   IValue(T&& v) : v_(std::forward<T>(v)) {}
 
   bool is_none() const { return std::holds_alternative<std::monostate>(v_); }

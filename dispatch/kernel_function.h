@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "anatomy/dispatch/boxing.h"
 #include "anatomy/core/dispatch_key_set.h"
+#include "anatomy/dispatch/boxing.h"
 
 namespace anatomy::dispatch {
 

@@ -29,8 +29,8 @@ std::string Library::qualify(std::string_view op_name) const {
 }
 
 OperatorHandle Library::def_handle(std::string_view schema) {
-  ANATOMY_CHECK(kind_ == Kind::Def, ValueError, "def at {}: operators are defined in ANATOMY_LIBRARY blocks, not IMPL blocks",
-                where());
+  ANATOMY_CHECK(kind_ == Kind::Def, ValueError,
+                "def at {}: operators are defined in ANATOMY_LIBRARY blocks, not IMPL blocks", where());
   return Dispatcher::singleton().def(ns_, schema, where());
 }
 
@@ -42,8 +42,7 @@ Library& Library::def(std::string_view schema) {
 Library& Library::impl_registered(std::string_view op_name, RegisteredKernel k) {
   k.file = source_path(file_);
   ANATOMY_CHECK(key_.has_value(), ValueError,
-                "impl at {}: a kernel needs a key; register it in an ANATOMY_LIBRARY_IMPL(ns, Key, m) block",
-                where());
+                "impl at {}: a kernel needs a key; register it in an ANATOMY_LIBRARY_IMPL(ns, Key, m) block", where());
   Dispatcher::singleton().impl(qualify(op_name), *key_, std::move(k), where());
   return *this;
 }

@@ -17,9 +17,9 @@
 #pragma once
 
 #include <optional>
-#include <typeindex>
 #include <string>
 #include <string_view>
+#include <typeindex>
 
 #include "anatomy/dispatch/dispatcher.h"
 
@@ -136,8 +136,8 @@ class LibraryInit {
   ANATOMY_LIBRARY_IMPL_HELPER_(ns, m, ANATOMY_UID(anatomy_library_impl_), Impl, ::anatomy::dispatch::RegKey::key)
 
 #define ANATOMY_LIBRARY_IMPL_HELPER_(ns, m, uid, kind, key) ANATOMY_LIBRARY_IMPL_HELPER2_(ns, m, uid, kind, key)
-#define ANATOMY_LIBRARY_IMPL_HELPER2_(ns, m, uid, kind, key)                                                  \
-  static void ANATOMY_CONCAT(uid, _fn)(::anatomy::dispatch::Library&);                                      \
-  static const ::anatomy::dispatch::LibraryInit ANATOMY_CONCAT(uid, _init)(                                 \
-      &ANATOMY_CONCAT(uid, _fn), ::anatomy::dispatch::Library::Kind::kind, #ns, key, __FILE__, __LINE__);   \
+#define ANATOMY_LIBRARY_IMPL_HELPER2_(ns, m, uid, kind, key)                                              \
+  static void ANATOMY_CONCAT(uid, _fn)(::anatomy::dispatch::Library&);                                    \
+  static const ::anatomy::dispatch::LibraryInit ANATOMY_CONCAT(uid, _init)(                               \
+      &ANATOMY_CONCAT(uid, _fn), ::anatomy::dispatch::Library::Kind::kind, #ns, key, __FILE__, __LINE__); \
   static void ANATOMY_CONCAT(uid, _fn)(::anatomy::dispatch::Library & m)

@@ -4,8 +4,8 @@
 // its nested calls, an autocast scope includes Autocast, a tracing scope includes Tracer.
 #pragma once
 
-#include "anatomy/core/macros.h"
 #include "anatomy/core/dispatch_key_set.h"
+#include "anatomy/core/macros.h"
 
 namespace anatomy::dispatch {
 
@@ -19,8 +19,7 @@ inline thread_local LocalDispatchKeySet tls_local_key_set ANATOMY_TLS_FAST;
 
 class IncludeDispatchKeyGuard {
  public:
-  explicit IncludeDispatchKeyGuard(DispatchKeySet keys)
-      : saved_(tls_local_key_set.included) {
+  explicit IncludeDispatchKeyGuard(DispatchKeySet keys) : saved_(tls_local_key_set.included) {
     tls_local_key_set.included = saved_ | keys;
   }
   explicit IncludeDispatchKeyGuard(DispatchKey k) : IncludeDispatchKeyGuard(DispatchKeySet(k)) {}
@@ -34,8 +33,7 @@ class IncludeDispatchKeyGuard {
 
 class ExcludeDispatchKeyGuard {
  public:
-  explicit ExcludeDispatchKeyGuard(DispatchKeySet keys)
-      : saved_(tls_local_key_set.excluded) {
+  explicit ExcludeDispatchKeyGuard(DispatchKeySet keys) : saved_(tls_local_key_set.excluded) {
     tls_local_key_set.excluded = saved_ | keys;
   }
   explicit ExcludeDispatchKeyGuard(DispatchKey k) : ExcludeDispatchKeyGuard(DispatchKeySet(k)) {}

@@ -105,9 +105,9 @@ void OperatorEntry::recompute(const std::array<std::optional<RegisteredKernel>, 
     } else if (is_backend_key(key) && explicit_) {
       chosen = &*explicit_;
       label = " [CompositeExplicitAutograd]";
-    } else if (implicit && (is_backend_key(key) ||
-                            (is_autograd_key(key) && !kernels_[static_cast<int>(backend_of_autograd_key(key))] &&
-                             !explicit_))) {
+    } else if (implicit &&
+               (is_backend_key(key) ||
+                (is_autograd_key(key) && !kernels_[static_cast<int>(backend_of_autograd_key(key))] && !explicit_))) {
       chosen = &*implicit;
       label = " [CompositeImplicitAutograd]";
     } else if (fallbacks[i]) {

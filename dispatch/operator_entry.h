@@ -39,9 +39,9 @@ enum class RegKey : uint8_t {
   ANATOMY_FORALL_DISPATCH_KEYS(ANATOMY_REGKEY_DK)
 #undef ANATOMY_REGKEY_DK
 #define ANATOMY_REGKEY_ALIAS(k) k,
-  ANATOMY_FORALL_ALIAS_KEYS(ANATOMY_REGKEY_ALIAS)
+      ANATOMY_FORALL_ALIAS_KEYS(ANATOMY_REGKEY_ALIAS)
 #undef ANATOMY_REGKEY_ALIAS
-  NumRegKeys,
+          NumRegKeys,
 };
 inline constexpr int kNumRegKeys = static_cast<int>(RegKey::NumRegKeys);
 std::string_view to_string(RegKey k);

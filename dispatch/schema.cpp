@@ -47,8 +47,7 @@ std::string type_text(ArgType type, const std::optional<AliasInfo>& alias) {
   std::string_view name = arg_type_name(type);
   if (!alias) return std::string(name);
   constexpr std::string_view base = "Tensor";
-  return fmt::format("{}({}{}){}", base, alias->set, alias->is_write ? "!" : "",
-                     name.substr(base.size()));
+  return fmt::format("{}({}{}){}", base, alias->set, alias->is_write ? "!" : "", name.substr(base.size()));
 }
 
 enum class Tok { Ident, Number, String, Punct, Arrow, End };
@@ -61,9 +60,7 @@ struct Token {
 };
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) {
-  return is_ident_start(c) || std::isdigit(static_cast<unsigned char>(c));
-}
+bool is_ident_char(char c) { return is_ident_start(c) || std::isdigit(static_cast<unsigned char>(c)); }
 bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
 std::string describe(const Token& t) {
@@ -94,9 +91,8 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const Token& where, const std::string& what) const {
-    throw std::invalid_argument(
-        fmt::format("invalid operator schema at column {}: expected {}\n  {}\n  {:>{}}",
-                    where.pos + 1, what, text_, "^", where.pos + 1));
+    throw std::invalid_argument(fmt::format("invalid operator schema at column {}: expected {}\n  {}\n  {:>{}}",
+                                            where.pos + 1, what, text_, "^", where.pos + 1));
   }
   [[noreturn]] void expected(const Token& where, std::string_view what) const {
     fail(where, fmt::format("{}, found {}", what, describe(where)));
@@ -131,12 +127,10 @@ class Parser {
           integral = false;
           ++i;
           if (i < text_.size() && (text_[i] == '+' || text_[i] == '-')) ++i;
-          if (i == text_.size() || !is_digit(text_[i]))
-            fail({Tok::Number, {}, i}, "digits in the number's exponent");
+          if (i == text_.size() || !is_digit(text_[i])) fail({Tok::Number, {}, i}, "digits in the number's exponent");
           digits();
         }
-        if (i < text_.size() && is_ident_char(text_[i]))
-          fail({Tok::Number, {}, i}, "a separator after the number");
+        if (i < text_.size() && is_ident_char(text_[i])) fail({Tok::Number, {}, i}, "a separator after the number");
         emit(Tok::Number, start, integral);
       } else if (c == '\'' || c == '"') {
         const size_t close = text_.find(c, i + 1);
@@ -151,8 +145,7 @@ class Parser {
         ++i;
         emit(Tok::Punct, start);
       } else {
-        fail({Tok::Punct, {}, start},
-             fmt::format("a schema token, found unexpected character '{}'", c));
+        fail({Tok::Punct, {}, start}, fmt::format("a schema token, found unexpected character '{}'", c));
       }
     }
   }
@@ -192,8 +185,7 @@ class Parser {
       arg.kwarg_only = kwarg_only;
       std::tie(arg.type, arg.alias) = parse_type();
       const Token& name = peek();
-      arg.name =
-          expect_ident(fmt::format("an argument name after type '{}'", arg_type_name(arg.type)));
+      arg.name = expect_ident(fmt::format("an argument name after type '{}'", arg_type_name(arg.type)));
       for (const Argument& other : s.arguments)
         if (other.name == arg.name)
           fail(name, fmt::format("a unique argument name, but '{}' is already used", arg.name));
@@ -217,9 +209,7 @@ class Parser {
       if (!alias) return;
       for (const Argument& a : s.arguments)
         if (a.alias && a.alias->set == alias->set) return;
-      fail(where,
-           fmt::format("a return alias set that some argument has, but no argument is '({})'",
-                       alias->set));
+      fail(where, fmt::format("a return alias set that some argument has, but no argument is '({})'", alias->set));
     };
     if (!accept("(")) {
       const Token& where = peek();
@@ -239,8 +229,7 @@ class Parser {
         const Token& name = peek();
         r.name = take().text;
         for (const Return& other : s.returns)
-          if (other.name == r.name)
-            fail(name, fmt::format("a unique return name, but '{}' is already used", r.name));
+          if (other.name == r.name) fail(name, fmt::format("a unique return name, but '{}' is already used", r.name));
       }
       s.returns.push_back(std::move(r));
       if (accept(",")) continue;
@@ -254,11 +243,10 @@ class Parser {
     if (where.kind != Tok::Ident) expected(where, "a type name");
     std::string base(take().text);
     if (base == "SymInt") base = "int";
-    static constexpr std::string_view kBases[] = {
-        "Tensor", "Scalar", "int", "SymInt", "float", "bool", "ScalarType", "Device", "str", "MemoryFormat"};
+    static constexpr std::string_view kBases[] = {"Tensor", "Scalar",     "int",    "SymInt", "float",
+                                                  "bool",   "ScalarType", "Device", "str",    "MemoryFormat"};
     if (std::find(std::begin(kBases), std::end(kBases), base) == std::end(kBases))
-      fail(where, fmt::format("a type name, found unknown type '{}' (known: {})", where.text,
-                              fmt::join(kBases, ", ")));
+      fail(where, fmt::format("a type name, found unknown type '{}' (known: {})", where.text, fmt::join(kBases, ", ")));
 
     std::optional<AliasInfo> alias;
     if (at("(")) {
@@ -268,8 +256,7 @@ class Parser {
                                  where.text));
       take();
       const Token& set = peek();
-      if (set.kind != Tok::Ident || set.text.size() != 1 ||
-          !std::islower(static_cast<unsigned char>(set.text[0])))
+      if (set.kind != Tok::Ident || set.text.size() != 1 || !std::islower(static_cast<unsigned char>(set.text[0])))
         expected(set, "a single lowercase letter naming the alias set, as in 'Tensor(a!)'");
       alias = AliasInfo{take().text[0], accept("!")};
       expect(")", "')' to close the alias annotation");
@@ -277,8 +264,7 @@ class Parser {
     std::string spelled = base;
     if (accept("[")) {
       // int[N] is a fixed-length int list; other list types have no length.
-      if (base == "int" && peek().kind == Tok::Number && peek().integral && peek().text[0] != '-')
-        take();
+      if (base == "int" && peek().kind == Tok::Number && peek().integral && peek().text[0] != '-') take();
       expect("]", "']' to close the list type");
       spelled += "[]";
     }
@@ -286,8 +272,7 @@ class Parser {
     if (std::optional<ArgType> t = find_type(spelled)) return {*t, alias};
     std::vector<std::string_view> names;
     for (ArgType t : kAllTypes) names.push_back(arg_type_name(t));
-    fail(where, fmt::format("a supported type, found '{}' (supported: {})", spelled,
-                            fmt::join(names, ", ")));
+    fail(where, fmt::format("a supported type, found '{}' (supported: {})", spelled, fmt::join(names, ", ")));
   }
 
   std::string parse_default(const Argument& arg) {
@@ -301,24 +286,18 @@ class Parser {
       kind = kList;
       while (!accept("]")) {
         if (text.size() > 1) expect(",", "',' or ']' in the list default");
-        if (peek().kind != Tok::Number || !peek().integral)
-          expected(peek(), "an integer in the list default");
+        if (peek().kind != Tok::Number || !peek().integral) expected(peek(), "an integer in the list default");
         text += fmt::format("{}{}", text.size() > 1 ? "," : "", take().text);
       }
       text += "]";
     } else {
       const Token& t = take();
       text = t.text;
-      if (t.kind == Tok::Number)
-        kind = t.integral ? kInt : kFloat;
-      else if (t.kind == Tok::String)
-        kind = kString;
-      else if (text == "None")
-        kind = kNone;
-      else if (text == "True" || text == "False")
-        kind = kBool;
-      else if (t.kind != Tok::Ident)
-        expected(t, fmt::format("a default value for '{}'", arg.name));
+      if (t.kind == Tok::Number) kind = t.integral ? kInt : kFloat;
+      else if (t.kind == Tok::String) kind = kString;
+      else if (text == "None") kind = kNone;
+      else if (text == "True" || text == "False") kind = kBool;
+      else if (t.kind != Tok::Ident) expected(t, fmt::format("a default value for '{}'", arg.name));
     }
 
     const bool optional = is_optional(arg.type);
@@ -367,17 +346,14 @@ class Parser {
     const std::string type(arg_type_name(arg.type));
     const bool has_optional = !optional && find_type(type + "?").has_value();
     if (want.empty() && !optional)
-      fail(where,
-           fmt::format("no default for {} argument '{}', found '{}' ({} arguments cannot "
-                       "have one{})",
-                       type, arg.name, text, type,
-                       has_optional ? fmt::format("; '{}?' can default to None", type) : ""));
-    const std::string hint =
-        optional ? fmt::format("None{}{}", want.empty() ? "" : " or ", want) : std::string(want);
+      fail(where, fmt::format("no default for {} argument '{}', found '{}' ({} arguments cannot "
+                              "have one{})",
+                              type, arg.name, text, type,
+                              has_optional ? fmt::format("; '{}?' can default to None", type) : ""));
+    const std::string hint = optional ? fmt::format("None{}{}", want.empty() ? "" : " or ", want) : std::string(want);
     const std::string note =
         kind == kNone && has_optional ? fmt::format(" (only '{}?' can default to None)", type) : "";
-    fail(where, fmt::format("{} as the default of {} argument '{}', found '{}'{}", hint, type,
-                            arg.name, text, note));
+    fail(where, fmt::format("{} as the default of {} argument '{}', found '{}'{}", hint, type, arg.name, text, note));
   }
 
   std::string_view text_;
@@ -433,25 +409,22 @@ std::string_view arg_type_name(ArgType type) {
   return "<invalid ArgType>";
 }
 
-std::string Schema::full_name() const {
-  return overload_name.empty() ? name : name + "." + overload_name;
-}
+std::string Schema::full_name() const { return overload_name.empty() ? name : name + "." + overload_name; }
 
 std::string Schema::to_string() const {
   std::vector<std::string> args;
   bool star = false;
   for (const Argument& a : arguments) {
     if (a.kwarg_only && !star) args.emplace_back("*"), star = true;
-    args.push_back(fmt::format("{} {}{}{}", type_text(a.type, a.alias), a.name,
-                               a.default_value ? "=" : "", a.default_value.value_or("")));
+    args.push_back(fmt::format("{} {}{}{}", type_text(a.type, a.alias), a.name, a.default_value ? "=" : "",
+                               a.default_value.value_or("")));
   }
   std::string ret;
   if (returns.size() == 1 && returns[0].name.empty()) {
     ret = type_text(returns[0].type, returns[0].alias);
   } else {
     std::vector<std::string> parts;
-    for (const Return& r : returns)
-      parts.push_back(type_text(r.type, r.alias) + (r.name.empty() ? "" : " " + r.name));
+    for (const Return& r : returns) parts.push_back(type_text(r.type, r.alias) + (r.name.empty() ? "" : " " + r.name));
     ret = fmt::format("({})", fmt::join(parts, ", "));
   }
   return fmt::format("{}({}) -> {}", full_name(), fmt::join(args, ", "), ret);

@@ -24,7 +24,7 @@ namespace detail {
 // Bit 0: the user's switch. Bits 1-23: how many TraceCaptures are alive on any thread. Bits 24-31:
 // op-name listeners (current_op.h). The dispatcher only asks whether any bit is set.
 extern std::atomic<uint32_t> g_trace_state;
-}
+}  // namespace detail
 
 inline bool trace_enabled() { return detail::g_trace_state.load(std::memory_order_relaxed) != 0; }
 // What a line names after the kernel: nothing, or the file that registered it (relative to the

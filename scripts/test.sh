@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this). It
-#   0. installs what is missing (scripts/setup.sh; nothing when everything is there) and checks
-#      that includes across folders go in the allowed directions (scripts/check-includes.py);
+#   0. installs what is missing (scripts/setup.sh; nothing when everything is there), checks
+#      that includes across folders go in the allowed directions (scripts/check-includes.py) and
+#      that the sources follow .clang-format (scripts/format.sh --check);
 #   1. builds with the CUDA backend when a CUDA compiler is present (compile and link) and runs
 #      every test (GPU tests report as skipped where no GPU is present);
 #   2. builds the library (CPU only) with ThreadSanitizer and runs the thread tests against it:
@@ -21,6 +22,8 @@ step "set-up"
 scripts/setup.sh
 step "include directions"
 scripts/check-includes.py
+step "format"
+scripts/format.sh --check
 step "build (Release, CUDA when available)"
 scripts/build.sh build
 step "tests"

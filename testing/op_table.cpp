@@ -98,7 +98,8 @@ RefTensor map_binary(const RefTensor& a, const RefTensor& b, DType result,
                      const std::function<double(double, double)>& f) {
   RefTensor r(broadcast_shape({a, b}), result);
   int64_t i = 0;
-  for_each_index(r.shape, [&](const std::vector<int64_t>& idx) { r.data[i++] = f(broadcast_at(a, idx), broadcast_at(b, idx)); });
+  for_each_index(r.shape,
+                 [&](const std::vector<int64_t>& idx) { r.data[i++] = f(broadcast_at(a, idx), broadcast_at(b, idx)); });
   return r;
 }
 
@@ -193,7 +194,11 @@ std::vector<SampleInput> elementwise_samples(int arity, DType dtype, const std::
     });
     make("wrapped scalar", [&](int i, const Domain& d) {
       if (i != 1) return random_tensor({4, 3}, dtype, d);
-      Tensor s = random_tensor({}, is_floating(dtype) ? DType::Float64 : dtype == DType::Bool ? DType::Bool : DType::Int64, d);
+      Tensor s = random_tensor({},
+                               is_floating(dtype)     ? DType::Float64
+                               : dtype == DType::Bool ? DType::Bool
+                                                      : DType::Int64,
+                               d);
       s.impl()->set_wrapped_number(true);
       return s;
     });
@@ -218,11 +223,16 @@ std::vector<SampleInput> elementwise_samples(int arity, DType dtype, const std::
 
 Tolerance default_tolerance(DType dtype) {
   switch (dtype) {
-    case DType::Float16: return {1e-3, 2e-3};
-    case DType::BFloat16: return {1e-2, 1.6e-2};
-    case DType::Float32: return {1e-6, 2e-6};
-    case DType::Float64: return {1e-12, 1e-12};
-    default: return {0, 0};
+    case DType::Float16:
+      return {1e-3, 2e-3};
+    case DType::BFloat16:
+      return {1e-2, 1.6e-2};
+    case DType::Float32:
+      return {1e-6, 2e-6};
+    case DType::Float64:
+      return {1e-12, 1e-12};
+    default:
+      return {0, 0};
   }
 }
 
@@ -234,12 +244,18 @@ Tolerance tolerance_for(const OpInfo& info, DType sample, DType result) {
 
 const char* family_name(OpFamily f) {
   switch (f) {
-    case OpFamily::Unary: return "unary";
-    case OpFamily::Binary: return "binary";
-    case OpFamily::Reduction: return "reduction";
-    case OpFamily::NN: return "nn";
-    case OpFamily::Linalg: return "linalg";
-    case OpFamily::Indexing: return "indexing";
+    case OpFamily::Unary:
+      return "unary";
+    case OpFamily::Binary:
+      return "binary";
+    case OpFamily::Reduction:
+      return "reduction";
+    case OpFamily::NN:
+      return "nn";
+    case OpFamily::Linalg:
+      return "linalg";
+    case OpFamily::Indexing:
+      return "indexing";
   }
   return "?";
 }

@@ -53,7 +53,8 @@ void for_each_index(const std::vector<int64_t>& shape, const std::function<void(
 // Element-wise references: the broadcast shape and f applied to every element.
 std::vector<int64_t> broadcast_shape(const std::vector<RefTensor>& inputs);
 RefTensor map_unary(const RefTensor& a, DType result, const std::function<double(double)>& f);
-RefTensor map_binary(const RefTensor& a, const RefTensor& b, DType result, const std::function<double(double, double)>& f);
+RefTensor map_binary(const RefTensor& a, const RefTensor& b, DType result,
+                     const std::function<double(double, double)>& f);
 RefTensor map_ternary(const RefTensor& a, const RefTensor& b, const RefTensor& c, DType result,
                       const std::function<double(double, double, double)>& f);
 // The dtype PyTorch's promotion gives for these tensors (0-dim and wrapped numbers are weak).
@@ -65,20 +66,20 @@ double round_to(double v, DType dtype);
 
 // One call of an op: its tensor arguments plus the non-tensor ones an entry needs.
 struct SampleInput {
-  std::vector<Tensor> tensors;     // an undefined Tensor stands for an absent optional argument
-  std::vector<int64_t> dims;       // dims to reduce, normalized_shape, repeats, pad, ...
-  bool every_dim = false;          // reductions: dim=None (every dim), not the list in dims
+  std::vector<Tensor> tensors;  // an undefined Tensor stands for an absent optional argument
+  std::vector<int64_t> dims;    // dims to reduce, normalized_shape, repeats, pad, ...
+  bool every_dim = false;       // reductions: dim=None (every dim), not the list in dims
   bool keepdim = false;
-  std::vector<double> scalars;     // alpha, p, eps, fill values, ...
-  std::vector<int64_t> ints;       // a single dim, k, num_classes, ...
-  std::string label;               // "contiguous", "transposed", "broadcast", ...
+  std::vector<double> scalars;  // alpha, p, eps, fill values, ...
+  std::vector<int64_t> ints;    // a single dim, k, num_classes, ...
+  std::string label;            // "contiguous", "transposed", "broadcast", ...
 };
 
 // The input ranges of an element-wise op's samples.
 struct Domain {
-  double low = -4, high = 4;              // floating samples are uniform in [low, high]
-  int64_t int_low = -20, int_high = 20;   // integer samples in [int_low, int_high)
-  bool exclude_zero = false;              // e.g. the divisor of remainder
+  double low = -4, high = 4;             // floating samples are uniform in [low, high]
+  int64_t int_low = -20, int_high = 20;  // integer samples in [int_low, int_high)
+  bool exclude_zero = false;             // e.g. the divisor of remainder
 };
 
 // A random tensor of `dtype` with values from `domain` (bool: random true/false).
@@ -110,7 +111,7 @@ struct ErrorInput {
 };
 
 struct OpInfo {
-  std::string name;   // the entry's name, usually the op's: "exp", "div_floor", "sum"
+  std::string name;  // the entry's name, usually the op's: "exp", "div_floor", "sum"
   OpFamily family = OpFamily::Unary;
   // The aten schemas (full names, "exp", "exp_", "exp.out") this entry exercises; docs/ops.md
   // shows the entry's dtypes and derivative status on their rows.
@@ -164,10 +165,10 @@ std::string render_ops_markdown();
 }  // namespace anatomy::testing
 
 // ANATOMY_REGISTER_OPS(unary) { return {OpInfo{...}, ...}; } in one testing/ops_*.cpp file.
-#define ANATOMY_REGISTER_OPS(family)                                                   \
-  static std::vector<::anatomy::testing::OpInfo> anatomy_ops_##family();                \
-  static const bool anatomy_ops_registered_##family = [] {                             \
-    ::anatomy::testing::register_ops(anatomy_ops_##family());                          \
-    return true;                                                                       \
-  }();                                                                                 \
+#define ANATOMY_REGISTER_OPS(family)                                     \
+  static std::vector<::anatomy::testing::OpInfo> anatomy_ops_##family(); \
+  static const bool anatomy_ops_registered_##family = [] {               \
+    ::anatomy::testing::register_ops(anatomy_ops_##family());            \
+    return true;                                                         \
+  }();                                                                   \
   static std::vector<::anatomy::testing::OpInfo> anatomy_ops_##family()

@@ -133,7 +133,9 @@ ANATOMY_REGISTER_OPS(attention) {
   sdpa.notes = "math version: a composite of matmul, masked_fill, softmax";
   // Rounding of the intermediate products in the input dtype.
   sdpa.tolerance = [](DType t) {
-    return t == DType::BFloat16 ? Tolerance{3e-2, 3e-2} : t == DType::Float32 ? Tolerance{1e-5, 1e-5} : default_tolerance(t);
+    return t == DType::BFloat16  ? Tolerance{3e-2, 3e-2}
+           : t == DType::Float32 ? Tolerance{1e-5, 1e-5}
+                                 : default_tolerance(t);
   };
   sdpa.samples = [](DType t) {
     std::vector<SampleInput> out;
@@ -161,8 +163,8 @@ ANATOMY_REGISTER_OPS(attention) {
       // A bool mask must attend somewhere in each row; the reference and the op agree either way.
       mask = s.tensors[3];
     }
-    return std::vector<Tensor>{scaled_dot_product_attention(s.tensors[0], s.tensors[1], s.tensors[2], mask, 0.0,
-                                                            s.keepdim)};
+    return std::vector<Tensor>{
+        scaled_dot_product_attention(s.tensors[0], s.tensors[1], s.tensors[2], mask, 0.0, s.keepdim)};
   };
   sdpa.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     const double scale = 1.0 / std::sqrt(static_cast<double>(in[0].shape.back()));

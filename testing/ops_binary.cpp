@@ -74,7 +74,8 @@ OpInfo binary(std::string name, std::vector<DType> dtypes, Ref2 f, Fn2 fn, Inpla
   // The message names the operator: div_trunc's is div's.
   info.error_inputs = [op = name.rfind("div_", 0) == 0 ? std::string("div") : name] {
     return std::vector<ErrorInput>{{bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}),
-                                    &typeid(ValueError), {op, "[2, 3]", "[4]"}}};
+                                    &typeid(ValueError),
+                                    {op, "[2, 3]", "[4]"}}};
   };
   return info;
 }
@@ -103,10 +104,14 @@ int bits_of(DType t) { return static_cast<int>(element_size(t)) * 8; }
 // An integer value wrapped into dtype t (two's complement), as the kernels' arithmetic wraps.
 double wrap_int(uint64_t v, DType t) {
   switch (t) {
-    case DType::UInt8: return static_cast<uint8_t>(v);
-    case DType::Int8: return static_cast<int8_t>(v);
-    case DType::Int32: return static_cast<int32_t>(v);
-    default: return static_cast<double>(static_cast<int64_t>(v));
+    case DType::UInt8:
+      return static_cast<uint8_t>(v);
+    case DType::Int8:
+      return static_cast<int8_t>(v);
+    case DType::Int32:
+      return static_cast<int32_t>(v);
+    default:
+      return static_cast<double>(static_cast<int64_t>(v));
   }
 }
 
@@ -134,8 +139,8 @@ double nan_min(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNa
 void add_arithmetic(std::vector<OpInfo>& ops) {
   // bool + bool is logical or and bool * bool logical and: the reference's rounding to bool agrees.
   OpInfo add = binary(
-      "add", kAll, [](double a, double b, DType) { return a + b; }, [](const Tensor& a, const Tensor& b) { return a + b; },
-      [](const Tensor& a, const Tensor& b) { a.add_(b); },
+      "add", kAll, [](double a, double b, DType) { return a + b; },
+      [](const Tensor& a, const Tensor& b) { return a + b; }, [](const Tensor& a, const Tensor& b) { a.add_(b); },
       [](const Tensor& o, const Tensor& a, const Tensor& b) { add_out(o, a, b); });
   ops.push_back(with_bench(add));
 
@@ -150,22 +155,23 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
   ops.push_back(add_alpha);
 
   OpInfo sub = binary(
-      "sub", kNumeric, [](double a, double b, DType) { return a - b; }, [](const Tensor& a, const Tensor& b) { return a - b; },
-      [](const Tensor& a, const Tensor& b) { a.sub_(b); },
+      "sub", kNumeric, [](double a, double b, DType) { return a - b; },
+      [](const Tensor& a, const Tensor& b) { return a - b; }, [](const Tensor& a, const Tensor& b) { a.sub_(b); },
       [](const Tensor& o, const Tensor& a, const Tensor& b) { sub_out(o, a, b); });
-  with_errors(sub, {{bad_sample("bool operands", {tensor({true, false}), tensor({true, true})}), &typeid(TypeError),
+  with_errors(sub, {{bad_sample("bool operands", {tensor({true, false}), tensor({true, true})}),
+                     &typeid(TypeError),
                      {"sub", "bool"}}});
   ops.push_back(with_bench(sub));
 
   OpInfo mul = binary(
-      "mul", kAll, [](double a, double b, DType) { return a * b; }, [](const Tensor& a, const Tensor& b) { return a * b; },
-      [](const Tensor& a, const Tensor& b) { a.mul_(b); },
+      "mul", kAll, [](double a, double b, DType) { return a * b; },
+      [](const Tensor& a, const Tensor& b) { return a * b; }, [](const Tensor& a, const Tensor& b) { a.mul_(b); },
       [](const Tensor& o, const Tensor& a, const Tensor& b) { mul_out(o, a, b); });
   ops.push_back(with_bench(mul));
 
   OpInfo div = binary(
-      "div", kAll, [](double a, double b, DType) { return a / b; }, [](const Tensor& a, const Tensor& b) { return a / b; },
-      [](const Tensor& a, const Tensor& b) { a.div_(b); },
+      "div", kAll, [](double a, double b, DType) { return a / b; },
+      [](const Tensor& a, const Tensor& b) { return a / b; }, [](const Tensor& a, const Tensor& b) { a.div_(b); },
       [](const Tensor& o, const Tensor& a, const Tensor& b) { div_out(o, a, b); }, Result::IntToFloat,
       {small(), nonzero()});
   ops.push_back(with_bench(div));
@@ -183,9 +189,11 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
     e.schemas = {"div.Tensor_mode", "div_.Tensor_mode", "div.out_mode"};
     e.notes = std::string("div with rounding_mode='") + mode + "'";
     e.differentiable = false;
-    with_errors(e, {{bad_sample("integer division by zero", {tensor({7, 8, 9}), tensor({1, 0, 2})}), &typeid(ValueError),
-                     {"div", "division by zero"}},
-                    {bad_sample("bool operands", {tensor({true}), tensor({true})}), &typeid(TypeError), {"div", "bool"}}});
+    with_errors(e,
+                {{bad_sample("integer division by zero", {tensor({7, 8, 9}), tensor({1, 0, 2})}),
+                  &typeid(ValueError),
+                  {"div", "division by zero"}},
+                 {bad_sample("bool operands", {tensor({true}), tensor({true})}), &typeid(TypeError), {"div", "bool"}}});
     ops.push_back(e);
   }
 
@@ -195,7 +203,8 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { remainder_out(o, a, b); }, Result::Promoted,
       {small(), nonzero()});
   remainder.schemas = {"remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out"};
-  with_errors(remainder, {{bad_sample("integer division by zero", {tensor({7, 8}), tensor({0, 2})}), &typeid(ValueError),
+  with_errors(remainder, {{bad_sample("integer division by zero", {tensor({7, 8}), tensor({0, 2})}),
+                           &typeid(ValueError),
                            {"remainder", "division by zero"}}});
   ops.push_back(remainder);
 
@@ -206,7 +215,8 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { fmod_out(o, a, b); }, Result::Promoted,
       {small(), nonzero()});
   fmod.schemas = {"fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out"};
-  with_errors(fmod, {{bad_sample("integer division by zero", {tensor({7, 8}), tensor({2, 0})}), &typeid(ValueError),
+  with_errors(fmod, {{bad_sample("integer division by zero", {tensor({7, 8}), tensor({2, 0})}),
+                      &typeid(ValueError),
                       {"fmod", "division by zero"}}});
   ops.push_back(fmod);
 
@@ -223,10 +233,12 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
     if (t == DType::Float32) tol.rtol = 1e-5;  // powf is not correctly rounded
     return tol;
   };
-  with_errors(pow, {{bad_sample("integer to a negative power", {tensor({2, 3}), tensor({1, -1})}), &typeid(ValueError),
+  with_errors(pow, {{bad_sample("integer to a negative power", {tensor({2, 3}), tensor({1, -1})}),
+                     &typeid(ValueError),
                      {"pow", "negative integer powers"}},
                     {bad_sample("integer to a negative Scalar power", {tensor({2, 3}), scalar_tensor(-2)}),
-                     &typeid(ValueError), {"pow", "negative"}}});
+                     &typeid(ValueError),
+                     {"pow", "negative"}}});
   ops.push_back(pow);
 
   OpInfo pow_base;
@@ -297,19 +309,23 @@ OpInfo threshold_backward_entry(std::string name, double threshold) {
       return s;
     };
     return std::vector<ErrorInput>{
-        {bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}), &typeid(ValueError),
+        {bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}),
+         &typeid(ValueError),
          {"threshold_backward", "[2, 3]", "[4]"}},
-        {bad_sample("bool operands", {tensor({true, false}), tensor({true, true})}), &typeid(TypeError),
+        {bad_sample("bool operands", {tensor({true, false}), tensor({true, true})}),
+         &typeid(TypeError),
          {"threshold_backward", "bool"}},
-        {with_threshold(bad_sample("a threshold beyond int8", {tensor({1, 2}).to(DType::Int8),
-                                                                tensor({1, 2}).to(DType::Int8)}),
-                        300),
-         &typeid(ValueError), {"threshold_backward", "300", "int8"}},
+        {with_threshold(
+             bad_sample("a threshold beyond int8", {tensor({1, 2}).to(DType::Int8), tensor({1, 2}).to(DType::Int8)}),
+             300),
+         &typeid(ValueError),
+         {"threshold_backward", "300", "int8"}},
     };
   };
   // The error samples carry their own threshold.
   info.op = [fn](const SampleInput& s) {
-    if (!s.scalars.empty()) return std::vector<Tensor>{anatomy::threshold_backward(s.tensors[0], s.tensors[1], s.scalars[0])};
+    if (!s.scalars.empty())
+      return std::vector<Tensor>{anatomy::threshold_backward(s.tensors[0], s.tensors[1], s.scalars[0])};
     return std::vector<Tensor>{fn(s.tensors[0], s.tensors[1])};
   };
   return info;
@@ -325,10 +341,11 @@ void add_activation_gradients(std::vector<OpInfo>& ops) {
   ops.push_back(fractional);
 }
 
-#define ANATOMY_BOOL_ENTRY(op_name, schema_base, op_expr, ref_expr)                                          \
-  binary(                                                                                                      \
-      #op_name, kAll, [](double a, double b, DType) -> double { return ref_expr; },                            \
-      [](const Tensor& a, const Tensor& b) { return op_expr; }, [](const Tensor& a, const Tensor& b) { a.op_name##_(b); }, \
+#define ANATOMY_BOOL_ENTRY(op_name, schema_base, op_expr, ref_expr)                 \
+  binary(                                                                           \
+      #op_name, kAll, [](double a, double b, DType) -> double { return ref_expr; }, \
+      [](const Tensor& a, const Tensor& b) { return op_expr; },                     \
+      [](const Tensor& a, const Tensor& b) { a.op_name##_(b); },                    \
       [](const Tensor& o, const Tensor& a, const Tensor& b) { op_name##_out(o, a, b); }, Result::Bool)
 
 void add_comparisons(std::vector<OpInfo>& ops) {
@@ -363,13 +380,16 @@ void add_bitwise(std::vector<OpInfo>& ops) {
     std::function<int64_t(int64_t, int64_t)> f;
   };
   const std::vector<Bitwise> list = {
-      {"bitwise_and", [](const Tensor& a, const Tensor& b) { return a & b; }, [](const Tensor& a, const Tensor& b) { a.bitwise_and_(b); },
+      {"bitwise_and", [](const Tensor& a, const Tensor& b) { return a & b; },
+       [](const Tensor& a, const Tensor& b) { a.bitwise_and_(b); },
        [](const Tensor& o, const Tensor& a, const Tensor& b) { bitwise_and_out(o, a, b); },
        [](int64_t a, int64_t b) { return a & b; }},
-      {"bitwise_or", [](const Tensor& a, const Tensor& b) { return a | b; }, [](const Tensor& a, const Tensor& b) { a.bitwise_or_(b); },
+      {"bitwise_or", [](const Tensor& a, const Tensor& b) { return a | b; },
+       [](const Tensor& a, const Tensor& b) { a.bitwise_or_(b); },
        [](const Tensor& o, const Tensor& a, const Tensor& b) { bitwise_or_out(o, a, b); },
        [](int64_t a, int64_t b) { return a | b; }},
-      {"bitwise_xor", [](const Tensor& a, const Tensor& b) { return a ^ b; }, [](const Tensor& a, const Tensor& b) { a.bitwise_xor_(b); },
+      {"bitwise_xor", [](const Tensor& a, const Tensor& b) { return a ^ b; },
+       [](const Tensor& a, const Tensor& b) { a.bitwise_xor_(b); },
        [](const Tensor& o, const Tensor& a, const Tensor& b) { bitwise_xor_out(o, a, b); },
        [](int64_t a, int64_t b) { return a ^ b; }},
   };
@@ -377,13 +397,16 @@ void add_bitwise(std::vector<OpInfo>& ops) {
     auto f = b.f;
     OpInfo e = binary(
         b.name, kIntegersAndBool,
-        [f](double x, double y, DType) { return static_cast<double>(f(static_cast<int64_t>(x), static_cast<int64_t>(y))); },
+        [f](double x, double y, DType) {
+          return static_cast<double>(f(static_cast<int64_t>(x), static_cast<int64_t>(y)));
+        },
         b.fn, b.inplace, b.out, Result::Promoted, {small()}, /*mixed=*/false);
     e.differentiable = false;
     e.schemas = {e.name + ".Tensor", e.name + "_.Tensor", e.name + ".Tensor_out"};
-    with_errors(e, {{bad_sample("floating operands", {randn({3}), randn({3})}), &typeid(TypeError), {b.name, "fp32"}},
-                    {bad_sample("an integer and a float", {tensor({1, 2}), tensor({1.5, 2.5})}), &typeid(TypeError),
-                     {b.name}}});
+    with_errors(
+        e,
+        {{bad_sample("floating operands", {randn({3}), randn({3})}), &typeid(TypeError), {b.name, "fp32"}},
+         {bad_sample("an integer and a float", {tensor({1, 2}), tensor({1.5, 2.5})}), &typeid(TypeError), {b.name}}});
     ops.push_back(e);
   }
 
@@ -437,11 +460,14 @@ void add_ternary_entries(std::vector<OpInfo>& ops) {
     for (SampleInput& s : samples) {
       if (s.tensors[0].impl()->is_wrapped_number()) continue;
       const bool expanded = s.label == "expanded";
-      s.tensors[0] = expanded ? bool_like(s.tensors[0].select(0, 0)).expand(s.tensors[0].sizes()) : bool_like(s.tensors[0]);
+      s.tensors[0] =
+          expanded ? bool_like(s.tensors[0].select(0, 0)).expand(s.tensors[0].sizes()) : bool_like(s.tensors[0]);
     }
     return samples;
   };
-  where.op = [](const SampleInput& s) { return std::vector<Tensor>{anatomy::where(s.tensors[0], s.tensors[1], s.tensors[2])}; };
+  where.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{anatomy::where(s.tensors[0], s.tensors[1], s.tensors[2])};
+  };
   where.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     const DType t = promoted_dtype({s.tensors[1], s.tensors[2]});
     return std::vector<RefTensor>{
@@ -456,13 +482,16 @@ void add_ternary_entries(std::vector<OpInfo>& ops) {
   where.error_inputs = [] {
     return std::vector<ErrorInput>{
         {bad_sample("a float condition", {randn({3}), randn({3}), randn({3})}), &typeid(TypeError), {"where", "bool"}},
-        {bad_sample("shapes that do not broadcast", {tensor({true, false}), randn({3}), randn({3})}), &typeid(ValueError),
+        {bad_sample("shapes that do not broadcast", {tensor({true, false}), randn({3}), randn({3})}),
+         &typeid(ValueError),
          {"where", "[2]", "[3]"}}};
   };
   ops.push_back(where);
 
   // lerp, PyTorch's two-sided formula (exact at weight 0 and 1; the same inf/NaN results).
-  auto lerp_ref = [](double a, double b, double w) { return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w); };
+  auto lerp_ref = [](double a, double b, double w) {
+    return std::fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w);
+  };
   auto lerp_tol = [](DType t) {
     Tolerance tol = default_tolerance(t);
     if (t == DType::Float32) tol.atol = 1e-5;  // cancellation in end - self
@@ -481,13 +510,14 @@ void add_ternary_entries(std::vector<OpInfo>& ops) {
     for (size_t i = 0; i < samples.size(); ++i) samples[i].scalars = {i % 2 == 0 ? 0.3 : 0.8};
     return samples;
   };
-  lerp_s.op = [](const SampleInput& s) { return std::vector<Tensor>{anatomy::lerp(s.tensors[0], s.tensors[1], s.scalars[0])}; };
+  lerp_s.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{anatomy::lerp(s.tensors[0], s.tensors[1], s.scalars[0])};
+  };
   lerp_s.reference = [lerp_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
     const DType t = promoted_dtype(s.tensors);
     const double w = s.scalars[0];
-    return std::vector<RefTensor>{map_binary(in[0], in[1], t, [&](double a, double b) {
-      return lerp_ref(round_to(a, t), round_to(b, t), round_to(w, t));
-    })};
+    return std::vector<RefTensor>{map_binary(
+        in[0], in[1], t, [&](double a, double b) { return lerp_ref(round_to(a, t), round_to(b, t), round_to(w, t)); })};
   };
   lerp_s.inplace = [](const SampleInput& s) { lerp_(s.tensors[0], s.tensors[1], s.scalars[0]); };
   lerp_s.out = [](const Tensor& o, const SampleInput& s) { lerp_out(o, s.tensors[0], s.tensors[1], s.scalars[0]); };
@@ -555,7 +585,9 @@ void add_ternary_entries(std::vector<OpInfo>& ops) {
     }
     return out;
   };
-  clamp.op = [bound](const SampleInput& s) { return std::vector<Tensor>{anatomy::clamp(s.tensors[0], bound(s, 0), bound(s, 1))}; };
+  clamp.op = [bound](const SampleInput& s) {
+    return std::vector<Tensor>{anatomy::clamp(s.tensors[0], bound(s, 0), bound(s, 1))};
+  };
   clamp.reference = [bound, clamp_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
     std::vector<Tensor> operands = {s.tensors[0]};
     for (int i = 0; i < 2; ++i) {
@@ -614,10 +646,11 @@ void add_ternary_entries(std::vector<OpInfo>& ops) {
     const DType t = promoted_dtype(s.tensors);
     const double inf = std::numeric_limits<double>::infinity();
     auto given = [&](const RefTensor& r, double fill) { return r.defined ? r : RefTensor({}, DType::Float64, fill); };
-    return std::vector<RefTensor>{map_ternary(in[0], given(in[1], -inf), given(in[2], inf), t, [&](double x, double lo, double hi) {
-      auto r = [t](double v) { return std::isinf(v) ? v : round_to(v, t); };  // an absent bound stays infinite
-      return clamp_ref(r(x), r(lo), r(hi));
-    })};
+    return std::vector<RefTensor>{
+        map_ternary(in[0], given(in[1], -inf), given(in[2], inf), t, [&](double x, double lo, double hi) {
+          auto r = [t](double v) { return std::isinf(v) ? v : round_to(v, t); };  // an absent bound stays infinite
+          return clamp_ref(r(x), r(lo), r(hi));
+        })};
   };
   ops.push_back(clamp_t);
 }

@@ -2,7 +2,6 @@
 // defines it, with its backends (read from the dispatch table) and, for ops the op table covers,
 // their dtypes and derivative status.
 #include <algorithm>
-#include <algorithm>
 #include <map>
 #include <set>
 
@@ -113,12 +112,12 @@ std::string render_ops_markdown() {
   std::string out;
   auto emit = [&](const std::string& title, std::vector<const dispatch::OperatorEntry*> entries) {
     // Registration order is file order; sort by name so the listing is stable.
-    std::stable_sort(entries.begin(), entries.end(), [](auto* a, auto* b) {
-      return a->schema().full_name() < b->schema().full_name();
-    });
-    out += fmt::format("### {}\n\n| schema | CPU | CUDA | Meta | dtypes (op table) | derivative |\n"
-                       "| --- | --- | --- | --- | --- | --- |\n",
-                       title);
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](auto* a, auto* b) { return a->schema().full_name() < b->schema().full_name(); });
+    out += fmt::format(
+        "### {}\n\n| schema | CPU | CUDA | Meta | dtypes (op table) | derivative |\n"
+        "| --- | --- | --- | --- | --- | --- |\n",
+        title);
     for (const dispatch::OperatorEntry* e : entries) {
       const std::string full = e->schema().full_name();
       Coverage c;

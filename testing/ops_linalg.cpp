@@ -39,11 +39,16 @@ DType product_of(DType t) { return t == DType::Int8 ? DType::Int32 : t; }
 Tolerance product_tolerance(DType t) {
   const double sk = std::sqrt(kMaxK);
   switch (t) {
-    case DType::Float16: return {2e-3 * sk, 2e-3};
-    case DType::BFloat16: return {1e-2 * sk, 1e-2};
-    case DType::Float32: return {2e-6 * sk, 1e-5};
-    case DType::Float64: return {1e-13 * sk, 1e-12};
-    default: return {0, 0};
+    case DType::Float16:
+      return {2e-3 * sk, 2e-3};
+    case DType::BFloat16:
+      return {1e-2 * sk, 1e-2};
+    case DType::Float32:
+      return {2e-6 * sk, 1e-5};
+    case DType::Float64:
+      return {1e-13 * sk, 1e-12};
+    default:
+      return {0, 0};
   }
 }
 
@@ -139,7 +144,8 @@ std::vector<SampleInput> matrix_pairs(DType t) {
   v.push_back(sample("transposed first", {rnd({7, 5}, t).t(), rnd({7, 4}, t)}));
   v.push_back(sample("transposed second", {rnd({5, 7}, t), rnd({4, 7}, t).t()}));
   v.push_back(sample("transposed both", {rnd({7, 5}, t).t(), rnd({4, 7}, t).t()}));
-  v.push_back(sample("offset (sliced)", {rnd({8, 10}, t).slice(0, 1, 6).slice(1, 2, 9), rnd({9, 6}, t).slice(0, 2, 9).slice(1, 1, 5)}));
+  v.push_back(sample("offset (sliced)",
+                     {rnd({8, 10}, t).slice(0, 1, 6).slice(1, 2, 9), rnd({9, 6}, t).slice(0, 2, 9).slice(1, 1, 5)}));
   v.push_back(sample("strided (every other column)", {rnd({5, 14}, t).slice(1, 0, 14, 2), rnd({7, 4}, t)}));
   v.push_back(sample("broadcast rows", {rnd({1, 7}, t).expand({5, 7}), rnd({7, 1}, t).expand({7, 4})}));
   v.push_back(sample("row times column", {rnd({1, 7}, t), rnd({7, 1}, t)}));
@@ -155,7 +161,8 @@ std::vector<SampleInput> batch_pairs(DType t) {
   std::vector<SampleInput> v;
   v.push_back(sample("contiguous", {rnd({3, 5, 7}, t), rnd({3, 7, 4}, t)}));
   v.push_back(sample("transposed both", {rnd({3, 7, 5}, t).mT(), rnd({3, 4, 7}, t).mT()}));
-  v.push_back(sample("batch-major transposed", {rnd({5, 3, 7}, t).transpose(0, 1), rnd({7, 3, 4}, t).permute({1, 0, 2})}));
+  v.push_back(
+      sample("batch-major transposed", {rnd({5, 3, 7}, t).transpose(0, 1), rnd({7, 3, 4}, t).permute({1, 0, 2})}));
   v.push_back(sample("broadcast batch", {rnd({1, 5, 7}, t).expand({3, 5, 7}), rnd({3, 7, 4}, t)}));
   v.push_back(sample("offset (sliced)", {rnd({4, 5, 9}, t).slice(0, 1, 4).slice(2, 1, 8), rnd({3, 7, 4}, t)}));
   v.push_back(sample("strided", {rnd({3, 5, 14}, t).slice(2, 0, 14, 2), rnd({3, 7, 4}, t)}));
@@ -214,10 +221,12 @@ ANATOMY_REGISTER_OPS(linalg) {
         bad("inner sizes differ", {randn({2, 3}), randn({4, 5})}, &typeid(ValueError), {"mm", "[2, 3]", "[4, 5]"}),
         bad("1-D operand", {randn({3}), randn({3, 2})}, &typeid(ValueError), {"mm", "[3]", "[3, 2]"}),
         bad("3-D operand", {randn({2, 2, 3}), randn({3, 2})}, &typeid(ValueError), {"mm", "[2, 2, 3]"}),
-        bad("dtypes differ", {randn({2, 3}), randn({3, 2}, DType::Float64)}, &typeid(TypeError), {"mm", "fp32", "fp64"}),
+        bad("dtypes differ", {randn({2, 3}), randn({3, 2}, DType::Float64)}, &typeid(TypeError),
+            {"mm", "fp32", "fp64"}),
         bad("int8 with int32", {zeros({2, 3}, DType::Int8), zeros({3, 2}, DType::Int32)}, &typeid(TypeError),
             {"mm", "int8", "int32"}),
-        bad("bool operands", {zeros({2, 3}, DType::Bool), zeros({3, 2}, DType::Bool)}, &typeid(TypeError), {"mm", "bool"}),
+        bad("bool operands", {zeros({2, 3}, DType::Bool), zeros({3, 2}, DType::Bool)}, &typeid(TypeError),
+            {"mm", "bool"}),
     };
   };
   mm_info.bench_input = [](int64_t numel) {
@@ -236,10 +245,13 @@ ANATOMY_REGISTER_OPS(linalg) {
   bmm_info.reference = mm_info.reference;
   bmm_info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("batch sizes differ", {randn({2, 3, 4}), randn({3, 4, 5})}, &typeid(ValueError), {"bmm", "[2, 3, 4]", "[3, 4, 5]"}),
-        bad("inner sizes differ", {randn({2, 3, 4}), randn({2, 5, 5})}, &typeid(ValueError), {"bmm", "[2, 3, 4]", "[2, 5, 5]"}),
+        bad("batch sizes differ", {randn({2, 3, 4}), randn({3, 4, 5})}, &typeid(ValueError),
+            {"bmm", "[2, 3, 4]", "[3, 4, 5]"}),
+        bad("inner sizes differ", {randn({2, 3, 4}), randn({2, 5, 5})}, &typeid(ValueError),
+            {"bmm", "[2, 3, 4]", "[2, 5, 5]"}),
         bad("2-D operands", {randn({3, 4}), randn({4, 5})}, &typeid(ValueError), {"bmm", "[3, 4]"}),
-        bad("dtypes differ", {randn({2, 3, 4}, DType::Float16), randn({2, 4, 5})}, &typeid(TypeError), {"bmm", "fp16", "fp32"}),
+        bad("dtypes differ", {randn({2, 3, 4}, DType::Float16), randn({2, 4, 5})}, &typeid(TypeError),
+            {"bmm", "fp16", "fp32"}),
     };
   };
   bmm_info.bench_input = [](int64_t numel) {
@@ -277,10 +289,12 @@ ANATOMY_REGISTER_OPS(linalg) {
   matmul_info.error_inputs = [] {
     return std::vector<ErrorInput>{
         bad("0-dim operand", {randn({}), randn({3})}, &typeid(ValueError), {"matmul", "[]", "[3]"}),
-        bad("inner sizes differ", {randn({2, 3, 4}), randn({5, 6})}, &typeid(ValueError), {"matmul", "[2, 3, 4]", "[5, 6]"}),
+        bad("inner sizes differ", {randn({2, 3, 4}), randn({5, 6})}, &typeid(ValueError),
+            {"matmul", "[2, 3, 4]", "[5, 6]"}),
         bad("1-D lengths differ", {randn({3}), randn({4})}, &typeid(ValueError), {"matmul", "[3]", "[4]"}),
         bad("batch dims do not broadcast", {randn({2, 3, 4}), randn({3, 4, 5})}, &typeid(ValueError), {"matmul"}),
-        bad("dtypes differ", {randn({2, 3}), randn({3}, DType::Float64)}, &typeid(TypeError), {"matmul", "fp32", "fp64"}),
+        bad("dtypes differ", {randn({2, 3}), randn({3}, DType::Float64)}, &typeid(TypeError),
+            {"matmul", "fp32", "fp64"}),
     };
   };
   matmul_info.bench_input = [](int64_t numel) {
@@ -301,10 +315,13 @@ ANATOMY_REGISTER_OPS(linalg) {
       s.scalars = scalars_for(t, 1, 1);
       v.push_back(s);
     }
-    v.push_back(sample("row bias, beta and alpha", {rnd({4}, t), rnd({5, 7}, t), rnd({7, 4}, t)}, scalars_for(t, 0.5, 2)));
-    v.push_back(sample("column bias", {rnd({5, 1}, t), rnd({5, 7}, t).t().t(), rnd({4, 7}, t).t()}, scalars_for(t, 3, -1)));
+    v.push_back(
+        sample("row bias, beta and alpha", {rnd({4}, t), rnd({5, 7}, t), rnd({7, 4}, t)}, scalars_for(t, 0.5, 2)));
+    v.push_back(
+        sample("column bias", {rnd({5, 1}, t), rnd({5, 7}, t).t().t(), rnd({4, 7}, t).t()}, scalars_for(t, 3, -1)));
     v.push_back(sample("0-dim self", {rnd({}, t), rnd({5, 7}, t), rnd({7, 4}, t)}, scalars_for(t, 2, 1)));
-    v.push_back(sample("zero-size k is beta * self", {rnd({3, 4}, t), rnd({3, 0}, t), rnd({0, 4}, t)}, scalars_for(t, 3, 2)));
+    v.push_back(
+        sample("zero-size k is beta * self", {rnd({3, 4}, t), rnd({3, 0}, t), rnd({0, 4}, t)}, scalars_for(t, 3, 2)));
     v.push_back(sample("beta = 0", {rnd({5, 4}, t), rnd({5, 7}, t), rnd({7, 4}, t)}, scalars_for(t, 0, 2)));
     if (is_floating(t)) {
       Tensor nan_self = full({5, 4}, std::numeric_limits<double>::quiet_NaN(), t);
@@ -323,14 +340,15 @@ ANATOMY_REGISTER_OPS(linalg) {
   };
   addmm_info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("self does not broadcast", {randn({3}), randn({2, 3}), randn({3, 4})}, &typeid(ValueError), {"addmm", "[3]"},
-            {1, 1}),
+        bad("self does not broadcast", {randn({3}), randn({2, 3}), randn({3, 4})}, &typeid(ValueError),
+            {"addmm", "[3]"}, {1, 1}),
         bad("inner sizes differ", {randn({2, 4}), randn({2, 3}), randn({4, 4})}, &typeid(ValueError),
             {"addmm", "[2, 3]", "[4, 4]"}, {1, 1}),
         bad("self dtype differs", {randn({2, 4}, DType::Float64), randn({2, 3}), randn({3, 4})}, &typeid(TypeError),
             {"addmm", "fp64", "fp32"}, {1, 1}),
-        bad("fractional alpha for integers", {zeros({2, 4}, DType::Int32), zeros({2, 3}, DType::Int32), zeros({3, 4}, DType::Int32)},
-            &typeid(TypeError), {"addmm", "alpha"}, {1, 0.5}),
+        bad("fractional alpha for integers",
+            {zeros({2, 4}, DType::Int32), zeros({2, 3}, DType::Int32), zeros({3, 4}, DType::Int32)}, &typeid(TypeError),
+            {"addmm", "alpha"}, {1, 0.5}),
     };
   };
   ops.push_back(addmm_info);
@@ -371,7 +389,8 @@ ANATOMY_REGISTER_OPS(linalg) {
   act_info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     const RefTensor p = ref_matmul(in[1], in[2], product_of(in[1].dtype));
     const RefTensor pre = ref_add_scaled(in[0], p, s.scalars[0], s.scalars[1]);
-    if (s.scalars[2] == 0) return std::vector<RefTensor>{map_unary(pre, pre.dtype, [](double x) { return x < 0 ? 0 : x; })};
+    if (s.scalars[2] == 0)
+      return std::vector<RefTensor>{map_unary(pre, pre.dtype, [](double x) { return x < 0 ? 0 : x; })};
     // gelu's tanh approximation, as the op computes it.
     return std::vector<RefTensor>{map_unary(pre, pre.dtype, [](double x) {
       const double kSqrt2OverPi = 0.79788456080286535588;
@@ -380,8 +399,8 @@ ANATOMY_REGISTER_OPS(linalg) {
   };
   act_info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("self does not broadcast", {randn({3}), randn({2, 3}), randn({3, 4})}, &typeid(ValueError), {"addmm", "[3]"},
-            {1, 1, 0}),
+        bad("self does not broadcast", {randn({3}), randn({2, 3}), randn({3, 4})}, &typeid(ValueError),
+            {"addmm", "[3]"}, {1, 1, 0}),
         bad("inner sizes differ", {randn({4}), randn({2, 3}), randn({4, 4})}, &typeid(ValueError),
             {"addmm", "[2, 3]", "[4, 4]"}, {1, 1, 1}),
         bad("self dtype differs", {randn({4}, DType::Float64), randn({2, 3}), randn({3, 4})}, &typeid(TypeError),
@@ -440,7 +459,8 @@ ANATOMY_REGISTER_OPS(linalg) {
     v.push_back(sample("3-D with bias", {rnd({2, 3, 7}, t), rnd({4, 7}, t), rnd({4}, t)}));
     v.push_back(sample("no bias", {rnd({5, 7}, t), rnd({4, 7}, t), Tensor()}));
     v.push_back(sample("1-D input", {rnd({7}, t), rnd({4, 7}, t), rnd({4}, t)}));
-    v.push_back(sample("transposed weight, non-contiguous input", {rnd({3, 2, 7}, t).transpose(0, 1), rnd({7, 4}, t).t(), rnd({4}, t)}));
+    v.push_back(sample("transposed weight, non-contiguous input",
+                       {rnd({3, 2, 7}, t).transpose(0, 1), rnd({7, 4}, t).t(), rnd({4}, t)}));
     v.push_back(sample("zero-size batch", {rnd({0, 7}, t), rnd({4, 7}, t), rnd({4}, t)}));
     v.push_back(sample("zero in_features", {rnd({3, 0}, t), rnd({4, 0}, t), rnd({4}, t)}));
     return v;
@@ -457,7 +477,8 @@ ANATOMY_REGISTER_OPS(linalg) {
   };
   linear_info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("features differ", {randn({2, 3}), randn({4, 5}), Tensor()}, &typeid(ValueError), {"linear", "[2, 3]", "[4, 5]"}),
+        bad("features differ", {randn({2, 3}), randn({4, 5}), Tensor()}, &typeid(ValueError),
+            {"linear", "[2, 3]", "[4, 5]"}),
         bad("bias dtype differs", {randn({2, 3}), randn({4, 3}), randn({4}, DType::Float64)}, &typeid(TypeError),
             {"linear", "fp64"}),
         bad("3-D weight", {randn({2, 3}), randn({1, 4, 3}), Tensor()}, &typeid(ValueError), {"linear", "[1, 4, 3]"}),
@@ -503,7 +524,8 @@ ANATOMY_REGISTER_OPS(linalg) {
     const DType t = promoted_dtype(s.tensors);
     RefTensor out({in[0].shape[0], in[1].shape[0]}, t);
     for (int64_t i = 0; i < in[0].shape[0]; ++i)
-      for (int64_t j = 0; j < in[1].shape[0]; ++j) out.at({i, j}) = round_to(in[0].data[i], t) * round_to(in[1].data[j], t);
+      for (int64_t j = 0; j < in[1].shape[0]; ++j)
+        out.at({i, j}) = round_to(in[0].data[i], t) * round_to(in[1].data[j], t);
     return std::vector<RefTensor>{out};
   };
   outer_info.error_inputs = [] {

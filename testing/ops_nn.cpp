@@ -35,7 +35,9 @@ std::vector<SampleInput> softmax_samples(DType t) {
   wide.low = -60;
   wide.high = 60;
   out.push_back(with_dim("wide range (needs the max subtracted)", {random_tensor({4, 9}, t, wide)}, 1));
-  out.push_back(with_dim("special values", {tensor(std::vector<double>{kNaN, 1.0, 2.0, -kInf, 0.0, 1.0, kInf, 2.0}, {2, 4}, DType::Float64).to(t)}, 1));
+  out.push_back(with_dim(
+      "special values",
+      {tensor(std::vector<double>{kNaN, 1.0, 2.0, -kInf, 0.0, 1.0, kInf, 2.0}, {2, 4}, DType::Float64).to(t)}, 1));
   return out;
 }
 
@@ -74,7 +76,8 @@ OpInfo softmax_entry(bool log) {
   info.notes = "the max is subtracted first; fp16/bf16 compute in fp32";
   info.samples = softmax_samples;
   info.op = [log](const SampleInput& s) {
-    return std::vector<Tensor>{log ? anatomy::log_softmax(s.tensors[0], s.ints[0]) : anatomy::softmax(s.tensors[0], s.ints[0])};
+    return std::vector<Tensor>{log ? anatomy::log_softmax(s.tensors[0], s.ints[0])
+                                   : anatomy::softmax(s.tensors[0], s.ints[0])};
   };
   info.reference = [log](const std::vector<RefTensor>& in, const SampleInput& s) {
     return std::vector<RefTensor>{softmax_ref(in[0], s.ints[0], log)};
@@ -114,7 +117,8 @@ std::vector<SampleInput> norm_samples(DType t, bool with_bias) {
   Domain shifted;
   shifted.low = 1000;
   shifted.high = 1004;
-  make("large common offset", random_tensor({3, 64}, t == DType::Float64 ? t : DType::Float32, shifted).to(t), {64}, true);
+  make("large common offset", random_tensor({3, 64}, t == DType::Float64 ? t : DType::Float32, shifted).to(t), {64},
+       true);
   make("zero-size rows", random_tensor({0, 5}, t), {5}, true);
   make("large", random_tensor({257, 300}, t), {300}, true);
   return out;
@@ -240,7 +244,8 @@ ANATOMY_REGISTER_OPS(nn) {
       double sq = 0;
       for (int64_t i = 0; i < cols; ++i) sq += x.data[r * cols + i] * x.data[r * cols + i];
       const double rs = 1 / std::sqrt(sq / static_cast<double>(cols) + eps);
-      for (int64_t i = 0; i < cols; ++i) y.data[r * cols + i] = x.data[r * cols + i] * rs * (in[1].defined ? in[1].data[i] : 1.0);
+      for (int64_t i = 0; i < cols; ++i)
+        y.data[r * cols + i] = x.data[r * cols + i] * rs * (in[1].defined ? in[1].data[i] : 1.0);
     }
     return std::vector<RefTensor>{y};
   };

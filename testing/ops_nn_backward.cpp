@@ -19,10 +19,14 @@ const std::vector<DType> kFloat = {DType::Float16, DType::BFloat16, DType::Float
 // compute in fp32 (tests/gpu/test_cuda_norm_backward.cpp holds them to tighter bounds).
 Tolerance backward_tolerance(DType t) {
   switch (t) {
-    case DType::Float16: return {5e-2, 2e-2};
-    case DType::BFloat16: return {4e-1, 6e-2};
-    case DType::Float32: return {1e-5, 1e-5};
-    default: return default_tolerance(t);
+    case DType::Float16:
+      return {5e-2, 2e-2};
+    case DType::BFloat16:
+      return {4e-1, 6e-2};
+    case DType::Float32:
+      return {1e-5, 1e-5};
+    default:
+      return default_tolerance(t);
   }
 }
 
@@ -84,8 +88,8 @@ OpInfo softmax_backward_entry(bool log) {
   info.family = OpFamily::NN;
   info.schemas = {name};
   info.dtypes = kFloat;
-  info.notes = log ? "g - exp(y) * sum(g); the result has input_dtype"
-                   : "y * (g - sum(g * y)); the result has input_dtype";
+  info.notes =
+      log ? "g - exp(y) * sum(g); the result has input_dtype" : "y * (g - sum(g * y)); the result has input_dtype";
   info.samples = [log](DType t) { return softmax_backward_samples(t, log); };
   info.op = [log](const SampleInput& s) {
     const Tensor& g = s.tensors[0];
@@ -107,12 +111,12 @@ OpInfo softmax_backward_entry(bool log) {
       return s;
     };
     e.push_back({sample("dim out of range", randn({2, 3}), randn({2, 3}), 2), &typeid(IndexError), {name, "2"}});
-    e.push_back({sample("shapes differ", randn({2, 4}), randn({2, 3}), 1), &typeid(ValueError),
-                 {name, "[2, 4]", "[2, 3]"}});
-    e.push_back({sample("dtypes differ", randn({2, 3}, DType::Float64), randn({2, 3}), 1), &typeid(TypeError),
-                 {name, "fp64"}});
-    e.push_back({sample("integer output", tensor({1, 2, 3}), tensor({1, 2, 3}), 0), &typeid(TypeError),
-                 {name, "int64"}});
+    e.push_back(
+        {sample("shapes differ", randn({2, 4}), randn({2, 3}), 1), &typeid(ValueError), {name, "[2, 4]", "[2, 3]"}});
+    e.push_back(
+        {sample("dtypes differ", randn({2, 3}, DType::Float64), randn({2, 3}), 1), &typeid(TypeError), {name, "fp64"}});
+    e.push_back(
+        {sample("integer output", tensor({1, 2, 3}), tensor({1, 2, 3}), 0), &typeid(TypeError), {name, "int64"}});
     return e;
   };
   return info;
@@ -145,7 +149,8 @@ std::vector<SampleInput> norm_backward_samples(DType t, bool rms) {
   make("zero-size rows", random_tensor({0, 5}, t), {5}, true, all);
   make("large", random_tensor({257, 300}, t), {300}, true, all);
   make("long rows", random_tensor({3, 20000}, t), {20000}, true, all);
-  make("input gradient only", random_tensor({9, 33}, t), {33}, true, rms ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{1, 0, 0});
+  make("input gradient only", random_tensor({9, 33}, t), {33}, true,
+       rms ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{1, 0, 0});
   make("parameter gradients only", random_tensor({9, 33}, t), {33}, true,
        rms ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0, 1, 1});
   return out;
@@ -208,11 +213,13 @@ std::vector<ErrorInput> norm_backward_errors(const std::string& name, bool rms) 
     s.ints = rms ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{1, 1, 1};
     return s;
   };
-  e.push_back({sample("grad of another shape", randn({2, 4}), randn({2, 3}), 2), &typeid(ValueError),
+  e.push_back({sample("grad of another shape", randn({2, 4}), randn({2, 3}), 2),
+               &typeid(ValueError),
                {name, "[2, 4]", "[2, 3]"}});
   e.push_back({sample("integer input", tensor({1, 2, 3}), tensor({1, 2, 3}), 1), &typeid(TypeError), {name, "int64"}});
-  if (!rms) e.push_back({sample("mean of the wrong size", randn({2, 3}), randn({2, 3}), 3), &typeid(ValueError),
-                         {name, "mean", "3"}});
+  if (!rms)
+    e.push_back(
+        {sample("mean of the wrong size", randn({2, 3}), randn({2, 3}), 3), &typeid(ValueError), {name, "mean", "3"}});
   return e;
 }
 
@@ -243,13 +250,11 @@ ANATOMY_REGISTER_OPS(nn_backward) {
   ln.samples = [](DType t) { return norm_backward_samples(t, false); };
   ln.op = [](const SampleInput& s) {
     const std::vector<Tensor>& t = s.tensors;
-    auto [dx, dw, db] = anatomy::native_layer_norm_backward(t[0], t[1], s.dims, t[3], t[4], opt(t[2]), std::nullopt,
-                                                            mask3(s.ints));
+    auto [dx, dw, db] =
+        anatomy::native_layer_norm_backward(t[0], t[1], s.dims, t[3], t[4], opt(t[2]), std::nullopt, mask3(s.ints));
     return defined_only({dx, dw, db});
   };
-  ln.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
-    return norm_backward_ref(in, s, false);
-  };
+  ln.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) { return norm_backward_ref(in, s, false); };
   ln.tolerance = backward_tolerance;
   ln.error_inputs = [] { return norm_backward_errors("native_layer_norm_backward", false); };
   ops.push_back(ln);

@@ -76,7 +76,9 @@ std::vector<SampleInput> reduction_samples(DType t, const Domain& d, bool empty_
     const Tensor special = tensor(values, {2, 5}, DType::Float64).to(t);
     out.push_back(sample("special values", special, {1}));
     out.push_back(sample("special values, no dims", special, {}));
-    out.push_back(sample("infinities", tensor(std::vector<double>{kInf, 1.0, -kInf, 2.0, kInf, kInf}, {2, 3}, DType::Float64).to(t), {1}));
+    out.push_back(sample("infinities",
+                         tensor(std::vector<double>{kInf, 1.0, -kInf, 2.0, kInf, kInf}, {2, 3}, DType::Float64).to(t),
+                         {1}));
   }
   return out;
 }
@@ -88,7 +90,8 @@ std::vector<SampleInput> single_dim_samples(DType t, const Domain& d) {
     if (s.dims.size() == 1) out.push_back(std::move(s));
   }
   // Ties: the first of equal elements wins.
-  out.push_back(sample("ties", tensor(std::vector<double>{1.0, 3.0, 3.0, 0.0, 2.0, 2.0, 2.0, 1.0}, {2, 4}, DType::Float64).to(t), {1}));
+  out.push_back(sample(
+      "ties", tensor(std::vector<double>{1.0, 3.0, 3.0, 0.0, 2.0, 2.0, 2.0, 1.0}, {2, 4}, DType::Float64).to(t), {1}));
   return out;
 }
 
@@ -256,7 +259,8 @@ ANATOMY_REGISTER_OPS(reduction) {
       [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
         return !dims && !keepdim ? anatomy::mean(x) : anatomy::mean(x, dims, keepdim);
       },
-      [](DType t) { return t; }, [](const std::vector<double>& v) { return ref_sum(v) / static_cast<double>(v.size()); });
+      [](DType t) { return t; },
+      [](const std::vector<double>& v) { return ref_sum(v) / static_cast<double>(v.size()); });
   mean.tolerance = sum_tolerance;
   mean.bench_input = bench_vector;
   mean.error_inputs = [] {
@@ -295,7 +299,8 @@ ANATOMY_REGISTER_OPS(reduction) {
     if (is_max) a.bench_input = bench_vector;
     a.error_inputs = [op] {
       std::vector<ErrorInput> e = dim_errors(op);
-      e.push_back(bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {op, "non-zero"}));
+      e.push_back(
+          bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {op, "non-zero"}));
       return e;
     };
     ops.push_back(a);
@@ -336,7 +341,8 @@ ANATOMY_REGISTER_OPS(reduction) {
     m.error_inputs = [name] {
       std::vector<ErrorInput> e;
       e.push_back(bad("empty tensor", random_tensor({0, 3}, DType::Float32), {}, typeid(ValueError), {name, "numel"}));
-      e.push_back(bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {name, "non-zero"}));
+      e.push_back(
+          bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {name, "non-zero"}));
       e.push_back(bad("dim out of range", random_tensor({2, 3}, DType::Float32), {2}, typeid(IndexError), {name, "2"}));
       return e;
     };
@@ -366,16 +372,16 @@ ANATOMY_REGISTER_OPS(reduction) {
     };
     g.reference = [is_max](const std::vector<RefTensor>& in, const SampleInput& s) {
       const OptionalIntArrayRef dims = one_dim_or_every_dim(s);
-      return std::vector<RefTensor>{reduce_ref(in[0], dims, s.keepdim, DType::Int64,
-                                               [is_max](const std::vector<double>& v) {
-                                                 return static_cast<double>(ref_arg(v, is_max));
-                                               })};
+      return std::vector<RefTensor>{
+          reduce_ref(in[0], dims, s.keepdim, DType::Int64,
+                     [is_max](const std::vector<double>& v) { return static_cast<double>(ref_arg(v, is_max)); })};
     };
     g.error_inputs = [arg] {
       std::vector<ErrorInput> e;
       e.push_back(bad("empty tensor", random_tensor({0, 3}, DType::Float32), {}, typeid(ValueError), {arg, "numel"}));
       e.push_back(bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {arg}));
-      e.push_back(bad("dim out of range", random_tensor({2, 3}, DType::Float32), {-3}, typeid(IndexError), {arg, "-3"}));
+      e.push_back(
+          bad("dim out of range", random_tensor({2, 3}, DType::Float32), {-3}, typeid(IndexError), {arg, "-3"}));
       return e;
     };
     ops.push_back(g);

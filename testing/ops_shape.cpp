@@ -323,8 +323,8 @@ OpInfo pad_entry() {
     };
   };
   info.op = [](const SampleInput& s) {
-    const Scalar value = s.tensors[0].dtype() == DType::Bool ? Scalar(s.scalars[0] != 0)
-                                                              : Scalar(static_cast<int64_t>(s.scalars[0]));
+    const Scalar value =
+        s.tensors[0].dtype() == DType::Bool ? Scalar(s.scalars[0] != 0) : Scalar(static_cast<int64_t>(s.scalars[0]));
     return std::vector<Tensor>{constant_pad_nd(s.tensors[0], s.dims, value)};
   };
   info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
@@ -351,7 +351,8 @@ OpInfo pad_entry() {
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
         bad("odd pad length", randn({2, 3}), typeid(ValueError), {"constant_pad_nd", "3"}, {1, 1, 1}, {}, {0}),
-        bad("more pads than dims", randn({3}), typeid(ValueError), {"constant_pad_nd", "2 dims"}, {1, 1, 1, 1}, {}, {0}),
+        bad("more pads than dims", randn({3}), typeid(ValueError), {"constant_pad_nd", "2 dims"}, {1, 1, 1, 1}, {},
+            {0}),
         bad("negative result size", randn({2, 3}), typeid(ValueError), {"constant_pad_nd", "-1"}, {-2, -2}, {}, {0}),
         bad("value out of the dtype's range", zeros({2}, DType::Int8), typeid(ValueError), {"constant_pad_nd", "300"},
             {1, 1}, {}, {300}),
@@ -449,7 +450,8 @@ OpInfo sort_entry() {
     return ref_select(in[0], s.ints[0], n, s.ints[1] != 0, true);
   };
   info.error_inputs = [] {
-    return std::vector<ErrorInput>{bad("dim out of range", randn({2, 3}), typeid(IndexError), {"sort", "2"}, {}, {2, 0})};
+    return std::vector<ErrorInput>{
+        bad("dim out of range", randn({2, 3}), typeid(IndexError), {"sort", "2"}, {}, {2, 0})};
   };
   info.bench_input = [](int64_t n) {
     SampleInput s;
@@ -652,9 +654,8 @@ OpInfo one_hot_entry() {
 }  // namespace
 
 ANATOMY_REGISTER_OPS(shape) {
-  return {repeat_entry(),       flip_entry(),       roll_entry(),        triangle_entry(false),
-          triangle_entry(true), pad_entry(),        sort_entry(),        argsort_entry(),
-          topk_entry(),         scan_entry(false),  scan_entry(true),    one_hot_entry()};
+  return {repeat_entry(), flip_entry(),    roll_entry(), triangle_entry(false), triangle_entry(true), pad_entry(),
+          sort_entry(),   argsort_entry(), topk_entry(), scan_entry(false),     scan_entry(true),     one_hot_entry()};
 }
 
 }  // namespace anatomy::testing

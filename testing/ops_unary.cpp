@@ -23,9 +23,12 @@ enum class Result { Same, Float, Bool };
 double wrap_integer(double v, DType t) {
   auto wrap = [v](double lo, double span) { return lo + std::fmod(std::fmod(v - lo, span) + span, span); };
   switch (t) {
-    case DType::UInt8: return wrap(0, 256);
-    case DType::Int8: return wrap(-128, 256);
-    default: return v;
+    case DType::UInt8:
+      return wrap(0, 256);
+    case DType::Int8:
+      return wrap(-128, 256);
+    default:
+      return v;
   }
 }
 
@@ -90,10 +93,14 @@ double sign_of(double x) { return std::isnan(x) ? x : static_cast<double>((x > 0
 // The largest finite value of a floating dtype (nan_to_num's default for +inf).
 double largest(DType t) {
   switch (t) {
-    case DType::Float16: return 65504.0;
-    case DType::BFloat16: return 3.3895313892515355e38;
-    case DType::Float32: return 3.4028234663852886e38;
-    default: return std::numeric_limits<double>::max();
+    case DType::Float16:
+      return 65504.0;
+    case DType::BFloat16:
+      return 3.3895313892515355e38;
+    case DType::Float32:
+      return 3.4028234663852886e38;
+    default:
+      return std::numeric_limits<double>::max();
   }
 }
 
@@ -112,10 +119,10 @@ ANATOMY_REGISTER_OPS(unary) {
   const double kInvSqrt2 = 0.70710678118654752440, kSqrt2OverPi = 0.79788456080286535588;
 
   // ---- same dtype ----
-#define ANATOMY_SAME_DTYPE_ENTRY(n, dtypes, f)                                                          \
-  ops.push_back(unary(                                                                                 \
-      #n, dtypes, Result::Same, f, [](const Tensor& a) { return anatomy::n(a); },                       \
-      [](const Tensor& a) { a.n##_(); }, [](const Tensor& o, const Tensor& a) { anatomy::n##_out(o, a); }))
+#define ANATOMY_SAME_DTYPE_ENTRY(n, dtypes, f)                                                                       \
+  ops.push_back(unary(                                                                                               \
+      #n, dtypes, Result::Same, f, [](const Tensor& a) { return anatomy::n(a); }, [](const Tensor& a) { a.n##_(); }, \
+      [](const Tensor& o, const Tensor& a) { anatomy::n##_out(o, a); }))
   ANATOMY_SAME_DTYPE_ENTRY(neg, kNumeric, [](double x) { return -x; });
   ANATOMY_SAME_DTYPE_ENTRY(abs, kNumeric, [](double x) { return std::fabs(x); });
   ANATOMY_SAME_DTYPE_ENTRY(sign, kAll, sign_of);
@@ -142,7 +149,8 @@ ANATOMY_REGISTER_OPS(unary) {
       if (is_floating(t)) {
         SampleInput ties;
         ties.label = "ties";
-        ties.tensors = {tensor(std::vector<double>{-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5}, {8}, DType::Float64).to(t)};
+        ties.tensors = {
+            tensor(std::vector<double>{-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5}, {8}, DType::Float64).to(t)};
         s.push_back(ties);
       }
       return s;
@@ -150,11 +158,10 @@ ANATOMY_REGISTER_OPS(unary) {
   }
 
   // ---- floating results (integers and bool give fp32) ----
-#define ANATOMY_FLOAT_ENTRY(n, f, ...)                                                                   \
-  ops.push_back(unary(                                                                                 \
-      #n, kAll, Result::Float, f, [](const Tensor& a) { return anatomy::n(a); },                        \
-      [](const Tensor& a) { a.n##_(); }, [](const Tensor& o, const Tensor& a) { anatomy::n##_out(o, a); }, \
-      ##__VA_ARGS__))
+#define ANATOMY_FLOAT_ENTRY(n, f, ...)                                                                              \
+  ops.push_back(unary(                                                                                              \
+      #n, kAll, Result::Float, f, [](const Tensor& a) { return anatomy::n(a); }, [](const Tensor& a) { a.n##_(); }, \
+      [](const Tensor& o, const Tensor& a) { anatomy::n##_out(o, a); }, ##__VA_ARGS__))
   Domain above_minus_one;
   above_minus_one.low = -0.9;
   above_minus_one.int_low = 0;
@@ -169,14 +176,20 @@ ANATOMY_REGISTER_OPS(unary) {
   ops.back().bench_input = bench_one;
   ANATOMY_FLOAT_ENTRY(exp2, [](double x) { return std::exp2(x); });
   ANATOMY_FLOAT_ENTRY(expm1, [](double x) { return std::expm1(x); });
-  ANATOMY_FLOAT_ENTRY(log, [](double x) { return std::log(x); }, positive());
-  ANATOMY_FLOAT_ENTRY(log1p, [](double x) { return std::log1p(x); }, above_minus_one);
-  ANATOMY_FLOAT_ENTRY(log2, [](double x) { return std::log2(x); }, positive());
-  ANATOMY_FLOAT_ENTRY(sqrt, [](double x) { return std::sqrt(x); }, positive());
-  ANATOMY_FLOAT_ENTRY(rsqrt, [](double x) { return 1.0 / std::sqrt(x); }, positive());
+  ANATOMY_FLOAT_ENTRY(
+      log, [](double x) { return std::log(x); }, positive());
+  ANATOMY_FLOAT_ENTRY(
+      log1p, [](double x) { return std::log1p(x); }, above_minus_one);
+  ANATOMY_FLOAT_ENTRY(
+      log2, [](double x) { return std::log2(x); }, positive());
+  ANATOMY_FLOAT_ENTRY(
+      sqrt, [](double x) { return std::sqrt(x); }, positive());
+  ANATOMY_FLOAT_ENTRY(
+      rsqrt, [](double x) { return 1.0 / std::sqrt(x); }, positive());
   ANATOMY_FLOAT_ENTRY(sin, [](double x) { return std::sin(x); });
   ANATOMY_FLOAT_ENTRY(cos, [](double x) { return std::cos(x); });
-  ANATOMY_FLOAT_ENTRY(tan, [](double x) { return std::tan(x); }, no_pole);
+  ANATOMY_FLOAT_ENTRY(
+      tan, [](double x) { return std::tan(x); }, no_pole);
   ANATOMY_FLOAT_ENTRY(sinh, [](double x) { return std::sinh(x); });
   ANATOMY_FLOAT_ENTRY(cosh, [](double x) { return std::cosh(x); });
   ANATOMY_FLOAT_ENTRY(tanh, [](double x) { return std::tanh(x); });
@@ -185,7 +198,8 @@ ANATOMY_REGISTER_OPS(unary) {
   // x / (1 + exp(-x)): NaN at -inf, as PyTorch's.
   ANATOMY_FLOAT_ENTRY(silu, [](double x) { return x / (1.0 + std::exp(-x)); });
   ANATOMY_FLOAT_ENTRY(erf, [](double x) { return std::erf(x); });
-  ANATOMY_FLOAT_ENTRY(reciprocal, [](double x) { return 1.0 / x; }, nonzero);
+  ANATOMY_FLOAT_ENTRY(
+      reciprocal, [](double x) { return 1.0 / x; }, nonzero);
 #undef ANATOMY_FLOAT_ENTRY
 
   // ---- gelu, softplus: floating inputs only ----

@@ -53,12 +53,12 @@ void binary_kernel(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) 
     switch (op) {
       // One case per row of dispatch/ops/binary_rows.h, for the dtypes the row takes (the plan
       // refused the others).
-#define ANATOMY_CPU_BINARY_CASE(e, name, dtypes, Fn, group, ...)                                 \
-  case BinaryOp::e:                                                                        \
-    if constexpr (binary_takes_v<BinaryDtypes::dtypes, T>) {                               \
-      using F = elementwise::Fn<T>;                                                        \
-      run_binary<std::invoke_result_t<F, T, T>, T>(plan, F{{w}});                          \
-    }                                                                                      \
+#define ANATOMY_CPU_BINARY_CASE(e, name, dtypes, Fn, group, ...)  \
+  case BinaryOp::e:                                               \
+    if constexpr (binary_takes_v<BinaryDtypes::dtypes, T>) {      \
+      using F = elementwise::Fn<T>;                               \
+      run_binary<std::invoke_result_t<F, T, T>, T>(plan, F{{w}}); \
+    }                                                             \
     break;
       ANATOMY_FORALL_BINARY_OPS(ANATOMY_CPU_BINARY_CASE)
 #undef ANATOMY_CPU_BINARY_CASE

@@ -21,9 +21,9 @@ void run_ternary(const IterationPlan& plan, F f) {
       for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i], c[i]);
     } else {
       for (int64_t i = 0; i < n; ++i) {
-        *reinterpret_cast<T*>(data[0] + i * s[0]) = f(*reinterpret_cast<const T*>(data[1] + i * s[1]),
-                                                      *reinterpret_cast<const T*>(data[2] + i * s[2]),
-                                                      *reinterpret_cast<const T*>(data[3] + i * s[3]));
+        *reinterpret_cast<T*>(data[0] + i * s[0]) =
+            f(*reinterpret_cast<const T*>(data[1] + i * s[1]), *reinterpret_cast<const T*>(data[2] + i * s[2]),
+              *reinterpret_cast<const T*>(data[3] + i * s[3]));
       }
     }
   });

@@ -5,13 +5,15 @@
 namespace anatomy::cpu {
 namespace {
 
-Tensor empty_cpu(IntArrayRef size, std::optional<DType> dtype, std::optional<Device>, std::optional<MemoryFormat> format) {
+Tensor empty_cpu(IntArrayRef size, std::optional<DType> dtype, std::optional<Device>,
+                 std::optional<MemoryFormat> format) {
   return make_empty_tensor(size, dtype.value_or(kDefaultFloat), get_allocator(DeviceType::CPU),
                            format.value_or(MemoryFormat::Contiguous), "empty");
 }
 
 Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<DType> dtype, std::optional<Device>) {
-  return make_empty_tensor(size, stride, dtype.value_or(kDefaultFloat), get_allocator(DeviceType::CPU), "empty_strided");
+  return make_empty_tensor(size, stride, dtype.value_or(kDefaultFloat), get_allocator(DeviceType::CPU),
+                           "empty_strided");
 }
 
 }  // namespace

@@ -65,11 +65,16 @@ void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& 
 
 void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
   switch (a.dtype()) {
-    case DType::UInt8: return gemm_loop<uint8_t, uint8_t>(c, a, b, alpha, beta);
-    case DType::Int8: return gemm_loop<int8_t, int32_t>(c, a, b, alpha, beta);
-    case DType::Int32: return gemm_loop<int32_t, int32_t>(c, a, b, alpha, beta);
-    case DType::Int64: return gemm_loop<int64_t, int64_t>(c, a, b, alpha, beta);
-    default: ANATOMY_THROW(TypeError, "mm: no integer kernel for {}", name(a.dtype()));
+    case DType::UInt8:
+      return gemm_loop<uint8_t, uint8_t>(c, a, b, alpha, beta);
+    case DType::Int8:
+      return gemm_loop<int8_t, int32_t>(c, a, b, alpha, beta);
+    case DType::Int32:
+      return gemm_loop<int32_t, int32_t>(c, a, b, alpha, beta);
+    case DType::Int64:
+      return gemm_loop<int64_t, int64_t>(c, a, b, alpha, beta);
+    default:
+      ANATOMY_THROW(TypeError, "mm: no integer kernel for {}", name(a.dtype()));
   }
 }
 

@@ -1,10 +1,10 @@
 // CPU: reading by index: index_select, gather, take, embedding and advanced indexing (index.Tensor).
 // Every dtype, any strides and offsets; all indices are checked before the result is written.
 #include "anatomy/backends/cpu/index_utils.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::cpu {
 namespace {

@@ -14,10 +14,10 @@
 #include <fmt/ranges.h>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/parallel.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/core/tensor.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::cpu {
 
@@ -30,10 +30,8 @@ inline std::vector<int64_t> read_indices(const Tensor& index) {
     for_each_strided<1>(index.sizes(), {index.strides()},
                         [&](const std::array<int64_t, 1>& o) { v.push_back(static_cast<int64_t>(data[o[0]])); });
   };
-  if (index.dtype() == DType::Int32)
-    read.template operator()<int32_t>();
-  else
-    read.template operator()<int64_t>();
+  if (index.dtype() == DType::Int32) read.template operator()<int32_t>();
+  else read.template operator()<int64_t>();
   return v;
 }
 

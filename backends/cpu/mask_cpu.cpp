@@ -4,11 +4,11 @@
 
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::cpu {
 namespace {

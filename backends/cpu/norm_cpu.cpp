@@ -7,10 +7,10 @@
 #include <tuple>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/core/parallel.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 
 namespace anatomy::cpu {
 namespace {

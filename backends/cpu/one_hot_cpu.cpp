@@ -4,9 +4,9 @@
 #include <limits>
 
 #include "anatomy/core/strided_loop.h"
-#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy::cpu {

@@ -8,9 +8,9 @@
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/generator.h"
 #include "anatomy/core/philox.h"
-#include "anatomy/dispatch/ops/random_args.h"
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops/random_args.h"
 
 namespace anatomy::cpu {
 namespace {
@@ -43,9 +43,8 @@ Tensor uniform_cpu(const Tensor& self, double from, double to) {
 
 Tensor normal_cpu(const Tensor& self, double mean, double std) {
   check_normal_args(self.dtype(), std);
-  fill_random(self, "normal_", [&]<typename T>(const Philox4x32Result& r) {
-    return convert<T>(mean + std * philox_normal(r));
-  });
+  fill_random(self, "normal_",
+              [&]<typename T>(const Philox4x32Result& r) { return convert<T>(mean + std * philox_normal(r)); });
   return self;
 }
 

@@ -10,18 +10,26 @@ void reduce_loop(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs
   switch (kind) {
     case ReduceKind::Sum:
     case ReduceKind::Mean:
-    case ReduceKind::Prod: sum_prod_loop(kind, r); break;
+    case ReduceKind::Prod:
+      sum_prod_loop(kind, r);
+      break;
     case ReduceKind::Max:
     case ReduceKind::Min:
     case ReduceKind::ArgMax:
-    case ReduceKind::ArgMin: extreme_loop(kind, r); break;
+    case ReduceKind::ArgMin:
+      extreme_loop(kind, r);
+      break;
     case ReduceKind::Var:
     case ReduceKind::Std:
     case ReduceKind::Norm:
-    case ReduceKind::LogSumExp: stats_loop(kind, r, args); break;
+    case ReduceKind::LogSumExp:
+      stats_loop(kind, r, args);
+      break;
     case ReduceKind::Any:
     case ReduceKind::All:
-    case ReduceKind::CountNonzero: logical_loop(kind, r); break;
+    case ReduceKind::CountNonzero:
+      logical_loop(kind, r);
+      break;
   }
 }
 

@@ -32,9 +32,9 @@ namespace anatomy::cpu {
 
 inline constexpr int64_t kLanes = 16;
 inline constexpr int64_t kBlock = 2048;
-inline constexpr int64_t kChunk = 65536;   // a multiple of kBlock
+inline constexpr int64_t kChunk = 65536;  // a multiple of kBlock
 inline constexpr int64_t kRowBlock = 16;
-inline constexpr int64_t kTile = 1024;     // most columns per outer-reduction work item (4 KiB of fp32)
+inline constexpr int64_t kTile = 1024;  // most columns per outer-reduction work item (4 KiB of fp32)
 
 // Reduces x[0, n) (contiguous) whose first element has reduced index `base`.
 template <typename T, typename Op>

@@ -28,9 +28,14 @@ void stats_loop(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs&
         case ReduceKind::Std:
           reduce_kernel<T>(r.plan, in, Store<VarFn<T>, T>{{args.correction, kind == ReduceKind::Std}, out});
           break;
-        case ReduceKind::Norm: norm_loop<T>(r, in, args.p); break;
-        case ReduceKind::LogSumExp: reduce_kernel<T>(r.plan, in, Store<LogSumExpFn<T>, T>{{}, out}); break;
-        default: break;
+        case ReduceKind::Norm:
+          norm_loop<T>(r, in, args.p);
+          break;
+        case ReduceKind::LogSumExp:
+          reduce_kernel<T>(r.plan, in, Store<LogSumExpFn<T>, T>{{}, out});
+          break;
+        default:
+          break;
       }
     } else {
       ANATOMY_THROW(TypeError, "{}: expected a floating point input, got {}", r.plan.op(), name(in.dtype()));

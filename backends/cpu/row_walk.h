@@ -11,9 +11,9 @@
 namespace anatomy::cpu {
 
 struct Rows {
-  int64_t length = 1;               // elements per row (the size of dim)
-  int64_t stride = 1;               // the stride along dim, in elements
-  std::vector<int64_t> starts;      // element offset of each row's first element
+  int64_t length = 1;           // elements per row (the size of dim)
+  int64_t stride = 1;           // the stride along dim, in elements
+  std::vector<int64_t> starts;  // element offset of each row's first element
 };
 
 // The rows of `t` along `dim`, in row-major order of the other dims. A 0-dim tensor is one row
@@ -32,7 +32,8 @@ inline Rows rows_along(const Tensor& t, int64_t dim) {
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d]);
   }
-  for_each_strided<1>(sizes, {IntArrayRef(strides)}, [&](const std::array<int64_t, 1>& o) { r.starts.push_back(o[0]); });
+  for_each_strided<1>(sizes, {IntArrayRef(strides)},
+                      [&](const std::array<int64_t, 1>& o) { r.starts.push_back(o[0]); });
   return r;
 }
 

@@ -18,8 +18,8 @@ namespace anatomy::cpu {
 namespace {
 
 template <typename T>
-using Acc = std::conditional_t<is_reduced_float_v<T>, float,
-                               std::conditional_t<std::is_integral_v<T>, uint64_t, double>>;
+using Acc =
+    std::conditional_t<is_reduced_float_v<T>, float, std::conditional_t<std::is_integral_v<T>, uint64_t, double>>;
 
 template <typename T>
 T from_acc(Acc<T> v) {

@@ -5,14 +5,14 @@
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
-#include "anatomy/dispatch/ops/scatter_registration.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/scatter_registration.h"
 
 namespace anatomy::cpu {
 namespace {
 
-// The body of scatter_ and scatter_add_ (dispatch/ops/scatter_registration.h): `src` is a tensor of self's dtype, already
-// checked against index (0-dim src: one value for every index).
+// The body of scatter_ and scatter_add_ (dispatch/ops/scatter_registration.h): `src` is a tensor of self's dtype,
+// already checked against index (0-dim src: one value for every index).
 Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
                     const char* op) {
   check_no_internal_overlap(self, op);

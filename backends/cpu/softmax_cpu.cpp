@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/core/parallel.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 
 namespace anatomy::cpu {
 namespace {

@@ -67,18 +67,30 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
 // only for fp64.
 std::optional<VecFn> vec_fn(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Exp: return VecFn::Exp;
-    case UnaryOp::Expm1: return VecFn::Expm1;
-    case UnaryOp::Log: return VecFn::Log;
-    case UnaryOp::Log1p: return VecFn::Log1p;
-    case UnaryOp::Sigmoid: return VecFn::Sigmoid;
-    case UnaryOp::Silu: return VecFn::Silu;
-    case UnaryOp::Tanh: return VecFn::Tanh;
-    case UnaryOp::Erf: return VecFn::Erf;
-    case UnaryOp::Gelu: return VecFn::Gelu;
-    case UnaryOp::GeluTanh: return VecFn::GeluTanh;
-    case UnaryOp::Softplus: return VecFn::Softplus;
-    default: return std::nullopt;
+    case UnaryOp::Exp:
+      return VecFn::Exp;
+    case UnaryOp::Expm1:
+      return VecFn::Expm1;
+    case UnaryOp::Log:
+      return VecFn::Log;
+    case UnaryOp::Log1p:
+      return VecFn::Log1p;
+    case UnaryOp::Sigmoid:
+      return VecFn::Sigmoid;
+    case UnaryOp::Silu:
+      return VecFn::Silu;
+    case UnaryOp::Tanh:
+      return VecFn::Tanh;
+    case UnaryOp::Erf:
+      return VecFn::Erf;
+    case UnaryOp::Gelu:
+      return VecFn::Gelu;
+    case UnaryOp::GeluTanh:
+      return VecFn::GeluTanh;
+    case UnaryOp::Softplus:
+      return VecFn::Softplus;
+    default:
+      return std::nullopt;
   }
 }
 

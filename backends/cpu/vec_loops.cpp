@@ -44,7 +44,7 @@ template <VecFn F>
 // others, so the three copies agree bit for bit.
 template <VecFn F>
 [[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const float* in, float* out, int64_t n,
-                                                                     VecArgs args) {
+                                                                    VecArgs args) {
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
 }
 #endif
@@ -52,17 +52,28 @@ template <VecFn F>
 template <template <VecFn> class Pick>
 VecLoop pick(VecFn fn) {
   switch (fn) {
-    case VecFn::Exp: return Pick<VecFn::Exp>::loop;
-    case VecFn::Expm1: return Pick<VecFn::Expm1>::loop;
-    case VecFn::Log: return Pick<VecFn::Log>::loop;
-    case VecFn::Log1p: return Pick<VecFn::Log1p>::loop;
-    case VecFn::Sigmoid: return Pick<VecFn::Sigmoid>::loop;
-    case VecFn::Silu: return Pick<VecFn::Silu>::loop;
-    case VecFn::Tanh: return Pick<VecFn::Tanh>::loop;
-    case VecFn::Erf: return Pick<VecFn::Erf>::loop;
-    case VecFn::Gelu: return Pick<VecFn::Gelu>::loop;
-    case VecFn::GeluTanh: return Pick<VecFn::GeluTanh>::loop;
-    case VecFn::Softplus: return Pick<VecFn::Softplus>::loop;
+    case VecFn::Exp:
+      return Pick<VecFn::Exp>::loop;
+    case VecFn::Expm1:
+      return Pick<VecFn::Expm1>::loop;
+    case VecFn::Log:
+      return Pick<VecFn::Log>::loop;
+    case VecFn::Log1p:
+      return Pick<VecFn::Log1p>::loop;
+    case VecFn::Sigmoid:
+      return Pick<VecFn::Sigmoid>::loop;
+    case VecFn::Silu:
+      return Pick<VecFn::Silu>::loop;
+    case VecFn::Tanh:
+      return Pick<VecFn::Tanh>::loop;
+    case VecFn::Erf:
+      return Pick<VecFn::Erf>::loop;
+    case VecFn::Gelu:
+      return Pick<VecFn::Gelu>::loop;
+    case VecFn::GeluTanh:
+      return Pick<VecFn::GeluTanh>::loop;
+    case VecFn::Softplus:
+      return Pick<VecFn::Softplus>::loop;
   }
   return nullptr;
 }

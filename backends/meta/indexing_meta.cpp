@@ -6,11 +6,11 @@
 #include <fmt/ranges.h>
 
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
-#include "anatomy/dispatch/ops/scatter_registration.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
+#include "anatomy/dispatch/ops/scatter_registration.h"
 
 namespace anatomy::meta {
 namespace {

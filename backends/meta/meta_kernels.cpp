@@ -2,10 +2,10 @@
 // the real kernels do and compute output metadata, so a user can ask what an op would return
 // (shape, dtype, layout) without allocating or computing anything.
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/dispatch/ops/random_args.h"
 #include "anatomy/core/type_promotion.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/random_args.h"
 
 namespace anatomy::meta {
 namespace {
@@ -22,7 +22,8 @@ const bool registered = [] {
   return true;
 }();
 
-Tensor empty_meta(IntArrayRef size, std::optional<DType> dtype, std::optional<Device>, std::optional<MemoryFormat> format) {
+Tensor empty_meta(IntArrayRef size, std::optional<DType> dtype, std::optional<Device>,
+                  std::optional<MemoryFormat> format) {
   return make_empty_tensor(size, dtype.value_or(kDefaultFloat), &g_meta_allocator,
                            format.value_or(MemoryFormat::Contiguous), "empty");
 }
@@ -32,8 +33,8 @@ Tensor empty_strided_meta(IntArrayRef size, IntArrayRef stride, std::optional<DT
 }
 
 Tensor copy_meta(const Tensor& self, const Tensor& src, bool) {
-  ANATOMY_CHECK(self.is_meta(), DeviceError, "copy_: cannot copy meta data into a {} tensor (meta tensors have no data)",
-                self.device().str());
+  ANATOMY_CHECK(self.is_meta(), DeviceError,
+                "copy_: cannot copy meta data into a {} tensor (meta tensors have no data)", self.device().str());
   checked_copy_source(self, src);
   self.impl()->bump_version();
   return self;

@@ -2,9 +2,9 @@
 // shapes and dtypes, with the same checks as the real kernels (dispatch/ops/norm_plan.h).
 #include <tuple>
 
-#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 
 namespace anatomy::meta {
 namespace {

@@ -21,7 +21,8 @@ struct AllocFree1MiBCuda : CaseDefaults {
   static constexpr const char* kName = "alloc_free_1mib_cuda";
   static constexpr Timing kTiming = Timing::kHostSynced;
   // A first CUDA tensor on each side initializes its allocator and warms its cache.
-  anatomy::Tensor anatomy_init = anatomy::zeros({1}, anatomy::TensorOptions().device(anatomy::Device(anatomy::DeviceType::CUDA)));
+  anatomy::Tensor anatomy_init =
+      anatomy::zeros({1}, anatomy::TensorOptions().device(anatomy::Device(anatomy::DeviceType::CUDA)));
   at::Tensor torch_init = at::zeros({1}, at::TensorOptions().device(at::kCUDA));
   anatomy::Tensor marker = anatomy::zeros({1});
   at::Tensor torch_marker = at::zeros({1});

@@ -101,9 +101,9 @@ struct CopyTransposedCuda : AddTransposedCuda {
   at::Tensor run_torch() { return tout.copy_(b.t.t()); }
 };
 
-const int registered = (register_pair<AddTinyCuda>(), register_pair<MemcpyCuda>(), register_pair<CopyCuda>(),
-                        register_pair<AddOutCuda>(), register_pair<AddCuda>(), register_pair<AddTransposedCuda>(),
-                        register_pair<CopyTransposedCuda>(), 0);
+const int registered =
+    (register_pair<AddTinyCuda>(), register_pair<MemcpyCuda>(), register_pair<CopyCuda>(), register_pair<AddOutCuda>(),
+     register_pair<AddCuda>(), register_pair<AddTransposedCuda>(), register_pair<CopyTransposedCuda>(), 0);
 
 }  // namespace
 }  // namespace peer

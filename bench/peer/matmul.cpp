@@ -15,9 +15,12 @@ const anatomy::Device kCuda(anatomy::DeviceType::CUDA);
 
 at::ScalarType torch_dtype(anatomy::DType d) {
   switch (d) {
-    case anatomy::DType::Float16: return at::kHalf;
-    case anatomy::DType::BFloat16: return at::kBFloat16;
-    default: return at::kFloat;
+    case anatomy::DType::Float16:
+      return at::kHalf;
+    case anatomy::DType::BFloat16:
+      return at::kBFloat16;
+    default:
+      return at::kFloat;
   }
 }
 
@@ -76,14 +79,30 @@ using F16Misaligned = MmCase<2048, anatomy::DType::Float16, 1, false, 0.25>;
 using Bf16Mid = MmCase<4096, anatomy::DType::BFloat16, 0, false, 2.0>;
 using Bf16Misaligned = MmCase<4096, anatomy::DType::BFloat16, 1, false, 2.0>;
 
-struct MmF32 : F32 { static constexpr const char* kName = "mm_fp32_8192_cuda"; };
-struct MmTf32 : Tf32 { static constexpr const char* kName = "mm_tf32_8192_cuda"; };
-struct MmF16 : F16 { static constexpr const char* kName = "mm_fp16_8192_cuda"; };
-struct MmBf16 : Bf16 { static constexpr const char* kName = "mm_bf16_8192_cuda"; };
-struct MmF16Aligned : F16Small { static constexpr const char* kName = "mm_fp16_2048_cuda"; };
-struct MmF16Misaligned : F16Misaligned { static constexpr const char* kName = "mm_fp16_2048_misaligned_cuda"; };
-struct MmBf16Aligned : Bf16Mid { static constexpr const char* kName = "mm_bf16_4096_cuda"; };
-struct MmBf16Misaligned : Bf16Misaligned { static constexpr const char* kName = "mm_bf16_4096_misaligned_cuda"; };
+struct MmF32 : F32 {
+  static constexpr const char* kName = "mm_fp32_8192_cuda";
+};
+struct MmTf32 : Tf32 {
+  static constexpr const char* kName = "mm_tf32_8192_cuda";
+};
+struct MmF16 : F16 {
+  static constexpr const char* kName = "mm_fp16_8192_cuda";
+};
+struct MmBf16 : Bf16 {
+  static constexpr const char* kName = "mm_bf16_8192_cuda";
+};
+struct MmF16Aligned : F16Small {
+  static constexpr const char* kName = "mm_fp16_2048_cuda";
+};
+struct MmF16Misaligned : F16Misaligned {
+  static constexpr const char* kName = "mm_fp16_2048_misaligned_cuda";
+};
+struct MmBf16Aligned : Bf16Mid {
+  static constexpr const char* kName = "mm_bf16_4096_cuda";
+};
+struct MmBf16Misaligned : Bf16Misaligned {
+  static constexpr const char* kName = "mm_bf16_4096_misaligned_cuda";
+};
 
 // int8 operands with values in [-8, 8): sums of 4096 products stay below 2^24, exact in the fp32
 // the comparison reads them in, so the two int32 results must agree exactly.

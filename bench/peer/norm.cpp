@@ -46,7 +46,8 @@ struct LayerNormBackwardCuda : NormCase {
   anatomy::Tensor g = g_cpu.to(kCuda);
   at::Tensor tg = to_torch(g_cpu).to(at::kCUDA);
   // The statistics from each library's own forward.
-  std::tuple<anatomy::Tensor, anatomy::Tensor, anatomy::Tensor> fwd = anatomy::native_layer_norm(a, {kSide}, w, b, 1e-5);
+  std::tuple<anatomy::Tensor, anatomy::Tensor, anatomy::Tensor> fwd =
+      anatomy::native_layer_norm(a, {kSide}, w, b, 1e-5);
   std::tuple<at::Tensor, at::Tensor, at::Tensor> tfwd = at::native_layer_norm(t, {kSide}, tw, tb, 1e-5);
   anatomy::Tensor run_anatomy() {
     return std::get<0>(anatomy::native_layer_norm_backward(g, a, {kSide}, std::get<1>(fwd), std::get<2>(fwd), w, b,
@@ -58,8 +59,8 @@ struct LayerNormBackwardCuda : NormCase {
   }
 };
 
-const int registered = (register_pair<LayerNormCuda>(), register_pair<RmsNormCuda>(),
-                        register_pair<LayerNormBackwardCuda>(), 0);
+const int registered =
+    (register_pair<LayerNormCuda>(), register_pair<RmsNormCuda>(), register_pair<LayerNormBackwardCuda>(), 0);
 
 }  // namespace
 }  // namespace peer

@@ -53,8 +53,8 @@ struct SoftmaxBackwardFp32Cuda : CaseDefaults {
   at::Tensor run_torch() { return at::_softmax_backward_data(tg, ty, 1, at::kFloat); }
 };
 
-const int registered = (register_pair<SoftmaxFp32Cuda>(), register_pair<SoftmaxBf16Cuda>(),
-                        register_pair<SoftmaxBackwardFp32Cuda>(), 0);
+const int registered =
+    (register_pair<SoftmaxFp32Cuda>(), register_pair<SoftmaxBf16Cuda>(), register_pair<SoftmaxBackwardFp32Cuda>(), 0);
 
 }  // namespace
 }  // namespace peer

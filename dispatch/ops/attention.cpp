@@ -40,8 +40,8 @@ Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value, co
   ANATOMY_CHECK(key.size(-1) == E, ValueError, "{}: query has embedding size {} but key has {}", op, E, key.size(-1));
   ANATOMY_CHECK(value.size(-2) == S, ValueError, "{}: key has {} positions but value has {}", op, S, value.size(-2));
   ANATOMY_CHECK(query.is_floating_point(), TypeError, "{}: expected floating inputs, got {}", op, name(query.dtype()));
-  ANATOMY_CHECK(!(is_causal && attn_mask.has_value()), ValueError,
-                "{}: pass either attn_mask or is_causal, not both", op);
+  ANATOMY_CHECK(!(is_causal && attn_mask.has_value()), ValueError, "{}: pass either attn_mask or is_causal, not both",
+                op);
   const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(E)));
   Tensor scores = matmul(query, key.transpose(-2, -1)) * Scalar(s);
   const double neg_inf = -std::numeric_limits<double>::infinity();
@@ -63,8 +63,9 @@ Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value, co
 ANATOMY_LIBRARY(aten, m) {
   m.def("dropout(Tensor input, float p, bool train) -> Tensor");
   m.def("native_dropout(Tensor input, float p, bool train) -> (Tensor, Tensor)");
-  m.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
-        "float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> Tensor");
+  m.def(
+      "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+      "float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> Tensor");
 }
 
 ANATOMY_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {

@@ -5,9 +5,9 @@
 
 #include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/ops/binary_registration.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/binary_registration.h"
 #include "anatomy/dispatch/ops/plan_casts.h"
 
 namespace anatomy {
@@ -17,7 +17,7 @@ namespace anatomy {
 const char* binary_op_name(BinaryOp op) {
   switch (op) {
 #define ANATOMY_BINARY_NAME(e, name, dtypes, fn, group, ...) \
-  case BinaryOp::e:                                     \
+  case BinaryOp::e:                                          \
     return #name;
     ANATOMY_FORALL_BINARY_OPS(ANATOMY_BINARY_NAME)
 #undef ANATOMY_BINARY_NAME
@@ -28,7 +28,7 @@ const char* binary_op_name(BinaryOp op) {
 BinaryDtypes binary_op_dtypes(BinaryOp op) {
   switch (op) {
 #define ANATOMY_BINARY_DTYPES(e, name, dtypes, fn, group, ...) \
-  case BinaryOp::e:                                       \
+  case BinaryOp::e:                                            \
     return BinaryDtypes::dtypes;
     ANATOMY_FORALL_BINARY_OPS(ANATOMY_BINARY_DTYPES)
 #undef ANATOMY_BINARY_DTYPES
@@ -58,10 +58,10 @@ IterationPlan build_binary_plan(BinaryOp op, const char* name, const Tensor& out
 IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
                           const Scalar& alpha) {
   const char* name = binary_op_name(op);
-  const bool flat = !out.defined() && IterationPlan::is_flat_functional(self, &other) &&
-                    !binary_op_gives_bool(op) && !(promotes_integers(op) && !is_floating(self.dtype()));
-  IterationPlan plan = flat ? IterationPlan::flat_functional(name, self, &other)
-                            : build_binary_plan(op, name, out, self, other);
+  const bool flat = !out.defined() && IterationPlan::is_flat_functional(self, &other) && !binary_op_gives_bool(op) &&
+                    !(promotes_integers(op) && !is_floating(self.dtype()));
+  IterationPlan plan =
+      flat ? IterationPlan::flat_functional(name, self, &other) : build_binary_plan(op, name, out, self, other);
   const DType t = plan.common_dtype();
   if (op == BinaryOp::Sub) {
     ANATOMY_CHECK(t != DType::Bool, TypeError,
@@ -75,8 +75,7 @@ IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, co
   }
   const BinaryDtypes dtypes = binary_op_dtypes(op);
   if (dtypes == BinaryDtypes::Bitwise || dtypes == BinaryDtypes::Shift) {
-    ANATOMY_CHECK(!is_floating(t), TypeError, "{}: expected integer or bool operands, got {}", name,
-                  anatomy::name(t));
+    ANATOMY_CHECK(!is_floating(t), TypeError, "{}: expected integer or bool operands, got {}", name, anatomy::name(t));
   }
   if (dtypes == BinaryDtypes::FloatOnly) {
     ANATOMY_CHECK(is_floating(t), TypeError, "{}: expected floating point operands, got {}", name, anatomy::name(t));
@@ -141,11 +140,11 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)");
   m.def("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)");
   // remainder ... bitwise_right_shift: the three forms each (the function rows of core/op_lists.h).
-#define ANATOMY_DEF_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)                                \
-  m.def(std::string(functional) + "(Tensor self, Tensor other) -> Tensor");                          \
-  if (std::string_view(inplace).size() > 0) {                                                        \
-    m.def(std::string(inplace) + "(Tensor(a!) self, Tensor other) -> Tensor(a!)");                   \
-  }                                                                                                  \
+#define ANATOMY_DEF_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out) \
+  m.def(std::string(functional) + "(Tensor self, Tensor other) -> Tensor");               \
+  if (std::string_view(inplace).size() > 0) {                                             \
+    m.def(std::string(inplace) + "(Tensor(a!) self, Tensor other) -> Tensor(a!)");        \
+  }                                                                                       \
   m.def(std::string(out) + "(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
   ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEF_BINARY_FUNCTION)
 #undef ANATOMY_DEF_BINARY_FUNCTION
@@ -287,21 +286,21 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 
 // ---- remainder ... bitwise_right_shift ----
 // Without a PyTorch in-place schema (maximum, minimum), name_ is the out= form writing into self.
-#define ANATOMY_DEFINE_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)                         \
-  Tensor name(const Tensor& self, const Tensor& other) {                                          \
-    ANATOMY_OP(op, "aten::" functional, PlainSig);                                                \
-    return op.call(self, other);                                                                  \
-  }                                                                                               \
+#define ANATOMY_DEFINE_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)         \
+  Tensor name(const Tensor& self, const Tensor& other) {                                             \
+    ANATOMY_OP(op, "aten::" functional, PlainSig);                                                   \
+    return op.call(self, other);                                                                     \
+  }                                                                                                  \
   Tensor name(const Tensor& self, const Scalar& other) { return name(self, wrapped_scalar(other)); } \
-  Tensor name##_out(const Tensor& result, const Tensor& self, const Tensor& other) {              \
-    ANATOMY_OP(op, "aten::" out, PlainOutSig);                                                    \
-    return op.call(self, other, result);                                                          \
-  }                                                                                               \
-  Tensor name##_(const Tensor& self, const Tensor& other) {                                       \
-    if (sizeof(inplace) == 1) return name##_out(self, self, other);                               \
-    ANATOMY_OP(op, "aten::" inplace, PlainSig);                                                   \
-    return op.call(self, other);                                                                  \
-  }                                                                                               \
+  Tensor name##_out(const Tensor& result, const Tensor& self, const Tensor& other) {                 \
+    ANATOMY_OP(op, "aten::" out, PlainOutSig);                                                       \
+    return op.call(self, other, result);                                                             \
+  }                                                                                                  \
+  Tensor name##_(const Tensor& self, const Tensor& other) {                                          \
+    if (sizeof(inplace) == 1) return name##_out(self, self, other);                                  \
+    ANATOMY_OP(op, "aten::" inplace, PlainSig);                                                      \
+    return op.call(self, other);                                                                     \
+  }                                                                                                  \
   Tensor name##_(const Tensor& self, const Scalar& other) { return name##_(self, wrapped_scalar(other)); }
 ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEFINE_BINARY_FUNCTION)
 #undef ANATOMY_DEFINE_BINARY_FUNCTION
@@ -423,16 +422,16 @@ const Tensor& Tensor::div_(const Scalar& other, std::optional<std::string_view> 
   anatomy::div_(*this, other, rounding_mode);
   return *this;
 }
-#define ANATOMY_DEFINE_BINARY_METHODS(e, name, ...)                                                            \
-  Tensor Tensor::name(const Tensor& other) const { return anatomy::name(*this, other); }               \
-  Tensor Tensor::name(const Scalar& other) const { return anatomy::name(*this, other); }               \
-  const Tensor& Tensor::name##_(const Tensor& other) const {                                           \
-    anatomy::name##_(*this, other);                                                                    \
-    return *this;                                                                                      \
-  }                                                                                                    \
-  const Tensor& Tensor::name##_(const Scalar& other) const {                                           \
-    anatomy::name##_(*this, other);                                                                    \
-    return *this;                                                                                      \
+#define ANATOMY_DEFINE_BINARY_METHODS(e, name, ...)                                      \
+  Tensor Tensor::name(const Tensor& other) const { return anatomy::name(*this, other); } \
+  Tensor Tensor::name(const Scalar& other) const { return anatomy::name(*this, other); } \
+  const Tensor& Tensor::name##_(const Tensor& other) const {                             \
+    anatomy::name##_(*this, other);                                                      \
+    return *this;                                                                        \
+  }                                                                                      \
+  const Tensor& Tensor::name##_(const Scalar& other) const {                             \
+    anatomy::name##_(*this, other);                                                      \
+    return *this;                                                                        \
   }
 ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEFINE_BINARY_METHODS)
 #undef ANATOMY_DEFINE_BINARY_METHODS

@@ -63,11 +63,11 @@ bool equal(const Tensor& self, const Tensor& other);
 
 // ---- the other binary functions (core/op_lists.h says what each does), each with a Tensor and
 // a Scalar `other` ----
-#define ANATOMY_DECLARE_BINARY_FUNCTIONS(e, name, ...)                               \
-  Tensor name(const Tensor& self, const Tensor& other);                      \
-  Tensor name(const Tensor& self, const Scalar& other);                      \
-  Tensor name##_(const Tensor& self, const Tensor& other);                   \
-  Tensor name##_(const Tensor& self, const Scalar& other);                   \
+#define ANATOMY_DECLARE_BINARY_FUNCTIONS(e, name, ...)     \
+  Tensor name(const Tensor& self, const Tensor& other);    \
+  Tensor name(const Tensor& self, const Scalar& other);    \
+  Tensor name##_(const Tensor& self, const Tensor& other); \
+  Tensor name##_(const Tensor& self, const Scalar& other); \
   Tensor name##_out(const Tensor& out, const Tensor& self, const Tensor& other);
 ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DECLARE_BINARY_FUNCTIONS)
 #undef ANATOMY_DECLARE_BINARY_FUNCTIONS

@@ -236,13 +236,13 @@ struct ThresholdBackwardFn : BinaryFn<T> {
 };
 
 // Comparisons: fp16 and bf16 compare as float, so NaN compares as IEEE says.
-#define ANATOMY_COMPARE_FN(Name, expr)                                  \
-  template <typename T>                                                 \
-  struct Name : BinaryFn<T> {                                           \
-    ANATOMY_HOST_DEVICE bool operator()(T a, T b) const {               \
-      const opmath_t<T> x = opmath_t<T>(a), y = opmath_t<T>(b);         \
-      return expr;                                                      \
-    }                                                                   \
+#define ANATOMY_COMPARE_FN(Name, expr)                          \
+  template <typename T>                                         \
+  struct Name : BinaryFn<T> {                                   \
+    ANATOMY_HOST_DEVICE bool operator()(T a, T b) const {       \
+      const opmath_t<T> x = opmath_t<T>(a), y = opmath_t<T>(b); \
+      return expr;                                              \
+    }                                                           \
   };
 ANATOMY_COMPARE_FN(EqFn, x == y)
 ANATOMY_COMPARE_FN(NeFn, x != y)

@@ -11,9 +11,9 @@
 #include <string_view>
 
 #include "anatomy/core/iteration_plan.h"
+#include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops/binary_rows.h"
 #include "anatomy/dispatch/ops/ternary_rules.h"
-#include "anatomy/dispatch/library.h"
 
 namespace anatomy {
 
@@ -34,8 +34,7 @@ bool binary_op_divides(BinaryOp op);
 // that has no bool meaning (rounding division, remainder, fmod, pow, clamp, threshold_backward)
 // refuses bool. threshold_backward(grad_output, self) carries its threshold in `alpha`: it must
 // fit the computation type (the integer dtype, or float for fp16 and bf16).
-IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
-                          const Scalar& alpha);
+IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha);
 
 // The data-dependent checks a kernel runs before it writes anything: integer division by zero
 // (ValueError), integer pow with a negative exponent (ValueError). Reads the plan's CPU inputs.
@@ -188,12 +187,12 @@ void register_binary_kernels(Library& m) {
   m.impl("div.out_mode", named_kernel(&K::div_mode_out, "div.out_mode"));
   m.impl("threshold_backward", named_kernel(&K::threshold_backward, "threshold_backward"));
 
-#define ANATOMY_REGISTER_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)                              \
-  {                                                                                                      \
-    using B = typename K::template Binary<BinaryOp::e>;                                                  \
-    m.impl(functional, named_kernel(&B::functional_noalpha, #name));                                     \
+#define ANATOMY_REGISTER_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)               \
+  {                                                                                                          \
+    using B = typename K::template Binary<BinaryOp::e>;                                                      \
+    m.impl(functional, named_kernel(&B::functional_noalpha, #name));                                         \
     if (std::string_view(inplace).size() > 0) m.impl(inplace, named_kernel(&B::inplace_noalpha, #name "_")); \
-    m.impl(out, named_kernel(&B::out_noalpha, #name ".out"));                                            \
+    m.impl(out, named_kernel(&B::out_noalpha, #name ".out"));                                                \
   }
   ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_REGISTER_BINARY_FUNCTION)
 #undef ANATOMY_REGISTER_BINARY_FUNCTION

@@ -13,8 +13,7 @@
 namespace anatomy {
 
 // Every row: the function rows and the special ones.
-#define ANATOMY_FORALL_BINARY_OPS(_) \
-  ANATOMY_FORALL_BINARY_SPECIAL_OPS(_) ANATOMY_FORALL_BINARY_FUNCTION_OPS(_)
+#define ANATOMY_FORALL_BINARY_OPS(_) ANATOMY_FORALL_BINARY_SPECIAL_OPS(_) ANATOMY_FORALL_BINARY_FUNCTION_OPS(_)
 
 enum class BinaryOp : int8_t {
 #define ANATOMY_BINARY_ENUM(e, ...) e,
@@ -24,13 +23,13 @@ enum class BinaryOp : int8_t {
 
 // The dtypes column. Numbers are computed in the inputs' common dtype (PyTorch's promotion).
 enum class BinaryDtypes : int8_t {
-  Any,      // every dtype, bool included (add and maximum are or on bool, mul and minimum and)
-  NoBool,   // every dtype but bool (TypeError: the op has no meaning on bool)
-  Float,    // integer and bool inputs promote to the default float (true division, atan2)
+  Any,        // every dtype, bool included (add and maximum are or on bool, mul and minimum and)
+  NoBool,     // every dtype but bool (TypeError: the op has no meaning on bool)
+  Float,      // integer and bool inputs promote to the default float (true division, atan2)
   FloatOnly,  // floating dtypes only; integer and bool inputs are a TypeError (hypot, as in PyTorch)
-  Compare,  // every dtype, a bool result (comparisons, logical ops)
-  Bitwise,  // integers and bool; floating operands are a TypeError
-  Shift,    // integers only
+  Compare,    // every dtype, a bool result (comparisons, logical ops)
+  Bitwise,    // integers and bool; floating operands are a TypeError
+  Shift,      // integers only
 };
 
 // Whether the ops of `dtypes` have a derivative (comparisons, logical and bitwise ops and shifts
@@ -49,12 +48,17 @@ inline constexpr bool binary_takes_v = [] {
   constexpr bool is_integer = std::is_integral_v<T> && !is_bool;
   switch (D) {
     case BinaryDtypes::Any:
-    case BinaryDtypes::Compare: return true;
-    case BinaryDtypes::NoBool: return !is_bool;
+    case BinaryDtypes::Compare:
+      return true;
+    case BinaryDtypes::NoBool:
+      return !is_bool;
     case BinaryDtypes::Float:
-    case BinaryDtypes::FloatOnly: return !std::is_integral_v<T>;
-    case BinaryDtypes::Bitwise: return std::is_integral_v<T>;
-    case BinaryDtypes::Shift: return is_integer;
+    case BinaryDtypes::FloatOnly:
+      return !std::is_integral_v<T>;
+    case BinaryDtypes::Bitwise:
+      return std::is_integral_v<T>;
+    case BinaryDtypes::Shift:
+      return is_integer;
   }
   return false;
 }();

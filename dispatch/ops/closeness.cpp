@@ -8,8 +8,9 @@ namespace anatomy {
 
 namespace {
 void check_one_device(const char* op, const Tensor& self, const Tensor& other) {
-  ANATOMY_CHECK(self.device() == other.device(), DeviceError, "{}: expected both tensors on one device, found {} and {}",
-                op, self.device().str(), other.device().str());
+  ANATOMY_CHECK(self.device() == other.device(), DeviceError,
+                "{}: expected both tensors on one device, found {} and {}", op, self.device().str(),
+                other.device().str());
 }
 }  // namespace
 

@@ -20,8 +20,9 @@ Tensor contiguous_composite(const Tensor& self, MemoryFormat memory_format) {
 
 Tensor to_copy_composite(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device,
                          bool non_blocking, std::optional<MemoryFormat> memory_format) {
-  Tensor out = empty_like(self, TensorOptions().dtype(dtype.value_or(self.dtype())).device(device.value_or(self.device())),
-                          memory_format.value_or(MemoryFormat::Preserve));
+  Tensor out =
+      empty_like(self, TensorOptions().dtype(dtype.value_or(self.dtype())).device(device.value_or(self.device())),
+                 memory_format.value_or(MemoryFormat::Preserve));
   copy_(out, self, non_blocking);
   return out;
 }
@@ -36,8 +37,9 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("random_.from(Tensor(a!) self, int from, int? to) -> Tensor(a!)");
   m.def("_local_scalar_dense(Tensor self) -> Scalar");
   m.def("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor");
-  m.def("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False, "
-        "MemoryFormat? memory_format=None) -> Tensor");
+  m.def(
+      "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False, "
+      "MemoryFormat? memory_format=None) -> Tensor");
   m.def("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
         ANATOMY_KERNEL(contiguous_composite));
 }

@@ -5,9 +5,9 @@
 
 #include "anatomy/core/checked_arith.h"
 #include "anatomy/dispatch/backend_select.h"
-#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 
 namespace anatomy {
 
@@ -16,18 +16,24 @@ using OptDevice = std::optional<Device>;
 using OptFormat = std::optional<MemoryFormat>;
 
 ANATOMY_LIBRARY(aten, m) {
-  m.def("empty.memory_format(int[] size, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None) -> Tensor");
+  m.def(
+      "empty.memory_format(int[] size, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? "
+      "memory_format=None) -> Tensor");
   m.def("empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
-  m.def("arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
+  m.def(
+      "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> "
+      "Tensor");
   m.def("linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("eye(int n, int? m=None, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("randn(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("randint.low(int low, int high, int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
-  m.def("empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None) -> Tensor");
+  m.def(
+      "empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None) -> "
+      "Tensor");
   m.def("zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
   m.def("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
@@ -41,7 +47,8 @@ ANATOMY_LIBRARY_IMPL(aten, BackendSelect, m) {
   ANATOMY_BACKEND_SELECT(m, "aten::zeros", Tensor(IntArrayRef, OptDType, OptDevice));
   ANATOMY_BACKEND_SELECT(m, "aten::ones", Tensor(IntArrayRef, OptDType, OptDevice));
   ANATOMY_BACKEND_SELECT(m, "aten::full", Tensor(IntArrayRef, const Scalar&, OptDType, OptDevice));
-  ANATOMY_BACKEND_SELECT(m, "aten::arange.start_step", Tensor(const Scalar&, const Scalar&, const Scalar&, OptDType, OptDevice));
+  ANATOMY_BACKEND_SELECT(m, "aten::arange.start_step",
+                         Tensor(const Scalar&, const Scalar&, const Scalar&, OptDType, OptDevice));
   ANATOMY_BACKEND_SELECT(m, "aten::linspace", Tensor(const Scalar&, const Scalar&, int64_t, OptDType, OptDevice));
   ANATOMY_BACKEND_SELECT(m, "aten::eye", Tensor(int64_t, std::optional<int64_t>, OptDType, OptDevice));
   ANATOMY_BACKEND_SELECT(m, "aten::rand", Tensor(IntArrayRef, OptDType, OptDevice));
@@ -210,14 +217,22 @@ namespace {
 // The largest integer up to which every integer is exact in `t`.
 int64_t max_exact_integer(DType t) {
   switch (t) {
-    case DType::UInt8: return 255;
-    case DType::Int8: return 127;
-    case DType::Int32: return 2147483647;
-    case DType::Float16: return 2048;
-    case DType::BFloat16: return 256;
-    case DType::Float32: return int64_t{1} << 24;
-    case DType::Float64: return int64_t{1} << 53;
-    default: return INT64_MAX;
+    case DType::UInt8:
+      return 255;
+    case DType::Int8:
+      return 127;
+    case DType::Int32:
+      return 2147483647;
+    case DType::Float16:
+      return 2048;
+    case DType::BFloat16:
+      return 256;
+    case DType::Float32:
+      return int64_t{1} << 24;
+    case DType::Float64:
+      return int64_t{1} << 53;
+    default:
+      return INT64_MAX;
   }
 }
 }  // namespace

@@ -35,7 +35,8 @@ Tensor randint(int64_t high, IntArrayRef size, TensorOptions options = {});
 Tensor randperm(int64_t n, TensorOptions options = {});
 
 // The _like forms: same shape (and layout, when dense) as `self`; options override dtype/device.
-Tensor empty_like(const Tensor& self, TensorOptions options = {}, std::optional<MemoryFormat> memory_format = std::nullopt);
+Tensor empty_like(const Tensor& self, TensorOptions options = {},
+                  std::optional<MemoryFormat> memory_format = std::nullopt);
 Tensor zeros_like(const Tensor& self, TensorOptions options = {});
 Tensor ones_like(const Tensor& self, TensorOptions options = {});
 Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options = {});

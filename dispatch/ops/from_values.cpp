@@ -44,8 +44,8 @@ Tensor from_rows(std::initializer_list<std::initializer_list<T>> rows, DType def
   int64_t c = r ? static_cast<int64_t>(rows.begin()->size()) : 0;
   std::vector<T> flat;
   for (const auto& row : rows) {
-    ANATOMY_CHECK(static_cast<int64_t>(row.size()) == c, ValueError,
-                  "tensor: rows have different lengths ({} and {})", c, row.size());
+    ANATOMY_CHECK(static_cast<int64_t>(row.size()) == c, ValueError, "tensor: rows have different lengths ({} and {})",
+                  c, row.size());
     flat.insert(flat.end(), row.begin(), row.end());
   }
   return from_values(flat.data(), r * c, {r, c}, default_dtype, o);

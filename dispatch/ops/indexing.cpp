@@ -6,11 +6,11 @@
 #include <fmt/ranges.h>
 
 #include "anatomy/core/checked_arith.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/type_promotion.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy {
 

@@ -25,7 +25,7 @@ Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const 
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value);
-Tensor masked_select(const Tensor& self, const Tensor& mask);  // 1-D
+Tensor masked_select(const Tensor& self, const Tensor& mask);   // 1-D
 Tensor nonzero(const Tensor& self);                             // [count, ndim] int64
 Tensor take(const Tensor& self, const Tensor& index);           // index into the flattened self
 Tensor embedding(const Tensor& weight, const Tensor& indices);  // rows of weight
@@ -55,7 +55,6 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
 // self[indices] = values (broadcast); accumulate adds instead (repeated indices add up).
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                   bool accumulate = false);
-Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
-                 bool accumulate = false);
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
 
 }  // namespace anatomy

@@ -2,10 +2,10 @@
 // mm, bmm, addmm and views (matmul, linear, dot, outer, _addmm_activation), which serve every
 // backend.
 #include "anatomy/core/checked_arith.h"
-#include "anatomy/dispatch/ops/matmul_checks.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/matmul_checks.h"
 
 namespace anatomy {
 namespace {

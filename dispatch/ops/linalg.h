@@ -9,9 +9,9 @@
 
 namespace anatomy {
 
-Tensor mm(const Tensor& self, const Tensor& mat2);                        // [n, k] @ [k, m]
+Tensor mm(const Tensor& self, const Tensor& mat2);  // [n, k] @ [k, m]
 Tensor mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2);
-Tensor bmm(const Tensor& self, const Tensor& mat2);                       // [b, n, k] @ [b, k, m]
+Tensor bmm(const Tensor& self, const Tensor& mat2);  // [b, n, k] @ [b, k, m]
 Tensor bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2);
 // NumPy's matmul: 1-D operands are promoted (and the added dim removed), batch dims broadcast.
 Tensor matmul(const Tensor& self, const Tensor& other);
@@ -26,7 +26,7 @@ Tensor _addmm_activation(const Tensor& self, const Tensor& mat1, const Tensor& m
                          const Scalar& alpha = 1, bool use_gelu = false);
 // input @ weight^T + bias (weight: [out_features, in_features]).
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt);
-Tensor dot(const Tensor& self, const Tensor& other);    // 1-D . 1-D -> 0-dim
-Tensor outer(const Tensor& self, const Tensor& vec2);   // 1-D x 1-D -> 2-D
+Tensor dot(const Tensor& self, const Tensor& other);   // 1-D . 1-D -> 0-dim
+Tensor outer(const Tensor& self, const Tensor& vec2);  // 1-D x 1-D -> 2-D
 
 }  // namespace anatomy

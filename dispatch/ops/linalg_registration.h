@@ -11,9 +11,9 @@
 //   returns false, having written nothing, for the general path (copy self, then Compute).
 #pragma once
 
-#include "anatomy/dispatch/ops/matmul_checks.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/matmul_checks.h"
 
 namespace anatomy::dispatch {
 

@@ -33,11 +33,10 @@ DimVector check_mm(const char* op, const Tensor& self, const Tensor& mat2) {
 DimVector check_bmm(const char* op, const Tensor& self, const Tensor& mat2) {
   check_product_dtypes(op, self, mat2);
   ANATOMY_CHECK(self.dim() == 3 && mat2.dim() == 3, ValueError,
-                "{}: expected two 3-D batches of matrices, got shapes [{}] and [{}]", op,
-                fmt::join(self.sizes(), ", "), fmt::join(mat2.sizes(), ", "));
-  ANATOMY_CHECK(self.sizes()[0] == mat2.sizes()[0], ValueError,
-                "{}: batch sizes differ: shapes [{}] and [{}]", op, fmt::join(self.sizes(), ", "),
+                "{}: expected two 3-D batches of matrices, got shapes [{}] and [{}]", op, fmt::join(self.sizes(), ", "),
                 fmt::join(mat2.sizes(), ", "));
+  ANATOMY_CHECK(self.sizes()[0] == mat2.sizes()[0], ValueError, "{}: batch sizes differ: shapes [{}] and [{}]", op,
+                fmt::join(self.sizes(), ", "), fmt::join(mat2.sizes(), ", "));
   ANATOMY_CHECK(self.sizes()[2] == mat2.sizes()[1], ValueError,
                 "{}: shapes [{}] and [{}] cannot be multiplied ({} != {})", op, fmt::join(self.sizes(), ", "),
                 fmt::join(mat2.sizes(), ", "), self.sizes()[2], mat2.sizes()[1]);
@@ -49,15 +48,15 @@ void check_addmm_self(const char* op, const Tensor& self, const Tensor& mat1, In
   ANATOMY_CHECK(self.defined(), ValueError, "{}: self is an undefined tensor", op);
   ANATOMY_CHECK(self.device() == mat1.device(), DeviceError, "{}: self is on {} but the matrices are on {}", op,
                 self.device().str(), mat1.device().str());
-  ANATOMY_CHECK(self.dtype() == mat1.dtype(), TypeError,
-                "{}: expected self to have the matrices' dtype {}, got {}", op, name(mat1.dtype()), name(self.dtype()));
+  ANATOMY_CHECK(self.dtype() == mat1.dtype(), TypeError, "{}: expected self to have the matrices' dtype {}, got {}", op,
+                name(mat1.dtype()), name(self.dtype()));
   DimVector b = broadcast_shapes(self.sizes(), shape, op);
   ANATOMY_CHECK(IntArrayRef(b) == shape, ValueError, "{}: self of shape [{}] does not broadcast to the product's [{}]",
                 op, fmt::join(self.sizes(), ", "), fmt::join(shape, ", "));
   if (!is_floating(mat1.dtype())) {
     ANATOMY_CHECK(!beta.is_floating_point() && !alpha.is_floating_point(), TypeError,
-                  "{}: integral {} tensors take integral beta and alpha, got beta={} alpha={}", op,
-                  name(mat1.dtype()), beta.to<double>(), alpha.to<double>());
+                  "{}: integral {} tensors take integral beta and alpha, got beta={} alpha={}", op, name(mat1.dtype()),
+                  beta.to<double>(), alpha.to<double>());
   }
 }
 

@@ -20,11 +20,13 @@ Tensor layer_norm_composite(const Tensor& input, IntArrayRef normalized_shape, c
 ANATOMY_LIBRARY(aten, m) {
   m.def("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor");
   m.def("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor");
-  m.def("native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> "
-        "(Tensor, Tensor, Tensor)");
-  m.def("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) "
-        "-> Tensor",
-        ANATOMY_KERNEL(layer_norm_composite));
+  m.def(
+      "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> "
+      "(Tensor, Tensor, Tensor)");
+  m.def(
+      "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) "
+      "-> Tensor",
+      ANATOMY_KERNEL(layer_norm_composite));
   m.def("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor");
 }
 

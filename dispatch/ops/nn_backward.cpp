@@ -11,10 +11,10 @@
 #include <tuple>
 
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/ops/norm_backward_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/nn.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy {
 namespace {
@@ -100,17 +100,19 @@ Tensor2 rms_norm_backward_composite(const Tensor& grad_out, const Tensor& input,
 ANATOMY_LIBRARY(aten, m) {
   m.def("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor");
   m.def("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor");
-  m.def("native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, "
-        "Tensor? weight, Tensor? bias, int[3] output_mask) -> (Tensor, Tensor, Tensor)");
-  m.def("_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, "
-        "int[2] output_mask) -> (Tensor, Tensor)");
+  m.def(
+      "native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, "
+      "Tensor? weight, Tensor? bias, int[3] output_mask) -> (Tensor, Tensor, Tensor)");
+  m.def(
+      "_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, "
+      "int[2] output_mask) -> (Tensor, Tensor)");
 }
 
 ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
-  m.impl("_softmax_backward_data", dispatch::named_kernel(&softmax_backward_composite<false>,
-                                                          "softmax_backward_composite"));
-  m.impl("_log_softmax_backward_data", dispatch::named_kernel(&softmax_backward_composite<true>,
-                                                              "log_softmax_backward_composite"));
+  m.impl("_softmax_backward_data",
+         dispatch::named_kernel(&softmax_backward_composite<false>, "softmax_backward_composite"));
+  m.impl("_log_softmax_backward_data",
+         dispatch::named_kernel(&softmax_backward_composite<true>, "log_softmax_backward_composite"));
   m.impl("native_layer_norm_backward", ANATOMY_KERNEL(native_layer_norm_backward_composite));
   m.impl("_rms_norm_backward", ANATOMY_KERNEL(rms_norm_backward_composite));
 }

@@ -11,10 +11,10 @@ void check_like(const char* op, const char* what, const Tensor& t, const char* l
   ANATOMY_CHECK(t.defined(), ValueError, "{}: {} is an undefined tensor", op, what);
   ANATOMY_CHECK(t.sizes() == like.sizes(), ValueError, "{}: {} has shape [{}] but {} has shape [{}]", op, what,
                 fmt::join(t.sizes(), ", "), like_what, fmt::join(like.sizes(), ", "));
-  ANATOMY_CHECK(t.dtype() == like.dtype(), TypeError, "{}: {} is {} but {} is {}", op, what, name(t.dtype()),
-                like_what, name(like.dtype()));
-  ANATOMY_CHECK(t.device() == like.device(), DeviceError, "{}: {} is on {} but {} is on {}", op, what,
-                t.device().str(), like_what, like.device().str());
+  ANATOMY_CHECK(t.dtype() == like.dtype(), TypeError, "{}: {} is {} but {} is {}", op, what, name(t.dtype()), like_what,
+                name(like.dtype()));
+  ANATOMY_CHECK(t.device() == like.device(), DeviceError, "{}: {} is on {} but {} is on {}", op, what, t.device().str(),
+                like_what, like.device().str());
 }
 
 }  // namespace
@@ -50,8 +50,7 @@ NormBackwardPlan prepare_norm_backward(const char* op, const Tensor& grad_out, c
   auto stat = [&](const Tensor& s, const char* what) {
     if (!s.defined()) return Tensor();
     ANATOMY_CHECK(s.numel() == plan.rows.rows || (input.numel() == 0 && s.numel() == 0), ValueError,
-                  "{}: {} has {} elements, expected one per normalized row ({})", op, what, s.numel(),
-                  plan.rows.rows);
+                  "{}: {} has {} elements, expected one per normalized row ({})", op, what, s.numel(), plan.rows.rows);
     ANATOMY_CHECK(s.dtype() == input.dtype(), TypeError, "{}: {} is {} but input is {}", op, what, name(s.dtype()),
                   name(input.dtype()));
     ANATOMY_CHECK(s.device() == input.device(), DeviceError, "{}: {} is on {} but input is on {}", op, what,

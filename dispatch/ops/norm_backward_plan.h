@@ -8,14 +8,14 @@
 #include <optional>
 #include <vector>
 
-#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/core/tensor.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 
 namespace anatomy {
 
 struct SoftmaxBackwardPlan {
-  Tensor grad, output;  // contiguous, of output's dtype (floating), same shape
-  int64_t dim = 0;      // wrapped (0 for a 0-dim output)
+  Tensor grad, output;                     // contiguous, of output's dtype (floating), same shape
+  int64_t dim = 0;                         // wrapped (0 for a 0-dim output)
   int64_t outer = 1, size = 1, inner = 1;  // P, N, M of the dim, as SoftmaxPlan
 };
 

@@ -11,8 +11,8 @@
 namespace anatomy {
 
 struct SoftmaxPlan {
-  Tensor input;  // contiguous, of the computation dtype (floating)
-  Tensor out;    // contiguous, same shape and dtype
+  Tensor input;                            // contiguous, of the computation dtype (floating)
+  Tensor out;                              // contiguous, same shape and dtype
   int64_t outer = 1, size = 1, inner = 1;  // P, N, M
 };
 
@@ -20,11 +20,11 @@ struct SoftmaxPlan {
 SoftmaxPlan prepare_softmax(const char* op, const Tensor& self, int64_t dim, std::optional<DType> dtype);
 
 struct RowNormPlan {
-  Tensor input;           // contiguous
-  Tensor weight, bias;    // contiguous, of the input's dtype; undefined when absent
-  Tensor out;             // contiguous, like input
+  Tensor input;         // contiguous
+  Tensor weight, bias;  // contiguous, of the input's dtype; undefined when absent
+  Tensor out;           // contiguous, like input
   int64_t rows = 0, cols = 1;
-  DimVector stat_shape;   // the leading dims followed by ones (layer_norm's mean and rstd)
+  DimVector stat_shape;  // the leading dims followed by ones (layer_norm's mean and rstd)
 };
 
 // normalized_shape must be non-empty and equal the input's trailing dims; weight and bias, when

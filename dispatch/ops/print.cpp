@@ -81,9 +81,8 @@ Formatter make_formatter(DType dtype, const std::vector<double>& values, int pre
 // Gathers the shown elements (row-major over the shown indices) as doubles.
 void gather(const Tensor& t, int64_t dim, int64_t offset, bool summarize, std::vector<double>& out) {
   if (dim == t.dim()) {
-    visit_dtype(t.dtype(), "print", [&]<typename T>() {
-      out.push_back(convert<double>(static_cast<const T*>(t.data_ptr())[offset]));
-    });
+    visit_dtype(t.dtype(), "print",
+                [&]<typename T>() { out.push_back(convert<double>(static_cast<const T*>(t.data_ptr())[offset])); });
     return;
   }
   for (int64_t i : shown_indices(t.sizes()[dim], summarize, g_options.edgeitems)) {

@@ -12,8 +12,9 @@ namespace anatomy {
 ANATOMY_LIBRARY(aten, m) {
   m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
-  m.def("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
-        "Tensor(a!) out) -> Tensor(a!)");
+  m.def(
+      "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+      "Tensor(a!) out) -> Tensor(a!)");
   m.def("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
   m.def("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor");

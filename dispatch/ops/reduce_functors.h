@@ -27,8 +27,8 @@ using elementwise::opmath_t;
 // What a sum or product of T accumulates in: fp32 for the 2-byte floats and fp32, fp64 for
 // fp64, int64 for the integers and bool.
 template <typename T>
-using reduce_acc_t = std::conditional_t<std::is_same_v<T, double>, double,
-                                        std::conditional_t<std::is_integral_v<T>, int64_t, float>>;
+using reduce_acc_t =
+    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<std::is_integral_v<T>, int64_t, float>>;
 // What norm and logsumexp accumulate in: fp64 for fp64, fp32 otherwise.
 template <typename T>
 using float_acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "anatomy/dispatch/ops/reduction_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/reduction_rules.h"
 
 namespace anatomy::dispatch {
 

@@ -20,9 +20,7 @@ Tensor dense_reduction_input(const ReductionPlan& plan, const Tensor& self) {
 namespace {
 
 bool is_arg(ReduceKind k) { return k == ReduceKind::ArgMax || k == ReduceKind::ArgMin; }
-bool is_extreme(ReduceKind k) {
-  return k == ReduceKind::Max || k == ReduceKind::Min || is_arg(k);
-}
+bool is_extreme(ReduceKind k) { return k == ReduceKind::Max || k == ReduceKind::Min || is_arg(k); }
 
 // The dtype the loop reads (the input is cast to it first) and the dtype of the result.
 std::pair<DType, DType> reduction_dtypes(ReduceKind kind, const char* op, DType in, std::optional<DType> dtype) {
@@ -49,12 +47,16 @@ std::pair<DType, DType> reduction_dtypes(ReduceKind kind, const char* op, DType 
       return {t, t};
     }
     case ReduceKind::Any:
-    case ReduceKind::All: return {in, DType::Bool};
-    case ReduceKind::CountNonzero: return {in, DType::Int64};
+    case ReduceKind::All:
+      return {in, DType::Bool};
+    case ReduceKind::CountNonzero:
+      return {in, DType::Int64};
     case ReduceKind::ArgMax:
-    case ReduceKind::ArgMin: return {in, DType::Int64};
+    case ReduceKind::ArgMin:
+      return {in, DType::Int64};
     case ReduceKind::Max:
-    case ReduceKind::Min: return {in, in};
+    case ReduceKind::Min:
+      return {in, in};
   }
   return {in, in};
 }
@@ -69,8 +71,8 @@ int64_t first_empty_reduced_dim(const Tensor& self, const ReductionPlan& plan) {
 
 }  // namespace
 
-Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims,
-                            bool keepdim, std::optional<DType> dtype, bool all_dims, bool with_indices) {
+Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims, bool keepdim,
+                            std::optional<DType> dtype, bool all_dims, bool with_indices) {
   ANATOMY_CHECK(self.defined(), ValueError, "{}: the input is an undefined tensor", op);
   ReductionPlan plan(op, self, dims, keepdim, /*ordered=*/is_arg(kind) || with_indices);
   if (is_extreme(kind) && self.numel() == 0) {
@@ -87,7 +89,9 @@ Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self,
   Tensor input = self.dtype() == compute ? self : self.to(compute);
   // The result is allocated through empty_strided: a failure names the reduction the user called.
   Tensor values = naming_oom(op, [&] { return allocate_reduction_result(plan, result, self.device()); });
-  Tensor indices = with_indices ? naming_oom(op, [&] { return allocate_reduction_result(plan, DType::Int64, self.device()); }) : Tensor();
+  Tensor indices = with_indices
+                       ? naming_oom(op, [&] { return allocate_reduction_result(plan, DType::Int64, self.device()); })
+                       : Tensor();
   return Reduction{std::move(plan), std::move(input), std::move(values), std::move(indices)};
 }
 

@@ -16,7 +16,20 @@ Tensor allocate_reduction_result(const ReductionPlan& plan, DType dtype, Device 
 Tensor dense_reduction_input(const ReductionPlan& plan, const Tensor& self);
 
 enum class ReduceKind : int8_t {
-  Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Var, Std, Norm, LogSumExp, Any, All, CountNonzero
+  Sum,
+  Mean,
+  Prod,
+  Max,
+  Min,
+  ArgMax,
+  ArgMin,
+  Var,
+  Std,
+  Norm,
+  LogSumExp,
+  Any,
+  All,
+  CountNonzero
 };
 
 // Everything a backend's loop needs: the plan, the input to read (already cast to the dtype the
@@ -30,8 +43,8 @@ struct Reduction {
 // `dims` std::nullopt means every dim, an empty list none. `all_dims`: the operator was called
 // without dims (max(), argmax() with dim=None), which over an empty input raises ValueError
 // rather than IndexError.
-Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims,
-                            bool keepdim, std::optional<DType> dtype = std::nullopt, bool all_dims = false,
+Reduction prepare_reduction(ReduceKind kind, const char* op, const Tensor& self, OptionalIntArrayRef dims, bool keepdim,
+                            std::optional<DType> dtype = std::nullopt, bool all_dims = false,
                             bool with_indices = false);
 
 // A dim argument as a message shows it: "None" or "[0, 2]".

@@ -9,9 +9,9 @@
 #pragma once
 
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::dispatch {
 

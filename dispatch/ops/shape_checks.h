@@ -27,7 +27,8 @@ inline std::vector<bool> flipped_dims(const Tensor& self, IntArrayRef dims) {
 
 // tril / triu work on the last two dims.
 inline void check_matrix(const Tensor& self, const char* op) {
-  ANATOMY_CHECK(self.dim() >= 2, ValueError, "{}: input must have at least 2 dims, got a {}-dim tensor", op, self.dim());
+  ANATOMY_CHECK(self.dim() >= 2, ValueError, "{}: input must have at least 2 dims, got a {}-dim tensor", op,
+                self.dim());
 }
 
 // The size of `dim` (a 0-dim tensor counts as one element along dim 0).
@@ -39,7 +40,8 @@ inline int64_t checked_dim(const Tensor& self, int64_t dim, const char* op) { re
 inline void check_topk(const Tensor& self, int64_t k, int64_t dim) {
   const int64_t n = size_along(self, dim);
   // A 0-dim result always holds one element, so a 0-dim input takes k = 1 only.
-  ANATOMY_CHECK(k >= (self.dim() == 0 ? 1 : 0) && k <= n, ValueError, "topk: k ({}) is out of range for dim {} of size {}", k, dim, n);
+  ANATOMY_CHECK(k >= (self.dim() == 0 ? 1 : 0) && k <= n, ValueError,
+                "topk: k ({}) is out of range for dim {} of size {}", k, dim, n);
 }
 
 // topk's result shape: self's with `dim` of size k.

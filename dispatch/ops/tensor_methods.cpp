@@ -39,7 +39,9 @@ Tensor Tensor::unfold(int64_t dim, int64_t size, int64_t step) const { return an
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   return anatomy::diagonal(*this, offset, dim1, dim2);
 }
-std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const { return anatomy::split(*this, split_size, dim); }
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  return anatomy::split(*this, split_size, dim);
+}
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
   return anatomy::split_with_sizes(*this, split_sizes, dim);
 }

@@ -25,8 +25,9 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor");
   m.def("nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)");
-  m.def("nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, "
-        "Tensor(a!) out) -> Tensor(a!)");
+  m.def(
+      "nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, "
+      "Tensor(a!) out) -> Tensor(a!)");
 }
 
 using UnarySig = Tensor(const Tensor&);
@@ -89,8 +90,8 @@ Tensor softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta, c
 }
 
 using NanToNumSig = Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>);
-using NanToNumOutSig =
-    Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&);
+using NanToNumOutSig = Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>,
+                              const Tensor&);
 Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
   ANATOMY_OP(op, "aten::nan_to_num", NanToNumSig);

@@ -62,16 +62,16 @@ struct ReluFn : UnaryFn<T> {
 };
 
 // The rounding ops and nan_to_num leave integers and bool as they are.
-#define ANATOMY_ROUNDING_FN(Name, expr)                  \
-  template <typename T>                                  \
-  struct Name : UnaryFn<T> {                             \
-    ANATOMY_HOST_DEVICE T operator()(T v) const {        \
-      if constexpr (!is_floating_v<T>) return v;         \
-      else {                                             \
-        const opmath_t<T> x = opmath_t<T>(v);            \
-        return static_cast<T>(expr);                     \
-      }                                                  \
-    }                                                    \
+#define ANATOMY_ROUNDING_FN(Name, expr)           \
+  template <typename T>                           \
+  struct Name : UnaryFn<T> {                      \
+    ANATOMY_HOST_DEVICE T operator()(T v) const { \
+      if constexpr (!is_floating_v<T>) return v;  \
+      else {                                      \
+        const opmath_t<T> x = opmath_t<T>(v);     \
+        return static_cast<T>(expr);              \
+      }                                           \
+    }                                             \
   };
 ANATOMY_ROUNDING_FN(FloorFn, math::floor(x))
 ANATOMY_ROUNDING_FN(CeilFn, math::ceil(x))
@@ -91,14 +91,14 @@ struct BitwiseNotFn : UnaryFn<T> {
 
 // ---- floating functions (the plan gives them floating dtypes only) ----
 
-#define ANATOMY_FLOAT_UNARY_FN(Name, expr)            \
-  template <typename T>                               \
-  struct Name : UnaryFn<T> {                          \
-    ANATOMY_HOST_DEVICE T operator()(T v) const {     \
-      using M = opmath_t<T>;                          \
-      const M x = M(v);                               \
-      return static_cast<T>(expr);                    \
-    }                                                 \
+#define ANATOMY_FLOAT_UNARY_FN(Name, expr)        \
+  template <typename T>                           \
+  struct Name : UnaryFn<T> {                      \
+    ANATOMY_HOST_DEVICE T operator()(T v) const { \
+      using M = opmath_t<T>;                      \
+      const M x = M(v);                           \
+      return static_cast<T>(expr);                \
+    }                                             \
   };
 ANATOMY_FLOAT_UNARY_FN(ExpFn, math::exp(x))
 ANATOMY_FLOAT_UNARY_FN(Exp2Fn, math::exp2(x))
@@ -120,13 +120,13 @@ ANATOMY_FLOAT_UNARY_FN(SigmoidFn, M(1) / (M(1) + math::exp(-x)))
 // x / (1 + exp(-x)): NaN at -inf, as PyTorch's.
 ANATOMY_FLOAT_UNARY_FN(SiluFn, x / (M(1) + math::exp(-x)))
 // x * Phi(x), Phi through erf.
-ANATOMY_FLOAT_UNARY_FN(GeluFn, x * M(0.5) * (M(1) + math::erf(x * M(0.70710678118654752440))))
+ANATOMY_FLOAT_UNARY_FN(GeluFn, x* M(0.5) * (M(1) + math::erf(x * M(0.70710678118654752440))))
 // PyTorch's tanh approximation: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 ANATOMY_FLOAT_UNARY_FN(GeluTanhFn,
                        M(0.5) * x * (M(1) + math::tanh(M(0.79788456080286535588) * (x + M(0.044715) * x * x * x))))
 // a = beta, b = threshold. Above the threshold log1p(exp(beta x)) / beta equals x to working
 // precision (and exp would overflow): PyTorch's rule.
-ANATOMY_FLOAT_UNARY_FN(SoftplusFn, x * this->a > this->b ? x : math::log1p(math::exp(x * this->a)) / this->a)
+ANATOMY_FLOAT_UNARY_FN(SoftplusFn, x* this->a > this->b ? x : math::log1p(math::exp(x * this->a)) / this->a)
 #undef ANATOMY_FLOAT_UNARY_FN
 
 // ---- predicates: a bool from T's value; integers are never NaN or infinite ----

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string_view>
 
-#include "anatomy/dispatch/ops/unary_rules.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops/unary_rules.h"
 
 namespace anatomy {
 
@@ -58,8 +58,7 @@ struct UnaryParamKernels {
     return run_unary<Loop>(UnaryOp::Softplus, result, self, softplus_params(beta, threshold));
   }
 
-  static UnaryParams nan_params(std::optional<double> nan, std::optional<double> posinf,
-                                std::optional<double> neginf) {
+  static UnaryParams nan_params(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
     UnaryParams p;
     p.nan = nan;
     p.posinf = posinf;

@@ -1,7 +1,7 @@
 // View operators: schemas, the metadata kernels of core/views.h registered for every backend,
 // and the views composed from them.
-#include "anatomy/core/checked_arith.h"
 #include "anatomy/core/views.h"
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 

@@ -30,16 +30,12 @@ struct EnvGuard {
     const char* o = std::getenv(n);
     had = o != nullptr;
     if (had) old = o;
-    if (value)
-      setenv(n, value, 1);
-    else
-      unsetenv(n);
+    if (value) setenv(n, value, 1);
+    else unsetenv(n);
   }
   ~EnvGuard() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
+    if (had) setenv(name.c_str(), old.c_str(), 1);
+    else unsetenv(name.c_str());
   }
 };
 

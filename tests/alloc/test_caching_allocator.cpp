@@ -11,8 +11,8 @@
 #include "alloc_test_util.h"
 
 using namespace anatomy::alloc;
-using anatomy_test::alloc;
 using anatomy_test::all;
+using anatomy_test::alloc;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
 using anatomy_test::Shadow;

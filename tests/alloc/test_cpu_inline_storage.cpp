@@ -71,7 +71,8 @@ TEST_CASE("cpu allocator: an inline storage outlives its first tensor while a vi
 
 TEST_CASE("cpu allocator: many small tensors alive at once keep distinct, intact bytes") {
   std::vector<Tensor> held;
-  for (int i = 0; i < 300; ++i) held.push_back(full({1 + i % 64}, static_cast<double>(i), TensorOptions().dtype(DType::Float32)));
+  for (int i = 0; i < 300; ++i)
+    held.push_back(full({1 + i % 64}, static_cast<double>(i), TensorOptions().dtype(DType::Float32)));
   for (int i = 0; i < 300; ++i) {
     CAPTURE(i);
     CHECK(aligned(held[i].data_ptr()));

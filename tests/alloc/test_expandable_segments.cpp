@@ -18,14 +18,13 @@
 
 using namespace anatomy::alloc;
 using anatomy_test::all;
-using anatomy_test::free_random_block;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
 using anatomy_test::expandable_conf;
+using anatomy_test::free_random_block;
 using anatomy_test::Shadow;
 
 namespace {
-
 
 int64_t peak(const StatArray& s) { return s[StatType::All].peak; }
 char* at(void* base, size_t offset) { return static_cast<char*>(base) + offset; }

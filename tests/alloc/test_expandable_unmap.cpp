@@ -24,7 +24,6 @@ using anatomy_test::Shadow;
 
 namespace {
 
-
 char* at(void* base, size_t offset_mb) { return static_cast<char*>(base) + offset_mb * kMB; }
 
 // Every check after every step: the stats against the device and the shadow, the walk, and the

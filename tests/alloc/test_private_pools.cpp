@@ -23,11 +23,11 @@
 #include "anatomy/alloc/memory_snapshot.h"
 
 using namespace anatomy::alloc;
-using anatomy_test::alloc;
 using anatomy_test::all;
-using anatomy_test::free_random_block;
+using anatomy_test::alloc;
 using anatomy_test::check_segments;
 using anatomy_test::check_stats;
+using anatomy_test::free_random_block;
 using anatomy_test::Shadow;
 
 namespace {
@@ -311,10 +311,8 @@ TEST_CASE("caching allocator private pools: counted in the usual stats, per pool
     REQUIRE(seg.contains("segment_pool_id"));
     const uint64_t id = seg["segment_pool_id"][1];
     CHECK(seg["segment_pool_id"][0] == 0);
-    if (id == pool.id().value)
-      ++in_pool;
-    else
-      CHECK(id == 0);
+    if (id == pool.id().value) ++in_pool;
+    else CHECK(id == 0);
   }
   CHECK(in_pool == 2);
   for (char* q : {ordinary, x, y}) a.raw_free(q);

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "anatomy/anatomy.h"
 #include "anatomy/amp/autocast_mode.h"
+#include "anatomy/anatomy.h"
 
 using namespace anatomy;
 using autocast::AutocastGuard;

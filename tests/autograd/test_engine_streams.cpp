@@ -21,7 +21,7 @@ struct TestStreams {
   static inline uint64_t current = 0;
   static inline int calls = 0;
   static inline std::vector<std::tuple<uint64_t, uint64_t>> waits;  // (waiter, producer)
-  static inline std::vector<uint64_t> records;  // the stream of each record_stream
+  static inline std::vector<uint64_t> records;                      // the stream of each record_stream
 
   static uint64_t current_stream(Device) {
     ++calls;

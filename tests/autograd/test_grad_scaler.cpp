@@ -6,9 +6,9 @@
 #include <limits>
 #include <vector>
 
-#include "anatomy/anatomy.h"
 #include "anatomy/amp/autocast_mode.h"
 #include "anatomy/amp/grad_scaler.h"
+#include "anatomy/anatomy.h"
 
 using namespace anatomy;
 using autocast::GradScaler;

@@ -66,7 +66,11 @@ TEST_CASE("hooks during backward: a tensor hook that registers another hook runs
   int first = 0, second = 0;
   y.register_hook([&](const Tensor&) {
     ++first;
-    for (int i = 0; i < 16; ++i) y.register_hook([&](const Tensor&) { ++second; return Tensor(); });
+    for (int i = 0; i < 16; ++i)
+      y.register_hook([&](const Tensor&) {
+        ++second;
+        return Tensor();
+      });
     return Tensor();
   });
   y.sum().backward(Tensor(), /*retain_graph=*/true);
@@ -81,7 +85,11 @@ TEST_CASE("hooks during backward: a leaf hook that registers another hook") {
   Tensor x = leaf3();
   int added = 0;
   x.register_hook([&](const Tensor&) {
-    for (int i = 0; i < 16; ++i) x.register_hook([&](const Tensor& g) { ++added; return g; });
+    for (int i = 0; i < 16; ++i)
+      x.register_hook([&](const Tensor& g) {
+        ++added;
+        return g;
+      });
     return Tensor();
   });
   (x * 2).sum().backward();

@@ -307,7 +307,8 @@ TEST_CASE("inplace views: a view of a base that does not require grad gives the 
              {input({3})});
 }
 
-TEST_CASE("inplace views: a view made in no_grad mode of a base that does not require grad cannot be modified with grad on") {
+TEST_CASE(
+    "inplace views: a view made in no_grad mode of a base that does not require grad cannot be modified with grad on") {
   Tensor x = full({2, 3}, 1.0, kF64);
   Tensor w = input({3});
   Tensor v;

@@ -206,8 +206,8 @@ TEST_CASE("gradcheck of every differentiable op-table entry on its small fp64 sa
   // Every differentiable entry records its history and has a double backward: an entry that
   // drops the graph (as unfold did, outside the table) or refuses a second derivative fails.
   CHECK_MESSAGE(f.missing.empty(), "no derivative: ", fmt::format("{}", fmt::join(f.missing, ", ")));
-  CHECK_MESSAGE(f.no_double_backward.empty(), "no double backward: ",
-                fmt::format("{}", fmt::join(f.no_double_backward, ", ")));
+  CHECK_MESSAGE(f.no_double_backward.empty(),
+                "no double backward: ", fmt::format("{}", fmt::join(f.no_double_backward, ", ")));
   MESSAGE("skipped: ", fmt::format("{}", fmt::join(f.skipped, ", ")));
   // Formulas that exist since autograd's first version: the driver must have reached them.
   CHECK(f.checked.count("add") == 1);

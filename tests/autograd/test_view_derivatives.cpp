@@ -32,8 +32,8 @@ TEST_CASE("slice with a step: first and second derivatives through ops that read
   check_both("pow of a step-2 slice", one([](const Tensor& x) { return x.slice(1, 0, 5, 2).pow(3); }), {input({3, 5})});
   check_both("sin of a step-3 slice of a column", one([](const Tensor& x) { return x.slice(0, 1, 6, 3).sin(); }),
              {input({6, 2})});
-  check_both("log_softmax over a strided slice", one([](const Tensor& x) { return x.slice(1, 0, 6, 2).log_softmax(1); }),
-             {input({2, 6})});
+  check_both("log_softmax over a strided slice",
+             one([](const Tensor& x) { return x.slice(1, 0, 6, 2).log_softmax(1); }), {input({2, 6})});
   check_both("matmul of a strided slice",
              two([](const Tensor& a, const Tensor& b) { return a.slice(0, 0, 4, 2).matmul(b); }),
              {input({4, 3}), input({3, 2})});
@@ -54,15 +54,18 @@ TEST_CASE("unfold: gradcheck and gradgradcheck, steps below, at and above the wi
   check_both("unfold(1, 2, 1)", one([](const Tensor& x) { return x.unfold(1, 2, 1) * x.unfold(1, 2, 1); }),
              {input({2, 5})});
   check_both("unfold(0, 2, 2)", one([](const Tensor& x) { return x.unfold(0, 2, 2).exp(); }), {input({4, 3})});
-  check_both("unfold(0, 1, 3) of a transposed input",
-             one([](const Tensor& x) { return x.unfold(0, 1, 3).pow(2); }), {transposed_input(5, 2)});
+  check_both("unfold(0, 1, 3) of a transposed input", one([](const Tensor& x) { return x.unfold(0, 1, 3).pow(2); }),
+             {transposed_input(5, 2)});
 }
 
 TEST_CASE("constant_pad_nd backward: crops and zero-pads, with pads at the ends of int64") {
-  check_both("pads of both signs", one([](const Tensor& x) { return constant_pad_nd(x, {-1, 2, 1, -2}, 0).pow(2); }),
+  check_both("pads of both signs", one([](const Tensor& x) {
+               return constant_pad_nd(x, {-1, 2, 1, -2}, 0).pow(2);
+             }),
              {input({4, 5})});
-  check_both("a pad that crops everything",
-             one([](const Tensor& x) { return constant_pad_nd(x, {-5, 1}, 0) + constant_pad_nd(x, {0, -3}, 0).sum(); }),
+  check_both("a pad that crops everything", one([](const Tensor& x) {
+               return constant_pad_nd(x, {-5, 1}, 0) + constant_pad_nd(x, {0, -3}, 0).sum();
+             }),
              {input({2, 4})});
   // The forward's output is empty, with a first dim of INT64_MAX: the backward must not negate
   // or add the pads.

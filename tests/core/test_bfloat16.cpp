@@ -189,7 +189,7 @@ TEST_CASE("BFloat16: integral construction, arithmetic and comparisons") {
   CHECK(BFloat16(0).x == 0x0000u);
   CHECK(BFloat16(1).x == 0x3f80u);
   CHECK(BFloat16(-3).x == 0xc040u);
-  CHECK(BFloat16(257).x == 0x4380u);  // tie between 256 and 258 -> even (256)
+  CHECK(BFloat16(257).x == 0x4380u);   // tie between 256 and 258 -> even (256)
   CHECK(BFloat16(259u).x == 0x4382u);  // tie between 258 and 260 -> even (260)
   // 2^62 + 2^54 + 1 is just above a bf16 tie; a plain int64 -> double conversion would drop the
   // +1 and then round the tie down to 2^62.

@@ -22,8 +22,8 @@ TEST_CASE("binary functions: division rounding modes and remainder signs") {
   CHECK(values(div(a, b, "floor")) == D{3, -4, -4, 3});
   CHECK(div(a, b, "floor").dtype() == DType::Int64);
   CHECK(div(a, b, std::nullopt).dtype() == DType::Float32);  // None: true division
-  CHECK(values(a % b) == D{1, 1, -1, -1});                    // the divisor's sign (Python)
-  CHECK(values(fmod(a, b)) == D{1, -1, 1, -1});               // the dividend's sign (C)
+  CHECK(values(a % b) == D{1, 1, -1, -1});                   // the divisor's sign (Python)
+  CHECK(values(fmod(a, b)) == D{1, -1, 1, -1});              // the dividend's sign (C)
   Tensor f = tensor({7.5, -7.5}), g = tensor({2.0, 2.0});
   CHECK(values(div(f, g, "floor")) == D{3, -4});
   CHECK(values(f % g) == D{1.5, 0.5});

@@ -66,11 +66,16 @@ TEST_CASE("binary ops: every dtype, against an fp64 reference") {
     // One rounding of the exact result is the reference; alpha adds a second rounding in float.
     const double tol = t == DType::Float16 ? 2e-3 : t == DType::BFloat16 ? 1e-2 : is_floating(t) ? 1e-6 : 0;
     // Small integers, so products and a + 3b fit even in 8 bits (wrapping is not under test).
-    Tensor a = t == DType::UInt8 ? randint(0, 12, {3, 5}, t) : t == DType::Int8 ? randint(-9, 10, {3, 5}, t) : random_tensor({3, 5}, t);
-    Tensor b = t == DType::UInt8 ? randint(1, 12, {3, 5}, t) : t == DType::Int8 ? randint(-9, 10, {3, 5}, t) : random_tensor({3, 5}, t);
+    Tensor a = t == DType::UInt8  ? randint(0, 12, {3, 5}, t)
+               : t == DType::Int8 ? randint(-9, 10, {3, 5}, t)
+                                  : random_tensor({3, 5}, t);
+    Tensor b = t == DType::UInt8  ? randint(1, 12, {3, 5}, t)
+               : t == DType::Int8 ? randint(-9, 10, {3, 5}, t)
+                                  : random_tensor({3, 5}, t);
     check_against_reference(a + b, a, b, std::plus<double>(), tol);
     check_against_reference(a * b, a, b, std::multiplies<double>(), tol);
-    check_against_reference(a.add(b, 3), a, b, [](double x, double y) { return x + 3 * y; }, tol);
+    check_against_reference(
+        a.add(b, 3), a, b, [](double x, double y) { return x + 3 * y; }, tol);
     if (is_floating(t)) {
       check_against_reference(a - b, a, b, std::minus<double>(), tol);
       check_against_reference(a / b, a, b, std::divides<double>(), tol);
@@ -111,11 +116,11 @@ TEST_CASE("binary ops: type promotion with tensors and scalars") {
   Tensor i32 = arange(6, DType::Int32), f16 = ones({6}, DType::Float16), i8 = arange(6, DType::Int8);
   CHECK((i32 + ones({6})).dtype() == DType::Float32);
   CHECK((f16 + ones({6}, DType::Float32)).dtype() == DType::Float32);
-  CHECK((f16 * 2).dtype() == DType::Float16);        // an integer scalar keeps fp16
-  CHECK((f16 * 2.5).dtype() == DType::Float16);      // so does a float scalar (same category)
-  CHECK((i32 * 2.5).dtype() == DType::Float32);      // a float scalar lifts ints to the default float
-  CHECK((i8 + 1000).dtype() == DType::Int8);         // an int scalar never widens
-  CHECK((i32 / i32).dtype() == DType::Float32);      // true division
+  CHECK((f16 * 2).dtype() == DType::Float16);    // an integer scalar keeps fp16
+  CHECK((f16 * 2.5).dtype() == DType::Float16);  // so does a float scalar (same category)
+  CHECK((i32 * 2.5).dtype() == DType::Float32);  // a float scalar lifts ints to the default float
+  CHECK((i8 + 1000).dtype() == DType::Int8);     // an int scalar never widens
+  CHECK((i32 / i32).dtype() == DType::Float32);  // true division
   CHECK((arange(3) / 2).dtype() == DType::Float32);
   CHECK(values(arange(3) / 2) == D{0, 0.5, 1});
   // fp64 keeps a float scalar's full precision (wrapped numbers are fp64 underneath).
@@ -182,7 +187,8 @@ TEST_CASE("binary ops: meta tensors give shape and dtype only") {
 
 TEST_CASE("iteration plan: broadcast strides, dim order and merging") {
   Tensor a = zeros({2, 3, 4});
-  IterationPlan p = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(a).add_input(a).build();
+  IterationPlan p =
+      IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(a).add_input(a).build();
   CHECK(p.is_contiguous());
   CHECK(vec(p.loop_shape()) == V{24});
   CHECK(p.loop_stride(0, 0) == 4);  // a flat loop steps each operand by its element size
@@ -198,7 +204,11 @@ TEST_CASE("iteration plan: broadcast strides, dim order and merging") {
   CHECK(q.loop_stride(1, 0) == 24);  // input: 6 floats per step
   // A broadcast input has stride 0 in the broadcast dims, and merges with neighbours.
   Tensor row = zeros({4}), full_shape = zeros({5, 4});
-  IterationPlan r = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(full_shape).add_input(row).build();
+  IterationPlan r = IterationPlan::Builder("test", operator_casts())
+                        .add_output(Tensor())
+                        .add_input(full_shape)
+                        .add_input(row)
+                        .build();
   CHECK(vec(r.loop_shape()) == V{4, 5});
   CHECK(r.loop_stride(2, 1) == 0);
   CHECK(r.can_use_32bit_indexing());
@@ -210,7 +220,11 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   const TensorOptions meta = TensorOptions().device(Device("meta"));
   Tensor m = empty({4, 3}, meta.dtype(DType::Float16));
   Tensor two_and_a_half = wrapped_scalar(2.5);
-  IterationPlan p = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(m).add_input(two_and_a_half).build();
+  IterationPlan p = IterationPlan::Builder("test", operator_casts())
+                        .add_output(Tensor())
+                        .add_input(m)
+                        .add_input(two_and_a_half)
+                        .build();
   CHECK(p.output(0).is_meta());
   CHECK(p.common_dtype() == DType::Float16);
   CHECK_FALSE(p.is_cpu_scalar(0));
@@ -221,7 +235,8 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   CHECK(p.loop_stride(2, 0) == 0);  // broadcast like any 0-dim operand
   // A 0-dim CPU tensor (not a wrapped number) as the first input, and in an in-place plan.
   Tensor s = full({}, 3, DType::Int64);
-  IterationPlan q = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(s).add_input(m).build();
+  IterationPlan q =
+      IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(s).add_input(m).build();
   CHECK(q.is_cpu_scalar(0));
   CHECK(q.input(0).dtype() == DType::Float16);
   CHECK(element(q.input(0), 0) == 3);
@@ -229,16 +244,18 @@ TEST_CASE("iteration plan: a CPU scalar next to device tensors stays on the CPU,
   CHECK(r.output(0).is_same(m));
   CHECK(r.is_cpu_scalar(1));
   // Only 0-dim CPU tensors may join device tensors.
-  EXPECT_ERROR(DeviceError,
-               IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(m).add_input(zeros({1})).build(), "test",
-               "meta", "cpu");
+  EXPECT_ERROR(
+      DeviceError,
+      IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(m).add_input(zeros({1})).build(),
+      "test", "meta", "cpu");
   // The operator path: m + 2, 2 * m and m.add_(cpu 0-dim) keep the device and dtype.
   CHECK((m + 2).is_meta());
   CHECK((2 * m).dtype() == DType::Float16);
   CHECK(m.add_(full({}, 1.5)).is_meta());
   // On the CPU nothing is a "CPU scalar": every operand is readable by the loop.
   Tensor c = zeros({2}), one = wrapped_scalar(1);
-  IterationPlan cpu = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(c).add_input(one).build();
+  IterationPlan cpu =
+      IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(c).add_input(one).build();
   CHECK_FALSE(cpu.is_cpu_scalar(1));
 }
 
@@ -247,9 +264,9 @@ TEST_CASE("iteration plan: a number next to a contiguous CPU tensor gets Builder
     DType dtype;
     Scalar number;
   };
-  const std::vector<Case> cases = {{DType::Float32, 2.5},       {DType::Float16, 0.1},    {DType::BFloat16, 3},
-                                   {DType::Float64, -1.5},      {DType::Float32, true},   {DType::Int32, 7},
-                                   {DType::Int64, -3},          {DType::UInt8, 200},      {DType::Bool, true},
+  const std::vector<Case> cases = {{DType::Float32, 2.5},       {DType::Float16, 0.1},  {DType::BFloat16, 3},
+                                   {DType::Float64, -1.5},      {DType::Float32, true}, {DType::Int32, 7},
+                                   {DType::Int64, -3},          {DType::UInt8, 200},    {DType::Bool, true},
                                    {DType::Int8, Scalar(false)}};
   const std::vector<std::vector<int64_t>> shapes = {{}, {1}, {0}, {5}, {4, 3}, {0, 3}, {70000}};
   for (const Case& c : cases) {
@@ -259,7 +276,8 @@ TEST_CASE("iteration plan: a number next to a contiguous CPU tensor gets Builder
       Tensor number = wrapped_scalar(c.number);
       REQUIRE(IterationPlan::is_flat_functional(a, &number));
       IterationPlan p = IterationPlan::flat_functional("test", a, &number);
-      IterationPlan q = IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(a).add_input(number).build();
+      IterationPlan q =
+          IterationPlan::Builder("test", operator_casts()).add_output(Tensor()).add_input(a).add_input(number).build();
       CHECK(p.common_dtype() == q.common_dtype());
       CHECK(p.num_operands() == q.num_operands());
       CHECK(vec(p.loop_shape()) == vec(q.loop_shape()));
@@ -286,11 +304,15 @@ TEST_CASE("iteration plan: a number next to a contiguous CPU tensor gets Builder
   CHECK_FALSE(IterationPlan::is_flat_functional(m, &half));
   // The operators on that path: values as the fp64 reference has them.
   Tensor x = randn({4, 3});
-  check_against_reference(x * 2.5, x, full({}, 2.5), [](double u, double v) { return u * v; }, 1e-6);
-  check_against_reference(x - 1, x, full({}, 1.0), [](double u, double v) { return u - v; }, 1e-6);
-  check_against_reference(add(x, 3, 2), x, full({}, 3.0), [](double u, double v) { return u + 2 * v; }, 1e-6);
+  check_against_reference(
+      x * 2.5, x, full({}, 2.5), [](double u, double v) { return u * v; }, 1e-6);
+  check_against_reference(
+      x - 1, x, full({}, 1.0), [](double u, double v) { return u - v; }, 1e-6);
+  check_against_reference(
+      add(x, 3, 2), x, full({}, 3.0), [](double u, double v) { return u + 2 * v; }, 1e-6);
   Tensor i = randint(-50, 50, {70000}, DType::Int32);
-  check_against_reference(i * 3, i, full({}, 3.0), [](double u, double v) { return u * v; }, 0);
+  check_against_reference(
+      i * 3, i, full({}, 3.0), [](double u, double v) { return u * v; }, 0);
   // A number on the left of + and * is put on the right (both commute), as ATen's operators do.
   Tensor h = randn({5}, DType::Float16);
   CHECK(values(2.5 * h) == values(h * 2.5));

@@ -9,9 +9,9 @@
 
 #include "anatomy/anatomy.h"
 #if ANATOMY_WITH_CUDA
+#include "anatomy/backends/cuda/memory/record_stream.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/event.h"
-#include "anatomy/backends/cuda/memory/record_stream.h"
 #include "anatomy/backends/cuda/runtime/stream.h"
 #endif
 

@@ -140,7 +140,7 @@ TEST_CASE("allclose and equal") {
   CHECK(allclose(empty({0}), empty({0})));
   CHECK(equal(a, a.clone()));
   CHECK(a.equal(tensor({1, 2, 3}, DType::Int64)));  // compared after promotion
-  CHECK_FALSE(equal(a, tensor({1.0, 2.0})));         // other sizes
+  CHECK_FALSE(equal(a, tensor({1.0, 2.0})));        // other sizes
   CHECK_FALSE(equal(a, a.unsqueeze(0)));
   Tensor with_nan = tensor({1.0, std::nan("")});
   CHECK_FALSE(equal(with_nan, with_nan));

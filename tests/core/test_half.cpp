@@ -133,7 +133,7 @@ TEST_CASE("Half: overflow to Inf at the 65520 boundary") {
   CHECK(Half(0x1p-24f).x == 0x0001u);
   CHECK(Half(0x1p-25f).x == 0x0000u);  // tie with zero -> even
   CHECK(Half(std::nextafter(0x1p-25f, 1.0f)).x == 0x0001u);
-  CHECK(Half(0x1.8p-24f).x == 0x0002u);  // 1.5 units: tie -> even
+  CHECK(Half(0x1.8p-24f).x == 0x0002u);           // 1.5 units: tie -> even
   CHECK(Half(0x1p-14f - 0x1p-25f).x == 0x0400u);  // carries from subnormal into the first normal
   CHECK(Half(1e-30).x == 0x0000u);
   CHECK(Half(-1e-30).x == 0x8000u);

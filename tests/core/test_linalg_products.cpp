@@ -25,7 +25,8 @@ int copies(const dispatch::Tracer& tr) {
 
 TEST_CASE("mm: exact small products in every floating dtype") {
   for (DType t : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
-    Tensor a = tensor(std::vector<double>{1.0, 2.0, 3.0, 4.0}, {2, 2}, t), b = tensor(std::vector<double>{5.0, 6.0, 7.0, 8.0}, {2, 2}, t);
+    Tensor a = tensor(std::vector<double>{1.0, 2.0, 3.0, 4.0}, {2, 2}, t),
+           b = tensor(std::vector<double>{5.0, 6.0, 7.0, 8.0}, {2, 2}, t);
     Tensor c = mm(a, b);
     CHECK(c.dtype() == t);
     CHECK(values(c) == D{19, 22, 43, 50});
@@ -93,8 +94,10 @@ TEST_CASE("mm: int8 accumulates in int32, other integers wrap in their own type"
 }
 
 TEST_CASE("addmm: beta = 0 ignores NaN and inf in self, NaN in the operands propagates") {
-  Tensor self = tensor(std::vector<double>{std::nan(""), std::numeric_limits<double>::infinity()}, {1, 2}, DType::Float32);
-  Tensor a = tensor(std::vector<double>{1.0, 2.0}, {1, 2}, DType::Float32), b = tensor(std::vector<double>{1.0, 0.0, 0.0, 1.0}, {2, 2}, DType::Float32);
+  Tensor self =
+      tensor(std::vector<double>{std::nan(""), std::numeric_limits<double>::infinity()}, {1, 2}, DType::Float32);
+  Tensor a = tensor(std::vector<double>{1.0, 2.0}, {1, 2}, DType::Float32),
+         b = tensor(std::vector<double>{1.0, 0.0, 0.0, 1.0}, {2, 2}, DType::Float32);
   CHECK(values(addmm(self, a, b, 0, 3)) == D{3, 6});
   D with_self = values(addmm(self, a, b, 1, 1));
   CHECK(std::isnan(with_self[0]));
@@ -145,7 +148,8 @@ TEST_CASE("matrix products on Meta: shapes and dtypes without data, and the same
 }
 
 TEST_CASE("_addmm_activation: relu of addmm, or gelu with the tanh approximation") {
-  const Tensor self = tensor({1.0, -2.0}), a = tensor({1.0, 2.0, -1.0, 0.5}).view({2, 2}), b = tensor({1.0, 0.0, 0.0, 1.0}).view({2, 2});
+  const Tensor self = tensor({1.0, -2.0}), a = tensor({1.0, 2.0, -1.0, 0.5}).view({2, 2}),
+               b = tensor({1.0, 0.0, 0.0, 1.0}).view({2, 2});
   const Tensor pre = addmm(self, a, b, 1, 2);  // [[3, 2], [-1, -1]]
   CHECK(values(_addmm_activation(self, a, b, 1, 2)) == D{3, 2, 0, 0});
   const std::vector<double> g = values(_addmm_activation(self, a, b, 1, 2, true));
@@ -160,7 +164,6 @@ TEST_CASE("_addmm_activation: relu of addmm, or gelu with the tanh approximation
         DType::Int32);
   EXPECT_ERROR(ValueError, _addmm_activation(randn({3}), randn({2, 3}), randn({3, 4})), "addmm", "[3]");
 }
-
 
 namespace {
 
@@ -189,8 +192,10 @@ TEST_CASE("bmm and addmm split across threads: the reference's values for every 
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         INFO("batches " << s.batches << " n " << s.n << " k " << s.k << " m " << s.m << " ta " << ta << " tb " << tb);
-        Tensor a = ta ? randn({s.batches, s.k, s.n}, DType::Float64).transpose(1, 2) : randn({s.batches, s.n, s.k}, DType::Float64);
-        Tensor b = tb ? randn({s.batches, s.m, s.k}, DType::Float64).transpose(1, 2) : randn({s.batches, s.k, s.m}, DType::Float64);
+        Tensor a = ta ? randn({s.batches, s.k, s.n}, DType::Float64).transpose(1, 2)
+                      : randn({s.batches, s.n, s.k}, DType::Float64);
+        Tensor b = tb ? randn({s.batches, s.m, s.k}, DType::Float64).transpose(1, 2)
+                      : randn({s.batches, s.k, s.m}, DType::Float64);
         Tensor bias = randn({s.n, s.m}, DType::Float64);
         const D want = reference_bmm(a, b);
         const int saved = get_num_threads();
@@ -204,7 +209,8 @@ TEST_CASE("bmm and addmm split across threads: the reference's values for every 
             // addmm reads c (beta = 1) in the same blocks it writes.
             const D with_bias = values(addmm(bias, a.select(0, 0), b.select(0, 0))), bv = values(bias);
             wrong = 0;
-            for (size_t i = 0; i < want.size(); ++i) wrong += std::abs(with_bias[i] - bv[i] - want[i]) > 1e-9 * (1 + std::abs(want[i]) + std::abs(bv[i]));
+            for (size_t i = 0; i < want.size(); ++i)
+              wrong += std::abs(with_bias[i] - bv[i] - want[i]) > 1e-9 * (1 + std::abs(want[i]) + std::abs(bv[i]));
             CHECK(wrong == 0);
           }
         }

@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "test_util.h"
 #include "anatomy/core/parallel.h"
+#include "test_util.h"
 
 using namespace anatomy;
 using namespace anatomy_test;

@@ -6,9 +6,9 @@
 
 #include "anatomy/core/philox.h"
 
-using anatomy::Philox4x32Result;
 using anatomy::philox4x32_10;
 using anatomy::philox4x32_10_words;
+using anatomy::Philox4x32Result;
 using anatomy::philox_element_block;
 using anatomy::philox_normal;
 using anatomy::philox_u64;

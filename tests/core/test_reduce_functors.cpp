@@ -81,8 +81,7 @@ TEST_CASE("reduce functors: logsumexp shifts by the max and keeps infinities and
   const LogSumExpFn<float> fn{};
   const std::vector<float> big = {1000, 1000};
   CHECK(fn.project(fold(fn, big, 0, 2)) == doctest::Approx(1000 + std::log(2.0f)));
-  CHECK(fn.project(fn.combine(fold(fn, big, 1, 2), fold(fn, big, 0, 1))) ==
-        doctest::Approx(1000 + std::log(2.0f)));
+  CHECK(fn.project(fn.combine(fold(fn, big, 1, 2), fold(fn, big, 0, 1))) == doctest::Approx(1000 + std::log(2.0f)));
   CHECK(fn.project(fn.identity()) == -kInf);
   CHECK(fn.project(fold(fn, std::vector<float>{-kInf, -kInf}, 0, 2)) == -kInf);
   CHECK(fn.project(fold(fn, std::vector<float>{kInf, 1, kInf}, 0, 3)) == kInf);

@@ -25,20 +25,30 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 // erfc, gelu's tanh form and sigmoid as quotients, softplus with its threshold of 20).
 double reference(VecFn fn, double x) {
   switch (fn) {
-    case VecFn::Exp: return std::exp(x);
-    case VecFn::Expm1: return std::expm1(x);
-    case VecFn::Log: return std::log(x);
-    case VecFn::Log1p: return std::log1p(x);
-    case VecFn::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case VecFn::Silu: return x / (1.0 + std::exp(-x));
-    case VecFn::Tanh: return std::tanh(x);
-    case VecFn::Erf: return std::erf(x);
-    case VecFn::Gelu: return 0.5 * x * std::erfc(-x * 0.70710678118654752440);
+    case VecFn::Exp:
+      return std::exp(x);
+    case VecFn::Expm1:
+      return std::expm1(x);
+    case VecFn::Log:
+      return std::log(x);
+    case VecFn::Log1p:
+      return std::log1p(x);
+    case VecFn::Sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case VecFn::Silu:
+      return x / (1.0 + std::exp(-x));
+    case VecFn::Tanh:
+      return std::tanh(x);
+    case VecFn::Erf:
+      return std::erf(x);
+    case VecFn::Gelu:
+      return 0.5 * x * std::erfc(-x * 0.70710678118654752440);
     case VecFn::GeluTanh: {
       const double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
       return x / (1.0 + std::exp(-2 * u));
     }
-    case VecFn::Softplus: return x > 20 ? x : std::log1p(std::exp(x));
+    case VecFn::Softplus:
+      return x > 20 ? x : std::log1p(std::exp(x));
   }
   return 0;
 }
@@ -51,10 +61,12 @@ struct Case {
 
 // The measured maximum over this file's sweep (docs/perf.md), rounded up to the next half ulp.
 const Case kCases[] = {
-    {"exp", VecFn::Exp, 1.0},          {"expm1", VecFn::Expm1, 2.0},      {"log", VecFn::Log, 1.0},
-    {"log1p", VecFn::Log1p, 1.5},      {"sigmoid", VecFn::Sigmoid, 3.0},  {"silu", VecFn::Silu, 3.0},
-    {"tanh", VecFn::Tanh, 1.5},        {"erf", VecFn::Erf, 2.5},          {"gelu", VecFn::Gelu, 6.0},
-    {"gelu_tanh", VecFn::GeluTanh, 3.0}, {"softplus", VecFn::Softplus, 2.0},
+    {"exp", VecFn::Exp, 1.0},           {"expm1", VecFn::Expm1, 2.0},
+    {"log", VecFn::Log, 1.0},           {"log1p", VecFn::Log1p, 1.5},
+    {"sigmoid", VecFn::Sigmoid, 3.0},   {"silu", VecFn::Silu, 3.0},
+    {"tanh", VecFn::Tanh, 1.5},         {"erf", VecFn::Erf, 2.5},
+    {"gelu", VecFn::Gelu, 6.0},         {"gelu_tanh", VecFn::GeluTanh, 3.0},
+    {"softplus", VecFn::Softplus, 2.0},
 };
 
 // The size of one fp32 ulp at |y| (subnormal spacing below 2^-126).
@@ -68,8 +80,9 @@ double ulp_at(double y) {
 std::vector<float> sweep() {
   std::vector<float> x;
   for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 509) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(u)));
-  for (float v : {0.0f, -0.0f, kInf, -kInf, kNaN, std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
-                  std::numeric_limits<float>::min(), std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest()}) {
+  for (float v : {0.0f, -0.0f, kInf, -kInf, kNaN, std::numeric_limits<float>::denorm_min(),
+                  -std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
+                  std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest()}) {
     x.push_back(v);
   }
   return x;

@@ -550,7 +550,8 @@ TEST_CASE("fallthrough: Autocast and BackendSelect by default; autograd for buil
   // makes sure a result that needs a gradient does not silently lose its graph
   // (Note [Autograd fallback]).
   DispatchKeySet builtin = Dispatcher::singleton().find_or_throw("aten::_local_scalar_dense").entry().non_fallthrough();
-  DispatchKeySet kernel_only = Dispatcher::singleton().find_or_throw("test_dispatch::cpu_only").entry().non_fallthrough();
+  DispatchKeySet kernel_only =
+      Dispatcher::singleton().find_or_throw("test_dispatch::cpu_only").entry().non_fallthrough();
   for (DispatchKey k : autograd_keys) {
     CHECK(!builtin.has(k));
     CHECK(kernel_only.has(k));
@@ -892,6 +893,7 @@ TEST_CASE("docs/dispatcher.md's custom backend is an excerpt of tests/dispatch/t
   REQUIRE(end != std::string::npos);
   const std::string block = doc.substr(start, end - start);
   CHECK(block.size() > 1000);  // the allocator, the kernels and their registration
-  CHECK_MESSAGE(source.find(block) != std::string::npos,
-                "the custom backend's code in docs/dispatcher.md is not an excerpt of tests/dispatch/test_custom_backend.cpp");
+  CHECK_MESSAGE(
+      source.find(block) != std::string::npos,
+      "the custom backend's code in docs/dispatcher.md is not an excerpt of tests/dispatch/test_custom_backend.cpp");
 }

@@ -166,12 +166,10 @@ TEST_CASE("every example round-trips through to_string") {
 }
 
 TEST_CASE("whitespace is flexible and to_string canonicalizes it") {
-  Schema s =
-      parse_schema("  add . Tensor (Tensor  self,Tensor other ,\n\t*,Scalar alpha = 1 )->Tensor  ");
+  Schema s = parse_schema("  add . Tensor (Tensor  self,Tensor other ,\n\t*,Scalar alpha = 1 )->Tensor  ");
   CHECK(s == parse_schema(kExamples[0]));
   CHECK(s.to_string() == kExamples[0]);
-  CHECK(parse_schema("copy_(Tensor ( a ! ) self) -> Tensor(a!)").arguments[0].alias ==
-        AliasInfo{'a', true});
+  CHECK(parse_schema("copy_(Tensor ( a ! ) self) -> Tensor(a!)").arguments[0].alias == AliasInfo{'a', true});
   CHECK(parse_schema("f(int[] x=[ 0 , 1 ]) -> ()").arguments[0].default_value == "[0,1]");
 }
 
@@ -227,9 +225,8 @@ TEST_CASE("kwarg-only arguments may skip defaults after defaulted positionals") 
 }
 
 TEST_CASE("defaults are accepted per type and kept as literal text") {
-  const std::vector<std::string> expected = {"-3",     "4",   "2",      "-0.5",    "1.5e+3",
-                                             "True",   "2.5", "False",  "None",    "[]",
-                                             "[-1,2]", "7",   "'mean'", "\"sum\"", "None"};
+  const std::vector<std::string> expected = {"-3",   "4",  "2",      "-0.5", "1.5e+3", "True",    "2.5", "False",
+                                             "None", "[]", "[-1,2]", "7",    "'mean'", "\"sum\"", "None"};
   Schema ok = parse_schema(
       "f(int a=-3, int? b=4, float c=2, float d=-0.5, float? e=1.5e+3, bool f=True, "
       "Scalar g=2.5, Scalar h=False, Scalar? i=None, int[] j=[], int[] k=[-1,2], int[] l=7, "
@@ -313,8 +310,7 @@ TEST_CASE("malformed schemas throw invalid_argument naming the schema and a hint
       {"add(Tensor self, int a=1, int b) -> Tensor", "follows a defaulted positional"},
       {"add(Tensor self, *) -> Tensor", "keyword-only arguments after '*'"},
       {"add(Tensor self, *, int a, *, int b) -> Tensor", "'*' may appear only once"},
-      {"add(int(a) x) -> Tensor",
-       "no alias annotation after 'int', found '(' (only Tensor types can alias)"},
+      {"add(int(a) x) -> Tensor", "no alias annotation after 'int', found '(' (only Tensor types can alias)"},
       {"add(Tensor(ab!) x) -> Tensor", "single lowercase letter"},
       {"add(Tensor(a!) x) -> Tensor(b!)", "no argument is '(b)'"},
       {"add(Tensor self) -> (Tensor a, Tensor a)", "'a' is already used"},
@@ -324,8 +320,7 @@ TEST_CASE("malformed schemas throw invalid_argument naming the schema and a hint
       {"add(Tensor self, Tensor other=None) -> Tensor", "'Tensor?' can default to None"},
       {"add(Tensor? w=1) -> Tensor", "None as the default of Tensor? argument 'w', found '1'"},
       {"add(Tensor self, bool b=1) -> Tensor", "True or False"},
-      {"add(Tensor self, int x=1.5) -> Tensor",
-       "an integer literal as the default of int argument 'x', found '1.5'"},
+      {"add(Tensor self, int x=1.5) -> Tensor", "an integer literal as the default of int argument 'x', found '1.5'"},
       {"add(Tensor self, int x=Mean) -> Tensor", "found 'Mean'"},
       {"add(Tensor self, float x=abc) -> Tensor", "a number"},
       {"add(Tensor self, Scalar x='a') -> Tensor", "a number, True or False"},
@@ -358,6 +353,5 @@ TEST_CASE("error messages give the column and point a caret at it") {
         "of input\n"
         "  add(Tensor self\n"
         "                 ^");
-  CHECK(parse_error("add(Tensor self, Tensr other) -> Tensor").find("column 18") !=
-        std::string::npos);
+  CHECK(parse_error("add(Tensor self, Tensr other) -> Tensor").find("column 18") != std::string::npos);
 }

@@ -68,7 +68,8 @@ TEST_CASE("trace: zeros({2}) is BackendSelect, a redispatch to CPU, and the nest
   CHECK(capture.text() == text);
 }
 
-TEST_CASE("trace: clone of a CPU tensor passes its autograd kernel, then the CompositeExplicitAutograd kernels to copy_") {
+TEST_CASE(
+    "trace: clone of a CPU tensor passes its autograd kernel, then the CompositeExplicitAutograd kernels to copy_") {
   // clone is differentiable: the call reaches its autograd kernel first, which (nothing requires
   // grad) redispatches below autograd. empty_like has no autograd kernel, so its AutogradCPU
   // entry falls through and the trace does not show that key for it; copy_ has one (CopyBackwards).

@@ -51,10 +51,8 @@ std::vector<int64_t> reshape_target(Gen& g, const SelfInfo& self) {
 std::vector<int64_t> expand_target(Gen& g, const SelfInfo& self) {
   std::vector<int64_t> s = self.sizes;
   for (int64_t& v : s) {
-    if (v == 1 && g.chance(0.5))
-      v = g.chance(0.85) ? g.uniform(0, 4) : g.extreme();
-    else if (g.chance(0.2))
-      v = -1;
+    if (v == 1 && g.chance(0.5)) v = g.chance(0.85) ? g.uniform(0, 4) : g.extreme();
+    else if (g.chance(0.2)) v = -1;
   }
   if (g.chance(0.35)) s.insert(s.begin(), g.chance(0.8) ? g.uniform(0, 3) : g.extreme());
   if (g.chance(0.1)) s = g.factory_shape();

@@ -222,8 +222,7 @@ TensorSpec Gen::tensor() { return tensor(dtype(), shape()); }
 
 TensorSpec Gen::index_tensor(int64_t n, std::vector<int64_t> sizes, bool negative_ok) {
   anatomy::DType dt = anatomy::DType::Int64;
-  if (chance(0.08))
-    dt = anatomy::DType::Int32;
+  if (chance(0.08)) dt = anatomy::DType::Int32;
   else if (chance(0.06))
     dt = pick(std::vector<anatomy::DType>{anatomy::DType::Float32, anatomy::DType::UInt8, anatomy::DType::Int8,
                                           anatomy::DType::Bool});

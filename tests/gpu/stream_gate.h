@@ -14,9 +14,7 @@ namespace anatomy::gpu_test {
 
 class StreamGate {
  public:
-  explicit StreamGate(cudaStream_t stream) {
-    REQUIRE(cudaLaunchHostFunc(stream, &wait, this) == cudaSuccess);
-  }
+  explicit StreamGate(cudaStream_t stream) { REQUIRE(cudaLaunchHostFunc(stream, &wait, this) == cudaSuccess); }
   StreamGate(const StreamGate&) = delete;
   StreamGate& operator=(const StreamGate&) = delete;
   // Opens the gate if the test did not, and waits for the host function to return, so it never

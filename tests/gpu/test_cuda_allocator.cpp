@@ -170,9 +170,9 @@ TEST_CASE("cuda allocator: the randomized suite over the CUDA provider, default 
   const anatomy_test::RandomRunResult r = anatomy_test::random_allocator_run(a, device, o);
   CHECK(r.ooms == 0);
   CHECK(r.record_streams > 100);
-  MESSAGE("record_stream on another stream: " << r.record_streams << "; blocks found waiting for one: "
-                                              << r.deferred_seen << "; cudaMalloc calls: "
-                                              << a.stats().num_provider_allocs);
+  MESSAGE("record_stream on another stream: " << r.record_streams
+                                              << "; blocks found waiting for one: " << r.deferred_seen
+                                              << "; cudaMalloc calls: " << a.stats().num_provider_allocs);
 }
 
 // Expandable segments over the driver's virtual memory API: a private allocator on a provider of

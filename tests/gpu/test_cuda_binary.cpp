@@ -21,9 +21,12 @@ const std::vector<DType> kIntegers = {DType::UInt8, DType::Int8, DType::Int32, D
 Tensor values(const D& v, DType d) { return tensor(v, {static_cast<int64_t>(v.size())}, DType::Float64).to(d); }
 double lowest(DType d) {
   switch (d) {
-    case DType::Int8: return -128;
-    case DType::Int32: return -2147483648.0;
-    default: return -9223372036854775808.0;
+    case DType::Int8:
+      return -128;
+    case DType::Int32:
+      return -2147483648.0;
+    default:
+      return -9223372036854775808.0;
   }
 }
 

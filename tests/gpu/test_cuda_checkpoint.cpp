@@ -62,7 +62,8 @@ TEST_CASE("cuda checkpoint: an MLP gets the same gradients with a clearly lower 
   std::vector<Tensor> weights;
   manual_seed(1234);
   for (int i = 0; i < kLayers; ++i) {
-    weights.push_back((randn({kWidth, kWidth}) * (1.0 / std::sqrt(static_cast<double>(kWidth)))).to(kCuda).requires_grad_());
+    weights.push_back(
+        (randn({kWidth, kWidth}) * (1.0 / std::sqrt(static_cast<double>(kWidth)))).to(kCuda).requires_grad_());
   }
   const Tensor x = randn({kBatch, kWidth}).to(kCuda).requires_grad_();
   // Four activations saved per layer (tanh's and sigmoid's results, the products' operands).
@@ -78,8 +79,8 @@ TEST_CASE("cuda checkpoint: an MLP gets the same gradients with a clearly lower 
     Tensor h = x;
     for (const Tensor& w : weights) {
       if (checkpointed) {
-        h = autograd::checkpoint([&w, &layer](const std::vector<Tensor>& in) { return std::vector<Tensor>{layer(in[0], w)}; },
-                                 {h})[0];
+        h = autograd::checkpoint(
+            [&w, &layer](const std::vector<Tensor>& in) { return std::vector<Tensor>{layer(in[0], w)}; }, {h})[0];
       } else {
         h = layer(h, w);
       }

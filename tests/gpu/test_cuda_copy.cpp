@@ -192,9 +192,9 @@ TEST_CASE("cuda copy_: NaN, infinities and out-of-range values convert as on the
   // Values whose integer conversion C++ leaves undefined: Note [CUDA casts match the CPU's]
   // (backends/cuda/elementwise/cast.cu) says what the CPU gives and why the kernel spells it out.
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<double> values = {nan,    inf,     -inf,        1e10,         -1e10,         300.7,    -300.7,
-                                      -1.5,   255.9,   3e9,         -3e9,         2147483648.0, -2147483649.0,
-                                      9.3e18, -9.3e18, 65504,       70000,        1e-40,        -0.0,     0.5};
+  const std::vector<double> values = {nan,   inf,   -inf, 1e10,         -1e10,         300.7,  -300.7,  -1.5,
+                                      255.9, 3e9,   -3e9, 2147483648.0, -2147483649.0, 9.3e18, -9.3e18, 65504,
+                                      70000, 1e-40, -0.0, 0.5};
   const Tensor source = tensor(values, {static_cast<int64_t>(values.size())}, DType::Float64);
   for (DType from : gpu_test::all_dtypes()) {
     const Tensor cpu = source.to(from);

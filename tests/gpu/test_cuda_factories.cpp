@@ -52,8 +52,9 @@ TEST_CASE("cuda factories: arange and linspace give the CPU's values, bit for bi
     Scalar start, end, step;
   };
   const std::vector<Range> ranges = {
-      {0, 10, 1},          {5, -7, -3},        {0.5, 7.25, 0.75}, {-1.0, 1.0, 0.1}, {0, 100000, 7},
-      {int64_t{1} << 40, (int64_t{1} << 40) + 50000, 3}, {0, 0, 1}, {3, 3.5, 0.125},
+      {0, 10, 1},       {5, -7, -3},     {0.5, 7.25, 0.75},
+      {-1.0, 1.0, 0.1}, {0, 100000, 7},  {int64_t{1} << 40, (int64_t{1} << 40) + 50000, 3},
+      {0, 0, 1},        {3, 3.5, 0.125},
   };
   for (const Range& r : ranges) {
     CAPTURE(r.start.to_double());

@@ -29,7 +29,8 @@ TEST_CASE("cuda front door: isclose, allclose and equal give the CPU's answers")
   const Tensor c = a.t();  // transposed operands too
   for (auto [rtol, atol] : {std::pair{1e-5, 1e-8}, std::pair{0.0, 1e-7}, std::pair{0.0, 0.0}}) {
     CHECK(values_of(isclose(a.to(kCuda), b.to(kCuda), rtol, atol)) == values_of(isclose(a, b, rtol, atol)));
-    CHECK(values_of(isclose(c.to(kCuda), c.to(kCuda).contiguous(), rtol, atol)) == values_of(isclose(c, c, rtol, atol)));
+    CHECK(values_of(isclose(c.to(kCuda), c.to(kCuda).contiguous(), rtol, atol)) ==
+          values_of(isclose(c, c, rtol, atol)));
   }
   CHECK(allclose(a.to(kCuda), b.to(kCuda), 1e-4, 1e-5));
   CHECK(equal(a.to(kCuda), a.to(kCuda).clone()));

@@ -20,9 +20,7 @@ constexpr int64_t kNumel = kRows * kCols;
 constexpr int64_t kTail = 3 * kCols;  // the last three rows carry the distinct values
 
 // Enough device memory for the largest test (about 13 GiB live at once), with room to spare.
-bool has_room() {
-  return cuda::get_device_properties(0).total_memory >= uint64_t{32} << 30;
-}
+bool has_room() { return cuda::get_device_properties(0).total_memory >= uint64_t{32} << 30; }
 
 // ones everywhere, then the last kTail elements set to (i % 7) and element `peak` to 200: the
 // sum is kNumel - kTail + sum(tail) + (200 - old value at peak).

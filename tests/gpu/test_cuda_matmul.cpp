@@ -30,10 +30,14 @@ double relative_error(const Tensor& x, const Tensor& ref) {
 // 16-bit types, whose rounding of the result dominates).
 double tolerance(DType d) {
   switch (d) {
-    case DType::Float64: return 1e-12;
-    case DType::Float32: return 1e-5;
-    case DType::Float16: return 2e-3;
-    default: return 1.6e-2;
+    case DType::Float64:
+      return 1e-12;
+    case DType::Float32:
+      return 1e-5;
+    case DType::Float16:
+      return 2e-3;
+    default:
+      return 1.6e-2;
   }
 }
 
@@ -83,10 +87,10 @@ TEST_CASE("cuda matmul: addmm and linear add every broadcast form of self, small
       CAPTURE(name(d));
       const Tensor a = uniform({s.n, s.k}, d).to(kCuda), w = uniform({s.m, s.k}, d).to(kCuda);
       const Tensor ref = reference(a, w.t());
-      const std::vector<Tensor> selves = {uniform({s.m}, d).to(kCuda), uniform({s.n, 1}, d).to(kCuda),
-                                          uniform({1, s.m}, d).to(kCuda), uniform({}, d).to(kCuda),
-                                          uniform({s.n, s.m}, d).to(kCuda),
-                                          uniform({s.m, s.n}, d).to(kCuda).t()};  // transposed
+      const std::vector<Tensor> selves = {
+          uniform({s.m}, d).to(kCuda),      uniform({s.n, 1}, d).to(kCuda),
+          uniform({1, s.m}, d).to(kCuda),   uniform({}, d).to(kCuda),
+          uniform({s.n, s.m}, d).to(kCuda), uniform({s.m, s.n}, d).to(kCuda).t()};  // transposed
       for (const Tensor& self : selves) {
         CAPTURE(self.dim());
         const Tensor self64 = self.cpu().to(DType::Float64);
@@ -138,8 +142,8 @@ TEST_CASE("cuda matmul: misaligned operands and outputs of a large product give 
     CHECK(relative_error(out, reference(a, b.t())) < tolerance(d));
     CHECK(out_storage.slice(0, 0, 1).item<double>() == 0.0);  // nothing written before the view
     const Tensor self = uniform({300}, d).to(kCuda);
-    CHECK(relative_error(addmm(self, a, b, 0.5, 2.0),
-                         self.cpu().to(DType::Float64) * 0.5 + reference(a, b) * 2.0) < tolerance(d));
+    CHECK(relative_error(addmm(self, a, b, 0.5, 2.0), self.cpu().to(DType::Float64) * 0.5 + reference(a, b) * 2.0) <
+          tolerance(d));
   }
 }
 
@@ -225,13 +229,13 @@ TEST_CASE("cuda matmul: fp16 accumulation and the reduced-precision reduction sw
   const double fp32_acc = relative_error(mm(ca, cb), ref);
   CHECK(fp32_acc < 2e-3);
   {
-    PrecisionSwitchGuard no_split(&allow_fp16_reduced_precision_reduction,
-                                  &set_allow_fp16_reduced_precision_reduction, false);
+    PrecisionSwitchGuard no_split(&allow_fp16_reduced_precision_reduction, &set_allow_fp16_reduced_precision_reduction,
+                                  false);
     CHECK(relative_error(mm(ca, cb), ref) < 2e-3);
   }
   {
-    PrecisionSwitchGuard bf16(&allow_bf16_reduced_precision_reduction,
-                              &set_allow_bf16_reduced_precision_reduction, false);
+    PrecisionSwitchGuard bf16(&allow_bf16_reduced_precision_reduction, &set_allow_bf16_reduced_precision_reduction,
+                              false);
     const Tensor ab = a.to(DType::BFloat16), bb = b.to(DType::BFloat16);
     CHECK(relative_error(mm(ab.to(kCuda), bb.to(kCuda)), reference(ab, bb)) < 1.6e-2);
   }

@@ -143,9 +143,8 @@ TEST_CASE("CUDA softmax backward: the CPU's errors") {
 
 // ---- layer_norm and rms_norm ----
 
-const std::vector<std::array<bool, 3>> kMasks = {
-    {true, true, true}, {true, false, false}, {false, true, false}, {false, false, true}, {true, true, false},
-    {false, true, true}};
+const std::vector<std::array<bool, 3>> kMasks = {{true, true, true},   {true, false, false}, {false, true, false},
+                                                 {false, false, true}, {true, true, false},  {false, true, true}};
 
 void check_layer_norm_backward(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& g,
                                const std::string& what) {
@@ -175,12 +174,12 @@ void check_rms_norm_backward(const Tensor& x, IntArrayRef shape, const Tensor& w
                              const std::string& what) {
   CAPTURE(what);
   const Tensor xg = on_cuda(x), wg = on_cuda(w), gg = on_cuda(g);
-  for (const std::array<bool, 2>& mask :
-       std::vector<std::array<bool, 2>>{{true, true}, {true, false}, {false, true}}) {
+  for (const std::array<bool, 2>& mask : std::vector<std::array<bool, 2>>{{true, true}, {true, false}, {false, true}}) {
     CAPTURE(mask[0]);
     CAPTURE(mask[1]);
     for (std::optional<double> eps : {std::optional<double>(), std::optional<double>(1e-3)}) {
-      auto [dx64, dw64] = _rms_norm_backward(f64(g), f64(x), shape, opt(f64(w)), eps.value_or(machine_eps(x.dtype())), mask);
+      auto [dx64, dw64] =
+          _rms_norm_backward(f64(g), f64(x), shape, opt(f64(w)), eps.value_or(machine_eps(x.dtype())), mask);
       const Tensor dx = as(dx64, x.dtype()), dw = as(dw64, x.dtype());
       auto [dxg, dwg] = _rms_norm_backward(gg, xg, shape, opt(wg), eps, mask);
       CHECK_MESSAGE(compare_to_cpu(dxg, dx).empty(), "dx: ", compare_to_cpu(dxg, dx));
@@ -229,8 +228,8 @@ TEST_CASE("CUDA layer_norm backward: every dtype, kernel shape, weight and outpu
       }
     }
     check_layer_norm_backward(values({7, 40}, dt).t(), {7}, values({7}, dt), values({40, 7}, dt), "transposed");
-    check_layer_norm_backward(values({6, 70}, dt).slice(1, 3), {67}, values({68}, dt).slice(0, 1),
-                              values({6, 67}, dt), "offset input and weight");
+    check_layer_norm_backward(values({6, 70}, dt).slice(1, 3), {67}, values({68}, dt).slice(0, 1), values({6, 67}, dt),
+                              "offset input and weight");
   }
 }
 
@@ -256,8 +255,9 @@ TEST_CASE("CUDA layer_norm and rms_norm backward: the CPU's errors") {
   const Tensor x = randn({4, 6}).to(kCuda);
   auto [y, mean, rstd] = native_layer_norm(x, {6}, std::nullopt, std::nullopt, 1e-5);
   const std::array<bool, 3> all{true, true, true};
-  CHECK_THROWS_AS(native_layer_norm_backward(randn({4, 5}).to(kCuda), x, {6}, mean, rstd, std::nullopt, std::nullopt, all),
-                  ValueError);
+  CHECK_THROWS_AS(
+      native_layer_norm_backward(randn({4, 5}).to(kCuda), x, {6}, mean, rstd, std::nullopt, std::nullopt, all),
+      ValueError);
   CHECK_THROWS_AS(native_layer_norm_backward(x, x, {5}, mean, rstd, std::nullopt, std::nullopt, all), ValueError);
   CHECK_THROWS_AS(native_layer_norm_backward(x, x, {6}, mean.slice(0, 1), rstd, std::nullopt, std::nullopt, all),
                   ValueError);
@@ -304,13 +304,15 @@ TEST_CASE("CUDA training step: layer_norm and softmax gradients through loss.bac
 TEST_CASE("CUDA rms_norm gradients through backward(), and create_graph keeps the composites") {
   ANATOMY_REQUIRE_GPU();
   manual_seed(19);
-  const Tensor x = values({12, 40}, DType::Float64), w = values({40}, DType::Float64), g = values({12, 40}, DType::Float64);
+  const Tensor x = values({12, 40}, DType::Float64), w = values({40}, DType::Float64),
+               g = values({12, 40}, DType::Float64);
   std::vector<Tensor> first[2], second[2];
   for (int dev = 0; dev < 2; ++dev) {
     auto leaf = [&](const Tensor& t) { return (dev ? t.to(kCuda) : t.clone()).requires_grad_(); };
     const Tensor xl = leaf(x), wl = leaf(w);
     const Tensor gd = dev ? g.to(kCuda) : g;
-    const Tensor out = rms_norm(xl, {40}, wl) + softmax(xl, 1) + std::get<0>(native_layer_norm(xl, {40}, wl, std::nullopt, 1e-5));
+    const Tensor out =
+        rms_norm(xl, {40}, wl) + softmax(xl, 1) + std::get<0>(native_layer_norm(xl, {40}, wl, std::nullopt, 1e-5));
     // First order without a graph (the fused operators on CUDA) ...
     first[dev] = autograd::grad({out}, {xl, wl}, {gd}, true);
     // ... and with one, differentiated again (the composites).

@@ -13,16 +13,14 @@
 #include <algorithm>
 #include <set>
 
-#include "gpu_test_util.h"
 #include "anatomy/testing/op_table.h"
+#include "gpu_test_util.h"
 
 using namespace anatomy;
 using namespace anatomy::testing;
 using anatomy::gpu_test::kCuda;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its reference") {
   ANATOMY_REQUIRE_GPU();
@@ -76,23 +74,79 @@ TEST_CASE("op table on CUDA: every entry with a CUDA kernel matches its referenc
   MESSAGE("ran on CUDA: ", fmt::format("{}", fmt::join(ran, ", ")));
   MESSAGE("no CUDA kernel yet: ", fmt::format("{}", fmt::join(missing, ", ")));
   // One entry or more of every family that has CUDA kernels must have run.
-  const char* const kMustRun[] = {"add",           "mul",          "div_floor", "remainder",    "pow",
-                                  "maximum",       "atan2",        "eq",        "logical_xor",  "bitwise_left_shift",
-                                  "where",         "lerp_tensor",  "clamp",     "clamp_tensor", "neg",
-                                  "round",         "exp",          "log1p",     "tan",          "gelu_tanh",
-                                  "sinh",          "cosh",
-                                  "softplus",      "nan_to_num",   "isnan",     "logical_not",  "bitwise_not",
-                                  "_to_copy_int8", "_to_copy_bf16", "sum",        "sum_dtype", "mean",
-                                  "prod",          "amax",          "max",          "argmin",    "var",
-                                  "std_population", "norm",         "logsumexp",    "any",       "all",
-                                  "count_nonzero", "softmax",      "log_softmax", "dropout",
-                                  "index_select",  "gather",       "take",        "embedding", "scatter",
-                                  "scatter_add",   "scatter_value", "sort",        "argsort",   "topk",
-                                  "flip",          "tril",         "triu",        "index",     "index_put",
-                                  "masked_fill",   "masked_select", "nonzero",     "cumsum",    "cumprod",
-                                  "one_hot",       "scaled_dot_product_attention", "_addmm_activation",
-                                  "_softmax_backward_data", "_log_softmax_backward_data",
-                                  "native_layer_norm_backward", "_rms_norm_backward"};
+  const char* const kMustRun[] = {"add",
+                                  "mul",
+                                  "div_floor",
+                                  "remainder",
+                                  "pow",
+                                  "maximum",
+                                  "atan2",
+                                  "eq",
+                                  "logical_xor",
+                                  "bitwise_left_shift",
+                                  "where",
+                                  "lerp_tensor",
+                                  "clamp",
+                                  "clamp_tensor",
+                                  "neg",
+                                  "round",
+                                  "exp",
+                                  "log1p",
+                                  "tan",
+                                  "gelu_tanh",
+                                  "sinh",
+                                  "cosh",
+                                  "softplus",
+                                  "nan_to_num",
+                                  "isnan",
+                                  "logical_not",
+                                  "bitwise_not",
+                                  "_to_copy_int8",
+                                  "_to_copy_bf16",
+                                  "sum",
+                                  "sum_dtype",
+                                  "mean",
+                                  "prod",
+                                  "amax",
+                                  "max",
+                                  "argmin",
+                                  "var",
+                                  "std_population",
+                                  "norm",
+                                  "logsumexp",
+                                  "any",
+                                  "all",
+                                  "count_nonzero",
+                                  "softmax",
+                                  "log_softmax",
+                                  "dropout",
+                                  "index_select",
+                                  "gather",
+                                  "take",
+                                  "embedding",
+                                  "scatter",
+                                  "scatter_add",
+                                  "scatter_value",
+                                  "sort",
+                                  "argsort",
+                                  "topk",
+                                  "flip",
+                                  "tril",
+                                  "triu",
+                                  "index",
+                                  "index_put",
+                                  "masked_fill",
+                                  "masked_select",
+                                  "nonzero",
+                                  "cumsum",
+                                  "cumprod",
+                                  "one_hot",
+                                  "scaled_dot_product_attention",
+                                  "_addmm_activation",
+                                  "_softmax_backward_data",
+                                  "_log_softmax_backward_data",
+                                  "native_layer_norm_backward",
+                                  "_rms_norm_backward"};
   for (const char* op : kMustRun) {
     CHECK_MESSAGE(ran.count(op) == 1, op);
   }

@@ -50,7 +50,11 @@ const std::vector<Layout>& layouts() {
       {"large contiguous", {1 << 17}, [](const Tensor& t) { return t; }},
       {"transposed", {37, 53}, [](const Tensor& t) { return t.t(); }},
       {"offset slice", {12, 40}, [](const Tensor& t) { return t.slice(0, 2, 11).slice(1, 3, 37, 2); }},
-      {"permuted select", {3, 4, 5}, [](const Tensor& t) { return t.permute({2, 0, 1}).select(1, 2); }},
+      {"permuted select",
+       {3, 4, 5},
+       [](const Tensor& t) {
+         return t.permute({2, 0, 1}).select(1, 2);
+       }},
       {"zero-size", {0, 5}, [](const Tensor& t) { return t; }},
       {"zero-size slice", {4, 5}, [](const Tensor& t) { return t.slice(1, 2, 2); }},
   };
@@ -80,18 +84,26 @@ std::pair<Tensor, Tensor> draw_both(const Layout& layout, DType dtype, uint64_t 
 // The gap between two neighbouring values of `dtype` near 1, and its smallest positive value.
 double epsilon_of(DType d) {
   switch (d) {
-    case DType::Float16: return std::ldexp(1.0, -10);
-    case DType::BFloat16: return std::ldexp(1.0, -7);
-    case DType::Float32: return std::ldexp(1.0, -23);
-    default: return std::ldexp(1.0, -52);
+    case DType::Float16:
+      return std::ldexp(1.0, -10);
+    case DType::BFloat16:
+      return std::ldexp(1.0, -7);
+    case DType::Float32:
+      return std::ldexp(1.0, -23);
+    default:
+      return std::ldexp(1.0, -52);
   }
 }
 double denorm_min_of(DType d) {
   switch (d) {
-    case DType::Float16: return std::ldexp(1.0, -24);
-    case DType::BFloat16: return std::ldexp(1.0, -133);
-    case DType::Float32: return std::ldexp(1.0, -149);
-    default: return std::numeric_limits<double>::denorm_min();
+    case DType::Float16:
+      return std::ldexp(1.0, -24);
+    case DType::BFloat16:
+      return std::ldexp(1.0, -133);
+    case DType::Float32:
+      return std::ldexp(1.0, -149);
+    default:
+      return std::numeric_limits<double>::denorm_min();
   }
 }
 
@@ -247,10 +259,12 @@ TEST_CASE("cuda random: 64-bit counters and large outputs") {
   for (uint64_t offset : {(uint64_t{1} << 32) - 100, uint64_t{0xFFFFFFFFFFFFFF00ull}, uint64_t{1} << 63}) {
     CAPTURE(offset);
     Layout layout{"contiguous", {1000}, [](const Tensor& t) { return t; }};
-    auto [cpu, gpu] = draw_both(layout, DType::Float64, 0xDEADBEEFCAFEull, offset, [](const Tensor& t) { t.uniform_(); });
+    auto [cpu, gpu] =
+        draw_both(layout, DType::Float64, 0xDEADBEEFCAFEull, offset, [](const Tensor& t) { t.uniform_(); });
     CHECK(same_values(gpu, cpu));
-    auto [cpu2, gpu2] = draw_both(layout, DType::Int64, 0xDEADBEEFCAFEull, offset,
-                                  [](const Tensor& t) { random_(t, std::numeric_limits<int64_t>::min(), std::nullopt); });
+    auto [cpu2, gpu2] = draw_both(layout, DType::Int64, 0xDEADBEEFCAFEull, offset, [](const Tensor& t) {
+      random_(t, std::numeric_limits<int64_t>::min(), std::nullopt);
+    });
     CHECK(same_values(gpu2, cpu2));
   }
   // More elements than one grid covers (65536 blocks of 256 threads), so the grid-stride loop
@@ -306,12 +320,9 @@ TEST_CASE("cuda random: bad arguments raise the CPU's errors and change nothing"
   check_rejected(DType::Int8, "random_ above int8", [](const Tensor& t) { random_(t, 0, 129); });
   check_rejected(DType::Bool, "random_ above bool", [](const Tensor& t) { random_(t, 0, 3); });
   check_rejected(DType::Int32, "random_ empty range", [](const Tensor& t) { random_(t, 5, 5); });
-  check_rejected(DType::Float16, "random_ above fp16's exact integers", [](const Tensor& t) {
-    random_(t, 0, 2050);
-  });
-  check_rejected(DType::Float32, "random_ below fp32's exact integers", [](const Tensor& t) {
-    random_(t, -(int64_t{1} << 25), 0);
-  });
+  check_rejected(DType::Float16, "random_ above fp16's exact integers", [](const Tensor& t) { random_(t, 0, 2050); });
+  check_rejected(DType::Float32, "random_ below fp32's exact integers",
+                 [](const Tensor& t) { random_(t, -(int64_t{1} << 25), 0); });
   // An output whose elements overlap cannot take independent values.
   Tensor base = zeros({1}, kCuda);
   seed_both(5, 77);

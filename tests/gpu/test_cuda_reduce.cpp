@@ -89,13 +89,11 @@ const std::vector<Kind>& kinds() {
   static const std::vector<Kind> k = {
       {"sum", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{sum(x, d, kd)}; }},
       {"mean", true, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{mean(x, d, kd)}; }},
-      {"prod", false,
-       [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{prod((x % 3) + 1, d, kd)}; }},
+      {"prod", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{prod((x % 3) + 1, d, kd)}; }},
       {"amax", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{amax(x, d, kd)}; }},
       {"amin", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{amin(x, d, kd)}; }},
       {"var", true, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{var(x, d, 1, kd)}; }},
-      {"std", true,
-       [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{anatomy::std(x, d, 0, kd)}; }},
+      {"std", true, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{anatomy::std(x, d, 0, kd)}; }},
       {"norm", true,
        [](const Tensor& x, Dims d, bool kd) {
          std::vector<Tensor> r;
@@ -105,12 +103,10 @@ const std::vector<Kind>& kinds() {
          }
          return r;
        }},
-      {"logsumexp", false,
-       [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{logsumexp(x, d, kd)}; }},
+      {"logsumexp", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{logsumexp(x, d, kd)}; }},
       {"any", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{any(x, d, kd)}; }},
       {"all", false, [](const Tensor& x, Dims d, bool kd) { return std::vector<Tensor>{all(x, d, kd)}; }},
-      {"count_nonzero", false,
-       [](const Tensor& x, Dims d, bool) { return std::vector<Tensor>{count_nonzero(x, d)}; }},
+      {"count_nonzero", false, [](const Tensor& x, Dims d, bool) { return std::vector<Tensor>{count_nonzero(x, d)}; }},
   };
   return k;
 }
@@ -222,8 +218,8 @@ TEST_CASE("cuda reduce: transposed and sliced inputs, with an offset") {
       const Tensor g = v.make(base), c = v.make(cpu_base);
       const double scale = input_scale(c);
       using List = std::vector<int64_t>;
-      const std::vector<std::optional<List>> dim_lists = {std::nullopt, List{}, List{0}, List{1}, List{2}, List{0, 1},
-                                                          List{1, 2}};
+      const std::vector<std::optional<List>> dim_lists = {std::nullopt, List{},     List{0},   List{1},
+                                                          List{2},      List{0, 1}, List{1, 2}};
       for (const std::optional<List>& list : dim_lists) {
         const OptionalIntArrayRef dims = list ? OptionalIntArrayRef(*list) : OptionalIntArrayRef(std::nullopt);
         CAPTURE(list.has_value());

@@ -68,8 +68,8 @@ TEST_CASE("cuda softmax: every floating dtype and kernel shape matches the CPU")
     check_both(x.slice(1, 3, 40, 2), 1, "sliced");
     // Around the register rows' limits (a warp: 256 doubles, 512 floats; a block: 8192 doubles,
     // 16384 floats) and the vector width.
-    for (int64_t n : {1, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 1024, 1025, 5000, 8192, 8193, 16384, 16385,
-                      70001}) {
+    for (int64_t n :
+         {1, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 1024, 1025, 5000, 8192, 8193, 16384, 16385, 70001}) {
       CAPTURE(n);
       check_long_rows(randn({3, n}, DType::Float32).mul(3).to(d), "rows");
     }
@@ -105,9 +105,10 @@ TEST_CASE("cuda softmax: NaN and infinities as on the CPU") {
   for (DType d : {DType::Float32, DType::BFloat16, DType::Float64}) {
     CAPTURE(name(d));
     // Rows: a NaN; -inf among finite values; all -inf; a +inf.
-    const Tensor x = tensor(std::vector<double>{1, kNaN, 2, 0, -kInf, 1, 3, 2, -kInf, -kInf, -kInf, -kInf, 1, kInf, 2, 0},
-                            {4, 4}, DType::Float64)
-                         .to(d);
+    const Tensor x =
+        tensor(std::vector<double>{1, kNaN, 2, 0, -kInf, 1, 3, 2, -kInf, -kInf, -kInf, -kInf, 1, kInf, 2, 0}, {4, 4},
+               DType::Float64)
+            .to(d);
     check_both(x, 1, "rows");
     check_both(x, 0, "columns");
     // Rows longer than a warp holds (one block each): the special rows repeated, and random rows

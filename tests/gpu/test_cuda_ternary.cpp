@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "gpu_test_util.h"
 #include "anatomy/testing/op_table.h"
+#include "gpu_test_util.h"
 
 using namespace anatomy;
 using gpu_test::kCuda;
@@ -38,7 +38,7 @@ TEST_CASE("cuda ternary: clamp with tensor bounds, lerp with a Scalar weight") {
     const Tensor hi = tensor(std::vector<double>{1.0, 1.0, nan, 1.5, 1.0, -2.0}, {6}, DType::Float64).to(d);
     const Tensor lo = full({}, -1.0, d);
     CHECK(same_numbers(clamp(x.to(kCuda), std::optional<Tensor>(lo), std::optional<Tensor>(hi.to(kCuda))),
-                      clamp(x, std::optional<Tensor>(lo), std::optional<Tensor>(hi))));
+                       clamp(x, std::optional<Tensor>(lo), std::optional<Tensor>(hi))));
     // lerp rounds twice; CUDA may fuse a multiply and an add where the CPU does not, so it is
     // compared within the op table's tolerance rather than bit for bit.
     const Tensor end = sample({6}, d);

@@ -57,8 +57,8 @@ TEST_CASE("cuda threshold_backward: every numeric dtype and layout gives the CPU
         if (d == DType::UInt8 && threshold < 0) continue;  // does not fit uint8: a ValueError
         INFO(name(d), " ", p.label, " threshold ", threshold);
         const Tensor want = threshold_backward(p.grad, p.self, threshold);
-        const Tensor got = threshold_backward(gpu_test::to_cuda_same_layout(p.grad),
-                                              gpu_test::to_cuda_same_layout(p.self), threshold);
+        const Tensor got =
+            threshold_backward(gpu_test::to_cuda_same_layout(p.grad), gpu_test::to_cuda_same_layout(p.self), threshold);
         CHECK(got.is_cuda());
         CHECK(same_numbers(got, want));
       }

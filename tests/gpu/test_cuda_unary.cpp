@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu_test_util.h"
 #include "anatomy/testing/op_table.h"
+#include "gpu_test_util.h"
 
 using namespace anatomy;
 using gpu_test::kCuda;
@@ -42,7 +42,8 @@ TEST_CASE("cuda unary: the ops that keep the dtype give the CPU's bits") {
   }
   for (DType d : {DType::UInt8, DType::Int8, DType::Int32, DType::Int64}) {
     CAPTURE(name(d));
-    const D v = d == DType::UInt8 ? D{0, 1, 7, 128, 255} : d == DType::Int8 ? D{-128, -1, 0, 5, 127}
+    const D v = d == DType::UInt8   ? D{0, 1, 7, 128, 255}
+                : d == DType::Int8  ? D{-128, -1, 0, 5, 127}
                 : d == DType::Int32 ? D{-2147483648.0, -1, 0, 5, 2147483647.0}
                                     : D{-9223372036854775808.0, -1, 0, 5, 1e18};
     const Tensor x = values(v, d), g = x.to(kCuda);

@@ -17,7 +17,8 @@ namespace {
 std::string short_description(const Tensor& t) {
   if (!t.defined()) return "None";
   return fmt::format("{}[{}] strides [{}] offset {}{}", name(t.dtype()), fmt::join(t.sizes(), ", "),
-                     fmt::join(t.strides(), ", "), t.storage_offset(), t.impl()->is_wrapped_number() ? " (wrapped)" : "");
+                     fmt::join(t.strides(), ", "), t.storage_offset(),
+                     t.impl()->is_wrapped_number() ? " (wrapped)" : "");
 }
 
 std::string describe_sample(const SampleInput& s) {
@@ -122,8 +123,8 @@ void check_entry(const OpInfo& info) {
         (void)info.op(bad.sample);
       } catch (const Error& e) {
         threw = true;
-        CHECK_MESSAGE(typeid(e) == *bad.error, "threw ", std::string(typeid(e).name()), " (", std::string(e.what()), "), expected ",
-                      std::string(bad.error->name()));
+        CHECK_MESSAGE(typeid(e) == *bad.error, "threw ", std::string(typeid(e).name()), " (", std::string(e.what()),
+                      "), expected ", std::string(bad.error->name()));
         for (const std::string& needle : bad.needles) {
           CHECK_MESSAGE(std::string(e.what()).find(needle) != std::string::npos, "message '", std::string(e.what()),
                         "' lacks '", needle, "'");

@@ -4,9 +4,9 @@
 // addmm (itself on cuBLAS), then the activation in place.
 #include "anatomy/backends/cuda/blas/addmm_lt.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/dispatch/ops/matmul_checks.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/matmul_checks.h"
 
 namespace anatomy::cuda {
 namespace {

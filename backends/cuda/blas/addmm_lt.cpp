@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <climits>
 
-#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/blas/gemm_operand.h"
 #include "anatomy/backends/cuda/blas/gemm_small.h"
 #include "anatomy/backends/cuda/blas/lt_matmul.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/precision_switches.h"
 
 namespace anatomy::cuda {

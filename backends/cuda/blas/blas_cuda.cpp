@@ -34,12 +34,12 @@
 
 #include "anatomy/backends/cuda/blas/addmm_lt.h"
 #include "anatomy/backends/cuda/blas/cublas_handles.h"
-#include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/blas/gemm_int8_lt.h"
 #include "anatomy/backends/cuda/blas/gemm_integer.h"
 #include "anatomy/backends/cuda/blas/gemm_operand.h"
 #include "anatomy/backends/cuda/blas/gemm_small.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/precision_switches.h"
 #include "anatomy/dispatch/ops/linalg_registration.h"
 
@@ -113,10 +113,9 @@ void gemm_floating(const Tensor& c, const GemmOperand& a, const GemmOperand& b, 
 }
 
 void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
-  const IntegerGemmArgs args{c.sizes()[0], c.sizes()[1], c.sizes()[2], a.sizes()[2],
-                             a.data_ptr(), a.strides()[0], a.strides()[1], a.strides()[2],
-                             b.data_ptr(), b.strides()[0], b.strides()[1], b.strides()[2],
-                             c.data_ptr(), alpha.to<int64_t>(), beta.to<int64_t>()};
+  const IntegerGemmArgs args{c.sizes()[0],   c.sizes()[1],   c.sizes()[2],   a.sizes()[2],        a.data_ptr(),
+                             a.strides()[0], a.strides()[1], a.strides()[2], b.data_ptr(),        b.strides()[0],
+                             b.strides()[1], b.strides()[2], c.data_ptr(),   alpha.to<int64_t>(), beta.to<int64_t>()};
   ANATOMY_CHECK(launch_gemm_integer(a.dtype(), args, current_stream()), TypeError, "mm: no CUDA kernel for {}",
                 name(a.dtype()));
 }

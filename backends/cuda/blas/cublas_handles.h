@@ -40,11 +40,11 @@ namespace detail {
 
 // Every cuBLAS / cuBLASLt call goes through this: a failure becomes DeviceError naming the call
 // and cuBLAS's message (CUBLAS_STATUS_ALLOC_FAILED becomes OutOfMemoryError).
-#define ANATOMY_CUBLAS_CHECK(expr)                                                                   \
-  do {                                                                                               \
-    const cublasStatus_t anatomy_cublas_status_ = (expr);                                            \
-    if (ANATOMY_UNLIKELY(anatomy_cublas_status_ != CUBLAS_STATUS_SUCCESS)) {                         \
-      ::anatomy::cuda::detail::throw_cublas_error(static_cast<int>(anatomy_cublas_status_), #expr, \
-                                                  __FILE__, __LINE__);                               \
-    }                                                                                                \
+#define ANATOMY_CUBLAS_CHECK(expr)                                                                           \
+  do {                                                                                                       \
+    const cublasStatus_t anatomy_cublas_status_ = (expr);                                                    \
+    if (ANATOMY_UNLIKELY(anatomy_cublas_status_ != CUBLAS_STATUS_SUCCESS)) {                                 \
+      ::anatomy::cuda::detail::throw_cublas_error(static_cast<int>(anatomy_cublas_status_), #expr, __FILE__, \
+                                                  __LINE__);                                                 \
+    }                                                                                                        \
   } while (0)

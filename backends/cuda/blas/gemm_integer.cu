@@ -4,8 +4,8 @@
 // overflow wraps as on the CPU instead of being undefined.
 #include <type_traits>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/blas/gemm_integer.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -63,11 +63,20 @@ void launch(const IntegerGemmArgs& args, cudaStream_t stream) {
 
 bool launch_gemm_integer(DType input, const IntegerGemmArgs& args, cudaStream_t stream) {
   switch (input) {
-    case DType::UInt8: launch<uint8_t, uint8_t>(args, stream); return true;
-    case DType::Int8: launch<int8_t, int32_t>(args, stream); return true;
-    case DType::Int32: launch<int32_t, int32_t>(args, stream); return true;
-    case DType::Int64: launch<int64_t, int64_t>(args, stream); return true;
-    default: return false;
+    case DType::UInt8:
+      launch<uint8_t, uint8_t>(args, stream);
+      return true;
+    case DType::Int8:
+      launch<int8_t, int32_t>(args, stream);
+      return true;
+    case DType::Int32:
+      launch<int32_t, int32_t>(args, stream);
+      return true;
+    case DType::Int64:
+      launch<int64_t, int64_t>(args, stream);
+      return true;
+    default:
+      return false;
   }
 }
 

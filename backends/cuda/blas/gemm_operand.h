@@ -15,9 +15,7 @@ namespace anatomy::cuda {
 // The alignment cuBLAS's tensor-core kernels want of every matrix address.
 inline constexpr uintptr_t kGemmAlignment = 16;
 
-inline bool is_gemm_aligned(const Tensor& t) {
-  return reinterpret_cast<uintptr_t>(t.data_ptr()) % kGemmAlignment == 0;
-}
+inline bool is_gemm_aligned(const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()) % kGemmAlignment == 0; }
 
 // One operand as cuBLAS reads it: the tensor (itself or a copy), its op and leading dimension.
 struct GemmOperand {
@@ -43,10 +41,14 @@ inline std::optional<GemmOperand> cublas_layout(const Tensor& t) {
 // The CUDA data type of a floating dtype cuBLAS takes (fp32, fp64, fp16, bf16).
 inline cudaDataType_t cuda_data_type(DType t) {
   switch (t) {
-    case DType::Float32: return CUDA_R_32F;
-    case DType::Float64: return CUDA_R_64F;
-    case DType::Float16: return CUDA_R_16F;
-    default: return CUDA_R_16BF;
+    case DType::Float32:
+      return CUDA_R_32F;
+    case DType::Float64:
+      return CUDA_R_64F;
+    case DType::Float16:
+      return CUDA_R_16F;
+    default:
+      return CUDA_R_16BF;
   }
 }
 

@@ -1,9 +1,9 @@
 // The small floating-point matrix product (Note [Small products skip cuBLAS], gemm_small.h):
 // 16x16 output tiles, a and b staged through shared memory a 16-wide slice of k at a time, one
 // output element per thread, the sum in the accumulation type in k order.
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
 #include "anatomy/backends/cuda/blas/gemm_small.h"
+#include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -62,11 +62,20 @@ void launch(const SmallGemmArgs& args, cudaStream_t stream) {
 
 bool launch_gemm_small(DType dtype, const SmallGemmArgs& args, cudaStream_t stream) {
   switch (dtype) {
-    case DType::Float32: launch<float>(args, stream); return true;
-    case DType::Float64: launch<double>(args, stream); return true;
-    case DType::Float16: launch<Half>(args, stream); return true;
-    case DType::BFloat16: launch<BFloat16>(args, stream); return true;
-    default: return false;
+    case DType::Float32:
+      launch<float>(args, stream);
+      return true;
+    case DType::Float64:
+      launch<double>(args, stream);
+      return true;
+    case DType::Float16:
+      launch<Half>(args, stream);
+      return true;
+    case DType::BFloat16:
+      launch<BFloat16>(args, stream);
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -1,7 +1,7 @@
 // The host side of the small matrix product (Note [Small products skip cuBLAS], gemm_small.h).
+#include "anatomy/backends/cuda/blas/gemm_small.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/blas/gemm_small.h"
 #include "anatomy/core/tensor.h"
 
 namespace anatomy::cuda {
@@ -29,8 +29,8 @@ bool try_gemm_small(const Tensor& c, const Tensor& a, const Tensor& b, const Sca
     return false;
   }
   const int64_t batches = size_at(c, 0), n = size_at(c, 1), m = size_at(c, 2), k = size_at(a, 2);
-  const double work = static_cast<double>(batches) * static_cast<double>(n) * static_cast<double>(m) *
-                      static_cast<double>(k);
+  const double work =
+      static_cast<double>(batches) * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
   if (work > static_cast<double>(kSmallGemmWork)) return false;
   if (c.numel() == 0) return true;
   const bool use_bias = beta.to<double>() != 0.0;

@@ -4,6 +4,6 @@
 namespace anatomy::cuda {
 
 template void launch_binary_group<BinaryGroup::arithmetic>(BinaryOp, DType, const ElementwiseArgs<2>&, double, int64_t,
-                                                  cudaStream_t);
+                                                           cudaStream_t);
 
 }  // namespace anatomy::cuda

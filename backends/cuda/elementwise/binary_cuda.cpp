@@ -3,10 +3,10 @@
 // (dispatch/ops/binary_registration.h); this file checks what the host can see, picks the
 // launcher of the op's group (its row in dispatch/ops/binary_rows.h) and turns the plan into its
 // arguments.
+#include "anatomy/backends/cuda/elementwise/elementwise_args.h"
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/elementwise/elementwise_args.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops/binary_registration.h"
 
@@ -38,8 +38,8 @@ void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
   const double alpha_float = is_floating(t) ? alpha.to<double>() : 0.0;
   const int64_t alpha_int = is_floating(t) ? 0 : alpha.to<int64_t>();
   switch (op) {
-#define ANATOMY_CUDA_BINARY_GROUP(e, name, dtypes, fn, group, ...)            \
-  case BinaryOp::e:                                                      \
+#define ANATOMY_CUDA_BINARY_GROUP(e, name, dtypes, fn, group, ...)                        \
+  case BinaryOp::e:                                                                       \
     launch_binary_group<BinaryGroup::group>(op, t, args, alpha_float, alpha_int, stream); \
     break;
     ANATOMY_FORALL_BINARY_OPS(ANATOMY_CUDA_BINARY_GROUP)

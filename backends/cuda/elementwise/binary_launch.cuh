@@ -21,13 +21,13 @@ void launch_binary_group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& arg
     using M = elementwise::opmath_t<T>;
     const M alpha = elementwise::is_floating_v<T> ? static_cast<M>(alpha_float) : static_cast<M>(alpha_int);
     switch (op) {
-#define ANATOMY_CUDA_BINARY_CASE(e, name, dtypes, Fn, group, ...)                                     \
-  case BinaryOp::e:                                                                              \
-    if constexpr (BinaryGroup::group == G && binary_takes_v<BinaryDtypes::dtypes, T>) {          \
-      using F = elementwise::Fn<T>;                                                              \
-      launch_elementwise<2, std::invoke_result_t<F, T, T>, T>(args, F{{alpha}}, stream);         \
-      return true;                                                                               \
-    }                                                                                            \
+#define ANATOMY_CUDA_BINARY_CASE(e, name, dtypes, Fn, group, ...)                        \
+  case BinaryOp::e:                                                                      \
+    if constexpr (BinaryGroup::group == G && binary_takes_v<BinaryDtypes::dtypes, T>) {  \
+      using F = elementwise::Fn<T>;                                                      \
+      launch_elementwise<2, std::invoke_result_t<F, T, T>, T>(args, F{{alpha}}, stream); \
+      return true;                                                                       \
+    }                                                                                    \
     return false;
       ANATOMY_FORALL_BINARY_OPS(ANATOMY_CUDA_BINARY_CASE)
 #undef ANATOMY_CUDA_BINARY_CASE

@@ -11,10 +11,10 @@
 //   (300.7 -> 44 as uint8, -1.5 -> 255, NaN -> 0). CUDA's own conversions saturate instead (and
 //   give 0 for NaN), as PyTorch's CUDA casts do. cast_value spells the x86 results out, so a
 //   conversion gives the same bits on either device and nothing undefined runs on the GPU.
-#include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
+#include "anatomy/backends/cuda/elementwise/launch.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -68,8 +68,7 @@ void launch_cast(DType dst, DType src, const ElementwiseArgs<1>& args, cudaStrea
     });
   });
   if (!launched) {
-    detail::throw_cuda_error(cudaErrorInvalidValue, "launch_cast: the dtypes are equal or unknown", __FILE__,
-                             __LINE__);
+    detail::throw_cuda_error(cudaErrorInvalidValue, "launch_cast: the dtypes are equal or unknown", __FILE__, __LINE__);
   }
 }
 

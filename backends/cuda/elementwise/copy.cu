@@ -1,9 +1,9 @@
 // CUDA kernel of same-dtype copies between strided layouts, instantiated per element size; a
 // source transposed against its destination goes through the element-wise tile kernel.
+#include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/elementwise/elementwise.cuh"
-#include "anatomy/backends/cuda/common/launch_config.h"
 
 namespace anatomy::cuda {
 namespace {

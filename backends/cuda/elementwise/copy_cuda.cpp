@@ -36,15 +36,15 @@
 #include <limits>
 #include <utility>
 
+#include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
+#include "anatomy/backends/cuda/memory/pinned_allocator.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/runtime/index_error.h"
-#include "anatomy/backends/cuda/memory/pinned_allocator.h"
 #include "anatomy/backends/cuda/runtime/sync_debug.h"
-#include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"

@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 
@@ -126,9 +126,9 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
     for (int j = 0; j < kTransposeTile / kTransposeRows; ++j) {
       const int64_t i1 = first1 + ty + j * kTransposeRows;
       for (int k = 0; k < NIn; ++k) {
-        direct[j][k] = in.is_scalar[k] ? in.scalar[k]
+        direct[j][k] = in.is_scalar[k]                                          ? in.scalar[k]
                        : (transposed & (1u << k)) || i0 >= size0 || i1 >= size1 ? In()
-                                                                                 : input_at(k, i0, i1);
+                                                                                : input_at(k, i0, i1);
       }
     }
     __syncthreads();
@@ -185,8 +185,8 @@ void launch_elementwise(const ElementwiseArgs<NIn>& args, F f, cudaStream_t stre
     for (int k = 0; k < NIn; ++k) aligned = aligned && reinterpret_cast<uintptr_t>(args.inputs[k]) % 16 == 0;
     if (aligned && kVec > 1) {
       elementwise_vectorized_kernel<kVec, NIn, Out, In, F>
-          <<<grid_blocks((args.numel + kVec - 1) / kVec), kBlockThreads, 0, stream>>>(static_cast<Out*>(args.output), in,
-                                                                                      args.numel, f);
+          <<<grid_blocks((args.numel + kVec - 1) / kVec), kBlockThreads, 0, stream>>>(static_cast<Out*>(args.output),
+                                                                                      in, args.numel, f);
     } else {
       elementwise_vectorized_kernel<1, NIn, Out, In, F>
           <<<grid_blocks(args.numel), kBlockThreads, 0, stream>>>(static_cast<Out*>(args.output), in, args.numel, f);

@@ -22,9 +22,9 @@ ElementwiseArgs<NIn> make_elementwise_args(const IterationPlan& plan, const char
     const Tensor& in = plan.input(k);
     if (plan.is_cpu_scalar(k)) {
       // The plan cast it to the common dtype, the dtype every kernel's inputs have.
-      ANATOMY_INTERNAL_ASSERT(in.numel() == 1 && in.element_size() <= sizeof(uint64_t) &&
-                                  in.dtype() == plan.common_dtype(),
-                              "{}: a CPU scalar input of {} elements and dtype {}", op, in.numel(), name(in.dtype()));
+      ANATOMY_INTERNAL_ASSERT(
+          in.numel() == 1 && in.element_size() <= sizeof(uint64_t) && in.dtype() == plan.common_dtype(),
+          "{}: a CPU scalar input of {} elements and dtype {}", op, in.numel(), name(in.dtype()));
       args.is_scalar[k] = true;
       std::memcpy(&args.scalar_bits[k], in.data_ptr(), in.element_size());
     } else {

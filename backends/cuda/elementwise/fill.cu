@@ -2,9 +2,9 @@
 // each instantiated per element size. Which bytes to write was decided on the host.
 #include <cstring>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/elementwise/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -2,10 +2,10 @@
 // the host, exactly as the CPU kernel converts it; the kernels in fill.cu only store bits.
 #include <cstring>
 
+#include "anatomy/backends/cuda/common/make_strided_layout.h"
+#include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/elementwise/launch.h"
-#include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/dispatch/library.h"

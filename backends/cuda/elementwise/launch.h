@@ -2,9 +2,9 @@
 // through one of these (declared here, defined in the .cu files, called by the *_cuda.cpp files).
 #pragma once
 
+#include <cuda_runtime_api.h>
 #include <cstddef>
 #include <cstdint>
-#include <cuda_runtime_api.h>
 
 #include "anatomy/backends/cuda/common/strided_layout.h"
 #include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
@@ -103,8 +103,7 @@ void launch_arange_integral(DType dtype, void* out, int64_t n, int64_t start, in
 // out[i] = start + i * step in double, converted to `dtype`.
 void launch_arange_floating(DType dtype, void* out, int64_t n, double start, double step, cudaStream_t stream);
 // linspace's symmetric form: the first half counts up from `start`, the rest down from `end`.
-void launch_linspace(DType dtype, void* out, int64_t steps, double start, double end, double step,
-                     cudaStream_t stream);
+void launch_linspace(DType dtype, void* out, int64_t steps, double start, double end, double step, cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 

@@ -3,10 +3,10 @@
 // most one thread, so there are no races; what to write was decided on the host.
 #include <cstring>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
-#include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/common/strided_offsets.cuh"
+#include "anatomy/backends/cuda/elementwise/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -5,16 +5,16 @@
 
 #include <cstring>
 
-#include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/elementwise/launch.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::cuda {
 namespace {

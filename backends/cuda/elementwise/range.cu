@@ -1,10 +1,10 @@
 // CUDA kernels of arange and linspace (see launch.h). Double products and sums use __dmul_rn and
 // __dadd_rn so that nvcc does not fuse them into an FMA, which rounds once where the CPU's loop
 // rounds twice: the two backends give the same bits.
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/elementwise/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/core/convert.h"
 
 namespace anatomy::cuda {

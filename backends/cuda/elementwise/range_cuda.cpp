@@ -1,8 +1,8 @@
 // CUDA: arange and linspace, made on the device they name (or the current one) by the kernels
 // of range.cu; the lengths, default dtypes and checks are the CPU's (backends/cpu/range_cpu.cpp).
+#include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/type_promotion.h"

@@ -1,9 +1,9 @@
 // CUDA kernels of flip, tril and triu: one grid-stride kernel each over the contiguous output,
 // reading the input through a StridedLayout (any strides, negative ones for flipped dims),
 // instantiated per element size. 64-bit indices throughout.
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/elementwise/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {

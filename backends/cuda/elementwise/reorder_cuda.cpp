@@ -1,10 +1,10 @@
 // CUDA: flip, tril and triu (every dtype, any input strides), with the CPU's checks
 // (dispatch/ops/shape_checks.h); the kernels are in reorder.cu. Results are fresh contiguous
 // tensors, as on the CPU.
-#include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/elementwise/launch.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/shape_checks.h"

@@ -9,14 +9,14 @@
 // takes CPU indices and masks too, as PyTorch does, and copies them to the device. A bool mask
 // becomes its positions through the `nonzero` operator of its device; a CUDA mask's waits for
 // the device to learn their count (the one wait here; only CUDA masks cause it).
+#include "anatomy/backends/cuda/index/index_table.h"
+#include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/index/launch.h"
-#include "anatomy/backends/cuda/index/index_table.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -2,9 +2,9 @@
 // (out, src, offsets table) for every layout, and a rows one for contiguous rows (embedding,
 // index_select of a contiguous tensor) that copies whole words of up to 16 bytes. They only move
 // bits, so they are instantiated per element (or word) size; a bad table entry writes zeros.
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/index/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -1,9 +1,9 @@
 // The offsets-table kernel of the indexing ops (launch.h): reads each index value once, checks it
 // through the IndexErrorSink (the CPU's range rules, so the raised message is the CPU's) and
 // stores its element offset, or kBadOffset. No memory is touched with an unchecked value.
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/index/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -12,10 +12,10 @@
 //   found a bad index (Note [Bad indices on the device]).
 #include <type_traits>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/dtype_switch.h"
-#include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/index/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -2,11 +2,11 @@
 // launches of the gather and scatter kernels over the CPU's walks.
 #include "anatomy/backends/cuda/index/index_table.h"
 
+#include "anatomy/backends/cuda/common/make_strided_layout.h"
+#include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/index/launch.h"
-#include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/ops.h"
 

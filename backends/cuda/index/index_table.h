@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "anatomy/backends/cuda/runtime/index_error.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/tensor.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::cuda {
 

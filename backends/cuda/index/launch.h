@@ -2,9 +2,9 @@
 // here, defined in the .cu files, called by the *_cuda.cpp files and index_table.cpp).
 #pragma once
 
+#include <cuda_runtime_api.h>
 #include <cstddef>
 #include <cstdint>
-#include <cuda_runtime_api.h>
 
 #include "anatomy/backends/cuda/common/strided_layout.h"
 #include "anatomy/backends/cuda/runtime/index_error.h"

@@ -6,13 +6,13 @@
 // device's IndexErrorSink, raised as the CPU's ValueError at the next wait (Note [Bad indices on
 // the device], index_error.h).
 #include "anatomy/backends/cuda/common/cub_temp.h"
+#include "anatomy/backends/cuda/common/strided_run.h"
+#include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/index/launch.h"
-#include "anatomy/backends/cuda/common/strided_run.h"
-#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/ops/shape_checks.h"
 
 namespace anatomy::cuda {

@@ -10,21 +10,21 @@
 // and masks, which may be CPU tensors (copied to the device), as in PyTorch. A bool mask becomes
 // its positions through the `nonzero` operator of its device; a CUDA mask's waits for the device
 // to learn their count (the one wait here).
+#include "anatomy/backends/cuda/index/index_table.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/runtime/index_error_host.h"
-#include "anatomy/backends/cuda/index/index_table.h"
 #include "anatomy/core/empty_tensor.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
-#include "anatomy/dispatch/ops/scatter_registration.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
+#include "anatomy/dispatch/ops/scatter_registration.h"
 
 namespace anatomy::cuda {
 namespace {
 
-// The body of scatter_ and scatter_add_ (dispatch/ops/scatter_registration.h): `src` is a tensor of self's dtype on its device,
-// already checked against index (0-dim src: one value for every index).
+// The body of scatter_ and scatter_add_ (dispatch/ops/scatter_registration.h): `src` is a tensor of self's dtype on its
+// device, already checked against index (0-dim src: one value for every index).
 Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
                     const char* op) {
   check_no_internal_overlap(self, op);

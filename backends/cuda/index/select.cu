@@ -9,9 +9,9 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/index/launch.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {

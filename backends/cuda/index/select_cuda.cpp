@@ -6,14 +6,14 @@
 // row-major order as on the CPU. An empty input waits for nothing. CUB reads each operand as one
 // strided run (strided_run.h); any other layout is copied to a contiguous one first.
 #include "anatomy/backends/cuda/common/cub_temp.h"
+#include "anatomy/backends/cuda/common/strided_run.h"
+#include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/index/launch.h"
-#include "anatomy/backends/cuda/common/strided_run.h"
-#include "anatomy/dispatch/ops/indexing_rules.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/indexing_rules.h"
 
 namespace anatomy::cuda {
 namespace {

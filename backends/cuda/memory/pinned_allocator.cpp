@@ -31,8 +31,8 @@ struct Block {
   void* ptr = nullptr;
   size_t size = 0;  // a power of two
   bool in_use = false;
-  bool registered = false;              // malloc + cudaHostRegister rather than cudaHostAlloc
-  std::vector<PendingEvent> events;     // recorded by copies using the block
+  bool registered = false;           // malloc + cudaHostRegister rather than cudaHostAlloc
+  std::vector<PendingEvent> events;  // recorded by copies using the block
 };
 
 constexpr size_t kMinBlock = 512;

@@ -1,6 +1,6 @@
-// cuda::record_stream: tells the device's allocator (caching or cudaMallocAsync) that a tensor's memory is also used by work
-// queued on another stream than the one it was allocated on, so that freeing the tensor does not
-// let that memory be handed out again before the work is done.
+// cuda::record_stream: tells the device's allocator (caching or cudaMallocAsync) that a tensor's memory is also used by
+// work queued on another stream than the one it was allocated on, so that freeing the tensor does not let that memory
+// be handed out again before the work is done.
 //
 //   Tensor x = ...;                          // allocated on the current stream
 //   cuda::Stream side = cuda::get_stream_from_pool();

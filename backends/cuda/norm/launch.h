@@ -2,8 +2,8 @@
 // backward (declared here, defined in the .cu files, called by the *_cuda.cpp files).
 #pragma once
 
-#include <cstdint>
 #include <cuda_runtime_api.h>
+#include <cstdint>
 
 #include "anatomy/core/dtype.h"
 
@@ -41,8 +41,8 @@ namespace anatomy::cuda {
 
 // dx = y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log), along N of [P, N, M]; g, y
 // and dx of `dtype` (floating; fp16/bf16 compute in fp32). P * N * M > 0.
-void launch_softmax_backward(bool log, DType dtype, const void* grad, const void* output, void* grad_input,
-                             int64_t P, int64_t N, int64_t M, cudaStream_t stream);
+void launch_softmax_backward(bool log, DType dtype, const void* grad, const void* output, void* grad_input, int64_t P,
+                             int64_t N, int64_t M, cudaStream_t stream);
 
 enum class NormBackwardKind : int8_t { Layer, Rms };
 

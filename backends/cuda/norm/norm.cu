@@ -188,10 +188,8 @@ void launch_for(const NormKernelArgs<T>& a, cudaStream_t stream) {
   const bool vec = row_vectorizable(a.n, kVec, {a.x, a.y, a.w, a.b});
   if (a.n <= kWarpRowCapacity<A>) {
     const unsigned grid = row_grid((a.rows + kRowWarpsPerBlock - 1) / kRowWarpsPerBlock);
-    if (vec)
-      norm_warp_kernel<T, kVec, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
-    else
-      norm_warp_kernel<T, 1, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
+    if (vec) norm_warp_kernel<T, kVec, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
+    else norm_warp_kernel<T, 1, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
   } else if (a.n <= kBlockRowCapacity<A>) {
     const int threads = row_block_threads<A>(a.n, vec ? kVec : 1);
     const unsigned grid = row_grid(a.rows);
@@ -225,10 +223,8 @@ void launch_row_norm(RowNormKind kind, DType dtype, const RowNormBuffers& b, int
                           rows,
                           cols,
                           static_cast<opmath_t<T>>(eps)};
-      if (kind == RowNormKind::Rms)
-        launch_for<T, true>(a, stream);
-      else
-        launch_for<T, false>(a, stream);
+      if (kind == RowNormKind::Rms) launch_for<T, true>(a, stream);
+      else launch_for<T, false>(a, stream);
       return true;
     }
     return false;

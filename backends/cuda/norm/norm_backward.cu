@@ -29,7 +29,7 @@ namespace {
 
 inline constexpr int kBackwardBlockThreads = 512;  // the most threads of a row-in-registers block
 inline constexpr int kLoopThreads = 512;
-inline constexpr int64_t kPartialBlocks = 512;     // the most blocks when partials are written
+inline constexpr int64_t kPartialBlocks = 512;  // the most blocks when partials are written
 
 template <typename T>
 struct NormBackwardArgs {
@@ -43,7 +43,7 @@ struct NormBackwardArgs {
   A* dw;          // partials [gridDim.x, n]; null: not wanted
   A* db;          // likewise
   int64_t rows, n;
-  A eps;          // rms_norm
+  A eps;  // rms_norm
 };
 
 // A row's constants: xhat = (x - shift) * rstd, dx = rstd * (gw - c1 - xhat * c2).

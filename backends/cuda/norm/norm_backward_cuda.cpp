@@ -7,13 +7,13 @@
 #include <limits>
 #include <tuple>
 
+#include "anatomy/backends/cuda/norm/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/norm/launch.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/ops/norm_backward_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -25,8 +25,8 @@ Tensor softmax_backward_cuda(const Tensor& grad_output, const Tensor& output, in
   Tensor dx = empty(output.sizes(), TensorOptions().dtype(output.dtype()).device(output.device()));
   if (dx.numel() > 0) {
     DeviceGuard guard(output.device());
-    launch_softmax_backward(Log, output.dtype(), p.grad.data_ptr(), p.output.data_ptr(), dx.data_ptr(), p.outer,
-                            p.size, p.inner, current_stream());
+    launch_softmax_backward(Log, output.dtype(), p.grad.data_ptr(), p.output.data_ptr(), dx.data_ptr(), p.outer, p.size,
+                            p.inner, current_stream());
   }
   return dx.dtype() == input_dtype ? dx : dx.to(input_dtype);
 }

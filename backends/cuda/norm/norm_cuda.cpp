@@ -5,13 +5,13 @@
 #include <limits>
 #include <tuple>
 
+#include "anatomy/backends/cuda/norm/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/norm/launch.h"
 #include "anatomy/core/dtype_visit.h"
-#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(kRowWarpsPerBlock * 32)
 
 template <typename T, int Vec, bool Log>
 __global__ void __launch_bounds__(kBackwardBlockThreads)
-    softmax_backward_row_block_kernel(const T* __restrict__ g, const T* __restrict__ y, T* __restrict__ dx,
-                                      int64_t P, int64_t N) {
+    softmax_backward_row_block_kernel(const T* __restrict__ g, const T* __restrict__ y, T* __restrict__ dx, int64_t P,
+                                      int64_t N) {
   __shared__ double shared[2][64];
   BlockRowGroup grp{shared};
   softmax_backward_rows_in_registers<T, Vec, Log>(grp, g, y, dx, P, N);
@@ -132,15 +132,11 @@ void launch_for(const T* g, const T* y, T* dx, int64_t P, int64_t N, int64_t M, 
   const int block_threads = row_block_threads<A>(N, vec ? kVec : 1);
   if (M == 1 && N <= kWarpRowCapacity<A>) {
     const unsigned grid = row_grid((P + kRowWarpsPerBlock - 1) / kRowWarpsPerBlock);
-    if (vec)
-      softmax_backward_warp_kernel<T, kVec, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(g, y, dx, P, N);
-    else
-      softmax_backward_warp_kernel<T, 1, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(g, y, dx, P, N);
+    if (vec) softmax_backward_warp_kernel<T, kVec, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(g, y, dx, P, N);
+    else softmax_backward_warp_kernel<T, 1, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(g, y, dx, P, N);
   } else if (M == 1 && N <= kBlockRowCapacity<A> && block_threads <= kBackwardBlockThreads) {
-    if (vec)
-      softmax_backward_row_block_kernel<T, kVec, Log><<<row_grid(P), block_threads, 0, stream>>>(g, y, dx, P, N);
-    else
-      softmax_backward_row_block_kernel<T, 1, Log><<<row_grid(P), block_threads, 0, stream>>>(g, y, dx, P, N);
+    if (vec) softmax_backward_row_block_kernel<T, kVec, Log><<<row_grid(P), block_threads, 0, stream>>>(g, y, dx, P, N);
+    else softmax_backward_row_block_kernel<T, 1, Log><<<row_grid(P), block_threads, 0, stream>>>(g, y, dx, P, N);
   } else if (M == 1) {
     softmax_backward_loop_kernel<T, Log><<<row_grid(P), kBackwardBlockThreads, 0, stream>>>(g, y, dx, P, N);
   } else {
@@ -152,8 +148,8 @@ void launch_for(const T* g, const T* y, T* dx, int64_t P, int64_t N, int64_t M, 
 
 }  // namespace
 
-void launch_softmax_backward(bool log, DType dtype, const void* grad, const void* output, void* grad_input,
-                             int64_t P, int64_t N, int64_t M, cudaStream_t stream) {
+void launch_softmax_backward(bool log, DType dtype, const void* grad, const void* output, void* grad_input, int64_t P,
+                             int64_t N, int64_t M, cudaStream_t stream) {
   const bool launched = dtype_switch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_floating_v<T>) {

@@ -6,10 +6,10 @@
 // one fma, which rounds once where the CPU rounds twice, and the last bit would differ.
 #include <type_traits>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/random/random.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/core/philox.h"
 
 namespace anatomy::cuda {

@@ -9,15 +9,15 @@
 #include <cmath>
 #include <limits>
 
-#include "anatomy/backends/cuda/runtime/current_stream.h"
-#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/random/random.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/generator.h"
-#include "anatomy/dispatch/ops/random_args.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops/random_args.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -19,10 +19,10 @@
 #include <cstring>
 #include <type_traits>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
 #include "anatomy/backends/cuda/reduce/reduce.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/dispatch/ops/reduce_functors.h"
 
 namespace anatomy::cuda {
@@ -90,7 +90,9 @@ __device__ __forceinline__ typename Op::acc_t thread_reduce(const T* __restrict_
 // Ops that declare vector_loads (sum and mean) are launched with vector loads when the geometry
 // asks for them; the others always read one element at a time.
 template <typename Op>
-concept VectorLoadOp = requires { typename Op::vector_loads; };
+concept VectorLoadOp = requires {
+  typename Op::vector_loads;
+};
 
 // The row elements [begin, end) of x (begin a multiple of Vec, x 16-byte aligned when Vec > 1)
 // that thread `rank` of `threads` folds: with Vec > 1 the 16-byte vectors rank, rank + threads,
@@ -222,10 +224,8 @@ __global__ void __launch_bounds__(kReduceThreads)
 #pragma unroll
     for (int k = 0; k < Vec; ++k) a[k] = op.identity();
     if (m < M) {
-      if constexpr (Vec == 1)
-        a[0] = thread_reduce(x + p * N * M + m, begin + threadIdx.y, end, kColumnLanes, M, op);
-      else
-        columns_reduce<Vec>(x + p * N * M + m, begin + threadIdx.y, end, kColumnLanes, M, op, a);
+      if constexpr (Vec == 1) a[0] = thread_reduce(x + p * N * M + m, begin + threadIdx.y, end, kColumnLanes, M, op);
+      else columns_reduce<Vec>(x + p * N * M + m, begin + threadIdx.y, end, kColumnLanes, M, op, a);
     }
 #pragma unroll
     for (int k = 0; k < Vec; ++k) shared[slot + k] = a[k];
@@ -238,10 +238,8 @@ __global__ void __launch_bounds__(kReduceThreads)
 #pragma unroll
       for (int k = 0; k < Vec; ++k) {
         const int64_t o = p * M + m + k;
-        if (partial)
-          partial[s * P * M + o] = a[k];
-        else
-          op.write(o, a[k]);
+        if (partial) partial[s * P * M + o] = a[k];
+        else op.write(o, a[k]);
       }
     }
     __syncthreads();

@@ -35,12 +35,12 @@
 
 namespace anatomy::cuda {
 
-inline constexpr int kReduceThreads = 256;     // threads of every reduction block
+inline constexpr int kReduceThreads = 256;  // threads of every reduction block
 inline constexpr int kReduceWarps = kReduceThreads / 32;
-inline constexpr int kColumnTile = 32;         // columns of a "columns" block (one warp wide)
+inline constexpr int kColumnTile = 32;                             // columns of a "columns" block (one warp wide)
 inline constexpr int kColumnLanes = kReduceThreads / kColumnTile;  // its row lanes
-inline constexpr int64_t kWarpRowMax = 1024;   // rows up to this long: one warp each
-inline constexpr size_t kMaxAccBytes = 32;     // the largest accumulator (var's: 24 bytes), one scratch slot
+inline constexpr int64_t kWarpRowMax = 1024;                       // rows up to this long: one warp each
+inline constexpr size_t kMaxAccBytes = 32;  // the largest accumulator (var's: 24 bytes), one scratch slot
 
 enum class ReducePath : int8_t { WarpPerRow, BlockPerRow, Columns };
 

@@ -7,10 +7,10 @@
 #include <array>
 #include <atomic>
 
+#include "anatomy/backends/cuda/reduce/reduce.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/reduce/reduce.h"
 #include "anatomy/dispatch/ops/reduce_registration.h"
 
 namespace anatomy::cuda {
@@ -57,20 +57,44 @@ void reduce_cuda(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs
   const DType t = in.dtype();
   const cudaStream_t stream = current_stream();
   switch (kind) {
-    case ReduceKind::Sum: launch_reduce_sum(SumReduceOp::Sum, t, g, b, stream); break;
-    case ReduceKind::Mean: launch_reduce_sum(SumReduceOp::Mean, t, g, b, stream); break;
-    case ReduceKind::Prod: launch_reduce_sum(SumReduceOp::Prod, t, g, b, stream); break;
+    case ReduceKind::Sum:
+      launch_reduce_sum(SumReduceOp::Sum, t, g, b, stream);
+      break;
+    case ReduceKind::Mean:
+      launch_reduce_sum(SumReduceOp::Mean, t, g, b, stream);
+      break;
+    case ReduceKind::Prod:
+      launch_reduce_sum(SumReduceOp::Prod, t, g, b, stream);
+      break;
     case ReduceKind::Max:
-    case ReduceKind::ArgMax: launch_reduce_extreme(ExtremeReduceOp::Max, t, g, b, stream); break;
+    case ReduceKind::ArgMax:
+      launch_reduce_extreme(ExtremeReduceOp::Max, t, g, b, stream);
+      break;
     case ReduceKind::Min:
-    case ReduceKind::ArgMin: launch_reduce_extreme(ExtremeReduceOp::Min, t, g, b, stream); break;
-    case ReduceKind::Var: launch_reduce_stats(StatsReduceOp::Var, t, g, b, args.correction, stream); break;
-    case ReduceKind::Std: launch_reduce_stats(StatsReduceOp::Std, t, g, b, args.correction, stream); break;
-    case ReduceKind::Norm: launch_reduce_stats(StatsReduceOp::Norm, t, g, b, args.p, stream); break;
-    case ReduceKind::LogSumExp: launch_reduce_stats(StatsReduceOp::LogSumExp, t, g, b, 0, stream); break;
-    case ReduceKind::Any: launch_reduce_logical(LogicalReduceOp::Any, t, g, b, stream); break;
-    case ReduceKind::All: launch_reduce_logical(LogicalReduceOp::All, t, g, b, stream); break;
-    case ReduceKind::CountNonzero: launch_reduce_logical(LogicalReduceOp::CountNonzero, t, g, b, stream); break;
+    case ReduceKind::ArgMin:
+      launch_reduce_extreme(ExtremeReduceOp::Min, t, g, b, stream);
+      break;
+    case ReduceKind::Var:
+      launch_reduce_stats(StatsReduceOp::Var, t, g, b, args.correction, stream);
+      break;
+    case ReduceKind::Std:
+      launch_reduce_stats(StatsReduceOp::Std, t, g, b, args.correction, stream);
+      break;
+    case ReduceKind::Norm:
+      launch_reduce_stats(StatsReduceOp::Norm, t, g, b, args.p, stream);
+      break;
+    case ReduceKind::LogSumExp:
+      launch_reduce_stats(StatsReduceOp::LogSumExp, t, g, b, 0, stream);
+      break;
+    case ReduceKind::Any:
+      launch_reduce_logical(LogicalReduceOp::Any, t, g, b, stream);
+      break;
+    case ReduceKind::All:
+      launch_reduce_logical(LogicalReduceOp::All, t, g, b, stream);
+      break;
+    case ReduceKind::CountNonzero:
+      launch_reduce_logical(LogicalReduceOp::CountNonzero, t, g, b, stream);
+      break;
   }
 }
 

@@ -19,8 +19,8 @@ void launch_reduce_logical(LogicalReduceOp op, DType dtype, const ReduceGeometry
         launch_reduce<T>(g, b.input, b.scratch, Store<AnyAllFn<T, false>, bool>{{}, flags}, stream);
         break;
       case LogicalReduceOp::CountNonzero:
-        launch_reduce<T>(g, b.input, b.scratch,
-                         Store<CountNonzeroFn<T>, int64_t>{{}, static_cast<int64_t*>(b.values)}, stream);
+        launch_reduce<T>(g, b.input, b.scratch, Store<CountNonzeroFn<T>, int64_t>{{}, static_cast<int64_t*>(b.values)},
+                         stream);
         break;
     }
     return true;

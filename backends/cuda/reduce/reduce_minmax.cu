@@ -13,8 +13,8 @@ void launch_extreme(const ReduceGeometry& g, const ReduceBuffers& b, cudaStream_
   using namespace reduction;
   T* values = static_cast<T*>(b.values);
   if (b.indices) {
-    launch_reduce<T>(g, b.input, b.scratch,
-                     StoreValueIndex<T, IsMax>{{}, values, static_cast<int64_t*>(b.indices)}, stream);
+    launch_reduce<T>(g, b.input, b.scratch, StoreValueIndex<T, IsMax>{{}, values, static_cast<int64_t*>(b.indices)},
+                     stream);
   } else {
     launch_reduce<T>(g, b.input, b.scratch, Store<ExtremeFn<T, IsMax>, T>{{}, values}, stream);
   }

@@ -31,7 +31,9 @@ void launch_reduce_stats(StatsReduceOp op, DType dtype, const ReduceGeometry& g,
         case StatsReduceOp::Std:
           launch_reduce<T>(g, b.input, b.scratch, Store<VarFn<T>, T>{{a, op == StatsReduceOp::Std}, out}, stream);
           break;
-        case StatsReduceOp::Norm: launch_norm<T>(g, b, a, stream); break;
+        case StatsReduceOp::Norm:
+          launch_norm<T>(g, b, a, stream);
+          break;
         case StatsReduceOp::LogSumExp:
           launch_reduce<T>(g, b.input, b.scratch, Store<LogSumExpFn<T>, T>{{}, out}, stream);
           break;

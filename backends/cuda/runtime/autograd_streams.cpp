@@ -4,8 +4,8 @@
 // the stream's cudaStream_t, 0 for the legacy default stream.
 #include <cstdint>
 
-#include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/memory/record_stream.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/stream.h"
 #include "anatomy/core/device_streams.h"
 
@@ -27,9 +27,7 @@ void wait_stream_id(Device device, uint64_t waiter, uint64_t producer) {
   stream_of(device, waiter).wait_stream(stream_of(device, producer));
 }
 
-void record_stream_id(const Tensor& tensor, uint64_t id) {
-  record_stream(tensor, stream_of(tensor.device(), id));
-}
+void record_stream_id(const Tensor& tensor, uint64_t id) { record_stream(tensor, stream_of(tensor.device(), id)); }
 
 constexpr DeviceStreams kCudaStreams{&current_stream_id, &set_current_stream_id, &wait_stream_id, &record_stream_id};
 

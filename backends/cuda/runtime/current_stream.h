@@ -25,7 +25,8 @@ namespace anatomy::cuda {
 // The handle of the calling thread's current stream on the current device: what ops launch on.
 // On every op's path, so it is cheap: a thread-local read while the thread has only default
 // streams current, plus the current device once it has set another one (cudaGetDevice, or no
-// runtime call inside a DeviceGuard: Note [The device a DeviceGuard set], device.cpp). Never throws where CUDA is missing (the legacy default stream is the answer).
+// runtime call inside a DeviceGuard: Note [The device a DeviceGuard set], device.cpp). Never throws where CUDA is
+// missing (the legacy default stream is the answer).
 cudaStream_t current_stream();
 // The handle of the calling thread's current stream on `device`, an index the caller knows to be
 // valid (the caching allocator's memory provider asks on every allocation): no checks, and one

@@ -13,8 +13,8 @@
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/runtime/index_error_host.h"
-#include "anatomy/dispatch/ops.h"
 #include "anatomy/core/error.h"
+#include "anatomy/dispatch/ops.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -31,11 +31,11 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
-#include "anatomy/backends/cuda/scan/scan.h"
 #include "anatomy/backends/cuda/common/strided_offsets.cuh"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
+#include "anatomy/backends/cuda/scan/scan.h"
 #include "anatomy/core/convert.h"
 
 namespace anatomy::cuda {
@@ -62,30 +62,23 @@ using scan_acc_t =
 
 template <typename T>
 __device__ __forceinline__ scan_acc_t<T> to_acc(T v) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<uint64_t>(static_cast<int64_t>(v));
-  else
-    return convert<scan_acc_t<T>>(v);
+  if constexpr (std::is_integral_v<T>) return static_cast<uint64_t>(static_cast<int64_t>(v));
+  else return convert<scan_acc_t<T>>(v);
 }
 
 template <typename T>
 __device__ __forceinline__ T from_acc(scan_acc_t<T> v) {
-  if constexpr (std::is_same_v<T, bool>)
-    return v != 0;
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<int64_t>(v));
-  else
-    return convert<T>(v);
+  if constexpr (std::is_same_v<T, bool>) return v != 0;
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<int64_t>(v));
+  else return convert<T>(v);
 }
 
 template <bool Prod>
 struct ScanOp {
   template <typename A>
   __device__ __forceinline__ A operator()(A a, A b) const {
-    if constexpr (Prod)
-      return a * b;
-    else
-      return a + b;
+    if constexpr (Prod) return a * b;
+    else return a + b;
   }
   // What pads a partial chunk; it only ever follows the row's last element.
   template <typename A>
@@ -347,10 +340,8 @@ bool launch_scan(bool prod, DType dtype, const void* in, void* out, const ScanRo
                  cudaStream_t stream) {
   return dtype_switch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (prod)
-      scan<T, true>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
-    else
-      scan<T, false>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
+    if (prod) scan<T, true>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
+    else scan<T, false>(static_cast<const T*>(in), static_cast<T*>(out), rows, innermost, scratch, stream);
     return true;
   });
 }

@@ -3,9 +3,9 @@
 // by the shared rules (shape::checked_dim, shape::scan_dtype), the input cast to the result dtype
 // first, a fresh contiguous result; the kernels, their accumulation types and the tiles of a few
 // long rows are in scan.cu. Nothing waits.
+#include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/scan/scan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"

@@ -75,10 +75,8 @@ __device__ __forceinline__ void softmax_rows_in_registers(Group& g, const T* __r
 #pragma unroll
         for (int k = 0; k < Vec; ++k) {
           const A v = r.v[j * Vec + k];
-          if constexpr (Log)
-            o[k] = (v - mx) - scale;
-          else
-            o[k] = v * scale;  // exp(x - max) * (1 / sum), as softmax_value
+          if constexpr (Log) o[k] = (v - mx) - scale;
+          else o[k] = v * scale;  // exp(x - max) * (1 / sum), as softmax_value
         }
         store_vector<Vec>(yr + e, 0, o);
       }
@@ -144,7 +142,8 @@ __global__ void __launch_bounds__(kReduceThreads)
     A sum = 0;
     for (int64_t i = 0; i < N; ++i) sum += exp(static_cast<A>(xc[i * M]) - mx);
     const A scale = softmax_scale<Log>(sum);
-    for (int64_t i = 0; i < N; ++i) yc[i * M] = static_cast<T>(softmax_value<Log>(static_cast<A>(xc[i * M]), mx, scale));
+    for (int64_t i = 0; i < N; ++i)
+      yc[i * M] = static_cast<T>(softmax_value<Log>(static_cast<A>(xc[i * M]), mx, scale));
   }
 }
 
@@ -157,16 +156,12 @@ void launch_for(const T* x, T* y, int64_t P, int64_t N, int64_t M, cudaStream_t 
   const bool vec = row_vectorizable(N, kVec, {x, y});
   if (M == 1 && N <= kWarpRowCapacity<A>) {
     const unsigned grid = row_grid((P + kRowWarpsPerBlock - 1) / kRowWarpsPerBlock);
-    if (vec)
-      softmax_warp_kernel<T, kVec, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(x, y, P, N);
-    else
-      softmax_warp_kernel<T, 1, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(x, y, P, N);
+    if (vec) softmax_warp_kernel<T, kVec, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(x, y, P, N);
+    else softmax_warp_kernel<T, 1, Log><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(x, y, P, N);
   } else if (M == 1 && N <= kBlockRowCapacity<A>) {
     const int threads = row_block_threads<A>(N, vec ? kVec : 1);
-    if (vec)
-      softmax_row_block_kernel<T, kVec, Log><<<row_grid(P), threads, 0, stream>>>(x, y, P, N);
-    else
-      softmax_row_block_kernel<T, 1, Log><<<row_grid(P), threads, 0, stream>>>(x, y, P, N);
+    if (vec) softmax_row_block_kernel<T, kVec, Log><<<row_grid(P), threads, 0, stream>>>(x, y, P, N);
+    else softmax_row_block_kernel<T, 1, Log><<<row_grid(P), threads, 0, stream>>>(x, y, P, N);
   } else if (M == 1) {
     softmax_block_kernel<T, Log><<<blocks(P), kReduceThreads, 0, stream>>>(x, y, P, N);
   } else {

@@ -5,8 +5,8 @@
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/softmax/softmax.h"
-#include "anatomy/dispatch/ops/norm_plan.h"
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops/norm_plan.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -16,8 +16,8 @@ Tensor softmax_cuda(const Tensor& self, int64_t dim, std::optional<DType> dtype)
   SoftmaxPlan plan = prepare_softmax(Log ? "log_softmax" : "softmax", self, dim, dtype);
   if (plan.out.numel() == 0) return plan.out;
   DeviceGuard guard(plan.out.device());
-  launch_softmax(Log, plan.input.dtype(), plan.input.data_ptr(), plan.out.data_ptr(), plan.outer, plan.size,
-                 plan.inner, current_stream());
+  launch_softmax(Log, plan.input.dtype(), plan.input.data_ptr(), plan.out.data_ptr(), plan.outer, plan.size, plan.inner,
+                 current_stream());
   return plan.out;
 }
 

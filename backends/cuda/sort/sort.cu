@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <climits>
 
-#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/sort/sort.h"
 #include "anatomy/backends/cuda/sort/sort_keys.cuh"
 
