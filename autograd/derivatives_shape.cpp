@@ -31,7 +31,8 @@ variable_list repeat_backward(BackwardContext& ctx, const variable_list& g) {
     pairs.push_back(i < lead ? 1 : sizes[i - lead]);
     copies.push_back(2 * i);
   }
-  ctx.set(out, 0, g[0].reshape(pairs).sum(copies).reshape(sizes));
+  // No repeated dim: the gradient itself, without a sum over no dims that would copy it.
+  ctx.set(out, 0, copies.empty() ? g[0].reshape(sizes) : g[0].reshape(pairs).sum(copies).reshape(sizes));
   return out;
 }
 

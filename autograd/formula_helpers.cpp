@@ -15,6 +15,8 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   for (int64_t d = 0; d < grad.dim(); ++d) {
     if (d < lead || (sizes[d - lead] == 1 && grad.sizes()[d] != 1)) dims.push_back(d);
   }
+  // Nothing to reduce (no broadcast): the gradient itself, without a sum that would copy it.
+  if (dims.empty()) return grad.reshape(sizes);
   return grad.sum(dims, /*keepdim=*/true).reshape(sizes);
 }
 

@@ -50,7 +50,8 @@ inline NormDims norm_dims(int64_t ndim, size_t normalized_count) {
   return d;
 }
 // A weight's or bias's gradient: summed over the leading dims (none: a copy of t).
-inline Tensor sum_leading(const Tensor& t, const NormDims& d) { return t.sum(d.leading); }
+// No leading dim (a 1-d input): `t` itself, without a sum over no dims that would copy it.
+inline Tensor sum_leading(const Tensor& t, const NormDims& d) { return d.leading.empty() ? t : t.sum(d.leading); }
 
 // output_mask of native_layer_norm_backward (3 entries) and _rms_norm_backward (2): 0 or 1 each.
 void check_output_mask(const char* op, IntArrayRef mask, size_t count);
