@@ -23,7 +23,7 @@
 // to device tensors. Copying it to the device on every call would cost a host-to-device copy
 // (microseconds, and an ordering point with the host) for 8 bytes. So the plan keeps it on the
 // CPU, already cast to the common dtype, and says so (is_cpu_scalar); a device backend reads
-// its value on the host and passes it to the kernel by value (backends/cuda/elementwise/elementwise_args.h),
+// its value on the host and passes it to the kernel by value (backends/cuda/elementwise/elementwise_cuda.cpp),
 // with stride 0 like any broadcast operand. Only 0-dim CPU tensors may join device tensors: any
 // other CPU tensor is a DeviceError. CPU plans are unchanged (is_cpu_scalar is false there).
 //

@@ -19,7 +19,7 @@
 //   PyTorch's CUDA kernels return for int8, uint8 and int32, except their floor division of a
 //   negative dividend (-2); their int64 results come from the hardware's undefined division
 //   (4294967295 for 5 // 0). A CPU scalar divisor (`t // 0`, `t % cpu_0dim`) is read on the host
-//   and raises as on the CPU (backends/cuda/elementwise/binary_cuda.cpp). Likewise a negative
+//   and raises as on the CPU (backends/cuda/elementwise/elementwise_cuda.cpp). Likewise a negative
 //   integer exponent gives PyTorch's integer answer on CUDA where the CPU raises.
 //   backends/cuda/README.md says the same.
 #pragma once

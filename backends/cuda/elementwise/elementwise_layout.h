@@ -4,7 +4,7 @@
 // its value.
 //
 // Compiled by nvcc and the host compiler: nothing here needs fmt or the rest of core.
-// make_elementwise_args (elementwise_args.h, host only) builds one from an IterationPlan.
+// make_elementwise_args (elementwise_cuda.cpp, host only) builds one from an IterationPlan.
 #pragma once
 
 #include <cstdint>

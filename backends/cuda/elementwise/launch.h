@@ -14,7 +14,7 @@
 
 // ---- binary ------------------------------------------------------------------------------------
 // Launchers of the element-wise binary and ternary kernels, one per family and .cu file, called
-// by binary_cuda.cpp with an iteration plan's arguments. Every input has the plan's common dtype;
+// by elementwise_cuda.cpp with an iteration plan's arguments. Every input has the plan's common dtype;
 // the output too, except for comparisons and logical ops (bool).
 
 namespace anatomy::cuda {
@@ -36,7 +36,7 @@ void launch_ternary(TernaryOp op, DType dtype, const ElementwiseArgs<3>& args, c
 
 // ---- unary -------------------------------------------------------------------------------------
 // Launchers of the element-wise unary kernels, one per family and .cu file, called by
-// unary_cuda.cpp with an iteration plan's arguments (one input, one output).
+// elementwise_cuda.cpp with an iteration plan's arguments (one input, one output).
 
 namespace anatomy::cuda {
 

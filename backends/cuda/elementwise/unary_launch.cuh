@@ -15,7 +15,7 @@ namespace anatomy::cuda {
 template <UnaryGroup G>
 void launch_unary_group(UnaryOp op, DType dtype, const ElementwiseArgs<1>& args, const UnaryScalars& k,
                         cudaStream_t stream) {
-  // unary_cuda.cpp calls the row's group, and the plan refused the dtypes the row does not take.
+  // elementwise_cuda.cpp calls the row's group, and the plan refused the dtypes the row does not take.
   launch_for_dtype(dtype, "launch_unary: the op, its group and the dtype do not go together", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = elementwise::opmath_t<T>;
