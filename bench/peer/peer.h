@@ -15,8 +15,9 @@
 //   report_anatomy(state), report_torch(state)   optional: run once after timing, they add
 //                                counters for figures that are not times (peak memory)
 // (CaseDefaults holds the defaults). Its constructor makes the inputs, random and the same for
-// both sides. Before timing, each side runs both functions once and compares the results, so a
-// wrong anatomy result fails the row (SkipWithError) instead of producing a figure.
+// both sides. Before timing, both functions run once and their results are compared, so a wrong
+// anatomy result fails the row (SkipWithError) instead of producing a figure; the case is made
+// once per row and shared by both sides (prepare, below).
 #pragma once
 
 #include <ATen/ATen.h>
@@ -25,7 +26,6 @@
 
 #include <exception>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "anatomy/anatomy.h"
@@ -110,34 +110,54 @@ constexpr bool is_cuda_case() {
   return Case::kTiming != Timing::kHost;
 }
 
-// Makes the case and compares both sides once; nullopt (the row skipped with the reason) when
-// something is missing, throws, or disagrees.
+// The one case alive: Google Benchmark calls a row's function several times (one iteration
+// first, then the counts it predicts from it) and runs the two sides one after the other, and
+// making a case (random inputs, often hundreds of MiB, both sides run and compared) costs far
+// more than timing it. So a case is made and checked once, kept for every call of either side,
+// and freed when a call for another case comes (before that one is made: the large rows hold
+// gigabytes each).
+struct PreparedCase {
+  const void* kind = nullptr;  // the address of prepare<Case>'s tag
+  std::shared_ptr<void> value;  // null when the case was skipped
+  std::string skip_reason;
+};
+inline PreparedCase& prepared_case() {
+  static PreparedCase current;
+  return current;
+}
+
+// Makes the case and compares both sides, the first time either side asks; null (the row
+// skipped with the reason) when something is missing, throws, or disagrees.
 template <class Case>
-std::optional<Case> prepare(benchmark::State& state) {
-  try {
-    if constexpr (is_cuda_case<Case>()) {
-      if (std::string why = cuda_unavailable_reason(); !why.empty()) {
-        state.SkipWithError(why.c_str());
-        return std::nullopt;
+Case* prepare(benchmark::State& state) {
+  static const char tag = 0;
+  PreparedCase& p = prepared_case();
+  if (p.kind != &tag) {
+    p = PreparedCase{};  // frees the last case first
+    p.kind = &tag;
+    try {
+      if constexpr (is_cuda_case<Case>()) p.skip_reason = cuda_unavailable_reason();
+      if (p.skip_reason.empty()) {
+        auto c = std::make_shared<Case>();
+        std::string diff = compare(c->run_anatomy(), c->run_torch(), Case::kTol);
+        if (diff.empty()) p.value = std::move(c);
+        else p.skip_reason = "anatomy and torch disagree: " + diff;
       }
+    } catch (const std::exception& e) {
+      p.skip_reason = e.what();
     }
-    std::optional<Case> c(std::in_place);
-    std::string diff = compare(c->run_anatomy(), c->run_torch(), Case::kTol);
-    if (!diff.empty()) {
-      state.SkipWithError(("anatomy and torch disagree: " + diff).c_str());
-      return std::nullopt;
-    }
-    return c;
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return std::nullopt;
   }
+  if (!p.value) {
+    state.SkipWithError(p.skip_reason.c_str());
+    return nullptr;
+  }
+  return static_cast<Case*>(p.value.get());
 }
 
 template <class Case, class Side>
 void run_case(benchmark::State& state) {
-  std::optional<Case> c = prepare<Case>(state);
-  if (!c) return;
+  Case* c = prepare<Case>(state);
+  if (c == nullptr) return;
   if constexpr (Case::kTiming == Timing::kHost) {
     for (auto _ : state) {
       auto&& r = Side::call(*c);
