@@ -231,6 +231,15 @@ class Tensor {
   Tensor all() const;
   Tensor all(OptionalIntArrayRef dim, bool keepdim = false) const;
   Tensor count_nonzero(OptionalIntArrayRef dim = std::nullopt) const;
+  // statistics (dispatch/ops/statistics.cpp)
+  Tensor nansum(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+                std::optional<DType> dtype = std::nullopt) const;
+  Tensor nanmean(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+                 std::optional<DType> dtype = std::nullopt) const;
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
 
   // ---- nn (dispatch/ops/nn.h) ----
   Tensor softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
@@ -271,6 +280,16 @@ class Tensor {
   Tensor index(const std::vector<Tensor>& indices) const;
   const Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
   const Tensor& index_put_(const std::vector<Tensor>& indices, const Scalar& value) const;
+  // by index along one dim (dispatch/ops/indexing.h)
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
   // Python's self[...] and self[...] = values, as ATen's: x.index({Slice(1, None), 0, "...", None})
   // is x[1:, 0, ..., None] (anatomy::indexing, dispatch/ops/tensor_index.h). A view unless a
   // tensor or a bool is among the indices. A braced list of Tensors picks these overloads, with

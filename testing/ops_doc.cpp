@@ -25,10 +25,13 @@ constexpr Section kSections[] = {
     {"binary.cpp", "Element-wise binary and ternary"},
     {"unary.cpp", "Element-wise unary"},
     {"reduce.cpp", "Reductions"},
+    {"statistics.cpp", "Statistics"},
+    {"counting.cpp", "Counting"},
     {"nn.cpp", "Neural-network functions"},
     {"attention.cpp", "Dropout and attention"},
     {"linalg.cpp", "Matrix products"},
     {"indexing.cpp", "Joining, indexing, scattering and masking"},
+    {"index_by_dim.cpp", "By index along one dim"},
     {"shape.cpp", "Reordering, padding, sorting and scans"},
     {"nn_backward.cpp", "Backward functions of the neural-network operators"},
 };

@@ -1,11 +1,14 @@
 // Op-table entries: joining (cat, stack), reading by index (index_select, gather, take,
 // embedding, advanced indexing), writing by index (scatter, scatter_add, index_put) and masking
-// (masked_fill, masked_select, nonzero). The references move values with plain loops over
+// (masked_fill, masked_select, nonzero), and by index along one dim (index_fill, index_copy,
+// index_add, masked_scatter, take_along_dim). The references move values with plain loops over
 // RefTensor. Samples cover contiguous, transposed (non-contiguous), sliced (offset) and
 // non-contiguous index tensors, 0-dim and zero-size inputs, negative indices where they wrap and
 // repeated indices where they accumulate. The in-place forms' bad inputs run on the sample's own
 // tensor (labels starting "in-place"), so the driver proves a failed call writes nothing.
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <random>
 
 #include "anatomy/testing/op_table.h"
@@ -930,12 +933,346 @@ OpInfo index_put_entry() {
   return info;
 }
 
+// ---- by index along one dim: index_fill, index_copy, index_add; masked_scatter; take_along_dim ----
+
+// self with, for every position p of the written block (self's shape with dim's size the
+// index's length), self[p with p[dim] = index[p[dim]]] set to the block's value at p (or that
+// value times alpha added). A 0-dim self is one element of a vector.
+RefTensor ref_index_along(const RefTensor& self, int64_t dim, const RefTensor& index,
+                          const std::function<double(const std::vector<int64_t>&)>& value, bool accumulate) {
+  RefTensor out = self;
+  Shape self_shape = self.dim() == 0 ? Shape{1} : self.shape;
+  out.shape = self_shape;
+  dim = wrap(dim, static_cast<int64_t>(self_shape.size()));
+  Shape block = self_shape;
+  block[dim] = index.numel();
+  for_each_index(block, [&](const std::vector<int64_t>& p) {
+    std::vector<int64_t> dst = p;
+    dst[dim] = wrap_index(index.data[p[dim]], self_shape[dim]);
+    out.at(dst) = accumulate ? out.at(dst) + value(p) : value(p);
+  });
+  out.shape = self.shape;
+  return out;
+}
+
+// index_fill's, index_copy's and index_add's samples: self, the index, and (with `source`) a
+// source block; the dim in ints. `distinct`: no index repeats (index_copy).
+std::vector<SampleInput> index_along_samples(DType t, bool source, bool distinct) {
+  auto block = [&](Shape shape, int64_t dim, int64_t n) {
+    shape[dim] = n;
+    return rnd(shape, t);
+  };
+  auto with = [&](std::string label, Tensor self, Tensor index, int64_t dim) {
+    std::vector<Tensor> ts = {self, index};
+    if (source) {
+      Shape shape = self.dim() == 0 ? Shape{1} : Shape(self.sizes().begin(), self.sizes().end());
+      Tensor b = block(shape, wrap(dim, static_cast<int64_t>(shape.size())), index.numel());
+      ts.push_back(self.dim() == 0 ? b.reshape({}) : b);
+    }
+    return sample(std::move(label), ts, {dim});
+  };
+  std::vector<SampleInput> s;
+  s.push_back(with(distinct ? "contiguous, negative" : "contiguous, repeated and negative", rnd({4, 5}, t),
+                   distinct ? idx({0, 3, -1}) : idx({0, 3, -1, 0, 4}), 1));
+  s.push_back(with("transposed self, dim 0", transposed({4, 3}, t), idx({2, 0}), 0));
+  s.push_back(with("offset self, strided index, dim -1", sliced({3, 6}, t), strided_idx({5, 2, 0}), -1));
+  s.push_back(with("3-D, middle dim", rnd({2, 4, 3}, t), idx({3, 1}), 1));
+  s.push_back(with("0-dim index", rnd({4, 5}, t), idx({2}), 1));
+  s.push_back(with("int32 index", rnd({4, 5}, t), idx({1, 3}).to(DType::Int32), 0));
+  s.push_back(with("empty index", rnd({4, 5}, t), idx({}, {0}), 0));
+  s.push_back(with("zero-size self", rnd({0, 3}, t), idx({2, 0}), 1));
+  s.push_back(with("0-dim self", rnd({}, t), idx({0}, {1}), 0));
+  return s;
+}
+
+std::vector<ErrorInput> index_along_errors(const std::string& name, bool source) {
+  const std::string op = name + "_";
+  auto with = [source](std::string label, Tensor self, Tensor index, int64_t dim, Tensor src = Tensor()) {
+    std::vector<Tensor> ts = {self, index};
+    if (source) ts.push_back(src.defined() ? src : randn({4, index.numel()}));
+    return sample(std::move(label), ts, {dim}, {2});
+  };
+  std::vector<ErrorInput> e;
+  for (const std::string prefix : {"", "in-place: "}) {
+    e.push_back(
+        bad(with(prefix + "index out of range", randn({4, 5}), idx({1, 5}), 1), &typeid(IndexError), {op, "5"}));
+    e.push_back(bad(with(prefix + "float index", randn({4, 5}), randn({2}), 1), &typeid(TypeError), {op, "fp32"}));
+    e.push_back(bad(with(prefix + "2-D index", randn({4, 5}), idx({0, 1, 2, 3}, {2, 2}), 1), &typeid(IndexError),
+                    {op, "(2, 2)"}));
+    e.push_back(bad(with(prefix + "dim out of range", randn({4, 5}), idx({0}), 2), &typeid(IndexError), {op, "2"}));
+    if (source) {
+      e.push_back(bad(with(prefix + "source shape", randn({4, 5}), idx({0, 1}), 1, randn({4, 3})), &typeid(ValueError),
+                      {op, "(4, 3)", "(4, 2)"}));
+      e.push_back(bad(with(prefix + "source dtype", randn({4, 5}), idx({0, 1}), 1, randn({4, 2}, DType::Float64)),
+                      &typeid(TypeError), {op, "fp64"}));
+    }
+  }
+  return e;
+}
+
+OpInfo index_fill_entry() {
+  OpInfo info;
+  info.name = "index_fill";
+  info.family = OpFamily::Indexing;
+  info.schemas = {"index_fill.int_Scalar", "index_fill_.int_Scalar"};
+  info.dtypes = kAll;
+  info.differentiable = true;
+  info.notes = "negative indices count from the end";
+  info.samples = [](DType t) {
+    std::vector<SampleInput> s = index_along_samples(t, false, false);
+    for (SampleInput& x : s) x.scalars = {t == DType::Bool ? 1.0 : 5.0};
+    return s;
+  };
+  info.op = [](const SampleInput& s) {
+    const Scalar v(s.scalars[0]);
+    if (is_inplace_error(s)) return std::vector<Tensor>{s.tensors[0].index_fill_(s.ints[0], s.tensors[1], v)};
+    return std::vector<Tensor>{index_fill(s.tensors[0], s.ints[0], s.tensors[1], v)};
+  };
+  info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const double v = s.scalars[0];
+    return std::vector<RefTensor>{ref_index_along(
+        in[0], s.ints[0], in[1], [v](const std::vector<int64_t>&) { return v; }, false)};
+  };
+  info.inplace = [](const SampleInput& s) { s.tensors[0].index_fill_(s.ints[0], s.tensors[1], Scalar(s.scalars[0])); };
+  info.error_inputs = [] { return index_along_errors("index_fill", false); };
+  return info;
+}
+
+OpInfo index_copy_entry() {
+  OpInfo info;
+  info.name = "index_copy";
+  info.family = OpFamily::Indexing;
+  info.schemas = {"index_copy", "index_copy_"};
+  info.dtypes = kAll;
+  info.differentiable = true;
+  info.notes = "negative indices count from the end (PyTorch refuses them); repeated indices: one write wins";
+  info.samples = [](DType t) { return index_along_samples(t, true, true); };
+  info.op = [](const SampleInput& s) {
+    if (is_inplace_error(s))
+      return std::vector<Tensor>{s.tensors[0].index_copy_(s.ints[0], s.tensors[1], s.tensors[2])};
+    return std::vector<Tensor>{index_copy(s.tensors[0], s.ints[0], s.tensors[1], s.tensors[2])};
+  };
+  info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const RefTensor& src = in[2];
+    return std::vector<RefTensor>{ref_index_along(
+        in[0], s.ints[0], in[1],
+        [&src](const std::vector<int64_t>& p) { return src.dim() == 0 ? src.data[0] : src.at(p); }, false)};
+  };
+  info.inplace = [](const SampleInput& s) { s.tensors[0].index_copy_(s.ints[0], s.tensors[1], s.tensors[2]); };
+  info.error_inputs = [] { return index_along_errors("index_copy", true); };
+  return info;
+}
+
+// The sample's alpha: an integer Scalar when the value is whole (integer selfs refuse a floating
+// one), else a floating one.
+Scalar index_add_alpha(const SampleInput& s) {
+  const double a = s.scalars[0];
+  return a == std::floor(a) ? Scalar(static_cast<int64_t>(a)) : Scalar(a);
+}
+
+OpInfo index_add_entry() {
+  OpInfo info;
+  info.name = "index_add";
+  info.family = OpFamily::Indexing;
+  info.schemas = {"index_add", "index_add_"};
+  info.dtypes = kSome;
+  info.differentiable = true;
+  info.notes = "source * alpha added; repeated indices add up; negative indices count from the end";
+  info.samples = [](DType t) {
+    std::vector<SampleInput> s = index_along_samples(t, true, false);
+    for (size_t i = 0; i < s.size(); ++i) s[i].scalars = {t == DType::Bool || i % 2 == 0 ? 1.0 : 3.0};
+    return s;
+  };
+  info.op = [](const SampleInput& s) {
+    const Scalar alpha = index_add_alpha(s);
+    if (is_inplace_error(s))
+      return std::vector<Tensor>{s.tensors[0].index_add_(s.ints[0], s.tensors[1], s.tensors[2], alpha)};
+    return std::vector<Tensor>{index_add(s.tensors[0], s.ints[0], s.tensors[1], s.tensors[2], alpha)};
+  };
+  info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const RefTensor& src = in[2];
+    const double alpha = s.scalars[0];
+    RefTensor out = ref_index_along(
+        in[0], s.ints[0], in[1],
+        [&src, alpha](const std::vector<int64_t>& p) { return alpha * (src.dim() == 0 ? src.data[0] : src.at(p)); },
+        true);
+    if (out.dtype == DType::Bool) {
+      for (double& v : out.data) v = v != 0 ? 1 : 0;
+    }
+    return std::vector<RefTensor>{out};
+  };
+  info.tolerance = [](DType t) { return t == DType::BFloat16 ? Tolerance{6e-2, 2e-2} : default_tolerance(t); };
+  info.inplace = [](const SampleInput& s) {
+    s.tensors[0].index_add_(s.ints[0], s.tensors[1], s.tensors[2], index_add_alpha(s));
+  };
+  info.error_inputs = [] {
+    std::vector<ErrorInput> e = index_along_errors("index_add", true);
+    e.push_back(bad(sample("floating alpha, integer self",
+                           {zeros({4, 5}, DType::Int32), idx({0}), zeros({4, 1}, DType::Int32)}, {1}, {0.5}),
+                    &typeid(TypeError), {"index_add_", "int32"}));
+    return e;
+  };
+  return info;
+}
+
+OpInfo masked_scatter_entry() {
+  OpInfo info;
+  info.name = "masked_scatter";
+  info.family = OpFamily::Indexing;
+  info.schemas = {"masked_scatter", "masked_scatter_"};
+  info.dtypes = kAll;
+  info.differentiable = true;
+  info.notes = "source's first values, in row-major order, where the mask is true; reads the count on the host";
+  info.samples = [](DType t) {
+    auto mask = [](Shape shape, uint32_t seed) {
+      std::mt19937 gen(seed);
+      std::vector<bool> v;
+      int64_t n = 1;
+      for (int64_t x : shape) n *= x;
+      for (int64_t i = 0; i < n; ++i) v.push_back(gen() % 2 == 0);
+      std::vector<double> d(v.begin(), v.end());
+      return tensor(d, shape, DType::Float64).to(DType::Bool);
+    };
+    std::vector<SampleInput> s;
+    s.push_back(sample("contiguous", {rnd({4, 5}, t), mask({4, 5}, 1), rnd({20}, t)}));
+    s.push_back(sample("broadcast mask, 2-D source", {rnd({4, 5}, t), mask({1, 5}, 2), rnd({5, 5}, t)}));
+    s.push_back(sample("transposed self and mask", {transposed({4, 3}, t), mask({3, 4}, 3).t(), rnd({12}, t)}));
+    s.push_back(sample("offset self, larger source", {sliced({3, 6}, t), mask({3, 6}, 4), rnd({30}, t)}));
+    s.push_back(sample("self broadcast by the mask", {rnd({1, 5}, t), mask({3, 5}, 5), rnd({15}, t)}));
+    s.push_back(sample("all false", {rnd({2, 3}, t), zeros({2, 3}, DType::Bool), rnd({0}, t)}));
+    s.push_back(sample("zero-size", {rnd({0, 3}, t), mask({0, 3}, 6), rnd({2}, t)}));
+    s.push_back(sample("0-dim", {rnd({}, t), ones({}, DType::Bool), rnd({1}, t)}));
+    return s;
+  };
+  info.op = [](const SampleInput& s) {
+    if (is_inplace_error(s)) return std::vector<Tensor>{s.tensors[0].masked_scatter_(s.tensors[1], s.tensors[2])};
+    return std::vector<Tensor>{masked_scatter(s.tensors[0], s.tensors[1], s.tensors[2])};
+  };
+  info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const RefTensor& self = in[0];
+    const RefTensor& mask = in[1];
+    Shape shape = self.shape;
+    // The functional form broadcasts self with the mask.
+    if (mask.dim() > static_cast<int64_t>(shape.size())) shape.insert(shape.begin(), mask.dim() - shape.size(), 1);
+    for (size_t j = 0; j < shape.size(); ++j) {
+      const int64_t mj = static_cast<int64_t>(j) - (static_cast<int64_t>(shape.size()) - mask.dim());
+      if (mj >= 0 && shape[j] == 1) shape[j] = mask.shape[mj];
+    }
+    RefTensor out(shape, self.dtype);
+    size_t k = 0;
+    for_each_index(shape, [&](const std::vector<int64_t>& p) {
+      std::vector<int64_t> sp(self.shape.size()), mp(mask.shape.size());
+      for (size_t j = 0; j < sp.size(); ++j) {
+        const size_t pj = j + shape.size() - sp.size();
+        sp[j] = self.shape[j] == 1 ? 0 : p[pj];
+      }
+      for (size_t j = 0; j < mp.size(); ++j) {
+        const size_t pj = j + shape.size() - mp.size();
+        mp[j] = mask.shape[j] == 1 ? 0 : p[pj];
+      }
+      const bool on = mask.dim() == 0 ? mask.data[0] != 0 : mask.at(mp) != 0;
+      const double old = self.dim() == 0 ? self.data[0] : self.at(sp);
+      if (shape.empty()) out.data[0] = on ? in[2].data[k++] : old;
+      else out.at(p) = on ? in[2].data[k++] : old;
+    });
+    return std::vector<RefTensor>{out};
+  };
+  info.inplace = [](const SampleInput& s) { s.tensors[0].masked_scatter_(s.tensors[1], s.tensors[2]); };
+  info.error_inputs = [] {
+    std::vector<ErrorInput> e;
+    for (const std::string prefix : {"", "in-place: "}) {
+      e.push_back(bad(sample(prefix + "source too small", {randn({2, 3}), ones({2, 3}, DType::Bool), randn({5})}),
+                      &typeid(ValueError), {"masked_scatter_", "6", "5"}));
+      e.push_back(bad(sample(prefix + "integer mask", {randn({2, 3}), ones({2, 3}, DType::Int64), randn({6})}),
+                      &typeid(TypeError), {"masked_scatter_", "int64"}));
+      e.push_back(
+          bad(sample(prefix + "source dtype", {randn({2, 3}), ones({2, 3}, DType::Bool), randn({6}, DType::Float64)}),
+              &typeid(TypeError), {"masked_scatter_", "fp64"}));
+    }
+    e.push_back(bad(sample("in-place: mask larger than self", {randn({1, 3}), ones({2, 3}, DType::Bool), randn({6})}),
+                    &typeid(ValueError), {"masked_scatter_", "(2, 3)", "(1, 3)"}));
+    return e;
+  };
+  return info;
+}
+
+OpInfo take_along_dim_entry() {
+  OpInfo info;
+  info.name = "take_along_dim";
+  info.family = OpFamily::Indexing;
+  info.schemas = {"take_along_dim"};
+  info.dtypes = kAll;
+  info.differentiable = true;
+  info.notes = "gather with self and indices broadcast; without a dim, from the flattened self";
+  // ints: {} for dim=None, else {dim}.
+  info.samples = [](DType t) {
+    std::vector<SampleInput> s;
+    s.push_back(sample("dim 1", {rnd({4, 5}, t), random_idx({4, 3}, 0, 5)}, {1}));
+    s.push_back(sample("indices broadcast, dim -1", {rnd({4, 5}, t), random_idx({1, 6}, 0, 5)}, {-1}));
+    s.push_back(sample("self broadcast, dim 0", {rnd({3, 1}, t), random_idx({2, 4}, 0, 3)}, {0}));
+    s.push_back(sample("transposed self, offset indices",
+                       {transposed({4, 5}, t), random_idx({5, 3}, 0, 5).narrow(0, 1, 4)}, {1}));
+    s.push_back(sample("no dim", {rnd({4, 5}, t), random_idx({2, 3}, 0, 20)}));
+    s.push_back(sample("0-dim", {rnd({}, t), idx({0})}, {0}));
+    s.push_back(sample("zero-size indices", {rnd({4, 5}, t), idx({}, {4, 0})}, {1}));
+    return s;
+  };
+  info.op = [](const SampleInput& s) {
+    std::optional<int64_t> dim;
+    if (!s.ints.empty()) dim = s.ints[0];
+    return std::vector<Tensor>{take_along_dim(s.tensors[0], s.tensors[1], dim)};
+  };
+  info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const RefTensor& self = in[0];
+    const RefTensor& index = in[1];
+    if (s.ints.empty()) {  // a vector, as PyTorch's self.view(-1).gather(0, indices.view(-1))
+      RefTensor out({index.numel()}, self.dtype);
+      for (size_t i = 0; i < index.data.size(); ++i) out.data[i] = self.data[static_cast<size_t>(index.data[i])];
+      return std::vector<RefTensor>{out};
+    }
+    if (self.dim() == 0) {
+      RefTensor out({}, self.dtype);
+      out.data[0] = self.data[0];
+      return std::vector<RefTensor>{out};
+    }
+    const int64_t dim = wrap(s.ints[0], self.dim());
+    Shape shape(self.shape.size());
+    for (size_t j = 0; j < shape.size(); ++j) {
+      shape[j] = static_cast<int64_t>(j) == dim ? index.shape[j] : std::max(self.shape[j], index.shape[j]);
+    }
+    RefTensor out(shape, self.dtype);
+    for_each_index(shape, [&](const std::vector<int64_t>& p) {
+      std::vector<int64_t> ip = p, sp = p;
+      for (size_t j = 0; j < p.size(); ++j) {
+        if (index.shape[j] == 1) ip[j] = 0;
+        if (self.shape[j] == 1) sp[j] = 0;
+      }
+      sp[dim] = static_cast<int64_t>(index.at(ip));
+      out.at(p) = self.at(sp);
+    });
+    return std::vector<RefTensor>{out};
+  };
+  info.error_inputs = [] {
+    std::vector<ErrorInput> e;
+    e.push_back(bad(sample("index out of range", {randn({4, 5}), idx({0, 5}, {1, 2})}, {1}), &typeid(IndexError),
+                    {"take_along_dim", "5"}));
+    e.push_back(bad(sample("dims differ", {randn({4, 5}), idx({0, 1})}, {1}), &typeid(ValueError),
+                    {"take_along_dim", "2 dims", "1 dims"}));
+    e.push_back(bad(sample("float indices", {randn({4, 5}), randn({4, 1})}, {1}), &typeid(TypeError),
+                    {"take_along_dim", "fp32"}));
+    e.push_back(bad(sample("dim out of range", {randn({4, 5}), idx({0}, {1, 1})}, {2}), &typeid(IndexError),
+                    {"take_along_dim", "2"}));
+    return e;
+  };
+  return info;
+}
 }  // namespace
 
 ANATOMY_REGISTER_OPS(indexing) {
-  return {cat_entry(),           stack_entry(),   index_select_entry(),  gather_entry(),      take_entry(),
-          embedding_entry(),     scatter_entry(), scatter_value_entry(), scatter_add_entry(), masked_fill_entry(),
-          masked_select_entry(), nonzero_entry(), index_entry(),         index_put_entry()};
+  return {cat_entry(),           stack_entry(),     index_select_entry(),   gather_entry(),        take_entry(),
+          embedding_entry(),     scatter_entry(),   scatter_value_entry(),  scatter_add_entry(),   masked_fill_entry(),
+          masked_select_entry(), nonzero_entry(),   index_entry(),          index_put_entry(),     index_fill_entry(),
+          index_copy_entry(),    index_add_entry(), masked_scatter_entry(), take_along_dim_entry()};
 }
 
 }  // namespace anatomy::testing

@@ -1,8 +1,10 @@
 // Op-table entries: reductions (sum, mean, prod, max/min and their arg and dim forms, var/std,
-// norm, logsumexp, any/all, count_nonzero).
+// norm, logsumexp, any/all, count_nonzero) and the statistics over them (var_mean, std_mean,
+// nansum, nanmean, aminmax, median, kthvalue).
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "anatomy/testing/op_table.h"
 
@@ -150,6 +152,24 @@ double ref_var(const std::vector<double>& v, double correction) {
   double m2 = 0;
   for (double x : v) m2 += (x - mean) * (x - mean);
   return m2 / std::max(0.0, n - correction);
+}
+// The value at stable-sorted position `pos` of a row and its index in the row; NaN sorts last
+// (the order median and kthvalue use).
+std::pair<double, int64_t> ref_order_statistic(const std::vector<double>& v, size_t pos) {
+  std::vector<int64_t> order(v.size());
+  for (size_t i = 0; i < v.size(); ++i) order[i] = static_cast<int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&v](int64_t a, int64_t b) {
+    if (std::isnan(v[static_cast<size_t>(a)])) return false;
+    return std::isnan(v[static_cast<size_t>(b)]) || v[static_cast<size_t>(a)] < v[static_cast<size_t>(b)];
+  });
+  const int64_t i = order[pos];
+  return {v[static_cast<size_t>(i)], i};
+}
+// The lower median's position: the first NaN's when the row holds any.
+size_t ref_median_position(const std::vector<double>& v) {
+  size_t nans = 0;
+  for (double x : v) nans += std::isnan(x) ? 1 : 0;
+  return nans > 0 ? v.size() - nans : (v.size() - 1) / 2;
 }
 double ref_norm(const std::vector<double>& v, double p) {
   if (std::isinf(p)) {
@@ -484,6 +504,198 @@ ANATOMY_REGISTER_OPS(reduction) {
     })};
   };
   ops.push_back(count);
+
+  // ---- statistics (dispatch/ops/statistics.cpp) ----
+  for (bool is_std : {false, true}) {
+    const std::string name = is_std ? "std_mean" : "var_mean";
+    OpInfo v = dim_reduction(
+        name, {name + ".correction"}, kFloat,
+        [is_std](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+          return std::get<0>(is_std ? std_mean(x, dims, 1, keepdim) : var_mean(x, dims, 1, keepdim));
+        },
+        [](DType t) { return t; }, ref_sum);
+    v.notes = "(var or std with correction 1, mean)";
+    v.op = [is_std](const SampleInput& s) {
+      auto [a, m] =
+          is_std ? std_mean(s.tensors[0], dim_arg(s), 1, s.keepdim) : var_mean(s.tensors[0], dim_arg(s), 1, s.keepdim);
+      return std::vector<Tensor>{a, m};
+    };
+    v.reference = [is_std](const std::vector<RefTensor>& in, const SampleInput& s) {
+      auto spread = [is_std](const std::vector<double>& x) {
+        const double r = ref_var(x, 1);
+        return is_std ? std::sqrt(r) : r;
+      };
+      auto mean = [](const std::vector<double>& x) { return ref_sum(x) / static_cast<double>(x.size()); };
+      return std::vector<RefTensor>{reduce_ref(in[0], dim_arg(s), s.keepdim, in[0].dtype, spread),
+                                    reduce_ref(in[0], dim_arg(s), s.keepdim, in[0].dtype, mean)};
+    };
+    v.error_inputs = [name] {
+      std::vector<ErrorInput> e = dim_errors(name);
+      e.push_back(bad("integer input", tensor({1, 2, 3}), {}, typeid(TypeError), {name, "int64"}));
+      return e;
+    };
+    ops.push_back(v);
+  }
+
+  auto ref_nansum = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += std::isnan(x) ? 0 : x;
+    return s;
+  };
+  OpInfo nsum = dim_reduction(
+      "nansum", {"nansum"}, kAll,
+      [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return anatomy::nansum(x, dims, keepdim); },
+      sum_dtype, ref_nansum);
+  nsum.notes = "NaN counts as zero; integers and bool sum to int64";
+  nsum.tolerance = sum_tolerance;
+  ops.push_back(nsum);
+
+  OpInfo nmean = dim_reduction(
+      "nanmean", {"nanmean"}, kFloat,
+      [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return anatomy::nanmean(x, dims, keepdim); },
+      [](DType t) { return t; },
+      [ref_nansum](const std::vector<double>& v) {
+        double n = 0;
+        for (double x : v) n += std::isnan(x) ? 0 : 1;
+        return ref_nansum(v) / n;
+      });
+  nmean.notes = "NaN left out; NaN where every element is NaN";
+  nmean.error_inputs = [] {
+    std::vector<ErrorInput> e = dim_errors("nanmean");
+    e.push_back(bad("integer input", tensor({1, 2, 3}), {}, typeid(TypeError), {"nanmean", "int64"}));
+    return e;
+  };
+  ops.push_back(nmean);
+
+  OpInfo mm;
+  mm.name = "aminmax";
+  mm.family = OpFamily::Reduction;
+  mm.schemas = {"aminmax"};
+  mm.dtypes = kAll;
+  mm.differentiable = true;
+  mm.notes = "(amin, amax) over one dim or every dim";
+  mm.samples = [](DType t) {
+    std::vector<SampleInput> s = single_dim_samples(t, {});
+    s.push_back(sample("whole tensor", random_tensor({5, 7}, t), {}));
+    s.push_back(sample("whole tensor keepdim", random_tensor({5, 7}, t), {}, true));
+    s.push_back(sample("whole transposed", random_tensor({7, 5}, t).t(), {}));
+    return s;
+  };
+  mm.op = [](const SampleInput& s) {
+    std::optional<int64_t> dim;
+    if (!s.dims.empty()) dim = s.dims[0];
+    auto [lo, hi] = anatomy::aminmax(s.tensors[0], dim, s.keepdim);
+    return std::vector<Tensor>{lo, hi};
+  };
+  mm.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const OptionalIntArrayRef dims = one_dim_or_every_dim(s);
+    auto pick = [](bool is_max) {
+      return [is_max](const std::vector<double>& v) { return v[static_cast<size_t>(ref_arg(v, is_max))]; };
+    };
+    return std::vector<RefTensor>{reduce_ref(in[0], dims, s.keepdim, in[0].dtype, pick(false)),
+                                  reduce_ref(in[0], dims, s.keepdim, in[0].dtype, pick(true))};
+  };
+  mm.error_inputs = [] {
+    return std::vector<ErrorInput>{
+        bad("empty tensor", random_tensor({0, 3}, DType::Float32), {}, typeid(ValueError), {"aminmax", "numel 0"}),
+        bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {"aminmax", "dim 0"}),
+        bad("dim out of range", random_tensor({2, 3}, DType::Float32), {2}, typeid(IndexError), {"aminmax", "2"})};
+  };
+  ops.push_back(mm);
+
+  // median and kthvalue: values and the index the stable order gives (ties: the k-th in input
+  // order), NaN sorted last.
+  OpInfo med;
+  med.name = "median";
+  med.family = OpFamily::Reduction;
+  med.schemas = {"median", "median.dim"};
+  med.dtypes = kNumeric;
+  med.differentiable = true;
+  med.notes = "the lower median; NaN (and the first NaN's index) where a row holds NaN";
+  med.samples = [](DType t) {
+    std::vector<SampleInput> s = single_dim_samples(t, {});
+    s.push_back(sample("even row", random_tensor({3, 6}, t), {1}));
+    s.push_back(sample("whole tensor", random_tensor({5, 7}, t), {}));
+    s.push_back(sample("whole transposed", random_tensor({7, 5}, t).t(), {}));
+    s.push_back(sample("whole 0-dim", random_tensor({}, t), {}));
+    if (is_floating(t)) s.push_back(sample("whole empty", random_tensor({0, 4}, t), {}));
+    return s;
+  };
+  med.op = [](const SampleInput& s) {
+    const Tensor& x = s.tensors[0];
+    if (s.dims.empty()) return std::vector<Tensor>{anatomy::median(x)};
+    auto [v, i] = anatomy::median(x, s.dims[0], s.keepdim);
+    return std::vector<Tensor>{v, i};
+  };
+  med.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const OptionalIntArrayRef dims = one_dim_or_every_dim(s);
+    std::vector<RefTensor> r = {reduce_ref(in[0], dims, s.keepdim, in[0].dtype, [](const std::vector<double>& v) {
+      return v.empty() ? kNaN : ref_order_statistic(v, ref_median_position(v)).first;
+    })};
+    if (!s.dims.empty()) {
+      r.push_back(reduce_ref(in[0], dims, s.keepdim, DType::Int64, [](const std::vector<double>& v) {
+        return static_cast<double>(ref_order_statistic(v, ref_median_position(v)).second);
+      }));
+    }
+    return r;
+  };
+  med.error_inputs = [] {
+    return std::vector<ErrorInput>{
+        bad("bool input", random_tensor({2, 3}, DType::Bool), {1}, typeid(TypeError), {"median", "bool"}),
+        bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {"median", "dim 0"}),
+        bad("empty integer tensor", random_tensor({0, 3}, DType::Int64), {}, typeid(ValueError), {"median", "int64"}),
+        bad("dim out of range", random_tensor({2, 3}, DType::Float32), {2}, typeid(IndexError), {"median", "2"})};
+  };
+  ops.push_back(med);
+
+  OpInfo kth;
+  kth.name = "kthvalue";
+  kth.family = OpFamily::Reduction;
+  kth.schemas = {"kthvalue"};
+  kth.dtypes = kNumeric;
+  kth.differentiable = true;
+  kth.notes = "k from 1; NaN is larger than every number";
+  kth.samples = [](DType t) {
+    std::vector<SampleInput> out;
+    for (SampleInput& s : single_dim_samples(t, {})) {
+      const Tensor& x = s.tensors[0];
+      const int64_t n = x.dim() == 0 ? 1 : x.size(s.dims[0]);
+      for (int64_t k : std::set<int64_t>{1, (n + 1) / 2, n}) {
+        SampleInput c = s;
+        c.ints = {k};
+        c.label += fmt::format(", k = {}", k);
+        out.push_back(std::move(c));
+      }
+    }
+    return out;
+  };
+  kth.op = [](const SampleInput& s) {
+    auto [v, i] = anatomy::kthvalue(s.tensors[0], s.ints[0], s.dims[0], s.keepdim);
+    return std::vector<Tensor>{v, i};
+  };
+  kth.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const size_t pos = static_cast<size_t>(s.ints[0] - 1);
+    const OptionalIntArrayRef dims(s.dims);
+    return std::vector<RefTensor>{
+        reduce_ref(in[0], dims, s.keepdim, in[0].dtype,
+                   [pos](const std::vector<double>& v) { return ref_order_statistic(v, pos).first; }),
+        reduce_ref(in[0], dims, s.keepdim, DType::Int64, [pos](const std::vector<double>& v) {
+          return static_cast<double>(ref_order_statistic(v, pos).second);
+        })};
+  };
+  kth.error_inputs = [] {
+    ErrorInput big = bad("k past the dim", random_tensor({2, 3}, DType::Float32), {1}, typeid(IndexError),
+                         {"kthvalue", "k = 4", "size 3"});
+    big.sample.ints = {4};
+    ErrorInput zero =
+        bad("k = 0", random_tensor({2, 3}, DType::Float32), {1}, typeid(IndexError), {"kthvalue", "k = 0"});
+    zero.sample.ints = {0};
+    ErrorInput boolean =
+        bad("bool input", random_tensor({2, 3}, DType::Bool), {1}, typeid(TypeError), {"kthvalue", "bool"});
+    boolean.sample.ints = {1};
+    return std::vector<ErrorInput>{big, zero, boolean};
+  };
+  ops.push_back(kth);
   return ops;
 }
 

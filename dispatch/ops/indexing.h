@@ -57,4 +57,25 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
                   bool accumulate = false);
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
 
+// By index along one dim (dispatch/ops/index_by_dim.cpp, over index_put_ and gather). `index`
+// is an int64 or int32 vector; source has self's dtype and self's shape with dim's size the
+// index's length. index_fill: those slices set to value; index_copy: set to source's slices
+// (with repeated indices one write wins); index_add: source * alpha added (repeated indices add
+// up).
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);  // a 0-dim value
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+// self where mask (broadcast) is true takes source's first values in row-major order; source has
+// at least as many elements as the mask selects. Reads the count on the host (a wait on CUDA).
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source);
+// gather with self and indices broadcast against each other except along dim; without a dim,
+// from the flattened self.
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim = std::nullopt);
+
 }  // namespace anatomy

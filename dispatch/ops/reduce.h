@@ -53,4 +53,40 @@ Tensor all(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
 // int64 count of non-zero elements.
 Tensor count_nonzero(const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
 
+// ---- statistics (dispatch/ops/statistics.cpp; composites of the reductions above) ----
+// (variance or standard deviation, mean) in one call.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, double correction = 1,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, double correction = 1,
+                                    bool keepdim = false);
+// sum and mean with NaN left out (nanmean: floating only; NaN where every element is NaN).
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+              std::optional<DType> dtype = std::nullopt);
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+               std::optional<DType> dtype = std::nullopt);
+// (amin, amax) over one dim or every dim; no elements to reduce raises.
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+// The lower median (of an even count, the smaller middle value); NaN where a NaN is in the
+// row, with the index of the first NaN. Without a dim: over every element (an empty floating
+// tensor gives NaN).
+Tensor median(const Tensor& self);
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
+// The k-th smallest (k from 1) along dim, NaN larger than every number, and its index; among
+// equal values, the k-th in input order.
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1, bool keepdim = false);
+
+// ---- counting (dispatch/ops/counting.cpp; not differentiable) ----
+// (sorted unique values of the flattened self, the inverse: each element's position among them,
+// in self's shape, the count of each); the outputs not asked for are empty. NaN values are each
+// their own. The values are always sorted.
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted = true, bool return_inverse = false,
+                                          bool return_counts = false);
+// How many times each value 0, 1, ..., max(self) (or minlength - 1) occurs in a 1-d tensor of
+// non-negative integers, or the sum of the weights of its elements: int64, the weights' floating
+// dtype, else fp64.
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0);
+// A histogram of `bins` equal bins over [min, max] (min == max: the input's range); elements
+// outside and NaN are not counted; floating inputs, the result in their dtype.
+Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
+
 }  // namespace anatomy
