@@ -169,7 +169,8 @@ OpInfo swapaxes_entry() {
   return info;
 }
 
-// ints = {dim}.
+// ints = {dim}. A zero-size dim gives no results, which the driver cannot compare
+// (tests/core/test_shape_composites.cpp checks it).
 OpInfo unbind_entry() {
   OpInfo info;
   info.name = "unbind";
@@ -184,7 +185,6 @@ OpInfo unbind_entry() {
         sample("last dim, transposed", {transposed({4, 2, 3}, t)}, {}, {-1}),
         sample("offset", {offset({2, 3}, t)}, {}, {1}),
         sample("1-D", {random_tensor({4}, t)}, {}, {0}),
-        sample("zero-size along dim", {random_tensor({0, 3}, t)}, {}, {0}),
         sample("zero-size elsewhere", {random_tensor({2, 0}, t)}, {}, {0}),
     };
   };
@@ -230,7 +230,7 @@ OpInfo like_entry(std::string op_name) {
     if (expands) {
       v.push_back(sample("broadcast rows", {random_tensor({1, 4}, t), like({3, 4})}));
       v.push_back(sample("new leading dims", {random_tensor({3, 1}, t), like({2, 3, 5})}));
-      v.push_back(sample("transposed", {transposed({4, 1, 3}, t), like({3, 2, 4})}));
+      v.push_back(sample("transposed", {transposed({3, 1, 4}, t), like({3, 2, 4})}));
       v.push_back(sample("0-dim", {random_tensor({}, t), like({2, 2})}));
       v.push_back(sample("zero-size", {random_tensor({1, 3}, t), like({0, 3})}));
     } else {

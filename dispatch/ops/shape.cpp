@@ -132,14 +132,14 @@ Tensor argsort_composite(const Tensor& self, int64_t dim, bool descending) {
 
 // The in-place triangles write tril(self) back into self: one copy_, so autograd and the
 // version counter see an ordinary in-place write, and a bad input fails in tril before it.
-Tensor tril_composite(const Tensor& self, int64_t diagonal) {
-  copy_(self, tril(self, diagonal));
+// copy_ returns at once for an empty tensor; the version still moves, as for every in-place op.
+Tensor write_back(const Tensor& self, const Tensor& values) {
+  copy_(self, values);
+  if (self.numel() == 0) self.impl()->bump_version();
   return self;
 }
-Tensor triu_composite(const Tensor& self, int64_t diagonal) {
-  copy_(self, triu(self, diagonal));
-  return self;
-}
+Tensor tril_composite(const Tensor& self, int64_t diagonal) { return write_back(self, tril(self, diagonal)); }
+Tensor triu_composite(const Tensor& self, int64_t diagonal) { return write_back(self, triu(self, diagonal)); }
 
 // tile pads the repeats with leading 1s to the tensor's dims, then it is repeat.
 Tensor tile_composite(const Tensor& self, IntArrayRef dims) {

@@ -66,6 +66,8 @@ TEST_CASE("unbind returns views: writing through one changes the input and bumps
   CHECK(values(cols[1]) == D{1, 7, 5});
   cols[0].mul_(2);
   CHECK(values(x) == D{0, 1, 14, 7, 8, 5});
+  CHECK(iota({0, 3}).unbind(0).empty());
+  CHECK(iota({2, 0}).unbind(0).size() == 2);
 }
 
 TEST_CASE("unbind: gradients flow to every piece, and an in-place write through a piece is recorded") {
