@@ -1,7 +1,9 @@
 // Op-table entries: the linear-algebra composites (mv, addmv, addbmm, tensordot, kron, diag,
-// diag_embed, trace, cdist). References are plain fp64 loops over RefTensor.
+// diag_embed, trace, cdist, einsum). References are plain fp64 loops over RefTensor.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "anatomy/testing/op_table.h"
 
@@ -579,11 +581,129 @@ OpInfo cdist_entry() {
   return info;
 }
 
+// The reference's einsum: "..." becomes one label per broadcast dim (right-aligned), every
+// label's size is its size in the operands (size 1 broadcasts), and each output element
+// sums the product of the operands over every assignment of the labels the output lacks.
+RefTensor ref_einsum(const std::string& equation, const std::vector<RefTensor>& in, DType result) {
+  const size_t arrow = equation.find("->");
+  std::vector<std::string> terms;
+  std::string lhs = equation.substr(0, arrow);
+  for (size_t start = 0;;) {
+    const size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  int64_t ne = 0;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const size_t dots = terms[i].find("...");
+    if (dots != std::string::npos) ne = std::max<int64_t>(ne, in[i].dim() - static_cast<int64_t>(terms[i].size() - 3));
+  }
+  // Labels: letters as themselves, ellipsis dim e as 256 + e.
+  auto expand = [&](const std::string& term, int64_t ndim) {
+    std::vector<int> labels;
+    for (size_t c = 0; c < term.size(); ++c) {
+      if (term[c] == '.') {
+        const int64_t own = ndim - static_cast<int64_t>(term.size() - 3);
+        for (int64_t e = ne - own; e < ne; ++e) labels.push_back(256 + static_cast<int>(e));
+        c += 2;
+      } else {
+        labels.push_back(term[c]);
+      }
+    }
+    return labels;
+  };
+  std::vector<std::vector<int>> labels;
+  std::map<int, int64_t> size;
+  std::map<int, int> uses;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    labels.push_back(expand(terms[i], in[i].dim()));
+    for (size_t d = 0; d < labels[i].size(); ++d) {
+      // Size 1 broadcasts; any other size (0 included) is the label's.
+      if (!size.count(labels[i][d]) || in[i].shape[d] != 1) size[labels[i][d]] = in[i].shape[d];
+      ++uses[labels[i][d]];
+    }
+  }
+  std::vector<int> out;
+  if (arrow != std::string::npos) {
+    out = expand(equation.substr(arrow + 2), ne + static_cast<int64_t>(equation.size() - arrow - 2 - 3));
+  } else {
+    for (int64_t e = 0; e < ne; ++e) out.push_back(256 + static_cast<int>(e));
+    for (const auto& [l, n] : uses) {
+      if (l < 256 && n == 1) out.push_back(l);
+    }
+  }
+  std::vector<int> summed;
+  for (const auto& [l, n] : size) {
+    if (std::find(out.begin(), out.end(), l) == out.end()) summed.push_back(l);
+  }
+  Shape out_shape, sum_shape;
+  for (int l : out) out_shape.push_back(size[l]);
+  for (int l : summed) sum_shape.push_back(size[l]);
+  RefTensor r(out_shape, result);
+  for_each_index(out_shape, [&](const std::vector<int64_t>& oi) {
+    std::map<int, int64_t> value;
+    for (size_t d = 0; d < out.size(); ++d) value[out[d]] = oi[d];
+    double total = 0;
+    for_each_index(sum_shape, [&](const std::vector<int64_t>& si) {
+      for (size_t d = 0; d < summed.size(); ++d) value[summed[d]] = si[d];
+      double prod = 1;
+      for (size_t i = 0; i < in.size(); ++i) {
+        std::vector<int64_t> idx;
+        for (size_t d = 0; d < labels[i].size(); ++d) idx.push_back(in[i].shape[d] == 1 ? 0 : value[labels[i][d]]);
+        prod *= in[i].at(idx);
+      }
+      total += prod;
+    });
+    r.at(oi) = total;
+  });
+  return r;
+}
+
+// The sample's label is the equation.
+OpInfo einsum_entry() {
+  OpInfo info = product_entry("einsum");
+  info.notes = "one bmm per operand after the first, around views";
+  info.samples = [](DType t) {
+    return std::vector<SampleInput>{
+        sample("ij,jk->ik", {rnd({3, 4}, t), rnd({4, 5}, t)}),
+        sample("bhqd,bhkd->bhqk", {rnd({2, 2, 3, 4}, t), rnd({2, 2, 5, 4}, t)}),
+        sample("bij,bjk", {rnd({3, 3, 4}, t).slice(0, 1), rnd({2, 5, 4}, t).mT()}),
+        sample("ii->i", {rnd({3, 3}, t)}),
+        sample("ii", {rnd({3, 3}, t)}),
+        sample("ij->ji", {rnd({4, 3}, t).t()}),
+        sample("ij,kl->ik", {rnd({2, 3}, t), rnd({4, 2}, t)}),
+        sample("i,j->ij", {rnd({3}, t), rnd({4}, t)}),
+        sample("...ij,...jk->...ik", {rnd({2, 1, 3, 4}, t), rnd({3, 4, 2}, t)}),
+        sample("ij,jk,kl->il", {rnd({2, 3}, t), rnd({3, 4}, t), rnd({4, 2}, t)}),
+        sample("iij,jk->ik", {rnd({2, 2, 3}, t), rnd({3, 2}, t)}),
+        sample("ijk->", {rnd({0, 2, 3}, t)}),
+        sample("ij,jk->ik", {rnd({2, 0}, t), rnd({0, 3}, t)}),
+    };
+  };
+  info.op = [](const SampleInput& s) { return std::vector<Tensor>{einsum(s.label, s.tensors)}; };
+  info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    return std::vector<RefTensor>{ref_einsum(s.label, in, in.size() > 1 ? product_of(in[0].dtype) : in[0].dtype)};
+  };
+  info.error_inputs = [] {
+    return std::vector<ErrorInput>{
+        bad("ij,jk->ik", {randn({2, 3}), randn({4, 2})}, typeid(ValueError), {"einsum", "'j'", "3", "4"}),
+        bad("ij->k", {randn({2, 3})}, typeid(ValueError), {"einsum", "'k'"}),
+        bad("ij,jk->ik", {randn({2, 3})}, typeid(ValueError), {"einsum", "2 operands", "1 tensors"}),
+        bad("i1->i", {randn({2, 3})}, typeid(ValueError), {"einsum", "'1'"}),
+        bad("ij->ii", {randn({2, 3})}, typeid(ValueError), {"einsum", "repeats"}),
+        bad("ijk->i", {randn({2, 3})}, typeid(ValueError), {"einsum", "2 dims", "3"}),
+        bad("ij,jk->ik", {randn({2, 3}), randn({3, 2}, DType::Float64)}, typeid(TypeError), {"einsum", "fp32", "fp64"}),
+    };
+  };
+  return info;
+}
+
 }  // namespace
 
 ANATOMY_REGISTER_OPS(linalg_composites) {
   return {mv_entry(),   addmv_entry(), addbmm_entry(),     tensordot_entry(), kron_entry(),
-          diag_entry(), trace_entry(), diag_embed_entry(), cdist_entry()};
+          diag_entry(), trace_entry(), diag_embed_entry(), cdist_entry(),     einsum_entry()};
 }
 
 }  // namespace anatomy::testing

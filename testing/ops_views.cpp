@@ -257,7 +257,8 @@ OpInfo like_entry(std::string op_name) {
   info.error_inputs = [op_name, expands] {
     if (expands) {
       return std::vector<ErrorInput>{
-          bad("size mismatch", {randn({2, 3}), zeros({2, 4}, DType::Int32)}, typeid(ValueError), {"expand", "3"}),
+          bad("size mismatch", {randn({2, 3}), zeros({2, 4}, DType::Int32)}, typeid(ValueError),
+              {"expand_as", "[2, 3]", "[2, 4]"}),
       };
     }
     return std::vector<ErrorInput>{

@@ -1,8 +1,9 @@
 // Matrix products: schemas, the C++ functions, Tensor methods, and the composites written with
 // mm, bmm, addmm, element-wise ops and views (matmul, linear, dot, outer, _addmm_activation, mv,
-// addmv, addbmm, tensordot, kron, diag, diag_embed, trace, cdist), which serve every backend.
+// addmv, addbmm, tensordot, einsum, kron, diag, diag_embed, trace, cdist), which serve every backend.
 #include <algorithm>
 #include <limits>
+#include <string_view>
 
 #include "anatomy/core/checked_arith.h"
 #include "anatomy/core/shape_rules.h"
@@ -366,6 +367,7 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
         ANATOMY_KERNEL(tensordot_composite));
   m.def("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", ANATOMY_KERNEL(cdist_composite));
+  m.def("einsum(str equation, Tensor[] tensors) -> Tensor");  // dispatch/ops/einsum.cpp
 }
 
 // Written with addmm and an in-place activation on its fresh result: not differentiated
@@ -468,6 +470,10 @@ Tensor tensordot(const Tensor& self, const Tensor& other, int64_t dims) {
     dims_other.push_back(i);
   }
   return tensordot(self, other, dims_self, dims_other);
+}
+Tensor einsum(std::string_view equation, TensorList tensors) {
+  ANATOMY_OP(op, "aten::einsum", Tensor(std::string_view, TensorList));
+  return op.call(equation, tensors);
 }
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   ANATOMY_OP(op, "aten::cdist", Tensor(const Tensor&, const Tensor&, double, std::optional<int64_t>));

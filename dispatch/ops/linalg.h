@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include "anatomy/core/tensor.h"
 
@@ -38,6 +39,9 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
 // `dims` dims of self with the first `dims` of other.
 Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other);
 Tensor tensordot(const Tensor& self, const Tensor& other, int64_t dims = 2);
+// Einstein summation: "ij,jk->ik", "bhqd,bhkd->bhqk", "ii->i", "...ij->...ji"; one bmm per
+// operand after the first, with permutes and reshapes (no loop per element).
+Tensor einsum(std::string_view equation, TensorList tensors);
 Tensor kron(const Tensor& self, const Tensor& other);  // Kronecker product, mul's promotion
 // 1-D: a matrix with self on diagonal `diagonal`; 2-D: a copy of that diagonal.
 Tensor diag(const Tensor& self, int64_t diagonal = 0);

@@ -210,7 +210,8 @@ Tensor repeat_interleave_tensor_composite(const Tensor& self, const Tensor& repe
     ANATOMY_CHECK(r.sizes()[0] == len, ValueError,
                   "repeat_interleave: repeats has {} values but the input has {} along dim {}", r.sizes()[0], len, d);
   }
-  return index_select(input, d, repeat_interleave(r, output_size));
+  // The indices are made where the repeats are; index_select needs them beside the input.
+  return index_select(input, d, repeat_interleave(r, output_size).to(input.device()));
 }
 
 // One repeat count: the input with a size-1 dim after `dim`, expanded to `repeats` there and

@@ -171,7 +171,12 @@ std::vector<Tensor> unbind_composite(const Tensor& self, int64_t dim) {
 
 Tensor view_as_composite(const Tensor& self, const Tensor& other) { return view(self, other.sizes()); }
 Tensor reshape_as_composite(const Tensor& self, const Tensor& other) { return reshape(self, other.sizes()); }
-Tensor expand_as_composite(const Tensor& self, const Tensor& other) { return expand(self, other.sizes()); }
+Tensor expand_as_composite(const Tensor& self, const Tensor& other) {
+  ANATOMY_CHECK(is_expandable_to(self.sizes(), other.sizes()), ValueError,
+                "expand_as: self of shape [{}] does not broadcast to other's shape [{}]", fmt::join(self.sizes(), ", "),
+                fmt::join(other.sizes(), ", "));
+  return expand(self, other.sizes());
+}
 Tensor broadcast_to_composite(const Tensor& self, IntArrayRef size) { return expand(self, size); }
 
 std::vector<Tensor> broadcast_tensors_composite(TensorList tensors) {

@@ -3,6 +3,7 @@
 // broadcast_tensors, meshgrid) and which never do (repeat_interleave, tile, diag), writes
 // through the views, the in-place triangles, gradients through the views, and Meta shapes.
 #include "anatomy/anatomy.h"
+#include "anatomy/dispatch/tracer.h"
 #include "test_util.h"
 
 using namespace anatomy;
@@ -215,4 +216,31 @@ TEST_CASE("tensordot, kron and cdist: small exact values") {
   CHECK(mm_form[0] < 1e-12);
   CHECK(mm_form[1] == doctest::Approx(5));
   EXPECT_ERROR(ValueError, cdist(p, p, -0.5), "cdist", "-0.5");
+}
+
+TEST_CASE("einsum: attention's contraction is one bmm over views, with no copy") {
+  Tensor q = randn({2, 3, 5, 8}), k = randn({2, 3, 6, 8});
+  dispatch::Tracer tr;
+  Tensor s = einsum("bhqd,bhkd->bhqk", {q, k});
+  int bmms = 0, copies = 0;
+  for (const auto& c : tr.calls()) {
+    bmms += c.op == "aten::bmm";
+    copies += c.op == "aten::copy_";
+  }
+  CHECK(bmms == 1);
+  CHECK(copies == 0);
+  CHECK(vec(s.sizes()) == V{2, 3, 5, 6});
+}
+
+TEST_CASE("einsum: diagonals, sums over one operand's labels, broadcasting, and gradients") {
+  Tensor sq = tensor(std::vector<double>{1, 2, 3, 4}, {2, 2}, DType::Float64);
+  CHECK(values(einsum("ii->i", {sq})) == D{1, 4});
+  CHECK(values(einsum("ii", {sq})) == D{5});
+  CHECK(values(einsum("ij->", {sq})) == D{10});
+  CHECK(values(einsum("ij,kl->ik", {sq, sq})) == D{3 * 3, 3 * 7, 7 * 3, 7 * 7});
+  CHECK(vec(einsum("...ij,jk->...ik", {randn({4, 1, 2, 3}), randn({3, 5})}).sizes()) == V{4, 1, 2, 5});
+  Tensor a = randn({3, 4}, DType::Float64).requires_grad_(), b = randn({4, 2}, DType::Float64);
+  einsum("ij,jk->ik", {a, b}).sum().backward();
+  CHECK(values(a.grad()) == values(sum(b, IntArrayRef{1}).unsqueeze(0).expand({3, 4}).contiguous()));
+  EXPECT_ERROR(ValueError, einsum("ij,jk->ik", {sq, randn({3, 2}, DType::Float64)}), "einsum", "'j'");
 }
