@@ -125,6 +125,16 @@ class Tensor {
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const;
+  Tensor moveaxis(int64_t source, int64_t destination) const;
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor broadcast_to(IntArrayRef size) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
 
   // ---- copies and conversions ----
@@ -251,6 +261,13 @@ class Tensor {
   Tensor matmul(const Tensor& other) const;
   Tensor dot(const Tensor& other) const;
   Tensor outer(const Tensor& vec2) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor trace() const;
 
   // ---- shape and data movement (dispatch/ops/indexing.h) ----
   Tensor index_select(int64_t dim, const Tensor& index) const;
@@ -270,6 +287,13 @@ class Tensor {
   Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
+  const Tensor& tril_(int64_t diagonal = 0) const;
+  const Tensor& triu_(int64_t diagonal = 0) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
   Tensor argsort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;

@@ -255,7 +255,7 @@ OpInfo triangle_entry(bool upper) {
   OpInfo info;
   info.name = upper ? "triu" : "tril";
   info.family = OpFamily::Indexing;
-  info.schemas = {info.name};
+  info.schemas = {info.name, info.name + "_"};
   info.dtypes = kAll;
   info.differentiable = true;
   info.samples = [](DType t) {
@@ -273,6 +273,13 @@ OpInfo triangle_entry(bool upper) {
   };
   info.op = [upper](const SampleInput& s) {
     return std::vector<Tensor>{upper ? s.tensors[0].triu(s.ints[0]) : s.tensors[0].tril(s.ints[0])};
+  };
+  info.inplace = [upper](const SampleInput& s) {
+    if (upper) {
+      s.tensors[0].triu_(s.ints[0]);
+    } else {
+      s.tensors[0].tril_(s.ints[0]);
+    }
   };
   info.reference = [upper](const std::vector<RefTensor>& in, const SampleInput& s) {
     const RefTensor& a = in[0];

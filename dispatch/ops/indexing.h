@@ -35,6 +35,17 @@ Tensor flip(const Tensor& self, IntArrayRef dims);
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {});
 Tensor tril(const Tensor& self, int64_t diagonal = 0);
 Tensor triu(const Tensor& self, int64_t diagonal = 0);
+Tensor tril_(const Tensor& self, int64_t diagonal = 0);
+Tensor triu_(const Tensor& self, int64_t diagonal = 0);
+// repeat with the repeats padded by leading 1s to the tensor's dims.
+Tensor tile(const Tensor& self, IntArrayRef dims);
+// Each element along dim (of the flattened input without a dim) repeated repeats[i] times; the
+// repeats-only form gives the indices: 0 repeats[0] times, 1 repeats[1] times, ... (int64).
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size = std::nullopt);
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
 // pad = (left of the last dim, right of the last dim, left of the one before, ...); negative
 // amounts crop.
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value = 0);

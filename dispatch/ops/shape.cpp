@@ -1,5 +1,5 @@
-// Reordering, padding, sorting and scans: schemas, the composites (repeat, roll,
-// constant_pad_nd, argsort: written with views, empty, fill_ and copy_, so every backend has
+// Reordering, padding, sorting and scans: schemas, the composites (repeat, tile, repeat_interleave,
+// tril_, triu_, roll, constant_pad_nd, argsort: written with views, empty, fill_ and copy_, so every backend has
 // them), the C++ functions and the Tensor methods. Kernels: backends/cpu/{reorder,sort,scan,
 // one_hot}_cpu.cpp and backends/meta/shape_meta.cpp; shared checks in dispatch/ops/shape_checks.h.
 #include <algorithm>
@@ -130,6 +130,106 @@ Tensor argsort_composite(const Tensor& self, int64_t dim, bool descending) {
   return std::get<1>(sort(self, dim, descending));
 }
 
+// The in-place triangles write tril(self) back into self: one copy_, so autograd and the
+// version counter see an ordinary in-place write, and a bad input fails in tril before it.
+// copy_ returns at once for an empty tensor; the version still moves, as for every in-place op.
+Tensor write_back(const Tensor& self, const Tensor& values) {
+  copy_(self, values);
+  if (self.numel() == 0) self.impl()->bump_version();
+  return self;
+}
+Tensor tril_composite(const Tensor& self, int64_t diagonal) { return write_back(self, tril(self, diagonal)); }
+Tensor triu_composite(const Tensor& self, int64_t diagonal) { return write_back(self, triu(self, diagonal)); }
+
+// tile pads the repeats with leading 1s to the tensor's dims, then it is repeat.
+Tensor tile_composite(const Tensor& self, IntArrayRef dims) {
+  for (int64_t r : dims) {
+    ANATOMY_CHECK(r >= 0, ValueError, "tile: repeats must be non-negative, got [{}]", fmt::join(dims, ", "));
+  }
+  DimVector repeats;
+  for (int64_t i = static_cast<int64_t>(dims.size()); i < self.dim(); ++i) repeats.push_back(1);
+  for (int64_t r : dims) repeats.push_back(r);
+  return repeat(self, repeats);
+}
+
+void check_output_size(std::optional<int64_t> output_size, int64_t total) {
+  ANATOMY_CHECK(!output_size || *output_size == total, ValueError,
+                "repeat_interleave: output_size {} does not match the sum of the repeats, {}", *output_size, total);
+}
+
+// The indices 0 repeated repeats[0] times, 1 repeated repeats[1] times, ...: the values decide
+// the shape, so they are read on the host (no Meta kernel, as for nonzero).
+Tensor repeat_interleave_indices(const Tensor& repeats, std::optional<int64_t> output_size) {
+  ANATOMY_CHECK(repeats.dim() == 1, ValueError, "repeat_interleave: repeats must be 1-D, got shape [{}]",
+                fmt::join(repeats.sizes(), ", "));
+  ANATOMY_CHECK(repeats.dtype() == DType::Int64 || repeats.dtype() == DType::Int32, TypeError,
+                "repeat_interleave: repeats must be int64 or int32, got {}", name(repeats.dtype()));
+  ANATOMY_CHECK(!repeats.is_meta(), NotImplementedError,
+                "repeat_interleave: repeats on the Meta device have no values, and the values decide the result's "
+                "shape");
+  const Tensor host = repeats.to(kCPU, DType::Int64).contiguous();
+  const int64_t* r = host.data_ptr<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    ANATOMY_CHECK(r[i] >= 0, ValueError, "repeat_interleave: repeats must be non-negative, got {} at index {}", r[i],
+                  i);
+    total = checked_add(total, r[i], "repeat_interleave", "the sum of the repeats");
+  }
+  check_output_size(output_size, total);
+  check_factory_size(IntArrayRef(&total, 1), "repeat_interleave");
+  std::vector<int64_t> idx;
+  idx.reserve(static_cast<size_t>(total));
+  for (int64_t i = 0; i < host.numel(); ++i) idx.insert(idx.end(), static_cast<size_t>(r[i]), i);
+  return tensor(idx, {total}, TensorOptions().dtype(DType::Int64).device(repeats.device()));
+}
+
+// Without a dim the input is flattened and the result is 1-D, as in PyTorch.
+Tensor flat_or_self(const Tensor& self, std::optional<int64_t> dim, int64_t& d) {
+  if (!dim || self.dim() == 0) {
+    if (dim) wrap_dim(*dim, self.dim(), "repeat_interleave");
+    d = 0;
+    return reshape(self, {-1});
+  }
+  d = wrap_dim(*dim, self.dim(), "repeat_interleave");
+  return self;
+}
+
+// Element i along dim appears repeats[i] times: index_select with the expanded indices, so the
+// gradient sums the copies through index_select's derivative.
+Tensor repeat_interleave_tensor_composite(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                                          std::optional<int64_t> output_size) {
+  int64_t d = 0;
+  const Tensor input = flat_or_self(self, dim, d);
+  const int64_t len = input.sizes()[d];
+  Tensor r = repeats;
+  if (r.dim() == 0 || (r.dim() == 1 && r.sizes()[0] == 1)) {
+    r = expand(reshape(r, {1}), {len});
+  } else {
+    ANATOMY_CHECK(r.dim() == 1, ValueError, "repeat_interleave: repeats must be 0-dim or 1-D, got shape [{}]",
+                  fmt::join(r.sizes(), ", "));
+    ANATOMY_CHECK(r.sizes()[0] == len, ValueError,
+                  "repeat_interleave: repeats has {} values but the input has {} along dim {}", r.sizes()[0], len, d);
+  }
+  // The indices are made where the repeats are; index_select needs them beside the input.
+  return index_select(input, d, repeat_interleave(r, output_size).to(input.device()));
+}
+
+// One repeat count: the input with a size-1 dim after `dim`, expanded to `repeats` there and
+// copied once, then the two dims merged. No values are read, so Meta has it too.
+Tensor repeat_interleave_int_composite(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                                       std::optional<int64_t> output_size) {
+  ANATOMY_CHECK(repeats >= 0, ValueError, "repeat_interleave: repeats must be non-negative, got {}", repeats);
+  int64_t d = 0;
+  const Tensor input = flat_or_self(self, dim, d);
+  const int64_t total = checked_mul(input.sizes()[d], repeats, "repeat_interleave", "the repeated dim");
+  check_output_size(output_size, total);
+  DimVector expanded(input.sizes()), result(input.sizes());
+  expanded.insert(static_cast<size_t>(d + 1), repeats);
+  result[d] = total;
+  check_factory_size(expanded, "repeat_interleave");
+  return view(clone(expand(unsqueeze(input, d + 1), expanded), MemoryFormat::Contiguous), result);
+}
+
 }  // namespace
 
 ANATOMY_LIBRARY(aten, m) {
@@ -145,6 +245,15 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
   m.def("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
   m.def("one_hot(Tensor self, int num_classes=-1) -> Tensor");
+  m.def("tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", ANATOMY_KERNEL(tril_composite));
+  m.def("triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", ANATOMY_KERNEL(triu_composite));
+  m.def("tile(Tensor self, int[] dims) -> Tensor", ANATOMY_KERNEL(tile_composite));
+  m.def("repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor",
+        ANATOMY_KERNEL(repeat_interleave_indices));
+  m.def("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor",
+        ANATOMY_KERNEL(repeat_interleave_tensor_composite));
+  m.def("repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor",
+        ANATOMY_KERNEL(repeat_interleave_int_composite));
 }
 
 ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
@@ -155,6 +264,7 @@ ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
 
 // ---- the C++ API ----
 using TwoTensors = std::tuple<Tensor, Tensor>;
+using OptInt = std::optional<int64_t>;
 
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   ANATOMY_OP(op, "aten::repeat", Tensor(const Tensor&, IntArrayRef));
@@ -204,6 +314,32 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   ANATOMY_OP(op, "aten::one_hot", Tensor(const Tensor&, int64_t));
   return op.call(self, num_classes);
 }
+Tensor tril_(const Tensor& self, int64_t diagonal) {
+  ANATOMY_OP(op, "aten::tril_", Tensor(const Tensor&, int64_t));
+  return op.call(self, diagonal);
+}
+Tensor triu_(const Tensor& self, int64_t diagonal) {
+  ANATOMY_OP(op, "aten::triu_", Tensor(const Tensor&, int64_t));
+  return op.call(self, diagonal);
+}
+Tensor tile(const Tensor& self, IntArrayRef dims) {
+  ANATOMY_OP(op, "aten::tile", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, dims);
+}
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  ANATOMY_OP(op, "aten::repeat_interleave.Tensor", Tensor(const Tensor&, OptInt));
+  return op.call(repeats, output_size);
+}
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  ANATOMY_OP(op, "aten::repeat_interleave.self_Tensor", Tensor(const Tensor&, const Tensor&, OptInt, OptInt));
+  return op.call(self, repeats, dim, output_size);
+}
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  ANATOMY_OP(op, "aten::repeat_interleave.self_int", Tensor(const Tensor&, int64_t, OptInt, OptInt));
+  return op.call(self, repeats, dim, output_size);
+}
 
 // ---- Tensor methods ----
 Tensor Tensor::repeat(IntArrayRef repeats) const { return anatomy::repeat(*this, repeats); }
@@ -211,6 +347,23 @@ Tensor Tensor::flip(IntArrayRef dims) const { return anatomy::flip(*this, dims);
 Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const { return anatomy::roll(*this, shifts, dims); }
 Tensor Tensor::tril(int64_t diagonal) const { return anatomy::tril(*this, diagonal); }
 Tensor Tensor::triu(int64_t diagonal) const { return anatomy::triu(*this, diagonal); }
+const Tensor& Tensor::tril_(int64_t diagonal) const {
+  anatomy::tril_(*this, diagonal);
+  return *this;
+}
+const Tensor& Tensor::triu_(int64_t diagonal) const {
+  anatomy::triu_(*this, diagonal);
+  return *this;
+}
+Tensor Tensor::tile(IntArrayRef dims) const { return anatomy::tile(*this, dims); }
+Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return anatomy::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return anatomy::repeat_interleave(*this, repeats, dim, output_size);
+}
 std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
   return anatomy::sort(*this, dim, descending);
 }

@@ -32,7 +32,7 @@ Tensor Tensor::squeeze() const { return anatomy::squeeze(*this); }
 Tensor Tensor::squeeze(int64_t dim) const { return anatomy::squeeze(*this, dim); }
 Tensor Tensor::unsqueeze(int64_t dim) const { return anatomy::unsqueeze(*this, dim); }
 Tensor Tensor::expand(IntArrayRef size) const { return anatomy::expand(*this, size); }
-Tensor Tensor::expand_as(const Tensor& other) const { return anatomy::expand(*this, other.sizes()); }
+Tensor Tensor::expand_as(const Tensor& other) const { return anatomy::expand_as(*this, other); }
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const { return anatomy::flatten(*this, start_dim, end_dim); }
 Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const { return anatomy::unflatten(*this, dim, sizes); }
 Tensor Tensor::unfold(int64_t dim, int64_t size, int64_t step) const { return anatomy::unfold(*this, dim, size, step); }
@@ -46,6 +46,24 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t di
   return anatomy::split_with_sizes(*this, split_sizes, dim);
 }
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const { return anatomy::chunk(*this, chunks, dim); }
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  return anatomy::movedim(*this, source, destination);
+}
+Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  return anatomy::movedim(*this, source, destination);
+}
+Tensor Tensor::moveaxis(IntArrayRef source, IntArrayRef destination) const {
+  return anatomy::moveaxis(*this, source, destination);
+}
+Tensor Tensor::moveaxis(int64_t source, int64_t destination) const {
+  return anatomy::moveaxis(*this, source, destination);
+}
+Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return anatomy::swapaxes(*this, axis0, axis1); }
+Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return anatomy::swapdims(*this, dim0, dim1); }
+std::vector<Tensor> Tensor::unbind(int64_t dim) const { return anatomy::unbind(*this, dim); }
+Tensor Tensor::view_as(const Tensor& other) const { return anatomy::view_as(*this, other); }
+Tensor Tensor::reshape_as(const Tensor& other) const { return anatomy::reshape_as(*this, other); }
+Tensor Tensor::broadcast_to(IntArrayRef size) const { return anatomy::broadcast_to(*this, size); }
 
 Tensor Tensor::contiguous(MemoryFormat f) const { return anatomy::contiguous(*this, f); }
 Tensor Tensor::clone(MemoryFormat f) const { return anatomy::clone(*this, f); }

@@ -1,7 +1,11 @@
 // View operators: schemas, the metadata kernels of core/views.h registered for every backend,
-// and the views composed from them.
+// and the views composed from them (movedim, swapaxes, unbind, view_as, expand_as,
+// broadcast_to, broadcast_tensors, meshgrid and the rest), which every backend and autograd share.
 #include "anatomy/core/views.h"
+#include <string_view>
+
 #include "anatomy/core/checked_arith.h"
+#include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -118,6 +122,108 @@ std::vector<Tensor> chunk_composite(const Tensor& self, int64_t chunks, int64_t 
   return split(self, split_size, d);
 }
 
+// PyTorch's movedim: source dim i goes to destination[i]; the other dims keep their order in
+// the positions left free. Repeated dims in either list are errors.
+Tensor movedim_composite(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  ANATOMY_CHECK(source.size() == destination.size(), ValueError,
+                "movedim: source ({} dims) and destination ({} dims) must hold the same number of dims", source.size(),
+                destination.size());
+  const int64_t n = self.dim();
+  if (n == 0) {
+    for (int64_t d : source) wrap_dim(d, n, "movedim");
+    for (int64_t d : destination) wrap_dim(d, n, "movedim");
+    return view(self, self.sizes());
+  }
+  DimVector order(static_cast<size_t>(n), -1);
+  std::vector<bool> src_used(static_cast<size_t>(n), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    const int64_t s = wrap_dim(source[i], n, "movedim"), d = wrap_dim(destination[i], n, "movedim");
+    ANATOMY_CHECK(!src_used[s], ValueError, "movedim: repeated dim in source [{}]", fmt::join(source, ", "));
+    ANATOMY_CHECK(order[d] == -1, ValueError, "movedim: repeated dim in destination [{}]",
+                  fmt::join(destination, ", "));
+    src_used[s] = true;
+    order[d] = s;
+  }
+  int64_t next = 0;
+  for (int64_t& o : order) {
+    if (o != -1) continue;
+    while (src_used[next]) ++next;
+    o = next++;
+  }
+  return permute(self, order);
+}
+
+Tensor movedim_int_composite(const Tensor& self, int64_t source, int64_t destination) {
+  return movedim_composite(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
+}
+
+Tensor swapaxes_composite(const Tensor& self, int64_t dim0, int64_t dim1) { return transpose(self, dim0, dim1); }
+
+// One view per index of `dim`, each without that dim.
+std::vector<Tensor> unbind_composite(const Tensor& self, int64_t dim) {
+  ANATOMY_CHECK(self.dim() > 0, ValueError, "unbind: cannot unbind a 0-dim tensor");
+  const int64_t d = wrap_dim(dim, self.dim(), "unbind");
+  std::vector<Tensor> out;
+  out.reserve(static_cast<size_t>(self.sizes()[d]));
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
+  return out;
+}
+
+Tensor view_as_composite(const Tensor& self, const Tensor& other) { return view(self, other.sizes()); }
+Tensor reshape_as_composite(const Tensor& self, const Tensor& other) { return reshape(self, other.sizes()); }
+Tensor expand_as_composite(const Tensor& self, const Tensor& other) {
+  ANATOMY_CHECK(is_expandable_to(self.sizes(), other.sizes()), ValueError,
+                "expand_as: self of shape [{}] does not broadcast to other's shape [{}]", fmt::join(self.sizes(), ", "),
+                fmt::join(other.sizes(), ", "));
+  return expand(self, other.sizes());
+}
+Tensor broadcast_to_composite(const Tensor& self, IntArrayRef size) { return expand(self, size); }
+
+std::vector<Tensor> broadcast_tensors_composite(TensorList tensors) {
+  DimVector shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(expand(t, shape));
+  return out;
+}
+
+// Input i (0-dim or 1-D) becomes a view expanded along every other dim. "xy" swaps the roles of
+// the first two inputs in the result's shape (NumPy's Cartesian indexing).
+std::vector<Tensor> meshgrid_indexing_composite(TensorList tensors, std::string_view indexing) {
+  ANATOMY_CHECK(indexing == "ij" || indexing == "xy", ValueError,
+                "meshgrid: indexing must be \"ij\" or \"xy\", got \"{}\"", indexing);
+  ANATOMY_CHECK(!tensors.empty(), ValueError, "meshgrid: expected a non-empty list of tensors");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    ANATOMY_CHECK(t.dim() <= 1, ValueError, "meshgrid: expected 0-dim or 1-D tensors, got {} dims for tensor {}",
+                  t.dim(), i);
+    ANATOMY_CHECK(t.dtype() == tensors[0].dtype(), TypeError,
+                  "meshgrid: expected tensors of one dtype, got {} (tensor 0) and {} (tensor {})",
+                  name(tensors[0].dtype()), name(t.dtype()), i);
+    ANATOMY_CHECK(t.device() == tensors[0].device(), ValueError,
+                  "meshgrid: expected tensors on one device, got {} (tensor 0) and {} (tensor {})",
+                  tensors[0].device().str(), t.device().str(), i);
+  }
+  const size_t n = tensors.size();
+  const bool swap = indexing == "xy" && n >= 2;
+  DimVector shape;
+  for (const Tensor& t : tensors) shape.push_back(t.numel());
+  if (swap) std::swap(shape[0], shape[1]);
+  std::vector<Tensor> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t pos = swap && i < 2 ? 1 - i : i;
+    DimVector one(n, 1);
+    one[pos] = tensors[i].numel();
+    out.push_back(expand(view(tensors[i], one), shape));
+  }
+  return out;
+}
+
+// PyTorch's default (it warns that the default will change; anatomy keeps "ij").
+std::vector<Tensor> meshgrid_composite(TensorList tensors) { return meshgrid_indexing_composite(tensors, "ij"); }
+
 }  // namespace
 
 ANATOMY_LIBRARY(aten, m) {
@@ -143,6 +249,24 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)", ANATOMY_KERNEL(unflatten_composite));
   m.def("split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor[]", ANATOMY_KERNEL(split_composite));
   m.def("chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor[]", ANATOMY_KERNEL(chunk_composite));
+  m.def("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+        ANATOMY_KERNEL(movedim_composite));
+  m.def("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", ANATOMY_KERNEL(movedim_int_composite));
+  m.def("moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+        ANATOMY_KERNEL(movedim_composite));
+  m.def("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
+        ANATOMY_KERNEL(movedim_int_composite));
+  m.def("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", ANATOMY_KERNEL(swapaxes_composite));
+  m.def("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ANATOMY_KERNEL(swapaxes_composite));
+  m.def("unbind.int(Tensor(a) self, int dim=0) -> Tensor[]", ANATOMY_KERNEL(unbind_composite));
+  m.def("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", ANATOMY_KERNEL(view_as_composite));
+  m.def("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", ANATOMY_KERNEL(reshape_as_composite));
+  m.def("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", ANATOMY_KERNEL(expand_as_composite));
+  m.def("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", ANATOMY_KERNEL(broadcast_to_composite));
+  m.def("broadcast_tensors(Tensor[] tensors) -> Tensor[]", ANATOMY_KERNEL(broadcast_tensors_composite));
+  m.def("meshgrid(Tensor[] tensors) -> Tensor[]", ANATOMY_KERNEL(meshgrid_composite));
+  m.def("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]",
+        ANATOMY_KERNEL(meshgrid_indexing_composite));
 }
 
 ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
@@ -243,6 +367,62 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   ANATOMY_OP(op, "aten::chunk", std::vector<Tensor>(const Tensor&, int64_t, int64_t));
   return op.call(self, chunks, dim);
+}
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  ANATOMY_OP(op, "aten::movedim.intlist", Tensor(const Tensor&, IntArrayRef, IntArrayRef));
+  return op.call(self, source, destination);
+}
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  ANATOMY_OP(op, "aten::movedim.int", Tensor(const Tensor&, int64_t, int64_t));
+  return op.call(self, source, destination);
+}
+Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  ANATOMY_OP(op, "aten::moveaxis.intlist", Tensor(const Tensor&, IntArrayRef, IntArrayRef));
+  return op.call(self, source, destination);
+}
+Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
+  ANATOMY_OP(op, "aten::moveaxis.int", Tensor(const Tensor&, int64_t, int64_t));
+  return op.call(self, source, destination);
+}
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
+  ANATOMY_OP(op, "aten::swapaxes", Tensor(const Tensor&, int64_t, int64_t));
+  return op.call(self, axis0, axis1);
+}
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) {
+  ANATOMY_OP(op, "aten::swapdims", Tensor(const Tensor&, int64_t, int64_t));
+  return op.call(self, dim0, dim1);
+}
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  ANATOMY_OP(op, "aten::unbind.int", std::vector<Tensor>(const Tensor&, int64_t));
+  return op.call(self, dim);
+}
+Tensor view_as(const Tensor& self, const Tensor& other) {
+  ANATOMY_OP(op, "aten::view_as", Tensor(const Tensor&, const Tensor&));
+  return op.call(self, other);
+}
+Tensor reshape_as(const Tensor& self, const Tensor& other) {
+  ANATOMY_OP(op, "aten::reshape_as", Tensor(const Tensor&, const Tensor&));
+  return op.call(self, other);
+}
+Tensor expand_as(const Tensor& self, const Tensor& other) {
+  ANATOMY_OP(op, "aten::expand_as", Tensor(const Tensor&, const Tensor&));
+  return op.call(self, other);
+}
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) {
+  ANATOMY_OP(op, "aten::broadcast_to", Tensor(const Tensor&, IntArrayRef));
+  return op.call(self, size);
+}
+std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  ANATOMY_OP(op, "aten::broadcast_tensors", std::vector<Tensor>(TensorList));
+  return op.call(tensors);
+}
+std::vector<Tensor> meshgrid(TensorList tensors) {
+  ANATOMY_OP(op, "aten::meshgrid", std::vector<Tensor>(TensorList));
+  return op.call(tensors);
+}
+std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing) {
+  ANATOMY_OP(op, "aten::meshgrid.indexing", std::vector<Tensor>(TensorList, std::string_view));
+  return op.call(tensors, indexing);
 }
 
 }  // namespace anatomy

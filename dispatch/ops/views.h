@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "anatomy/core/tensor.h"
@@ -31,5 +32,21 @@ Tensor diagonal(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+// Source dim i goes to destination[i]; the others keep their order. moveaxis is its alias.
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination);
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination);
+Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination);
+Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination);
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1);  // transpose
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1);    // transpose
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim = 0);    // one select per index
+Tensor view_as(const Tensor& self, const Tensor& other);
+Tensor reshape_as(const Tensor& self, const Tensor& other);
+Tensor expand_as(const Tensor& self, const Tensor& other);
+Tensor broadcast_to(const Tensor& self, IntArrayRef size);
+std::vector<Tensor> broadcast_tensors(TensorList tensors);
+// Expanded views of 0-dim or 1-D inputs; indexing "ij" (the default) or "xy".
+std::vector<Tensor> meshgrid(TensorList tensors);
+std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing);
 
 }  // namespace anatomy
