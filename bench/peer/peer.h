@@ -117,7 +117,7 @@ constexpr bool is_cuda_case() {
 // and freed when a call for another case comes (before that one is made: the large rows hold
 // gigabytes each).
 struct PreparedCase {
-  const void* kind = nullptr;  // the address of prepare<Case>'s tag
+  const void* kind = nullptr;   // the address of prepare<Case>'s tag
   std::shared_ptr<void> value;  // null when the case was skipped
   std::string skip_reason;
 };
