@@ -21,9 +21,10 @@
 //            (backends/cuda/elementwise/unary_<group>.cu), which spreads the compile time.
 //
 // Function rows: each op gets name(Tensor), name_, name_out and the methods t.name(), t.name_().
-// neg, abs, the rounding ops and relu keep the dtype and refuse bool (the rounding ops are
+// neg, abs, the rounding ops, relu and square keep the dtype and refuse bool (the rounding ops are
 // identities on integers); sign keeps every dtype; the floating functions give the default float
-// for integer and bool inputs; logical_not gives bool; bitwise_not takes integers and bool.
+// for integer and bool inputs, except frac, mish, hardswish and hardsigmoid, which take floating
+// inputs only; logical_not gives bool; bitwise_not takes integers and bool.
 #define ANATOMY_FORALL_UNARY_FUNCTION_OPS(_)                                                                          \
   _(Neg, neg, NoBool, NegFn, basic, "neg", "neg_", "neg.out")                                                         \
   _(Abs, abs, NoBool, AbsFn, basic, "abs", "abs_", "abs.out")                                                         \
