@@ -48,6 +48,9 @@ UnaryScalars unary_scalars(UnaryOp op, DType dtype, const UnaryParams& p) {
     // brought into its range, so their conversion is exact (and clamping gives the same values).
     visit_dtype(dtype, "hardtanh", [&]<typename T>() {
       if constexpr (std::is_integral_v<T>) {
+        ANATOMY_CHECK(!std::isnan(p.min_val) && !std::isnan(p.max_val), ValueError,
+                      "hardtanh: the bounds of an integer tensor must be numbers, got min_val={} max_val={}", p.min_val,
+                      p.max_val);
         const double lo = std::max(static_cast<double>(std::numeric_limits<T>::lowest()), -9.0e18);
         const double hi = std::min(static_cast<double>(std::numeric_limits<T>::max()), 9.0e18);
         k.a = std::clamp(std::trunc(p.min_val), lo, hi);

@@ -260,6 +260,8 @@ TEST_CASE("unary: logit's eps, and the activations' defaults") {
   CHECK(std::isnan(n[0]));
   Tensor b = tensor({true});
   EXPECT_ERROR_UNCHANGED(b, TypeError, hardtanh_(b), "hardtanh", "bool");
+  Tensor ints = tensor({-5, 5});
+  EXPECT_ERROR_UNCHANGED(ints, ValueError, hardtanh_(ints, kNan, 1), "hardtanh", "nan");
   Tensor i = tensor({1, 2});
   EXPECT_ERROR_UNCHANGED(i, TypeError, leaky_relu_(i), "leaky_relu", "int64");
   EXPECT_ERROR_UNCHANGED(i, TypeError, i.mish_(), "mish", "int64");
