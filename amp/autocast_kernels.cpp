@@ -126,7 +126,7 @@ constexpr std::string_view kFp32Ops[] = {
     "sum", "sum.dim_IntList", "mean", "mean.dim", "prod", "prod.dim_IntList", "norm.ScalarOpt_dim",
     "var.correction", "std.correction", "logsumexp", "cumsum", "cumprod",
     "exp", "expm1", "log", "log1p", "log2", "reciprocal", "rsqrt", "tan", "sinh", "cosh", "pow.Tensor_Tensor",
-    "softplus",
+    "softplus", "log10", "acos", "asin", "erfinv",
 };
 // clang-format on
 constexpr std::string_view kPromoteOps[] = {

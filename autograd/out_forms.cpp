@@ -70,6 +70,10 @@ using Gelu = Tensor(const Tensor&, std::string_view, const Tensor&);
 using Softplus = Tensor(const Tensor&, const Scalar&, const Scalar&, const Tensor&);
 using NanToNum = Tensor(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>,
                         const Tensor&);
+using Polygamma = Tensor(int64_t, const Tensor&, const Tensor&);
+using Logit = Tensor(const Tensor&, std::optional<double>, const Tensor&);
+using LeakyRelu = Tensor(const Tensor&, const Scalar&, const Tensor&);
+using Elu = Tensor(const Tensor&, const Scalar&, const Scalar&, const Scalar&, const Tensor&);
 using SumDims = Tensor(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&);
 
 }  // namespace
@@ -101,6 +105,11 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   ANATOMY_REFUSING_OUT_FORM("gelu.out", Gelu);
   ANATOMY_REFUSING_OUT_FORM("nan_to_num.out", NanToNum);
   ANATOMY_REFUSING_OUT_FORM("softplus.out", Softplus);
+  ANATOMY_REFUSING_OUT_FORM("polygamma.out", Polygamma);
+  ANATOMY_REFUSING_OUT_FORM("logit.out", Logit);
+  ANATOMY_REFUSING_OUT_FORM("leaky_relu.out", LeakyRelu);
+  ANATOMY_REFUSING_OUT_FORM("hardtanh.out", Softplus);  // two Scalars, as softplus's
+  ANATOMY_REFUSING_OUT_FORM("elu.out", Elu);
   ANATOMY_REFUSING_OUT_FORM("sum.IntList_out", SumDims);
   ANATOMY_REFUSING_OUT_FORM("bmm.out", Binary);
   ANATOMY_REFUSING_OUT_FORM("mm.out", Binary);

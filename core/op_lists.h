@@ -21,51 +21,79 @@
 //            (backends/cuda/elementwise/unary_<group>.cu), which spreads the compile time.
 //
 // Function rows: each op gets name(Tensor), name_, name_out and the methods t.name(), t.name_().
-// neg, abs, the rounding ops and relu keep the dtype and refuse bool (the rounding ops are
+// neg, abs, the rounding ops, relu and square keep the dtype and refuse bool (the rounding ops are
 // identities on integers); sign keeps every dtype; the floating functions give the default float
-// for integer and bool inputs; logical_not gives bool; bitwise_not takes integers and bool.
-#define ANATOMY_FORALL_UNARY_FUNCTION_OPS(_)                                                                   \
-  _(Neg, neg, NoBool, NegFn, basic, "neg", "neg_", "neg.out")                                                  \
-  _(Abs, abs, NoBool, AbsFn, basic, "abs", "abs_", "abs.out")                                                  \
-  _(Sign, sign, SameDtype, SignFn, basic, "sign", "sign_", "sign.out")                                         \
-  _(Floor, floor, NoBool, FloorFn, basic, "floor", "floor_", "floor.out")                                      \
-  _(Ceil, ceil, NoBool, CeilFn, basic, "ceil", "ceil_", "ceil.out")                                            \
-  _(Round, round, NoBool, RoundFn, basic, "round", "round_", "round.out")                                      \
-  _(Trunc, trunc, NoBool, TruncFn, basic, "trunc", "trunc_", "trunc.out")                                      \
-  _(Relu, relu, NoBool, ReluFn, basic, "relu", "relu_", "relu.out")                                            \
-  _(Exp, exp, Float, ExpFn, math, "exp", "exp_", "exp.out")                                                    \
-  _(Exp2, exp2, Float, Exp2Fn, math, "exp2", "exp2_", "exp2.out")                                              \
-  _(Expm1, expm1, Float, Expm1Fn, math, "expm1", "expm1_", "expm1.out")                                        \
-  _(Log, log, Float, LogFn, math, "log", "log_", "log.out")                                                    \
-  _(Log1p, log1p, Float, Log1pFn, math, "log1p", "log1p_", "log1p.out")                                        \
-  _(Log2, log2, Float, Log2Fn, math, "log2", "log2_", "log2.out")                                              \
-  _(Sqrt, sqrt, Float, SqrtFn, math, "sqrt", "sqrt_", "sqrt.out")                                              \
-  _(Rsqrt, rsqrt, Float, RsqrtFn, math, "rsqrt", "rsqrt_", "rsqrt.out")                                        \
-  _(Sin, sin, Float, SinFn, activation, "sin", "sin_", "sin.out")                                              \
-  _(Cos, cos, Float, CosFn, activation, "cos", "cos_", "cos.out")                                              \
-  _(Tan, tan, Float, TanFn, activation, "tan", "tan_", "tan.out")                                              \
-  _(Sinh, sinh, Float, SinhFn, activation, "sinh", "sinh_", "sinh.out")                                        \
-  _(Cosh, cosh, Float, CoshFn, activation, "cosh", "cosh_", "cosh.out")                                        \
-  _(Tanh, tanh, Float, TanhFn, activation, "tanh", "tanh_", "tanh.out")                                        \
-  _(Sigmoid, sigmoid, Float, SigmoidFn, activation, "sigmoid", "sigmoid_", "sigmoid.out")                      \
-  _(Silu, silu, Float, SiluFn, activation, "silu", "silu_", "silu.out")                                        \
-  _(Erf, erf, Float, ErfFn, activation, "erf", "erf_", "erf.out")                                              \
-  _(Reciprocal, reciprocal, Float, ReciprocalFn, math, "reciprocal", "reciprocal_", "reciprocal.out")          \
-  _(LogicalNot, logical_not, Predicate, LogicalNotFn, basic, "logical_not", "logical_not_", "logical_not.out") \
+// for integer and bool inputs, except frac, mish, hardswish and hardsigmoid, which take floating
+// inputs only; logical_not gives bool; bitwise_not takes integers and bool.
+#define ANATOMY_FORALL_UNARY_FUNCTION_OPS(_)                                                                          \
+  _(Neg, neg, NoBool, NegFn, basic, "neg", "neg_", "neg.out")                                                         \
+  _(Abs, abs, NoBool, AbsFn, basic, "abs", "abs_", "abs.out")                                                         \
+  _(Sign, sign, SameDtype, SignFn, basic, "sign", "sign_", "sign.out")                                                \
+  _(Floor, floor, NoBool, FloorFn, basic, "floor", "floor_", "floor.out")                                             \
+  _(Ceil, ceil, NoBool, CeilFn, basic, "ceil", "ceil_", "ceil.out")                                                   \
+  _(Round, round, NoBool, RoundFn, basic, "round", "round_", "round.out")                                             \
+  _(Trunc, trunc, NoBool, TruncFn, basic, "trunc", "trunc_", "trunc.out")                                             \
+  _(Relu, relu, NoBool, ReluFn, basic, "relu", "relu_", "relu.out")                                                   \
+  _(Exp, exp, Float, ExpFn, math, "exp", "exp_", "exp.out")                                                           \
+  _(Exp2, exp2, Float, Exp2Fn, math, "exp2", "exp2_", "exp2.out")                                                     \
+  _(Expm1, expm1, Float, Expm1Fn, math, "expm1", "expm1_", "expm1.out")                                               \
+  _(Log, log, Float, LogFn, math, "log", "log_", "log.out")                                                           \
+  _(Log1p, log1p, Float, Log1pFn, math, "log1p", "log1p_", "log1p.out")                                               \
+  _(Log2, log2, Float, Log2Fn, math, "log2", "log2_", "log2.out")                                                     \
+  _(Sqrt, sqrt, Float, SqrtFn, math, "sqrt", "sqrt_", "sqrt.out")                                                     \
+  _(Rsqrt, rsqrt, Float, RsqrtFn, math, "rsqrt", "rsqrt_", "rsqrt.out")                                               \
+  _(Sin, sin, Float, SinFn, activation, "sin", "sin_", "sin.out")                                                     \
+  _(Cos, cos, Float, CosFn, activation, "cos", "cos_", "cos.out")                                                     \
+  _(Tan, tan, Float, TanFn, activation, "tan", "tan_", "tan.out")                                                     \
+  _(Sinh, sinh, Float, SinhFn, activation, "sinh", "sinh_", "sinh.out")                                               \
+  _(Cosh, cosh, Float, CoshFn, activation, "cosh", "cosh_", "cosh.out")                                               \
+  _(Tanh, tanh, Float, TanhFn, activation, "tanh", "tanh_", "tanh.out")                                               \
+  _(Sigmoid, sigmoid, Float, SigmoidFn, activation, "sigmoid", "sigmoid_", "sigmoid.out")                             \
+  _(Silu, silu, Float, SiluFn, activation, "silu", "silu_", "silu.out")                                               \
+  _(Erf, erf, Float, ErfFn, activation, "erf", "erf_", "erf.out")                                                     \
+  _(Reciprocal, reciprocal, Float, ReciprocalFn, math, "reciprocal", "reciprocal_", "reciprocal.out")                 \
+  _(Log10, log10, Float, Log10Fn, math, "log10", "log10_", "log10.out")                                               \
+  _(Square, square, NoBool, SquareFn, basic, "square", "square_", "square.out")                                       \
+  _(Frac, frac, FloatOnly, FracFn, basic, "frac", "frac_", "frac.out")                                                \
+  _(Asin, asin, Float, AsinFn, math, "asin", "asin_", "asin.out")                                                     \
+  _(Acos, acos, Float, AcosFn, math, "acos", "acos_", "acos.out")                                                     \
+  _(Atan, atan, Float, AtanFn, math, "atan", "atan_", "atan.out")                                                     \
+  _(Asinh, asinh, Float, AsinhFn, math, "asinh", "asinh_", "asinh.out")                                               \
+  _(Acosh, acosh, Float, AcoshFn, math, "acosh", "acosh_", "acosh.out")                                               \
+  _(Atanh, atanh, Float, AtanhFn, math, "atanh", "atanh_", "atanh.out")                                               \
+  _(Lgamma, lgamma, Float, LgammaFn, math, "lgamma", "lgamma_", "lgamma.out")                                         \
+  _(Digamma, digamma, Float, DigammaFn, math, "digamma", "digamma_", "digamma.out")                                   \
+  _(Erfc, erfc, Float, ErfcFn, activation, "erfc", "erfc_", "erfc.out")                                               \
+  _(Erfinv, erfinv, Float, ErfinvFn, activation, "erfinv", "erfinv_", "erfinv.out")                                   \
+  _(Mish, mish, FloatOnly, MishFn, activation, "mish", "mish_", "mish.out")                                           \
+  _(Hardswish, hardswish, FloatOnly, HardswishFn, activation, "hardswish", "hardswish_", "hardswish.out")             \
+  _(Hardsigmoid, hardsigmoid, FloatOnly, HardsigmoidFn, activation, "hardsigmoid", "hardsigmoid_", "hardsigmoid.out") \
+  _(LogicalNot, logical_not, Predicate, LogicalNotFn, basic, "logical_not", "logical_not_", "logical_not.out")        \
   _(BitwiseNot, bitwise_not, Bitwise, BitwiseNotFn, basic, "bitwise_not", "bitwise_not_", "bitwise_not.out")
 
 // The rows whose front door is written by hand (gelu's approximate, softplus's beta and threshold,
-// nan_to_num's replacements, the predicates that have only a functional form): their kernels come
-// from the rows, their functions and schemas from dispatch/ops/unary.cpp. Several enumerators may
-// share a name.
-#define ANATOMY_FORALL_UNARY_SPECIAL_OPS(_)                            \
-  _(NanToNum, nan_to_num, SameDtype, NanToNumFn, basic, "", "", "")    \
-  _(Gelu, gelu, FloatOnly, GeluFn, activation, "", "", "")             \
-  _(GeluTanh, gelu, FloatOnly, GeluTanhFn, activation, "", "", "")     \
-  _(Softplus, softplus, FloatOnly, SoftplusFn, activation, "", "", "") \
-  _(Isnan, isnan, Predicate, IsnanFn, basic, "", "", "")               \
-  _(Isinf, isinf, Predicate, IsinfFn, basic, "", "", "")               \
-  _(Isfinite, isfinite, Predicate, IsfiniteFn, basic, "", "", "")
+// nan_to_num's replacements, polygamma's order, logit's eps, the activations' slopes, bounds and
+// scales, the predicates that have no in-place form): their kernels come from the rows, their
+// functions and schemas from dispatch/ops/unary.cpp. Several enumerators may share a name or a
+// functor (selu is elu with fixed scales). The out= column names the out= form of a row without
+// a derivative, which autograd/not_differentiable.cpp lets through.
+#define ANATOMY_FORALL_UNARY_SPECIAL_OPS(_)                                   \
+  _(NanToNum, nan_to_num, SameDtype, NanToNumFn, basic, "", "", "")           \
+  _(Gelu, gelu, FloatOnly, GeluFn, activation, "", "", "")                    \
+  _(GeluTanh, gelu, FloatOnly, GeluTanhFn, activation, "", "", "")            \
+  _(Softplus, softplus, FloatOnly, SoftplusFn, activation, "", "", "")        \
+  _(Isnan, isnan, Predicate, IsnanFn, basic, "", "", "")                      \
+  _(Isinf, isinf, Predicate, IsinfFn, basic, "", "", "")                      \
+  _(Isfinite, isfinite, Predicate, IsfiniteFn, basic, "", "", "")             \
+  _(Signbit, signbit, Predicate, SignbitFn, basic, "", "", "signbit.out")     \
+  _(Isposinf, isposinf, Predicate, IsposinfFn, basic, "", "", "isposinf.out") \
+  _(Isneginf, isneginf, Predicate, IsneginfFn, basic, "", "", "isneginf.out") \
+  _(Polygamma, polygamma, Float, PolygammaFn, math, "", "", "")               \
+  _(Logit, logit, Float, LogitFn, activation, "", "", "")                     \
+  _(LeakyRelu, leaky_relu, FloatOnly, LeakyReluFn, activation, "", "", "")    \
+  _(Hardtanh, hardtanh, NoBool, HardtanhFn, activation, "", "", "")           \
+  _(Elu, elu, FloatOnly, EluFn, activation, "", "", "")                       \
+  _(Selu, selu, FloatOnly, EluFn, activation, "", "", "")
 
 // The element-wise binary operators, one row each: the one description that the enum, the
 // argument rules, the CPU loops and the CUDA kernels (dispatch/ops/binary_rows.h) and, for the

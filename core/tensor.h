@@ -201,6 +201,13 @@ class Tensor {
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
+  Tensor signbit() const;
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  Tensor polygamma(int64_t n) const;
+  const Tensor& polygamma_(int64_t n) const;
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  const Tensor& logit_(std::optional<double> eps = std::nullopt) const;
 #define ANATOMY_BINARY_METHODS(e, name, ...)        \
   Tensor name(const Tensor& other) const;           \
   Tensor name(const Scalar& other) const;           \

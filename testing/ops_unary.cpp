@@ -1,4 +1,5 @@
 // Op-table entries: element-wise unary operators, and the casts between every pair of dtypes.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -104,6 +105,104 @@ double largest(DType t) {
   }
 }
 
+// digamma by its reflection, recurrence and asymptotic series, written independently of the
+// kernel's (which stops the recurrence at 10 and evaluates the series by Horner's rule).
+double digamma_ref(double x) {
+  if (std::isnan(x) || x == -std::numeric_limits<double>::infinity()) return std::nan("");
+  if (x == 0) return std::copysign(std::numeric_limits<double>::infinity(), -x);
+  if (x < 0) {
+    if (x == std::floor(x)) return std::nan("");
+    const double pi = 3.14159265358979323846;
+    return digamma_ref(1 - x) - pi / std::tan(pi * (x - std::trunc(x)));
+  }
+  double acc = 0;
+  for (; x < 20; x += 1) acc -= 1 / x;
+  const double z = 1 / (x * x);
+  return acc + std::log(x) - 0.5 / x -
+         z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132)))));
+}
+
+// polygamma(n, x) for n >= 1: (-1)^(n+1) n! sum over k of (x + k)^-(n+1), summed to k = 63 and
+// the rest by Euler-Maclaurin; digamma for n = 0. At the poles (x a non-positive integer) the
+// sum is inf, so the result is +-inf; at +inf it is 0.
+double polygamma_ref(int n, double x) {
+  if (n == 0) return digamma_ref(x);
+  if (std::isnan(x)) return x;
+  const double inf = std::numeric_limits<double>::infinity();
+  if (x <= 0 && x == std::floor(x)) return n % 2 == 1 ? inf : -inf;
+  if (x == inf) return 0;
+  double sum = 0;
+  for (int k = 0; k < 64; ++k) sum += std::pow(x + k, -(n + 1));
+  const double y = x + 64;
+  sum += 1 / (n * std::pow(y, n)) + 1 / (2 * std::pow(y, n + 1)) + (n + 1) / (12 * std::pow(y, n + 2)) -
+         (n + 1) * (n + 2) * (n + 3) / (720 * std::pow(y, n + 4));
+  double factorial = 1;
+  for (int k = 2; k <= n; ++k) factorial *= k;
+  return (n % 2 == 1 ? 1 : -1) * factorial * sum;
+}
+
+// erfinv by bisection on erf (erf is increasing): 200 halvings reach the double nearest the
+// root.
+double erfinv_ref(double y) {
+  if (std::isnan(y) || y < -1 || y > 1) return std::nan("");
+  if (y == 1 || y == -1) return std::copysign(std::numeric_limits<double>::infinity(), y);
+  double lo = -7, hi = 7;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (std::erf(mid) < y ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+Domain between(double low, double high, int64_t int_low, int64_t int_high) {
+  Domain d;
+  d.low = low;
+  d.high = high;
+  d.int_low = int_low;
+  d.int_high = int_high;
+  return d;
+}
+
+// An entry of an op with non-tensor arguments: the standard samples once per set of `scalars`
+// (the first set labelled as the defaults), and a reference applying f(x, scalars).
+OpInfo with_scalars(std::string name, std::vector<std::string> schemas, std::vector<DType> dtypes, Result result,
+                    std::vector<std::vector<double>> scalar_sets, Domain domain,
+                    std::function<double(double, const std::vector<double>&)> f) {
+  OpInfo info;
+  info.name = name;
+  info.family = OpFamily::Unary;
+  info.schemas = std::move(schemas);
+  info.dtypes = std::move(dtypes);
+  info.differentiable = result != Result::Bool;
+  info.samples = [scalar_sets, domain](DType t) {
+    std::vector<SampleInput> all;
+    for (size_t i = 0; i < scalar_sets.size(); ++i) {
+      for (SampleInput& x : elementwise_samples(1, t, {domain})) {
+        x.scalars = scalar_sets[i];
+        if (i > 0) {
+          x.label += ", scalars";
+          for (double k : scalar_sets[i]) x.label += fmt::format(" {}", k);
+        }
+        all.push_back(std::move(x));
+      }
+    }
+    return all;
+  };
+  info.reference = [f, result](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const DType t = in[0].dtype;
+    const DType r = result == Result::Float && !is_floating(t) ? kDefaultFloat : t;
+    return std::vector<RefTensor>{map_unary(in[0], r, [&](double x) { return f(round_to(x, r), s.scalars); })};
+  };
+  return info;
+}
+
+// A bad input carrying scalars (the entry's op reads them).
+ErrorInput wrong_dtype_with(const std::string& op, DType dtype, std::vector<double> scalars) {
+  ErrorInput bad = wrong_dtype(op, dtype);
+  bad.sample.scalars = std::move(scalars);
+  return bad;
+}
+
 Domain positive() {
   Domain d;
   d.low = 0.05;
@@ -130,6 +229,8 @@ ANATOMY_REGISTER_OPS(unary) {
   ANATOMY_SAME_DTYPE_ENTRY(ceil, kNumeric, [](double x) { return std::ceil(x); });
   ANATOMY_SAME_DTYPE_ENTRY(round, kNumeric, round_half_even);
   ANATOMY_SAME_DTYPE_ENTRY(trunc, kNumeric, [](double x) { return std::trunc(x); });
+  // Integers keep their dtype and wrap (int8 20 * 20 is -112), as PyTorch's pow(x, 2).
+  ANATOMY_SAME_DTYPE_ENTRY(square, kNumeric, [](double x) { return x * x; });
   ANATOMY_SAME_DTYPE_ENTRY(relu, kNumeric, [](double x) { return x < 0 ? 0.0 : x; });
 #undef ANATOMY_SAME_DTYPE_ENTRY
   // The ops refusing bool (sign keeps it).
@@ -200,7 +301,136 @@ ANATOMY_REGISTER_OPS(unary) {
   ANATOMY_FLOAT_ENTRY(erf, [](double x) { return std::erf(x); });
   ANATOMY_FLOAT_ENTRY(
       reciprocal, [](double x) { return 1.0 / x; }, nonzero);
+  ANATOMY_FLOAT_ENTRY(
+      log10, [](double x) { return std::log10(x); }, positive());
+  // Inside (-1, 1) (the integers -1, 0 and 1 reach the ends), so gradchecks stay off the edges.
+  const Domain unit = between(-0.95, 0.95, -1, 2);
+  ANATOMY_FLOAT_ENTRY(
+      asin, [](double x) { return std::asin(x); }, unit);
+  ANATOMY_FLOAT_ENTRY(
+      acos, [](double x) { return std::acos(x); }, unit);
+  ANATOMY_FLOAT_ENTRY(atan, [](double x) { return std::atan(x); });
+  ANATOMY_FLOAT_ENTRY(asinh, [](double x) { return std::asinh(x); });
+  ANATOMY_FLOAT_ENTRY(
+      acosh, [](double x) { return std::acosh(x); }, between(1.05, 8, 1, 20));
+  ANATOMY_FLOAT_ENTRY(
+      atanh, [](double x) { return std::atanh(x); }, unit);
+  // Positive floats, away from the poles for the gradchecks; the integers meet the poles at 0
+  // and below (lgamma inf; digamma -inf at 0, NaN below).
+  const Domain gamma = between(0.1, 6, -20, 20);
+  ANATOMY_FLOAT_ENTRY(
+      lgamma, [](double x) { return std::lgamma(x); }, gamma);
+  ANATOMY_FLOAT_ENTRY(digamma, digamma_ref, gamma);
+  // fp32's recurrence cancels near digamma's root (x = 1.46): a few fp32 ulp of 1, not of the result.
+  ops.back().tolerance = [](DType t) {
+    Tolerance tol = default_tolerance(t);
+    if (t == DType::Float32) tol.atol = 1e-5;
+    return tol;
+  };
+  ANATOMY_FLOAT_ENTRY(erfc, [](double x) { return std::erfc(x); });
+  ANATOMY_FLOAT_ENTRY(erfinv, erfinv_ref, between(-0.99, 0.99, -1, 2));
 #undef ANATOMY_FLOAT_ENTRY
+
+  // ---- floating inputs only, the dtype kept ----
+#define ANATOMY_FLOATING_ENTRY(n, f)                                                                         \
+  ops.push_back(unary(                                                                                       \
+      #n, kFloating, Result::Same, f, [](const Tensor& a) { return anatomy::n(a); },                         \
+      [](const Tensor& a) { a.n##_(); }, [](const Tensor& o, const Tensor& a) { anatomy::n##_out(o, a); })); \
+  ops.back().error_inputs = [] { return std::vector<ErrorInput>{wrong_dtype(#n, DType::Int64)}; }
+  // x - trunc(x): NaN at +-inf.
+  ANATOMY_FLOATING_ENTRY(frac, [](double x) { return x - std::trunc(x); });
+  ANATOMY_FLOATING_ENTRY(mish, [](double x) { return x * std::tanh(std::log1p(std::exp(x))); });
+  ANATOMY_FLOATING_ENTRY(hardswish, [](double x) { return x * std::min(std::max(x + 3, 0.0), 6.0) / 6; });
+  ANATOMY_FLOATING_ENTRY(hardsigmoid, [](double x) { return std::min(std::max(x + 3, 0.0), 6.0) / 6; });
+#undef ANATOMY_FLOATING_ENTRY
+
+  // ---- polygamma(n, x), n from the sample's scalars ----
+  {
+    OpInfo e = with_scalars("polygamma", {"polygamma", "polygamma_", "polygamma.out"}, kAll, Result::Float,
+                            {{1}, {0}, {2}, {3}}, between(0.1, 6, 1, 20),
+                            [](double x, const std::vector<double>& k) { return polygamma_ref(int(k[0]), x); });
+    e.op = [](const SampleInput& s) {
+      return std::vector<Tensor>{polygamma(static_cast<int64_t>(s.scalars[0]), s.tensors[0])};
+    };
+    e.inplace = [](const SampleInput& s) { s.tensors[0].polygamma_(static_cast<int64_t>(s.scalars[0])); };
+    e.out = [](const Tensor& o, const SampleInput& s) {
+      polygamma_out(o, static_cast<int64_t>(s.scalars[0]), s.tensors[0]);
+    };
+    e.tolerance = [](DType t) {
+      Tolerance tol = default_tolerance(t);
+      if (t == DType::Float32) tol.atol = 1e-5, tol.rtol = 1e-5;
+      return tol;
+    };
+    e.error_inputs = [] {
+      SampleInput s;
+      s.label = "n=-1";
+      s.tensors = {random_tensor({2, 3}, DType::Float32)};
+      s.scalars = {-1};
+      return std::vector<ErrorInput>{{s, &typeid(ValueError), {"polygamma", "-1"}}};
+    };
+    ops.push_back(e);
+  }
+
+  // ---- logit: without eps, and eps = 0.2 (the samples' scalars) ----
+  {
+    auto eps_of = [](const SampleInput& s) {
+      return s.scalars.empty() ? std::nullopt : std::optional<double>(s.scalars[0]);
+    };
+    OpInfo e = with_scalars("logit", {"logit", "logit_", "logit.out"}, kAll, Result::Float, {{}, {0.2}},
+                            between(0.02, 0.98, 0, 2), [](double x, const std::vector<double>& k) {
+                              if (!k.empty()) x = x < k[0] ? k[0] : x > 1 - k[0] ? 1 - k[0] : x;
+                              return std::log(x / (1 - x));
+                            });
+    e.op = [eps_of](const SampleInput& s) { return std::vector<Tensor>{s.tensors[0].logit(eps_of(s))}; };
+    e.inplace = [eps_of](const SampleInput& s) { s.tensors[0].logit_(eps_of(s)); };
+    e.out = [eps_of](const Tensor& o, const SampleInput& s) { logit_out(o, s.tensors[0], eps_of(s)); };
+    ops.push_back(e);
+  }
+
+  // ---- activations with arguments: the defaults, then other values ----
+  {
+    OpInfo e = with_scalars("leaky_relu", {"leaky_relu", "leaky_relu_", "leaky_relu.out"}, kFloating, Result::Same,
+                            {{0.01}, {0.2}}, Domain{},
+                            [](double x, const std::vector<double>& k) { return x > 0 ? x : x * k[0]; });
+    e.op = [](const SampleInput& s) { return std::vector<Tensor>{leaky_relu(s.tensors[0], s.scalars[0])}; };
+    e.inplace = [](const SampleInput& s) { leaky_relu_(s.tensors[0], s.scalars[0]); };
+    e.out = [](const Tensor& o, const SampleInput& s) { leaky_relu_out(o, s.tensors[0], s.scalars[0]); };
+    e.error_inputs = [] { return std::vector<ErrorInput>{wrong_dtype_with("leaky_relu", DType::Int64, {0.01})}; };
+    ops.push_back(e);
+  }
+  {
+    // Integer tensors keep their dtype (the bounds are whole numbers here).
+    OpInfo e = with_scalars(
+        "hardtanh", {"hardtanh", "hardtanh_", "hardtanh.out"}, kNumeric, Result::Same, {{-1, 1}, {-2, 3}}, Domain{},
+        [](double x, const std::vector<double>& k) { return std::isnan(x) ? x : std::min(std::max(x, k[0]), k[1]); });
+    e.op = [](const SampleInput& s) { return std::vector<Tensor>{hardtanh(s.tensors[0], s.scalars[0], s.scalars[1])}; };
+    e.inplace = [](const SampleInput& s) { hardtanh_(s.tensors[0], s.scalars[0], s.scalars[1]); };
+    e.out = [](const Tensor& o, const SampleInput& s) { hardtanh_out(o, s.tensors[0], s.scalars[0], s.scalars[1]); };
+    e.error_inputs = [] { return std::vector<ErrorInput>{wrong_dtype_with("hardtanh", DType::Bool, {-1, 1})}; };
+    ops.push_back(e);
+  }
+  {
+    OpInfo e = with_scalars(
+        "elu", {"elu", "elu_", "elu.out"}, kFloating, Result::Same, {{1, 1, 1}, {0.5, 2, 1.5}}, Domain{},
+        [](double x, const std::vector<double>& k) { return x <= 0 ? std::expm1(x * k[2]) * k[0] * k[1] : x * k[1]; });
+    e.op = [](const SampleInput& s) {
+      return std::vector<Tensor>{elu(s.tensors[0], s.scalars[0], s.scalars[1], s.scalars[2])};
+    };
+    e.inplace = [](const SampleInput& s) { elu_(s.tensors[0], s.scalars[0], s.scalars[1], s.scalars[2]); };
+    e.out = [](const Tensor& o, const SampleInput& s) {
+      elu_out(o, s.tensors[0], s.scalars[0], s.scalars[1], s.scalars[2]);
+    };
+    e.error_inputs = [] { return std::vector<ErrorInput>{wrong_dtype_with("elu", DType::Int32, {1, 1, 1})}; };
+    ops.push_back(e);
+  }
+  {
+    const double alpha = 1.6732632423543772848170429916717, scale = 1.0507009873554804934193349852946;
+    OpInfo e = unary(
+        "selu", kFloating, Result::Same, [=](double x) { return x <= 0 ? std::expm1(x) * alpha * scale : x * scale; },
+        [](const Tensor& a) { return selu(a); }, [](const Tensor& a) { selu_(a); }, nullptr);
+    e.error_inputs = [] { return std::vector<ErrorInput>{wrong_dtype("selu", DType::Int64)}; };
+    ops.push_back(e);
+  }
 
   // ---- gelu, softplus: floating inputs only ----
   for (const std::string approximate : {"none", "tanh"}) {
@@ -321,6 +551,39 @@ ANATOMY_REGISTER_OPS(unary) {
   ops.push_back(unary(
       "isfinite", kAll, Result::Bool, [](double x) { return double(std::isfinite(x)); },
       [](const Tensor& a) { return a.isfinite(); }, nullptr, nullptr));
+  ops.push_back(unary(
+      "signbit", kAll, Result::Bool, [](double x) { return double(std::signbit(x)); },
+      [](const Tensor& a) { return a.signbit(); }, nullptr,
+      [](const Tensor& o, const Tensor& a) { signbit_out(o, a); }));
+  ops.push_back(unary(
+      "isposinf", kAll, Result::Bool, [](double x) { return double(std::isinf(x) && x > 0); },
+      [](const Tensor& a) { return a.isposinf(); }, nullptr,
+      [](const Tensor& o, const Tensor& a) { isposinf_out(o, a); }));
+  ops.push_back(unary(
+      "isneginf", kAll, Result::Bool, [](double x) { return double(std::isinf(x) && x < 0); },
+      [](const Tensor& a) { return a.isneginf(); }, nullptr,
+      [](const Tensor& o, const Tensor& a) { isneginf_out(o, a); }));
+  // Their out= tensor must be bool.
+  for (OpInfo& e : ops) {
+    if (e.name != "signbit" && e.name != "isposinf" && e.name != "isneginf") continue;
+    const std::string op = e.name;
+    auto call = e.out;
+    e.error_inputs = [op] {
+      SampleInput s;
+      s.label = "float out=";
+      s.tensors = {random_tensor({2, 3}, DType::Float32), random_tensor({2, 3}, DType::Float32)};
+      return std::vector<ErrorInput>{{s, &typeid(TypeError), {op, "bool"}}};
+    };
+    auto functional = e.op;
+    // The bad-input sample carries its out= tensor as the second tensor.
+    e.op = [functional, call](const SampleInput& s) {
+      if (s.tensors.size() == 2) {
+        call(s.tensors[1], s);
+        return std::vector<Tensor>{s.tensors[1]};
+      }
+      return functional(s);
+    };
+  }
   ops.push_back(unary(
       "logical_not", kAll, Result::Bool, [](double x) { return double(x == 0); }, [](const Tensor& a) { return !a; },
       [](const Tensor& a) { logical_not_(a); }, [](const Tensor& o, const Tensor& a) { logical_not_out(o, a); }));

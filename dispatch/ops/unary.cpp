@@ -18,6 +18,31 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("isnan(Tensor self) -> Tensor");
   m.def("isinf(Tensor self) -> Tensor");
   m.def("isfinite(Tensor self) -> Tensor");
+  m.def("signbit(Tensor self) -> Tensor");
+  m.def("signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("isposinf(Tensor self) -> Tensor");
+  m.def("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("isneginf(Tensor self) -> Tensor");
+  m.def("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("polygamma(int n, Tensor self) -> Tensor");
+  m.def("polygamma_(Tensor(a!) self, int n) -> Tensor(a!)");
+  m.def("polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("logit(Tensor self, float? eps=None) -> Tensor");
+  m.def("logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)");
+  m.def("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
+  m.def("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)");
+  m.def("leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor");
+  m.def("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)");
+  m.def("hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
+  m.def("elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)");
+  m.def(
+      "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> "
+      "Tensor(a!)");
+  m.def("selu(Tensor self) -> Tensor");
+  m.def("selu_(Tensor(a!) self) -> Tensor(a!)");
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
   m.def("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)");
   m.def("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)");
@@ -61,6 +86,117 @@ Tensor isinf(const Tensor& self) {
 Tensor isfinite(const Tensor& self) {
   ANATOMY_OP(op, "aten::isfinite", UnarySig);
   return op.call(self);
+}
+
+// The predicates with an out= form, and selu (functional and in-place only, as PyTorch's).
+Tensor signbit(const Tensor& self) {
+  ANATOMY_OP(op, "aten::signbit", UnarySig);
+  return op.call(self);
+}
+Tensor signbit_out(const Tensor& out, const Tensor& self) {
+  ANATOMY_OP(op, "aten::signbit.out", UnaryOutSig);
+  return op.call(self, out);
+}
+Tensor isposinf(const Tensor& self) {
+  ANATOMY_OP(op, "aten::isposinf", UnarySig);
+  return op.call(self);
+}
+Tensor isposinf_out(const Tensor& out, const Tensor& self) {
+  ANATOMY_OP(op, "aten::isposinf.out", UnaryOutSig);
+  return op.call(self, out);
+}
+Tensor isneginf(const Tensor& self) {
+  ANATOMY_OP(op, "aten::isneginf", UnarySig);
+  return op.call(self);
+}
+Tensor isneginf_out(const Tensor& out, const Tensor& self) {
+  ANATOMY_OP(op, "aten::isneginf.out", UnaryOutSig);
+  return op.call(self, out);
+}
+Tensor selu(const Tensor& self) {
+  ANATOMY_OP(op, "aten::selu", UnarySig);
+  return op.call(self);
+}
+Tensor selu_(const Tensor& self) {
+  ANATOMY_OP(op, "aten::selu_", UnarySig);
+  return op.call(self);
+}
+
+using PolygammaSig = Tensor(int64_t, const Tensor&);
+using PolygammaInplaceSig = Tensor(const Tensor&, int64_t);
+using PolygammaOutSig = Tensor(int64_t, const Tensor&, const Tensor&);
+Tensor polygamma(int64_t n, const Tensor& self) {
+  ANATOMY_OP(op, "aten::polygamma", PolygammaSig);
+  return op.call(n, self);
+}
+Tensor polygamma_(const Tensor& self, int64_t n) {
+  ANATOMY_OP(op, "aten::polygamma_", PolygammaInplaceSig);
+  return op.call(self, n);
+}
+Tensor polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
+  ANATOMY_OP(op, "aten::polygamma.out", PolygammaOutSig);
+  return op.call(n, self, out);
+}
+
+using LogitSig = Tensor(const Tensor&, std::optional<double>);
+using LogitOutSig = Tensor(const Tensor&, std::optional<double>, const Tensor&);
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  ANATOMY_OP(op, "aten::logit", LogitSig);
+  return op.call(self, eps);
+}
+Tensor logit_(const Tensor& self, std::optional<double> eps) {
+  ANATOMY_OP(op, "aten::logit_", LogitSig);
+  return op.call(self, eps);
+}
+Tensor logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  ANATOMY_OP(op, "aten::logit.out", LogitOutSig);
+  return op.call(self, eps, out);
+}
+
+using ScalarArgSig = Tensor(const Tensor&, const Scalar&);
+using ScalarArgOutSig = Tensor(const Tensor&, const Scalar&, const Tensor&);
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  ANATOMY_OP(op, "aten::leaky_relu", ScalarArgSig);
+  return op.call(self, negative_slope);
+}
+Tensor leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+  ANATOMY_OP(op, "aten::leaky_relu_", ScalarArgSig);
+  return op.call(self, negative_slope);
+}
+Tensor leaky_relu_out(const Tensor& out, const Tensor& self, const Scalar& negative_slope) {
+  ANATOMY_OP(op, "aten::leaky_relu.out", ScalarArgOutSig);
+  return op.call(self, negative_slope, out);
+}
+
+using TwoScalarSig = Tensor(const Tensor&, const Scalar&, const Scalar&);
+using TwoScalarOutSig = Tensor(const Tensor&, const Scalar&, const Scalar&, const Tensor&);
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  ANATOMY_OP(op, "aten::hardtanh", TwoScalarSig);
+  return op.call(self, min_val, max_val);
+}
+Tensor hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  ANATOMY_OP(op, "aten::hardtanh_", TwoScalarSig);
+  return op.call(self, min_val, max_val);
+}
+Tensor hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  ANATOMY_OP(op, "aten::hardtanh.out", TwoScalarOutSig);
+  return op.call(self, min_val, max_val, out);
+}
+
+using EluSig = Tensor(const Tensor&, const Scalar&, const Scalar&, const Scalar&);
+using EluOutSig = Tensor(const Tensor&, const Scalar&, const Scalar&, const Scalar&, const Tensor&);
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  ANATOMY_OP(op, "aten::elu", EluSig);
+  return op.call(self, alpha, scale, input_scale);
+}
+Tensor elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  ANATOMY_OP(op, "aten::elu_", EluSig);
+  return op.call(self, alpha, scale, input_scale);
+}
+Tensor elu_out(const Tensor& out, const Tensor& self, const Scalar& alpha, const Scalar& scale,
+               const Scalar& input_scale) {
+  ANATOMY_OP(op, "aten::elu.out", EluOutSig);
+  return op.call(self, alpha, scale, input_scale, out);
 }
 
 using GeluSig = Tensor(const Tensor&, std::string_view);
@@ -123,6 +259,19 @@ Tensor Tensor::softplus(const Scalar& beta, const Scalar& threshold) const {
 }
 Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const {
   return anatomy::nan_to_num(*this, nan, posinf, neginf);
+}
+Tensor Tensor::signbit() const { return anatomy::signbit(*this); }
+Tensor Tensor::isposinf() const { return anatomy::isposinf(*this); }
+Tensor Tensor::isneginf() const { return anatomy::isneginf(*this); }
+Tensor Tensor::polygamma(int64_t n) const { return anatomy::polygamma(n, *this); }
+const Tensor& Tensor::polygamma_(int64_t n) const {
+  anatomy::polygamma_(*this, n);
+  return *this;
+}
+Tensor Tensor::logit(std::optional<double> eps) const { return anatomy::logit(*this, eps); }
+const Tensor& Tensor::logit_(std::optional<double> eps) const {
+  anatomy::logit_(*this, eps);
+  return *this;
 }
 Tensor Tensor::isnan() const { return anatomy::isnan(*this); }
 Tensor Tensor::isinf() const { return anatomy::isinf(*this); }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "anatomy/dispatch/ops/elementwise_scalar.h"
+#include "anatomy/dispatch/ops/special_math.h"
 
 namespace anatomy::elementwise {
 
@@ -58,6 +59,23 @@ struct ReluFn : UnaryFn<T> {
   ANATOMY_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_unsigned_v<T>) return x;
     else return static_cast<T>(opmath_t<T>(x) < opmath_t<T>(0) ? opmath_t<T>(0) : opmath_t<T>(x));
+  }
+};
+
+// x * x, wrapping for integers (PyTorch's square is pow(x, 2), which wraps the same way).
+template <typename T>
+struct SquareFn : UnaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_int_v<T>) return static_cast<T>(static_cast<wrap_t<T>>(x) * static_cast<wrap_t<T>>(x));
+    else return static_cast<T>(opmath_t<T>(x) * opmath_t<T>(x));
+  }
+};
+// a = min_val, b = max_val (in T for integers). NaN passes through, as clamp's.
+template <typename T>
+struct HardtanhFn : UnaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T v) const {
+    const opmath_t<T> x = opmath_t<T>(v);
+    return static_cast<T>(x < this->a ? this->a : x > this->b ? this->b : x);
   }
 };
 
@@ -127,7 +145,45 @@ ANATOMY_FLOAT_UNARY_FN(GeluTanhFn,
 // a = beta, b = threshold. Above the threshold log1p(exp(beta x)) / beta equals x to working
 // precision (and exp would overflow): PyTorch's rule.
 ANATOMY_FLOAT_UNARY_FN(SoftplusFn, x* this->a > this->b ? x : math::log1p(math::exp(x * this->a)) / this->a)
+ANATOMY_FLOAT_UNARY_FN(Log10Fn, math::log10(x))
+ANATOMY_FLOAT_UNARY_FN(AsinFn, math::asin(x))
+ANATOMY_FLOAT_UNARY_FN(AcosFn, math::acos(x))
+ANATOMY_FLOAT_UNARY_FN(AtanFn, math::atan(x))
+ANATOMY_FLOAT_UNARY_FN(AsinhFn, math::asinh(x))
+ANATOMY_FLOAT_UNARY_FN(AcoshFn, math::acosh(x))
+ANATOMY_FLOAT_UNARY_FN(AtanhFn, math::atanh(x))
+ANATOMY_FLOAT_UNARY_FN(LgammaFn, math::lgamma(x))
+ANATOMY_FLOAT_UNARY_FN(DigammaFn, digamma(x))
+ANATOMY_FLOAT_UNARY_FN(ErfcFn, math::erfc(x))
+ANATOMY_FLOAT_UNARY_FN(ErfinvFn, erfinv(x))
+// x - trunc(x): the sign of x, and NaN at +-inf (inf - inf), as PyTorch's.
+ANATOMY_FLOAT_UNARY_FN(FracFn, x - math::trunc(x))
+// a = n, a whole number >= 0.
+ANATOMY_FLOAT_UNARY_FN(PolygammaFn, polygamma(this->a, x))
+// x tanh(softplus(x)); above about 88 (fp32) exp overflows to inf and the result is x.
+ANATOMY_FLOAT_UNARY_FN(MishFn, x* math::tanh(math::log1p(math::exp(x))))
+// x relu6(x + 3) / 6 and relu6(x + 3) / 6, the comparisons written so that NaN propagates.
+ANATOMY_FLOAT_UNARY_FN(HardswishFn, x*(x + M(3) < M(0) ? M(0) : M(6) < x + M(3) ? M(6) : x + M(3)) / M(6))
+ANATOMY_FLOAT_UNARY_FN(HardsigmoidFn, (x + M(3) < M(0) ? M(0) : M(6) < x + M(3) ? M(6) : x + M(3)) / M(6))
+// a = negative_slope.
+ANATOMY_FLOAT_UNARY_FN(LeakyReluFn, x > M(0) ? x : x * this->a)
+// a = alpha, b = scale, c = input_scale (PyTorch's elu; selu passes its two constants).
+ANATOMY_FLOAT_UNARY_FN(EluFn, x <= M(0) ? math::expm1(x * this->c) * this->a * this->b : x * this->b)
 #undef ANATOMY_FLOAT_UNARY_FN
+
+// a = eps, negative without eps: x clamped to [eps, 1 - eps] first, then log(x / (1 - x)).
+template <typename T>
+struct LogitFn : UnaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T v) const {
+    using M = opmath_t<T>;
+    M x = M(v);
+    if (this->a >= M(0)) {
+      const M lo = this->a, hi = M(1) - this->a;
+      x = x < lo ? lo : x > hi ? hi : x;
+    }
+    return static_cast<T>(math::log(x / (M(1) - x)));
+  }
+};
 
 // ---- predicates: a bool from T's value; integers are never NaN or infinite ----
 
@@ -149,6 +205,18 @@ struct LogicalNotFn : UnaryFn<T> {
 ANATOMY_FLOAT_PREDICATE_FN(IsnanFn, math::isnan(x), false)
 ANATOMY_FLOAT_PREDICATE_FN(IsinfFn, math::isinf(x), false)
 ANATOMY_FLOAT_PREDICATE_FN(IsfiniteFn, math::isfinite(x), true)
+ANATOMY_FLOAT_PREDICATE_FN(IsposinfFn, math::isinf(x) && x > 0, false)
+ANATOMY_FLOAT_PREDICATE_FN(IsneginfFn, math::isinf(x) && x < 0, false)
 #undef ANATOMY_FLOAT_PREDICATE_FN
+// The sign bit: true for -0.0 and for a NaN whose sign bit is set. Read through copysign, not
+// std::signbit, whose vectorized form GCC 12 fails to compile (an internal compiler error).
+template <typename T>
+struct SignbitFn : UnaryFn<T> {
+  ANATOMY_HOST_DEVICE bool operator()(T v) const {
+    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return false;
+    else if constexpr (is_int_v<T>) return v < 0;
+    else return math::copysign(opmath_t<T>(1), opmath_t<T>(v)) < opmath_t<T>(0);
+  }
+};
 
 }  // namespace anatomy::elementwise

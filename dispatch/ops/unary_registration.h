@@ -58,6 +58,88 @@ struct UnaryParamKernels {
     return run_unary<Loop>(UnaryOp::Softplus, result, self, softplus_params(beta, threshold));
   }
 
+  static Tensor polygamma(int64_t n, const Tensor& self) {
+    check_polygamma_order(n);
+    return run_unary<Loop>(UnaryOp::Polygamma, Tensor(), self, order(n));
+  }
+  static Tensor polygamma_(const Tensor& self, int64_t n) {
+    check_polygamma_order(n);
+    return run_unary<Loop>(UnaryOp::Polygamma, self, self, order(n));
+  }
+  static Tensor polygamma_out(int64_t n, const Tensor& self, const Tensor& result) {
+    check_polygamma_order(n);
+    return run_unary<Loop>(UnaryOp::Polygamma, result, self, order(n));
+  }
+  static UnaryParams order(int64_t n) {
+    UnaryParams p;
+    p.n = n;
+    return p;
+  }
+
+  static UnaryParams logit_params(std::optional<double> eps) {
+    UnaryParams p;
+    p.eps = eps;
+    return p;
+  }
+  static Tensor logit(const Tensor& self, std::optional<double> eps) {
+    return run_unary<Loop>(UnaryOp::Logit, Tensor(), self, logit_params(eps));
+  }
+  static Tensor logit_(const Tensor& self, std::optional<double> eps) {
+    return run_unary<Loop>(UnaryOp::Logit, self, self, logit_params(eps));
+  }
+  static Tensor logit_out(const Tensor& self, std::optional<double> eps, const Tensor& result) {
+    return run_unary<Loop>(UnaryOp::Logit, result, self, logit_params(eps));
+  }
+
+  static UnaryParams slope(const Scalar& negative_slope) {
+    UnaryParams p;
+    p.negative_slope = negative_slope.to<double>();
+    return p;
+  }
+  static Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+    return run_unary<Loop>(UnaryOp::LeakyRelu, Tensor(), self, slope(negative_slope));
+  }
+  static Tensor leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+    return run_unary<Loop>(UnaryOp::LeakyRelu, self, self, slope(negative_slope));
+  }
+  static Tensor leaky_relu_out(const Tensor& self, const Scalar& negative_slope, const Tensor& result) {
+    return run_unary<Loop>(UnaryOp::LeakyRelu, result, self, slope(negative_slope));
+  }
+
+  static UnaryParams bounds(const Scalar& min_val, const Scalar& max_val) {
+    UnaryParams p;
+    p.min_val = min_val.to<double>();
+    p.max_val = max_val.to<double>();
+    return p;
+  }
+  static Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+    return run_unary<Loop>(UnaryOp::Hardtanh, Tensor(), self, bounds(min_val, max_val));
+  }
+  static Tensor hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+    return run_unary<Loop>(UnaryOp::Hardtanh, self, self, bounds(min_val, max_val));
+  }
+  static Tensor hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const Tensor& result) {
+    return run_unary<Loop>(UnaryOp::Hardtanh, result, self, bounds(min_val, max_val));
+  }
+
+  static UnaryParams elu_params(const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+    UnaryParams p;
+    p.alpha = alpha.to<double>();
+    p.scale = scale.to<double>();
+    p.input_scale = input_scale.to<double>();
+    return p;
+  }
+  static Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+    return run_unary<Loop>(UnaryOp::Elu, Tensor(), self, elu_params(alpha, scale, input_scale));
+  }
+  static Tensor elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+    return run_unary<Loop>(UnaryOp::Elu, self, self, elu_params(alpha, scale, input_scale));
+  }
+  static Tensor elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
+                        const Tensor& result) {
+    return run_unary<Loop>(UnaryOp::Elu, result, self, elu_params(alpha, scale, input_scale));
+  }
+
   static UnaryParams nan_params(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
     UnaryParams p;
     p.nan = nan;
@@ -96,12 +178,35 @@ void register_unary_kernels(Library& m) {
   m.impl("isnan", named_kernel(&UnaryKernels<UnaryOp::Isnan, Loop>::functional, "isnan"));
   m.impl("isinf", named_kernel(&UnaryKernels<UnaryOp::Isinf, Loop>::functional, "isinf"));
   m.impl("isfinite", named_kernel(&UnaryKernels<UnaryOp::Isfinite, Loop>::functional, "isfinite"));
+  m.impl("signbit", named_kernel(&UnaryKernels<UnaryOp::Signbit, Loop>::functional, "signbit"));
+  m.impl("signbit.out", named_kernel(&UnaryKernels<UnaryOp::Signbit, Loop>::out, "signbit.out"));
+  m.impl("isposinf", named_kernel(&UnaryKernels<UnaryOp::Isposinf, Loop>::functional, "isposinf"));
+  m.impl("isposinf.out", named_kernel(&UnaryKernels<UnaryOp::Isposinf, Loop>::out, "isposinf.out"));
+  m.impl("isneginf", named_kernel(&UnaryKernels<UnaryOp::Isneginf, Loop>::functional, "isneginf"));
+  m.impl("isneginf.out", named_kernel(&UnaryKernels<UnaryOp::Isneginf, Loop>::out, "isneginf.out"));
+  m.impl("selu", named_kernel(&UnaryKernels<UnaryOp::Selu, Loop>::functional, "selu"));
+  m.impl("selu_", named_kernel(&UnaryKernels<UnaryOp::Selu, Loop>::inplace, "selu_"));
   using P = UnaryParamKernels<Loop>;
   m.impl("gelu", named_kernel(&P::gelu, "gelu"));
   m.impl("gelu_", named_kernel(&P::gelu_, "gelu_"));
   m.impl("gelu.out", named_kernel(&P::gelu_out, "gelu.out"));
   m.impl("softplus", named_kernel(&P::softplus, "softplus"));
   m.impl("softplus.out", named_kernel(&P::softplus_out, "softplus.out"));
+  m.impl("polygamma", named_kernel(&P::polygamma, "polygamma"));
+  m.impl("polygamma_", named_kernel(&P::polygamma_, "polygamma_"));
+  m.impl("polygamma.out", named_kernel(&P::polygamma_out, "polygamma.out"));
+  m.impl("logit", named_kernel(&P::logit, "logit"));
+  m.impl("logit_", named_kernel(&P::logit_, "logit_"));
+  m.impl("logit.out", named_kernel(&P::logit_out, "logit.out"));
+  m.impl("leaky_relu", named_kernel(&P::leaky_relu, "leaky_relu"));
+  m.impl("leaky_relu_", named_kernel(&P::leaky_relu_, "leaky_relu_"));
+  m.impl("leaky_relu.out", named_kernel(&P::leaky_relu_out, "leaky_relu.out"));
+  m.impl("hardtanh", named_kernel(&P::hardtanh, "hardtanh"));
+  m.impl("hardtanh_", named_kernel(&P::hardtanh_, "hardtanh_"));
+  m.impl("hardtanh.out", named_kernel(&P::hardtanh_out, "hardtanh.out"));
+  m.impl("elu", named_kernel(&P::elu, "elu"));
+  m.impl("elu_", named_kernel(&P::elu_, "elu_"));
+  m.impl("elu.out", named_kernel(&P::elu_out, "elu.out"));
   m.impl("nan_to_num", named_kernel(&P::nan_to_num, "nan_to_num"));
   m.impl("nan_to_num_", named_kernel(&P::nan_to_num_, "nan_to_num_"));
   m.impl("nan_to_num.out", named_kernel(&P::nan_to_num_out, "nan_to_num.out"));

@@ -2,6 +2,8 @@
 // kinds, and their plans.
 #include "anatomy/dispatch/ops/unary_rules.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "anatomy/core/dtype_visit.h"
@@ -33,6 +35,36 @@ UnaryScalars unary_scalars(UnaryOp op, DType dtype, const UnaryParams& p) {
   if (op == UnaryOp::Softplus) {
     k.a = p.beta;
     k.b = p.threshold;
+  } else if (op == UnaryOp::Polygamma) {
+    k.a = static_cast<double>(p.n);
+  } else if (op == UnaryOp::Logit) {
+    k.a = p.eps.value_or(-1.0);
+  } else if (op == UnaryOp::LeakyRelu) {
+    k.a = p.negative_slope;
+  } else if (op == UnaryOp::Hardtanh) {
+    k.a = p.min_val;
+    k.b = p.max_val;
+    // An integer tensor's kernel computes in its dtype: the bounds truncated to integers and
+    // brought into its range, so their conversion is exact (and clamping gives the same values).
+    visit_dtype(dtype, "hardtanh", [&]<typename T>() {
+      if constexpr (std::is_integral_v<T>) {
+        ANATOMY_CHECK(!std::isnan(p.min_val) && !std::isnan(p.max_val), ValueError,
+                      "hardtanh: the bounds of an integer tensor must be numbers, got min_val={} max_val={}", p.min_val,
+                      p.max_val);
+        const double lo = std::max(static_cast<double>(std::numeric_limits<T>::lowest()), -9.0e18);
+        const double hi = std::min(static_cast<double>(std::numeric_limits<T>::max()), 9.0e18);
+        k.a = std::clamp(std::trunc(p.min_val), lo, hi);
+        k.b = std::clamp(std::trunc(p.max_val), lo, hi);
+      }
+    });
+  } else if (op == UnaryOp::Elu) {
+    k.a = p.alpha;
+    k.b = p.scale;
+    k.c = p.input_scale;
+  } else if (op == UnaryOp::Selu) {
+    k.a = kSeluAlpha;
+    k.b = kSeluScale;
+    k.c = 1;
   } else if (op == UnaryOp::NanToNum) {
     visit_dtype(dtype, "nan_to_num", [&]<typename T>() {
       if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
@@ -45,6 +77,10 @@ UnaryScalars unary_scalars(UnaryOp op, DType dtype, const UnaryParams& p) {
     });
   }
   return k;
+}
+
+void check_polygamma_order(int64_t n) {
+  ANATOMY_CHECK(n >= 0, ValueError, "polygamma: the order n must be a non-negative integer, got {}", n);
 }
 
 UnaryOp gelu_op(std::string_view approximate) {
@@ -88,6 +124,10 @@ IterationPlan plan_unary(UnaryOp op, const Tensor& out, const Tensor& self) {
   const char* name = unary_op_name(op);
   ANATOMY_CHECK(self.defined(), ValueError, "{}: the input is an undefined tensor", name);
   check_input_dtype(op, self.dtype());
+  // PyTorch's predicates with an out= form write bool only (logical_not's writes any dtype).
+  const bool bool_out = op == UnaryOp::Signbit || op == UnaryOp::Isposinf || op == UnaryOp::Isneginf;
+  ANATOMY_CHECK(!bool_out || !out.defined() || out.dtype() == DType::Bool, TypeError,
+                "{}: the out= tensor must be bool, got {}", name, out.defined() ? anatomy::name(out.dtype()) : "");
   const UnaryKind kind = unary_op_kind(op);
   // Every kind but Predicate gives the input's dtype when the input is floating.
   const bool keeps_dtype = kind != UnaryKind::Predicate && (kind != UnaryKind::Float || is_floating(self.dtype()));

@@ -1,5 +1,6 @@
 // CUDA kernels of the unary rows of group activation: sin, cos, tan, sinh, cosh, tanh, sigmoid,
-// silu, erf, gelu (both forms), softplus.
+// silu, erf, erfc, erfinv, gelu (both forms), softplus, logit, mish, hardswish, hardsigmoid,
+// leaky_relu, hardtanh, elu, selu.
 #include "anatomy/backends/cuda/elementwise/unary_launch.cuh"
 
 namespace anatomy::cuda {

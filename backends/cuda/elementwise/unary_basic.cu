@@ -1,5 +1,6 @@
-// CUDA kernels of the unary rows of group basic: neg, abs, sign, the rounding ops, relu,
-// nan_to_num, bitwise_not and the predicates (isnan, isinf, isfinite, logical_not).
+// CUDA kernels of the unary rows of group basic: neg, abs, sign, the rounding ops, relu, square,
+// frac, nan_to_num, bitwise_not and the predicates (isnan, isinf, isfinite, signbit, isposinf,
+// isneginf, logical_not).
 #include "anatomy/backends/cuda/elementwise/unary_launch.cuh"
 
 namespace anatomy::cuda {
