@@ -1,7 +1,10 @@
-// isclose, allclose and equal: functions over the element-wise operators (as torch.isclose,
-// torch.allclose and torch.equal), not registered operators of their own, so a trace shows the
-// operators they call.
+// isclose, allclose and equal: operators (as aten::isclose, allclose and equal) whose kernels are
+// composites over the element-wise operators and reductions, so every backend runs them and a
+// trace shows the operators they call. allclose and equal return a bool and wait for the device,
+// like item().
 #include "anatomy/core/error.h"
+#include "anatomy/core/shape_rules.h"
+#include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy {
@@ -12,14 +15,15 @@ void check_one_device(const char* op, const Tensor& self, const Tensor& other) {
                 "{}: expected both tensors on one device, found {} and {}", op, self.device().str(),
                 other.device().str());
 }
-}  // namespace
 
-Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  check_one_device("isclose", self, other);
-  ANATOMY_CHECK(self.dtype() == other.dtype(), TypeError, "isclose: self ({}) and other ({}) must have the same dtype",
+Tensor close_elements(const char* op, const Tensor& self, const Tensor& other, double rtol, double atol,
+                      bool equal_nan) {
+  check_one_device(op, self, other);
+  ANATOMY_CHECK(self.dtype() == other.dtype(), TypeError, "{}: self ({}) and other ({}) must have the same dtype", op,
                 name(self.dtype()), name(other.dtype()));
-  ANATOMY_CHECK(rtol >= 0, ValueError, "isclose: rtol ({}) must be >= 0", rtol);
-  ANATOMY_CHECK(atol >= 0, ValueError, "isclose: atol ({}) must be >= 0", atol);
+  ANATOMY_CHECK(rtol >= 0, ValueError, "{}: rtol ({}) must be >= 0", op, rtol);
+  ANATOMY_CHECK(atol >= 0, ValueError, "{}: atol ({}) must be >= 0", op, atol);
+  broadcast_shapes(self.sizes(), other.sizes(), op);
   // Equal values are close, infinities of one sign included (their difference is NaN).
   Tensor close = eq(self, other);
   if (equal_nan && is_floating(self.dtype())) close = logical_or(close, logical_and(self.isnan(), other.isnan()));
@@ -32,14 +36,48 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
   return logical_or(close, logical_and(actual.isfinite(), le(actual, allowed)));
 }
 
-bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  return isclose(self, other, rtol, atol, equal_nan).all().item<bool>();
+Tensor isclose_composite(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return close_elements("isclose", self, other, rtol, atol, equal_nan);
 }
-
-bool equal(const Tensor& self, const Tensor& other) {
+bool allclose_composite(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return close_elements("allclose", self, other, rtol, atol, equal_nan).all().item<bool>();
+}
+bool equal_composite(const Tensor& self, const Tensor& other) {
   check_one_device("equal", self, other);
   if (self.sizes() != other.sizes()) return false;
   return eq(self, other).all().item<bool>();
+}
+}  // namespace
+
+ANATOMY_LIBRARY(aten, m) {
+  m.def("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor");
+  m.def("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool");
+  m.def("equal(Tensor self, Tensor other) -> bool");
+}
+
+ANATOMY_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
+  m.impl("isclose", ANATOMY_KERNEL(isclose_composite));
+  m.impl("allclose", ANATOMY_KERNEL(allclose_composite));
+  m.impl("equal", ANATOMY_KERNEL(equal_composite));
+}
+
+using CloseSig = Tensor(const Tensor&, const Tensor&, double, double, bool);
+using AllCloseSig = bool(const Tensor&, const Tensor&, double, double, bool);
+using EqualSig = bool(const Tensor&, const Tensor&);
+
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  ANATOMY_OP(op, "aten::isclose", CloseSig);
+  return op.call(self, other, rtol, atol, equal_nan);
+}
+
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  ANATOMY_OP(op, "aten::allclose", AllCloseSig);
+  return op.call(self, other, rtol, atol, equal_nan);
+}
+
+bool equal(const Tensor& self, const Tensor& other) {
+  ANATOMY_OP(op, "aten::equal", EqualSig);
+  return op.call(self, other);
 }
 
 Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
