@@ -1,4 +1,5 @@
 // Op-table entries: element-wise binary and ternary operators.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -668,6 +669,79 @@ void add_closeness(std::vector<OpInfo>& ops) {
   };
   equal.error_inputs = nullptr;  // any two tensors on one device have an answer
   ops.push_back(equal);
+
+  // isin(elements, test_elements): the test elements are the second tensor of the standard
+  // samples (small integer ranges, so hits are common; floats get some of the elements' values
+  // copied in); ints {assume_unique, invert}. The reference sorts the test values and searches
+  // each element, in fp64 after promotion; NaN is found nowhere.
+  OpInfo isin;
+  isin.name = "isin";
+  isin.family = OpFamily::Binary;
+  isin.notes = "Tensor test_elements; invert and assume_unique on some samples";
+  isin.schemas = {"isin.Tensor_Tensor"};
+  isin.dtypes = kAll;
+  isin.samples = [](DType t) {
+    std::vector<SampleInput> out;
+    size_t i = 0;
+    for (SampleInput s : elementwise_samples(2, t, {small()})) {
+      if (s.tensors[1].impl()->is_wrapped_number()) continue;  // the Scalar forms have entries of their own
+      if (is_floating(t) && s.tensors[0].numel() > 0 && s.tensors[1].numel() > 0) {
+        // Some of the elements' values among the test elements, so that floats hit too.
+        const Tensor some = s.tensors[0].reshape({-1}).slice(0, 0, std::min<int64_t>(s.tensors[0].numel(), 5));
+        s.tensors[1] = cat({s.tensors[1].reshape({-1}), some.to(s.tensors[1].dtype())});
+      }
+      s.ints = {static_cast<int64_t>(i % 3 == 1), static_cast<int64_t>(i % 2 == 1)};
+      out.push_back(s);
+      ++i;
+    }
+    return out;
+  };
+  isin.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{anatomy::isin(s.tensors[0], s.tensors[1], s.ints[0] != 0, s.ints[1] != 0)};
+  };
+  auto isin_ref = [](const RefTensor& elements, std::vector<double> tests, DType t, bool invert) {
+    for (double& v : tests) v = round_to(v, t);
+    std::sort(tests.begin(), tests.end());
+    return map_unary(elements, DType::Bool, [&](double x) {
+      const double v = round_to(x, t);
+      const bool found = !std::isnan(v) && std::binary_search(tests.begin(), tests.end(), v);
+      return found != invert ? 1.0 : 0.0;
+    });
+  };
+  isin.reference = [isin_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+    return std::vector<RefTensor>{isin_ref(in[0], in[1].data, promoted_dtype(s.tensors), s.ints[1] != 0)};
+  };
+  // Its one bad input, tensors on two devices, needs a meta tensor the table cannot read back
+  // (tests/core/test_binary_functions.cpp checks it).
+  ops.push_back(isin);
+
+  // isin with one Scalar: the tensor against a Scalar test element (eq, or ne when inverted), and
+  // a Scalar element against a tensor of test elements.
+  for (const bool scalar_self : {false, true}) {
+    OpInfo e;
+    e.name = scalar_self ? "isin_scalar_element" : "isin_scalar_test";
+    e.family = OpFamily::Binary;
+    e.notes = scalar_self ? "isin(3, test_elements)" : "isin(elements, 3)";
+    e.schemas = {scalar_self ? "isin.Scalar_Tensor" : "isin.Tensor_Scalar"};
+    e.dtypes = kNumeric;
+    e.samples = [](DType t) {
+      std::vector<SampleInput> out = elementwise_samples(1, t, {small()});
+      for (size_t i = 0; i < out.size(); ++i) out[i].ints = {0, static_cast<int64_t>(i % 2)};
+      return out;
+    };
+    e.op = [scalar_self](const SampleInput& s) {
+      const bool invert = s.ints[1] != 0;
+      return std::vector<Tensor>{scalar_self ? anatomy::isin(Scalar(3), s.tensors[0], false, invert)
+                                             : anatomy::isin(s.tensors[0], Scalar(3), false, invert)};
+    };
+    e.reference = [scalar_self, isin_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+      const DType t = s.tensors[0].dtype();  // an integral Scalar takes the tensor's dtype
+      const bool invert = s.ints[1] != 0;
+      if (!scalar_self) return std::vector<RefTensor>{isin_ref(in[0], {3.0}, t, invert)};
+      return std::vector<RefTensor>{isin_ref(RefTensor({}, DType::Float64, 3.0), in[0].data, t, invert)};
+    };
+    ops.push_back(e);
+  }
 }
 
 // The condition of where: a bool tensor of the sample's first tensor's shape and strides.

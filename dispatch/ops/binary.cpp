@@ -164,6 +164,19 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)");
   m.def("lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)");
+  // isclose, allclose, equal and isin: composites in closeness.cpp.
+  m.def("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor");
+  m.def("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool");
+  m.def("equal(Tensor self, Tensor other) -> bool");
+  m.def(
+      "isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) "
+      "-> Tensor");
+  m.def(
+      "isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) "
+      "-> Tensor");
+  m.def(
+      "isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) "
+      "-> Tensor");
   for (const char* name : {"addcmul", "addcdiv"}) {
     const std::string n(name);
     m.def(n + "(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor");

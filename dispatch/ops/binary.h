@@ -61,6 +61,14 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, doub
 // tensors must be on one device (DeviceError).
 bool equal(const Tensor& self, const Tensor& other);
 
+// Whether each element of `elements` is among `test_elements` (a bool tensor of elements' shape;
+// invert negates it). The two are compared after type promotion; NaN is in no set. Sort-based
+// (O((n + m) log(n + m))), a composite over sort, cumsum and scatter_add, so every backend runs
+// it; assume_unique is accepted and changes nothing (the sort handles repeats either way).
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique = false, bool invert = false);
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+
 // ---- the other binary functions (core/op_lists.h says what each does), each with a Tensor and
 // a Scalar `other` ----
 #define ANATOMY_DECLARE_BINARY_FUNCTIONS(e, name, ...)     \

@@ -160,6 +160,39 @@ TEST_CASE("binary functions: clamp_min, clamp_max, max and min of two tensors, a
   EXPECT_ERROR_UNCHANGED(xi, ValueError, xi.addcmul_(xi, zeros({3}, DType::Int64)), "addcmul", "[2]", "[3]");
 }
 
+TEST_CASE("binary functions: isin sorts instead of comparing every pair") {
+  // NaN is found nowhere; -0.0 equals 0.0; repeats in either tensor are fine.
+  Tensor e = tensor({1.0, 2.0, kNaN, 4.0, -0.0, 1.0});
+  Tensor t = tensor({4.0, kNaN, 1.0, 1.0, 0.0});
+  CHECK(values(isin(e, t)) == D{1, 0, 0, 1, 1, 1});
+  CHECK(values(isin(e, t, /*assume_unique=*/false, /*invert=*/true)) == D{0, 1, 1, 0, 0, 0});
+  CHECK(isin(e, t).dtype() == DType::Bool);
+  CHECK(values(isin(tensor({1, 5, 3}), tensor({3.0, 1.5}))) == D{0, 0, 1});  // compared after promotion
+  Tensor grid = arange(4).view({2, 2});
+  Tensor g = isin(grid, tensor({3, 0, 3}));
+  CHECK(vec(g.sizes()) == V{2, 2});
+  CHECK(values(g) == D{1, 0, 0, 1});
+  CHECK(values(isin(grid.t(), tensor({1}))) == D{0, 0, 1, 0});  // a transposed view
+  CHECK(values(isin(tensor({1, 2}), 2)) == D{0, 1});
+  CHECK(values(isin(tensor({1, 2}), 2, false, true)) == D{1, 0});
+  Tensor s = isin(2, tensor({1, 2}));
+  CHECK(s.dim() == 0);
+  CHECK(values(s) == D{1});
+  CHECK(values(isin(tensor({true, false}), tensor({true}))) == D{1, 0});
+  CHECK(isin(empty({0}), tensor({1.0})).numel() == 0);
+  CHECK(values(isin(tensor({1.0, 2.0}), empty({0}))) == D{0, 0});
+  CHECK(values(isin(tensor({1.0, 2.0}), empty({0}), false, true)) == D{1, 1});
+  // 200000 x 200000 would be 4e10 comparisons; the sort takes a moment.
+  Tensor big = arange(200000);
+  Tensor hits = isin(big, big * 2);
+  CHECK(hits.sum().item<int64_t>() == 100000);
+  EXPECT_ERROR(DeviceError, isin(tensor({1.0}), empty({3}, Device("meta"))), "isin", "cpu", "meta");
+  Tensor m = isin(empty({3, 2}, Device("meta")), empty({4}, Device("meta")));
+  CHECK(m.is_meta());
+  CHECK(vec(m.sizes()) == V{3, 2});
+  CHECK(m.dtype() == DType::Bool);
+}
+
 TEST_CASE("binary functions: pow forms and integer exponents") {
   Tensor i = tensor({2, 3, -2});
   CHECK(values(pow(i, 3)) == D{8, 27, -8});
