@@ -1,6 +1,7 @@
 // Derivatives of the element-wise binary and ternary operators: add, sub, mul, div, pow,
-// maximum, minimum, atan2, hypot, where, lerp, masked_fill, remainder, fmod, div with a rounding mode
-// (functional and in-place) and threshold_backward. PyTorch's formulas (derivatives.yaml); a
+// maximum, minimum (and max, min of two tensors), atan2, hypot, logaddexp, logaddexp2, xlogy,
+// copysign, clamp_min, clamp_max, floor_divide, where, lerp, masked_fill, remainder, fmod, div with
+// a rounding mode (functional and in-place) and threshold_backward. PyTorch's formulas (derivatives.yaml); a
 // Scalar operand reaches these as a wrapped number that needs no gradient.
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
@@ -96,6 +97,64 @@ variable_list hypot_backward(BackwardContext& ctx, const variable_list& g) {
   return out;
 }
 
+// logaddexp(self, other): d/dself = 1 / (1 + exp(other - self)), and the same with the two swapped;
+// logaddexp2 with powers of 2 (PyTorch's formulas: the base-2 one has no ln 2, as it cancels).
+template <bool Base2>
+variable_list logaddexp_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0), other = ctx.input(1);
+  auto weight = [](const Tensor& d) { return 1 + (Base2 ? pow(Scalar(2), d) : d.exp()); };
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0] / weight(other - self)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, g[0] / weight(self - other)));
+  return out;
+}
+
+// xlogy(self, other) = self * log(other): d/dself = xlogy(self != 0, other) (0 where self is 0),
+// d/dother = self / other.
+variable_list xlogy_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0), other = ctx.input(1);
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, g[0] * xlogy(self != 0, other)));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, g[0] * self / other));
+  return out;
+}
+
+// copysign(self, other): +-1 times the gradient for self (result / self, 0 where self is 0, as
+// PyTorch's copysign_tensor_self_backward); other only gives a sign, no gradient.
+variable_list copysign_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0);
+  if (ctx.needs_grad(0)) {
+    const Tensor ratio = (ctx.output(0) / self).masked_fill(self == 0, 0);
+    ctx.set(out, 0, grad_for_input(ctx, 0, g[0] * ratio));
+  }
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, zeros_like(g[0])));
+  return out;
+}
+
+// clamp_min(self, min): the gradient goes to self where self >= min, to min where self < min (a
+// NaN gives neither any); clamp_max mirrored.
+template <bool IsMin>
+variable_list clamp_bound_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0), bound = ctx.input(1);
+  if (ctx.needs_grad(0)) {
+    ctx.set(out, 0, grad_for_input(ctx, 0, where(IsMin ? self >= bound : self <= bound, g[0], Scalar(0))));
+  }
+  if (ctx.needs_grad(1)) {
+    ctx.set(out, 1, grad_for_input(ctx, 1, where(IsMin ? self < bound : self > bound, g[0], Scalar(0))));
+  }
+  return out;
+}
+
+// floor_divide: piecewise constant, a zero gradient for both (div with rounding_mode 'floor''s).
+variable_list floor_divide_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  if (ctx.needs_grad(0)) ctx.set(out, 0, grad_for_input(ctx, 0, zeros_like(g[0])));
+  if (ctx.needs_grad(1)) ctx.set(out, 1, grad_for_input(ctx, 1, zeros_like(g[0])));
+  return out;
+}
+
 // where(condition, self, other): the condition is bool and gets no gradient.
 variable_list where_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
@@ -185,6 +244,23 @@ const DerivativeEntry kAtan2{"aten::atan2", "Atan2Backward0", kBoth, 0, &atan2_b
 const DerivativeEntry kAtan2_{"aten::atan2_", "Atan2Backward0", kBoth, 0, &atan2_backward};
 const DerivativeEntry kHypot{"aten::hypot", "HypotBackward0", kBoth, args_mask({0}), &hypot_backward};
 const DerivativeEntry kHypot_{"aten::hypot_", "HypotBackward0", kBoth, args_mask({0}), &hypot_backward};
+const DerivativeEntry kMaxOther{"aten::max.other", "MaxBackward2", kBoth, 0, &extremum_backward<true>};
+const DerivativeEntry kMinOther{"aten::min.other", "MinBackward2", kBoth, 0, &extremum_backward<false>};
+const DerivativeEntry kLogaddexp{"aten::logaddexp", "LogaddexpBackward0", kBoth, 0, &logaddexp_backward<false>};
+const DerivativeEntry kLogaddexp2{"aten::logaddexp2", "Logaddexp2Backward0", kBoth, 0, &logaddexp_backward<true>};
+const DerivativeEntry kXlogy{"aten::xlogy.Tensor", "XlogyBackward0", kBoth, 0, &xlogy_backward};
+const DerivativeEntry kXlogy_{"aten::xlogy_.Tensor", "XlogyBackward0", kBoth, 0, &xlogy_backward};
+const DerivativeEntry kCopysign{"aten::copysign.Tensor", "CopysignBackward0", args_mask({0}), args_mask({0}),
+                                &copysign_backward};
+const DerivativeEntry kCopysign_{"aten::copysign_.Tensor", "CopysignBackward0", args_mask({0}), args_mask({0}),
+                                 &copysign_backward};
+const DerivativeEntry kClampMin{"aten::clamp_min.Tensor", "ClampMinBackward1", kBoth, 0, &clamp_bound_backward<true>};
+const DerivativeEntry kClampMin_{"aten::clamp_min_.Tensor", "ClampMinBackward1", kBoth, 0, &clamp_bound_backward<true>};
+const DerivativeEntry kClampMax{"aten::clamp_max.Tensor", "ClampMaxBackward1", kBoth, 0, &clamp_bound_backward<false>};
+const DerivativeEntry kClampMax_{"aten::clamp_max_.Tensor", "ClampMaxBackward1", kBoth, 0,
+                                 &clamp_bound_backward<false>};
+const DerivativeEntry kFloorDivide{"aten::floor_divide", "FloorDivideBackward0", 0, 0, &floor_divide_backward};
+const DerivativeEntry kFloorDivide_{"aten::floor_divide_.Tensor", "FloorDivideBackward0", 0, 0, &floor_divide_backward};
 const DerivativeEntry kWhere{"aten::where.self", "WhereBackward0", args_mask({0}), 0, &where_backward};
 const DerivativeEntry kLerpScalar{"aten::lerp.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
 const DerivativeEntry kLerpScalar_{"aten::lerp_.Scalar", "LerpBackward0", 0, 0, &lerp_scalar_backward};
@@ -225,6 +301,20 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kAtan2_, BinSig>(m, "atan2_");
   register_derivative<&kHypot, BinSig>(m, "hypot");
   register_derivative<&kHypot_, BinSig>(m, "hypot_");
+  register_derivative<&kMaxOther, BinSig>(m, "max.other");
+  register_derivative<&kMinOther, BinSig>(m, "min.other");
+  register_derivative<&kLogaddexp, BinSig>(m, "logaddexp");
+  register_derivative<&kLogaddexp2, BinSig>(m, "logaddexp2");
+  register_derivative<&kXlogy, BinSig>(m, "xlogy.Tensor");
+  register_derivative<&kXlogy_, BinSig>(m, "xlogy_.Tensor");
+  register_derivative<&kCopysign, BinSig>(m, "copysign.Tensor");
+  register_derivative<&kCopysign_, BinSig>(m, "copysign_.Tensor");
+  register_derivative<&kClampMin, BinSig>(m, "clamp_min.Tensor");
+  register_derivative<&kClampMin_, BinSig>(m, "clamp_min_.Tensor");
+  register_derivative<&kClampMax, BinSig>(m, "clamp_max.Tensor");
+  register_derivative<&kClampMax_, BinSig>(m, "clamp_max_.Tensor");
+  register_derivative<&kFloorDivide, BinSig>(m, "floor_divide");
+  register_derivative<&kFloorDivide_, BinSig>(m, "floor_divide_.Tensor");
   register_derivative<&kWhere, TernarySig>(m, "where.self");
   register_derivative<&kLerpScalar, LerpScalarSig>(m, "lerp.Scalar");
   register_derivative<&kLerpScalar_, LerpScalarSig>(m, "lerp_.Scalar");

@@ -112,9 +112,13 @@
 //
 // Function rows: each op gets name(Tensor, Tensor | Scalar), name_, name_out and the methods.
 // remainder (Python's: the result has the divisor's sign), fmod (C's: the dividend's sign), pow,
-// maximum and minimum (NaN propagates), atan2 (floating); comparisons giving bool; logical_* (any
-// dtypes, bool result); bitwise_* and shifts (integers and bool only; a float operand raises
-// TypeError).
+// maximum and minimum (NaN propagates), atan2 (floating); floor_divide (div with rounding_mode
+// 'floor'); logaddexp and logaddexp2 (log(exp(a) + exp(b)) and its base-2 form, floating only);
+// xlogy (a * log(b), 0 where a == 0 unless b is NaN); copysign (|a| with b's sign bit); clamp_min
+// and clamp_max (one Tensor bound, maximum's and minimum's rules); max and min of two tensors
+// (aten::max.other and min.other: maximum and minimum under PyTorch's other names); comparisons
+// giving bool; logical_* (any dtypes, bool result); bitwise_* and shifts (integers and bool only;
+// a float operand raises TypeError).
 #define ANATOMY_FORALL_BINARY_FUNCTION_OPS(_)                                                                         \
   _(Remainder, remainder, NoBool, RemainderFn, math, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out") \
   _(Fmod, fmod, NoBool, FmodFn, math, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out")                               \
@@ -123,6 +127,18 @@
   _(Minimum, minimum, Any, MinimumFn, math, "minimum", "", "minimum.out")                                             \
   _(Atan2, atan2, Float, Atan2Fn, math, "atan2", "atan2_", "atan2.out")                                               \
   _(Hypot, hypot, FloatOnly, HypotFn, math, "hypot", "hypot_", "hypot.out")                                           \
+  _(FloorDivide, floor_divide, NoBool, DivFloorFn, arithmetic, "floor_divide", "floor_divide_.Tensor",                \
+    "floor_divide.out")                                                                                               \
+  _(Logaddexp, logaddexp, FloatOnly, LogaddexpFn, math, "logaddexp", "", "logaddexp.out")                             \
+  _(Logaddexp2, logaddexp2, FloatOnly, Logaddexp2Fn, math, "logaddexp2", "", "logaddexp2.out")                        \
+  _(Xlogy, xlogy, Float, XlogyFn, math, "xlogy.Tensor", "xlogy_.Tensor", "xlogy.OutTensor")                           \
+  _(Copysign, copysign, Float, CopysignFn, math, "copysign.Tensor", "copysign_.Tensor", "copysign.out")               \
+  _(ClampMinTensor, clamp_min, NoBool, MaximumFn, math, "clamp_min.Tensor", "clamp_min_.Tensor",                      \
+    "clamp_min.Tensor_out")                                                                                           \
+  _(ClampMaxTensor, clamp_max, NoBool, MinimumFn, math, "clamp_max.Tensor", "clamp_max_.Tensor",                      \
+    "clamp_max.Tensor_out")                                                                                           \
+  _(MaxOther, max, Any, MaximumFn, math, "max.other", "", "max.out")                                                  \
+  _(MinOther, min, Any, MinimumFn, math, "min.other", "", "min.out")                                                  \
   _(Eq, eq, Compare, EqFn, compare, "eq.Tensor", "eq_.Tensor", "eq.Tensor_out")                                       \
   _(Ne, ne, Compare, NeFn, compare, "ne.Tensor", "ne_.Tensor", "ne.Tensor_out")                                       \
   _(Lt, lt, Compare, LtFn, compare, "lt.Tensor", "lt_.Tensor", "lt.Tensor_out")                                       \

@@ -1,4 +1,5 @@
 // Op-table entries: element-wise binary and ternary operators.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -273,6 +274,90 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { hypot_out(o, a, b); });
   hypot.schemas = {"hypot", "hypot_", "hypot.out"};
   ops.push_back(hypot);
+
+  // div with rounding_mode 'floor' under its own name: integers keep their dtype, an integer zero
+  // divisor raises before writing.
+  OpInfo floor_divide = binary(
+      "floor_divide", kNumeric, [](double a, double b, DType t) { return floor_div(a, b, t); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::floor_divide(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.floor_divide_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { floor_divide_out(o, a, b); }, Result::Promoted,
+      {small(), nonzero()});
+  floor_divide.schemas = {"floor_divide", "floor_divide_.Tensor", "floor_divide.out"};
+  floor_divide.differentiable = false;  // piecewise constant: a zero gradient, as div's rounding modes
+  with_errors(
+      floor_divide,
+      {{bad_sample("integer division by zero", {tensor({7, -8, 9}), tensor({1, 0, 2})}),
+        &typeid(ValueError),
+        {"floor_divide", "division by zero"}},
+       {bad_sample("bool operands", {tensor({true}), tensor({true})}), &typeid(TypeError), {"floor_divide", "bool"}}});
+  ops.push_back(floor_divide);
+
+  // log(exp(a) + exp(b)) and log2(2^a + 2^b): floating operands only, as in PyTorch; no in-place
+  // schema (logaddexp_ is the out= form into self).
+  for (const bool base2 : {false, true}) {
+    const std::string name = base2 ? "logaddexp2" : "logaddexp";
+    OpInfo e = binary(
+        name, kFloating,
+        [base2](double a, double b, DType) {
+          if (std::isinf(a) && a == b) return a;
+          const double m = std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b), d = std::fabs(a - b);
+          return base2 ? m + std::log1p(std::exp2(-d)) / std::log(2.0) : m + std::log1p(std::exp(-d));
+        },
+        [base2](const Tensor& a, const Tensor& b) {
+          return base2 ? anatomy::logaddexp2(a, b) : anatomy::logaddexp(a, b);
+        },
+        [base2](const Tensor& a, const Tensor& b) { base2 ? a.logaddexp2_(b) : a.logaddexp_(b); },
+        [base2](const Tensor& o, const Tensor& a, const Tensor& b) {
+          base2 ? logaddexp2_out(o, a, b) : logaddexp_out(o, a, b);
+        });
+    e.schemas = {name, name + ".out"};
+    with_errors(e, {{bad_sample("integer operands", {tensor({1, 2}), tensor({3, 4})}),
+                     &typeid(TypeError),
+                     {name, "floating", "int64"}}});
+    ops.push_back(e);
+  }
+
+  // self * log(other), 0 where self == 0 unless other is NaN; integers and bool promote to float.
+  // other mostly positive (a negative one gives NaN, which the special-value samples cover).
+  auto xlogy_ref = [](double x, double y) {
+    if (std::isnan(y)) return kNaN;
+    if (x == 0) return 0.0;
+    return x * std::log(y);
+  };
+  OpInfo xlogy = binary(
+      "xlogy", kAll, [xlogy_ref](double a, double b, DType) { return xlogy_ref(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::xlogy(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.xlogy_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { xlogy_out(o, a, b); }, Result::IntToFloat,
+      {small(), range(0.25, 5, 1, 10)});
+  xlogy.schemas = {"xlogy.Tensor", "xlogy_.Tensor", "xlogy.OutTensor"};
+  ops.push_back(xlogy);
+
+  OpInfo xlogy_self;
+  xlogy_self.name = "xlogy_scalar_self";
+  xlogy_self.family = OpFamily::Binary;
+  xlogy_self.notes = "xlogy(2.5, tensor)";
+  xlogy_self.schemas = {"xlogy.Tensor"};
+  xlogy_self.dtypes = kAll;
+  xlogy_self.differentiable = true;
+  xlogy_self.samples = [](DType t) { return elementwise_samples(1, t, {range(0.25, 5, 1, 10)}); };
+  xlogy_self.op = [](const SampleInput& s) { return std::vector<Tensor>{anatomy::xlogy(Scalar(2.5), s.tensors[0])}; };
+  xlogy_self.reference = [xlogy_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const DType t = is_floating(s.tensors[0].dtype()) ? s.tensors[0].dtype() : kDefaultFloat;
+    return std::vector<RefTensor>{
+        map_unary(in[0], t, [t, xlogy_ref](double y) { return xlogy_ref(round_to(2.5, t), round_to(y, t)); })};
+  };
+  ops.push_back(xlogy_self);
+
+  // |self| with other's sign bit (-0.0 and a NaN's sign count); integers and bool promote to float.
+  OpInfo copysign = binary(
+      "copysign", kAll, [](double a, double b, DType) { return std::copysign(a, b); },
+      [](const Tensor& a, const Tensor& b) { return anatomy::copysign(a, b); },
+      [](const Tensor& a, const Tensor& b) { a.copysign_(b); },
+      [](const Tensor& o, const Tensor& a, const Tensor& b) { copysign_out(o, a, b); }, Result::IntToFloat);
+  copysign.schemas = {"copysign.Tensor", "copysign_.Tensor", "copysign.out"};
+  ops.push_back(copysign);
 }
 
 void add_min_max(std::vector<OpInfo>& ops) {
@@ -291,6 +376,44 @@ void add_min_max(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { minimum_out(o, a, b); });
   minimum.schemas = {"minimum", "minimum.out"};
   ops.push_back(minimum);
+
+  // max and min of two tensors (aten::max.other, min.other): maximum's and minimum's rules under
+  // the names of the reductions. No in-place schema: max_ is the out= form into self.
+  for (const bool is_max : {true, false}) {
+    const std::string op = is_max ? "max" : "min";
+    OpInfo e = binary(
+        op + "_binary", kAll, [is_max](double a, double b, DType) { return is_max ? nan_max(a, b) : nan_min(a, b); },
+        [is_max](const Tensor& a, const Tensor& b) { return is_max ? anatomy::max(a, b) : anatomy::min(a, b); },
+        [is_max](const Tensor& a, const Tensor& b) { is_max ? a.max_(b) : a.min_(b); },
+        [is_max](const Tensor& o, const Tensor& a, const Tensor& b) { is_max ? max_out(o, a, b) : min_out(o, a, b); });
+    e.notes = op + "(a, b): " + (is_max ? "maximum" : "minimum") + " of two tensors";
+    e.schemas = {op + ".other", op + ".out"};
+    e.error_inputs = [op] {
+      return std::vector<ErrorInput>{{bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}),
+                                      &typeid(ValueError),
+                                      {op, "[2, 3]", "[4]"}}};
+    };
+    ops.push_back(e);
+  }
+
+  // clamp_min and clamp_max with a Tensor bound (a Scalar bound is a wrapped number): NaN in
+  // either operand gives NaN.
+  for (const bool is_min : {true, false}) {
+    const std::string name = is_min ? "clamp_min" : "clamp_max";
+    OpInfo e = binary(
+        name, kNumeric, [is_min](double a, double b, DType) { return is_min ? nan_max(a, b) : nan_min(a, b); },
+        [is_min](const Tensor& a, const Tensor& b) {
+          return is_min ? anatomy::clamp_min(a, b) : anatomy::clamp_max(a, b);
+        },
+        [is_min](const Tensor& a, const Tensor& b) { is_min ? a.clamp_min_(b) : a.clamp_max_(b); },
+        [is_min](const Tensor& o, const Tensor& a, const Tensor& b) {
+          is_min ? clamp_min_out(o, a, b) : clamp_max_out(o, a, b);
+        });
+    e.schemas = {name + ".Tensor", name + "_.Tensor", name + ".Tensor_out"};
+    with_errors(e,
+                {{bad_sample("bool operands", {tensor({true}), tensor({false})}), &typeid(TypeError), {name, "bool"}}});
+    ops.push_back(e);
+  }
 }
 
 // threshold_backward(grad_output, self, threshold): 0 where self <= threshold, else grad_output.
@@ -432,6 +555,191 @@ void add_bitwise(std::vector<OpInfo>& ops) {
     e.schemas = {name + ".Tensor", name + "_.Tensor", name + ".Tensor_out"};
     with_errors(e, {{bad_sample("bool operands", {tensor({true}), tensor({true})}), &typeid(TypeError), {name, "bool"}},
                     {bad_sample("floating operands", {randn({3}), tensor({1, 2, 3})}), &typeid(TypeError), {name}}});
+    ops.push_back(e);
+  }
+}
+
+// isclose, allclose and equal: two tensors of one dtype (the samples with a wrapped number or
+// mixed dtypes are left out). Where the shapes agree, about half the elements of other are copies
+// of self's, so both answers occur; scalars are {rtol, atol}, ints {equal_nan}, alternating
+// between the defaults and looser tolerances.
+std::vector<SampleInput> closeness_samples(DType t) {
+  std::vector<SampleInput> out;
+  size_t i = 0;
+  for (SampleInput s : elementwise_samples(2, t, {small()}, /*mixed=*/false)) {
+    if (s.tensors[0].dtype() != s.tensors[1].dtype()) continue;
+    if (s.tensors[0].sizes() == s.tensors[1].sizes() && s.tensors[0].numel() > 0) {
+      const Tensor copy_self =
+          random_tensor(std::vector<int64_t>(s.tensors[0].sizes().begin(), s.tensors[0].sizes().end()), DType::Bool);
+      s.tensors[1] = where(copy_self, s.tensors[0], s.tensors[1]);
+    }
+    s.scalars = i % 2 == 0 ? std::vector<double>{1e-05, 1e-08} : std::vector<double>{0.1, 0.5};
+    s.ints = {static_cast<int64_t>(i % 3 == 0)};
+    out.push_back(s);
+    ++i;
+  }
+  return out;
+}
+// A floating dtype computes |a - b| and atol + rtol * |b| in that dtype, each step rounded (the
+// boundary of an fp16 comparison is fp16's, rtol and atol too); integers and bool in fp64.
+bool close_ref(double a, double b, double rtol, double atol, bool equal_nan, DType t) {
+  if (a == b) return true;
+  if (std::isnan(a) && std::isnan(b)) return equal_nan;
+  const DType c = is_floating(t) ? t : DType::Float64;
+  const double diff = round_to(std::fabs(a - b), c);
+  // The tolerances reach the kernels as wrapped numbers cast to the dtype.
+  const double r = round_to(rtol, c), t_abs = round_to(atol, c);
+  return std::isfinite(diff) && diff <= round_to(t_abs + std::fabs(round_to(r * b, c)), c);
+}
+
+void add_closeness(std::vector<OpInfo>& ops) {
+  OpInfo isclose;
+  isclose.name = "isclose";
+  isclose.family = OpFamily::Binary;
+  isclose.notes = "rtol, atol: the defaults or 0.1, 0.5; equal_nan on every third sample";
+  isclose.schemas = {"isclose"};
+  isclose.dtypes = kAll;
+  isclose.samples = closeness_samples;
+  isclose.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{
+        anatomy::isclose(s.tensors[0], s.tensors[1], s.scalars[0], s.scalars[1], s.ints[0] != 0)};
+  };
+  isclose.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    return std::vector<RefTensor>{map_binary(in[0], in[1], DType::Bool, [&](double a, double b) {
+      return close_ref(a, b, s.scalars[0], s.scalars[1], s.ints[0] != 0, s.tensors[0].dtype()) ? 1.0 : 0.0;
+    })};
+  };
+  auto with_tolerances = [](SampleInput s, double rtol, double atol) {
+    s.scalars = {rtol, atol};
+    s.ints = {0};
+    return s;
+  };
+  isclose.error_inputs = [with_tolerances] {
+    return std::vector<ErrorInput>{
+        {with_tolerances(bad_sample("two dtypes", {randn({2}), tensor({1, 2})}), 1e-5, 1e-8),
+         &typeid(TypeError),
+         {"isclose", "fp32", "int64"}},
+        {with_tolerances(bad_sample("a negative rtol", {randn({2}), randn({2})}), -1, 1e-8),
+         &typeid(ValueError),
+         {"isclose", "rtol", "-1"}},
+        {with_tolerances(bad_sample("a negative atol", {randn({2}), randn({2})}), 1e-5, -0.5),
+         &typeid(ValueError),
+         {"isclose", "atol", "-0.5"}},
+        {with_tolerances(bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}), 1e-5, 1e-8),
+         &typeid(ValueError),
+         {"isclose", "[2, 3]", "[4]"}}};
+  };
+  ops.push_back(isclose);
+
+  // allclose and equal return a bool; the entries wrap it in a 0-dim bool tensor.
+  OpInfo allclose = isclose;
+  allclose.name = "allclose";
+  allclose.notes = "isclose everywhere, a bool (here as a 0-dim tensor)";
+  allclose.schemas = {"allclose"};
+  allclose.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{scalar_tensor(
+        anatomy::allclose(s.tensors[0], s.tensors[1], s.scalars[0], s.scalars[1], s.ints[0] != 0), DType::Bool)};
+  };
+  allclose.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const RefTensor each = map_binary(in[0], in[1], DType::Bool, [&](double a, double b) {
+      return close_ref(a, b, s.scalars[0], s.scalars[1], s.ints[0] != 0, s.tensors[0].dtype()) ? 1.0 : 0.0;
+    });
+    bool all = true;
+    for (double v : each.data) all = all && v != 0;
+    return std::vector<RefTensor>{RefTensor({}, DType::Bool, all ? 1.0 : 0.0)};
+  };
+  allclose.error_inputs = [with_tolerances] {
+    return std::vector<ErrorInput>{{with_tolerances(bad_sample("two dtypes", {randn({2}), tensor({1, 2})}), 1e-5, 1e-8),
+                                    &typeid(TypeError),
+                                    {"allclose", "fp32", "int64"}}};
+  };
+  ops.push_back(allclose);
+
+  OpInfo equal = isclose;
+  equal.name = "equal";
+  equal.notes = "the same sizes and values (NaN is not equal to NaN), a bool (here as a 0-dim tensor)";
+  equal.schemas = {"equal"};
+  equal.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{scalar_tensor(anatomy::equal(s.tensors[0], s.tensors[1]), DType::Bool)};
+  };
+  equal.reference = [](const std::vector<RefTensor>& in, const SampleInput&) {
+    bool same = in[0].shape == in[1].shape;
+    for (size_t i = 0; same && i < in[0].data.size(); ++i) same = in[0].data[i] == in[1].data[i];
+    return std::vector<RefTensor>{RefTensor({}, DType::Bool, same ? 1.0 : 0.0)};
+  };
+  equal.error_inputs = nullptr;  // any two tensors on one device have an answer
+  ops.push_back(equal);
+
+  // isin(elements, test_elements): the test elements are the second tensor of the standard
+  // samples (small integer ranges, so hits are common; floats get some of the elements' values
+  // copied in); ints {assume_unique, invert}. The reference sorts the test values and searches
+  // each element, in fp64 after promotion; NaN is found nowhere.
+  OpInfo isin;
+  isin.name = "isin";
+  isin.family = OpFamily::Binary;
+  isin.notes = "Tensor test_elements; invert and assume_unique on some samples";
+  isin.schemas = {"isin.Tensor_Tensor"};
+  isin.dtypes = kAll;
+  isin.samples = [](DType t) {
+    std::vector<SampleInput> out;
+    size_t i = 0;
+    for (SampleInput s : elementwise_samples(2, t, {small()})) {
+      if (s.tensors[1].impl()->is_wrapped_number()) continue;  // the Scalar forms have entries of their own
+      if (is_floating(t) && s.tensors[0].numel() > 0 && s.tensors[1].numel() > 0) {
+        // Some of the elements' values among the test elements, so that floats hit too.
+        const Tensor some = s.tensors[0].reshape({-1}).slice(0, 0, std::min<int64_t>(s.tensors[0].numel(), 5));
+        s.tensors[1] = cat({s.tensors[1].reshape({-1}), some.to(s.tensors[1].dtype())});
+      }
+      s.ints = {static_cast<int64_t>(i % 3 == 1), static_cast<int64_t>(i % 2 == 1)};
+      out.push_back(s);
+      ++i;
+    }
+    return out;
+  };
+  isin.op = [](const SampleInput& s) {
+    return std::vector<Tensor>{anatomy::isin(s.tensors[0], s.tensors[1], s.ints[0] != 0, s.ints[1] != 0)};
+  };
+  auto isin_ref = [](const RefTensor& elements, std::vector<double> tests, DType t, bool invert) {
+    for (double& v : tests) v = round_to(v, t);
+    std::sort(tests.begin(), tests.end());
+    return map_unary(elements, DType::Bool, [&](double x) {
+      const double v = round_to(x, t);
+      const bool found = !std::isnan(v) && std::binary_search(tests.begin(), tests.end(), v);
+      return found != invert ? 1.0 : 0.0;
+    });
+  };
+  isin.reference = [isin_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+    return std::vector<RefTensor>{isin_ref(in[0], in[1].data, promoted_dtype(s.tensors), s.ints[1] != 0)};
+  };
+  // Its one bad input, tensors on two devices, needs a meta tensor the table cannot read back
+  // (tests/core/test_binary_functions.cpp checks it).
+  ops.push_back(isin);
+
+  // isin with one Scalar: the tensor against a Scalar test element (eq, or ne when inverted), and
+  // a Scalar element against a tensor of test elements.
+  for (const bool scalar_self : {false, true}) {
+    OpInfo e;
+    e.name = scalar_self ? "isin_scalar_element" : "isin_scalar_test";
+    e.family = OpFamily::Binary;
+    e.notes = scalar_self ? "isin(3, test_elements)" : "isin(elements, 3)";
+    e.schemas = {scalar_self ? "isin.Scalar_Tensor" : "isin.Tensor_Scalar"};
+    e.dtypes = kNumeric;
+    e.samples = [](DType t) {
+      std::vector<SampleInput> out = elementwise_samples(1, t, {small()});
+      for (size_t i = 0; i < out.size(); ++i) out[i].ints = {0, static_cast<int64_t>(i % 2)};
+      return out;
+    };
+    e.op = [scalar_self](const SampleInput& s) {
+      const bool invert = s.ints[1] != 0;
+      return std::vector<Tensor>{scalar_self ? anatomy::isin(Scalar(3), s.tensors[0], false, invert)
+                                             : anatomy::isin(s.tensors[0], Scalar(3), false, invert)};
+    };
+    e.reference = [scalar_self, isin_ref](const std::vector<RefTensor>& in, const SampleInput& s) {
+      const DType t = s.tensors[0].dtype();  // an integral Scalar takes the tensor's dtype
+      const bool invert = s.ints[1] != 0;
+      if (!scalar_self) return std::vector<RefTensor>{isin_ref(in[0], {3.0}, t, invert)};
+      return std::vector<RefTensor>{isin_ref(RefTensor({}, DType::Float64, 3.0), in[0].data, t, invert)};
+    };
     ops.push_back(e);
   }
 }
@@ -653,6 +961,73 @@ void add_ternary_entries(std::vector<OpInfo>& ops) {
         })};
   };
   ops.push_back(clamp_t);
+
+  // addcmul and addcdiv: self + value * tensor1 (* or /) tensor2, with value 2 or -1 (integral,
+  // so integer dtypes take it). The composite rounds the product (quotient) to the dtype of
+  // tensor1 and tensor2 before adding, and so does the reference.
+  for (const bool divide : {false, true}) {
+    const std::string name = divide ? "addcdiv" : "addcmul";
+    OpInfo e;
+    e.name = name;
+    e.family = OpFamily::Binary;
+    e.notes = std::string("value 2 or -1; composite of ") + (divide ? "div" : "mul") + " and add";
+    e.schemas = {name, name + "_", name + ".out"};
+    e.dtypes = divide ? kFloating : kNumeric;
+    e.differentiable = true;
+    e.samples = [divide](DType t) {
+      std::vector<SampleInput> samples =
+          elementwise_samples(3, t, {small(), small(), divide ? range(0.5, 2, 1, 3) : small()}, /*mixed=*/false);
+      for (size_t i = 0; i < samples.size(); ++i) samples[i].scalars = {i % 2 == 0 ? 2.0 : -1.0};
+      return samples;
+    };
+    auto value = [](const SampleInput& s) {
+      const double v = s.scalars.empty() ? 1.0 : s.scalars[0];  // the bad inputs take the default
+      return v == std::floor(v) ? Scalar(static_cast<int64_t>(v)) : Scalar(v);
+    };
+    e.op = [divide, value](const SampleInput& s) {
+      const Tensor& a = s.tensors[0];
+      return std::vector<Tensor>{divide ? anatomy::addcdiv(a, s.tensors[1], s.tensors[2], value(s))
+                                        : anatomy::addcmul(a, s.tensors[1], s.tensors[2], value(s))};
+    };
+    e.reference = [divide](const std::vector<RefTensor>& in, const SampleInput& s) {
+      const DType t = promoted_dtype(s.tensors);
+      const DType inner = promoted_dtype({s.tensors[1], s.tensors[2]});
+      const double v = s.scalars[0];
+      return std::vector<RefTensor>{map_ternary(in[0], in[1], in[2], t, [&](double a, double b, double c) {
+        const double x = round_to(b, inner), y = round_to(c, inner);
+        return round_to(round_to(a, t) + v * round_to(divide ? x / y : x * y, inner), t);
+      })};
+    };
+    e.inplace = [divide, value](const SampleInput& s) {
+      divide ? addcdiv_(s.tensors[0], s.tensors[1], s.tensors[2], value(s))
+             : addcmul_(s.tensors[0], s.tensors[1], s.tensors[2], value(s));
+    };
+    e.out = [divide, value](const Tensor& o, const SampleInput& s) {
+      divide ? addcdiv_out(o, s.tensors[0], s.tensors[1], s.tensors[2], value(s))
+             : addcmul_out(o, s.tensors[0], s.tensors[1], s.tensors[2], value(s));
+    };
+    e.error_inputs = [name, divide] {
+      std::vector<ErrorInput> errors = {
+          {bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4}), randn({4})}),
+           &typeid(ValueError),
+           {name, "[2, 3]", "[4]"}}};
+      if (divide) {
+        errors.push_back({bad_sample("integer tensor1 and tensor2", {randn({2}), tensor({1, 2}), tensor({3, 4})}),
+                          &typeid(TypeError),
+                          {"addcdiv", "int64"}});
+      } else {
+        SampleInput fractional =
+            bad_sample("a fractional value on integers", {tensor({1, 2}), tensor({1, 2}), tensor({3, 4})});
+        fractional.scalars = {0.5};
+        errors.push_back({fractional, &typeid(TypeError), {"addcmul", "value", "0.5"}});
+        errors.push_back({bad_sample("bool operands", {tensor({true}), tensor({true}), tensor({false})}),
+                          &typeid(TypeError),
+                          {"addcmul", "bool"}});
+      }
+      return errors;
+    };
+    ops.push_back(e);
+  }
 }
 
 }  // namespace
@@ -664,6 +1039,7 @@ ANATOMY_REGISTER_OPS(binary) {
   add_comparisons(ops);
   add_bitwise(ops);
   add_ternary_entries(ops);
+  add_closeness(ops);
   add_activation_gradients(ops);
   return ops;
 }

@@ -5,6 +5,8 @@
 
 #include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/dtype_visit.h"
+#include "anatomy/core/shape_rules.h"
+#include "anatomy/core/tensor_promotion.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/binary_registration.h"
@@ -39,7 +41,8 @@ BinaryDtypes binary_op_dtypes(BinaryOp op) {
 bool binary_op_gives_bool(BinaryOp op) { return binary_op_dtypes(op) == BinaryDtypes::Compare; }
 
 bool binary_op_divides(BinaryOp op) {
-  return op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::Remainder || op == BinaryOp::Fmod;
+  return op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::FloorDivide ||
+         op == BinaryOp::Remainder || op == BinaryOp::Fmod;
 }
 
 namespace {
@@ -161,6 +164,115 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)");
   m.def("lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)");
+  // isclose, allclose, equal and isin: composites in closeness.cpp.
+  m.def("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor");
+  m.def("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool");
+  m.def("equal(Tensor self, Tensor other) -> bool");
+  m.def(
+      "isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) "
+      "-> Tensor");
+  m.def(
+      "isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) "
+      "-> Tensor");
+  m.def(
+      "isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) "
+      "-> Tensor");
+  for (const char* name : {"addcmul", "addcdiv"}) {
+    const std::string n(name);
+    m.def(n + "(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor");
+    m.def(n + "_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)");
+    m.def(n + ".out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)");
+  }
+}
+
+// ---- addcmul and addcdiv: composites over mul, div and add ----
+namespace {
+// PyTorch's rules: no bool; an integral result takes an integral value; addcdiv divides truly, so
+// two integer (or bool) divisor operands are refused rather than silently promoted.
+template <bool Divide>
+Tensor pointwise_term(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  const char* name = Divide ? "addcdiv" : "addcmul";
+  if (Divide) {
+    ANATOMY_CHECK(is_floating(tensor1.dtype()) || is_floating(tensor2.dtype()), TypeError,
+                  "addcdiv: integer division of tensor1 ({}) by tensor2 ({}) is not supported; use a floating "
+                  "dtype for one of them",
+                  anatomy::name(tensor1.dtype()), anatomy::name(tensor2.dtype()));
+  }
+  // The shapes first, so a clash names this operator rather than the mul or add it reaches.
+  broadcast_shapes(self.sizes(), broadcast_shapes(tensor1.sizes(), tensor2.sizes(), name), name);
+  ResultTypeState state;
+  for (const Tensor* t : {&self, &tensor1, &tensor2}) add_operand(state, *t);
+  const DType t = state.result();
+  ANATOMY_CHECK(t != DType::Bool, TypeError, "{}: not supported for bool operands", name);
+  ANATOMY_CHECK(is_floating(t) || value.is_integral() || value.is_bool(), TypeError,
+                "{}: for {} inputs value must be an integer, got {}", name, anatomy::name(t), value.to_string());
+  return Divide ? div(tensor1, tensor2) : mul(tensor1, tensor2);
+}
+template <bool Divide>
+Tensor pointwise_composite(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  return add(self, pointwise_term<Divide>(self, tensor1, tensor2, value), value);
+}
+template <bool Divide>
+Tensor pointwise_composite_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  return add_(self, pointwise_term<Divide>(self, tensor1, tensor2, value), value);
+}
+template <bool Divide>
+Tensor pointwise_composite_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                               const Tensor& out) {
+  return add_out(out, self, pointwise_term<Divide>(self, tensor1, tensor2, value), value);
+}
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
+  m.impl("addcmul", ANATOMY_KERNEL(pointwise_composite<false>));
+  m.impl("addcmul_", ANATOMY_KERNEL(pointwise_composite_<false>));
+  m.impl("addcmul.out", ANATOMY_KERNEL(pointwise_composite_out<false>));
+  m.impl("addcdiv", ANATOMY_KERNEL(pointwise_composite<true>));
+  m.impl("addcdiv_", ANATOMY_KERNEL(pointwise_composite_<true>));
+  m.impl("addcdiv.out", ANATOMY_KERNEL(pointwise_composite_out<true>));
+}
+
+using PointwiseSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&);
+using PointwiseOutSig = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&);
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  ANATOMY_OP(op, "aten::addcmul", PointwiseSig);
+  return op.call(self, tensor1, tensor2, value);
+}
+Tensor addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  ANATOMY_OP(op, "aten::addcmul_", PointwiseSig);
+  return op.call(self, tensor1, tensor2, value);
+}
+Tensor addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                   const Scalar& value) {
+  ANATOMY_OP(op, "aten::addcmul.out", PointwiseOutSig);
+  return op.call(self, tensor1, tensor2, value, out);
+}
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  ANATOMY_OP(op, "aten::addcdiv", PointwiseSig);
+  return op.call(self, tensor1, tensor2, value);
+}
+Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  ANATOMY_OP(op, "aten::addcdiv_", PointwiseSig);
+  return op.call(self, tensor1, tensor2, value);
+}
+Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                   const Scalar& value) {
+  ANATOMY_OP(op, "aten::addcdiv.out", PointwiseOutSig);
+  return op.call(self, tensor1, tensor2, value, out);
+}
+Tensor Tensor::addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
+  return anatomy::addcmul(*this, tensor1, tensor2, value);
+}
+const Tensor& Tensor::addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
+  anatomy::addcmul_(*this, tensor1, tensor2, value);
+  return *this;
+}
+Tensor Tensor::addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
+  return anatomy::addcdiv(*this, tensor1, tensor2, value);
+}
+const Tensor& Tensor::addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
+  anatomy::addcdiv_(*this, tensor1, tensor2, value);
+  return *this;
 }
 
 using AlphaSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
@@ -306,6 +418,7 @@ ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEFINE_BINARY_FUNCTION)
 #undef ANATOMY_DEFINE_BINARY_FUNCTION
 
 Tensor pow(const Scalar& self, const Tensor& exponent) { return pow(wrapped_scalar(self), exponent); }
+Tensor xlogy(const Scalar& self, const Tensor& other) { return xlogy(wrapped_scalar(self), other); }
 
 // ---- threshold_backward ----
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
@@ -351,12 +464,6 @@ Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scal
                  const std::optional<Scalar>& max) {
   ANATOMY_OP(op, "aten::clamp.out", ClampOutSig);
   return op.call(self, min, max, out);
-}
-Tensor clamp_min(const Tensor& self, const Scalar& min) {
-  return clamp(self, std::optional<Scalar>(min), std::optional<Scalar>());
-}
-Tensor clamp_max(const Tensor& self, const Scalar& max) {
-  return clamp(self, std::optional<Scalar>(), std::optional<Scalar>(max));
 }
 
 // ---- lerp ----

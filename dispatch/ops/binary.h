@@ -61,6 +61,14 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, doub
 // tensors must be on one device (DeviceError).
 bool equal(const Tensor& self, const Tensor& other);
 
+// Whether each element of `elements` is among `test_elements` (a bool tensor of elements' shape;
+// invert negates it). The two are compared after type promotion; NaN is in no set. Sort-based
+// (O((n + m) log(n + m))), a composite over sort, cumsum and scatter_add, so every backend runs
+// it; assume_unique is accepted and changes nothing (the sort handles repeats either way).
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique = false, bool invert = false);
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+
 // ---- the other binary functions (core/op_lists.h says what each does), each with a Tensor and
 // a Scalar `other` ----
 #define ANATOMY_DECLARE_BINARY_FUNCTIONS(e, name, ...)     \
@@ -73,6 +81,8 @@ ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DECLARE_BINARY_FUNCTIONS)
 #undef ANATOMY_DECLARE_BINARY_FUNCTIONS
 // A Scalar base: pow(2, x).
 Tensor pow(const Scalar& self, const Tensor& exponent);
+// A Scalar self: xlogy(2, y) (PyTorch's xlogy.Scalar_Self).
+Tensor xlogy(const Scalar& self, const Tensor& other);
 
 // ---- activation gradients ----
 // relu's gradient (PyTorch's ReluBackward0 calls it with the result and threshold 0): 0 where
@@ -94,8 +104,18 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
 Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
 Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
                  const std::optional<Scalar>& max = std::nullopt);
-Tensor clamp_min(const Tensor& self, const Scalar& min);
-Tensor clamp_max(const Tensor& self, const Scalar& max);
+// addcmul: self + value * tensor1 * tensor2; addcdiv: self + value * tensor1 / tensor2 (true
+// division: integer tensor1 and tensor2 are a TypeError, as in PyTorch). All three broadcast and
+// promote together; an integral result needs an integral value (TypeError). Written over add, mul
+// and div, so every backend runs them and autograd differentiates through them.
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                   const Scalar& value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                   const Scalar& value = 1);
 // lerp: self + weight * (end - self), floating dtypes.
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);

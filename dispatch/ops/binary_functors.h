@@ -198,7 +198,8 @@ struct PowFn : BinaryFn<T> {
     else return static_cast<T>(math::pow(opmath_t<T>(a), opmath_t<T>(b)));
   }
 };
-// NaN propagates; on bool maximum is or and minimum is and. Also clamp with one bound.
+// NaN propagates; on bool maximum is or and minimum is and. Also clamp with one bound, clamp_min,
+// clamp_max and max and min of two tensors.
 template <typename T>
 struct MaximumFn : BinaryFn<T> {
   ANATOMY_HOST_DEVICE T operator()(T a, T b) const {
@@ -226,6 +227,48 @@ template <typename T>
 struct HypotFn : BinaryFn<T> {
   ANATOMY_HOST_DEVICE T operator()(T a, T b) const {
     return static_cast<T>(math::hypot(opmath_t<T>(a), opmath_t<T>(b)));
+  }
+};
+// log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)), which neither overflows nor loses the smaller
+// term; two infinities of one sign give that infinity (their difference is NaN), NaN propagates.
+template <typename T>
+struct LogaddexpFn : BinaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T a, T b) const {
+    using M = opmath_t<T>;
+    const M x = M(a), y = M(b);
+    if (math::isinf(x) && x == y) return a;
+    const M m = x < y ? y : x;
+    return static_cast<T>(m + math::log1p(math::exp(-math::fabs(x - y))));
+  }
+};
+// log2(2^a + 2^b), the same way in base 2.
+template <typename T>
+struct Logaddexp2Fn : BinaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T a, T b) const {
+    using M = opmath_t<T>;
+    const M x = M(a), y = M(b);
+    if (math::isinf(x) && x == y) return a;
+    const M m = x < y ? y : x;
+    constexpr M kInvLog2 = M(1.4426950408889634);
+    return static_cast<T>(m + math::log1p(math::exp2(-math::fabs(x - y))) * kInvLog2);
+  }
+};
+// a * log(b), but 0 where a == 0 (so 0 * log(0) is 0) unless b is NaN.
+template <typename T>
+struct XlogyFn : BinaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T a, T b) const {
+    using M = opmath_t<T>;
+    const M x = M(a), y = M(b);
+    if (math::isnan(y)) return static_cast<T>(quiet_nan<M>());
+    if (x == M(0)) return T(0);
+    return static_cast<T>(x * math::log(y));
+  }
+};
+// |a| with b's sign bit: -0.0 and a NaN's sign count.
+template <typename T>
+struct CopysignFn : BinaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(math::copysign(opmath_t<T>(a), opmath_t<T>(b)));
   }
 };
 // relu's gradient (PyTorch's ReluBackward0): out = self <= threshold ? 0 : grad; NaN <= threshold

@@ -51,6 +51,148 @@ TEST_CASE("binary functions: integer division by zero raises before writing") {
   EXPECT_ERROR_UNCHANGED(a, TypeError, a.div_(tensor({2, 2, 2})), "div", "fp32", "int64");  // true division
 }
 
+TEST_CASE("binary functions: floor_divide is div with rounding_mode 'floor'") {
+  Tensor a = tensor({7, -7, 7, -7, -1}), b = tensor({2, 2, -2, -2, 3});
+  CHECK(values(floor_divide(a, b)) == D{3, -4, -4, 3, -1});
+  CHECK(values(floor_divide(a, b)) == values(div(a, b, "floor")));
+  CHECK(floor_divide(a, b).dtype() == DType::Int64);
+  CHECK(values(floor_divide(tensor({-7}, DType::Int8), 2)) == D{-4});
+  CHECK(floor_divide(a, 2.0).dtype() == DType::Float32);  // a float Scalar lifts integers
+  CHECK(values(floor_divide(tensor({7.5, -7.5}), 2.0)) == D{3, -4});
+  // Float division by zero follows IEEE; an integer zero divisor raises before writing.
+  CHECK(values(floor_divide(tensor({1.0, -1.0}), 0.0)) == D{kInf, -kInf});
+  CHECK(std::isnan(values(floor_divide(tensor({0.0}), 0.0))[0]));
+  Tensor x = tensor({6, -7, 8});
+  EXPECT_ERROR_UNCHANGED(x, ValueError, x.floor_divide_(tensor({1, 0, 2})), "floor_divide", "division by zero");
+  EXPECT_ERROR_UNCHANGED(x, ValueError, x.floor_divide_(0), "floor_divide", "division by zero");
+  Tensor out = zeros({3}, DType::Int64);
+  EXPECT_ERROR_UNCHANGED(out, ValueError, floor_divide_out(out, x, tensor({0, 1, 1})), "floor_divide");
+  EXPECT_ERROR(TypeError, floor_divide(tensor({true}), tensor({true})), "floor_divide", "bool");
+  const int64_t lo = std::numeric_limits<int64_t>::min();
+  CHECK(values(floor_divide(tensor({lo}), tensor({int64_t{-1}}))) == values(tensor({lo})));  // wraps
+}
+
+TEST_CASE("binary functions: logaddexp, logaddexp2, xlogy and copysign edge values") {
+  // logaddexp with infinities of both signs: equal infinities give themselves (not inf - inf).
+  D l = values(
+      logaddexp(tensor({kInf, -kInf, kInf, -kInf, 1000.0, kNaN}), tensor({kInf, -kInf, -kInf, 2.0, 1000.0, 0.0})));
+  CHECK(l[0] == kInf);
+  CHECK(l[1] == -kInf);
+  CHECK(l[2] == kInf);
+  CHECK(l[3] == 2.0);
+  CHECK(l[4] == doctest::Approx(1000.0 + std::log(2.0)));  // no overflow of exp(1000)
+  CHECK(std::isnan(l[5]));
+  D l2 = values(
+      logaddexp2(tensor({kInf, -kInf, 3.0, -kInf}, DType::Float64), tensor({kInf, -kInf, 3.0, 5.0}, DType::Float64)));
+  CHECK(l2[0] == kInf);
+  CHECK(l2[1] == -kInf);
+  CHECK(l2[2] == doctest::Approx(4.0));
+  CHECK(l2[3] == 5.0);
+  EXPECT_ERROR(TypeError, logaddexp(tensor({1, 2}), tensor({1, 2})), "logaddexp", "int64");
+  EXPECT_ERROR(TypeError, logaddexp2(tensor({true}), tensor({false})), "logaddexp2", "bool");
+
+  // xlogy: 0 where x == 0, even for y = 0 or inf, unless y is NaN.
+  D xl = values(xlogy(tensor({0.0, 0.0, 0.0, 2.0, kNaN, 3.0}), tensor({0.0, kInf, kNaN, 1.0, 1.0, 0.0})));
+  CHECK(xl[0] == 0);
+  CHECK(xl[1] == 0);
+  CHECK(std::isnan(xl[2]));
+  CHECK(xl[3] == 0);
+  CHECK(std::isnan(xl[4]));
+  CHECK(xl[5] == -kInf);
+  CHECK(xlogy(tensor({1, 2}), tensor({1, 2})).dtype() == DType::Float32);  // integers promote
+  D xs = values(xlogy(2, tensor({1.0, std::exp(1.0)}, DType::Float64)));   // xlogy.Scalar_Self
+  CHECK(xs[0] == 0);
+  CHECK(xs[1] == doctest::Approx(2.0));
+  CHECK(values(xlogy(tensor({0.0, 3.0}, DType::Float64), 1.0)) == D{0, 0});
+  Tensor i = tensor({1, 2});
+  EXPECT_ERROR_UNCHANGED(i, TypeError, i.xlogy_(tensor({1, 2})), "xlogy", "fp32", "int64");
+
+  // copysign: the sign bit of other, -0.0 and NaN included; integers promote to float.
+  D c = values(copysign(tensor({1.0, 1.0, -2.0, 0.0, kNaN}), tensor({-0.0, 0.0, kInf, -1.0, -1.0})));
+  CHECK(c[0] == -1.0);
+  CHECK(c[1] == 1.0);
+  CHECK(c[2] == 2.0);
+  CHECK((c[3] == 0.0 && std::signbit(c[3])));
+  CHECK((std::isnan(c[4]) && std::signbit(c[4])));
+  CHECK(std::signbit(values(copysign(tensor({3.0}), tensor({-kNaN})))[0]));
+  Tensor ci = copysign(tensor({1, -2, 3}), tensor({-1, 1, 0}));
+  CHECK(ci.dtype() == DType::Float32);
+  CHECK(values(ci) == D{-1, 2, 3});
+}
+
+TEST_CASE("binary functions: clamp_min, clamp_max, max and min of two tensors, addcmul and addcdiv") {
+  Tensor a = tensor({1.0, kNaN, 3.0}), b = tensor({2.0, 0.0, kNaN});
+  D cmin = values(clamp_min(a, b)), cmax = values(clamp_max(a, b));
+  CHECK(cmin[0] == 2);
+  CHECK(std::isnan(cmin[1]));
+  CHECK(std::isnan(cmin[2]));
+  CHECK(cmax[0] == 1);
+  CHECK(std::isnan(cmax[2]));
+  Tensor x = tensor({-3, 0, 5});
+  x.clamp_min_(tensor({-1, 1, 1}));
+  CHECK(values(x) == D{-1, 1, 5});
+  x.clamp_max_(2);
+  CHECK(values(x) == D{-1, 1, 2});
+  EXPECT_ERROR_UNCHANGED(x, TypeError, x.clamp_min_(0.5), "clamp_min", "int64");  // fp32 result into int64
+  D mx = values(max(a, b)), mn = values(min(a, b));
+  CHECK(mx[0] == 2);
+  CHECK(std::isnan(mx[1]));
+  CHECK(mn[0] == 1);
+  CHECK(std::isnan(mn[2]));
+  CHECK(values(a.max(tensor({5.0}))).size() == 3);
+  CHECK(values(tensor({1, 5}).max()) == D{5});           // the reduction keeps its overload
+  CHECK(std::get<0>(tensor({1, 5}).max(0)).dim() == 0);  // and max(dim)
+  CHECK(values(max(tensor({true, false}), tensor({false, false}))) == D{1, 0});
+  EXPECT_ERROR(ValueError, max(zeros({2}), zeros({3})), "max", "[2]", "[3]");
+
+  Tensor s = tensor({1.0, 2.0}), t1 = tensor({3.0, 4.0}), t2 = tensor({2.0, 8.0});
+  CHECK(values(addcmul(s, t1, t2)) == D{7, 34});
+  CHECK(values(addcmul(s, t1, t2, 0.5)) == D{4, 18});
+  CHECK(values(addcdiv(s, t1, t2, -2)) == D{-2, 1});
+  CHECK(values(tensor({1, 2}).addcmul(tensor({3, 4}), tensor({2, 2}), 3)) == D{19, 26});
+  CHECK(addcdiv(tensor({1, 2}), tensor({3, 4}), tensor({2.0, 2.0})).dtype() == DType::Float32);
+  Tensor y = tensor({1.0, 1.0});
+  y.addcdiv_(tensor({1.0, 3.0}), tensor({4.0, 4.0}));
+  CHECK(values(y) == D{1.25, 1.75});
+  Tensor xi = tensor({1, 2});
+  EXPECT_ERROR_UNCHANGED(xi, TypeError, xi.addcdiv_(tensor({1, 2}), tensor({3, 4})), "addcdiv", "int64");
+  EXPECT_ERROR_UNCHANGED(xi, TypeError, xi.addcmul_(xi, xi, 0.5), "addcmul", "value", "0.5");
+  EXPECT_ERROR_UNCHANGED(xi, ValueError, xi.addcmul_(xi, zeros({3}, DType::Int64)), "addcmul", "[2]", "[3]");
+}
+
+TEST_CASE("binary functions: isin sorts instead of comparing every pair") {
+  // NaN is found nowhere; -0.0 equals 0.0; repeats in either tensor are fine.
+  Tensor e = tensor({1.0, 2.0, kNaN, 4.0, -0.0, 1.0});
+  Tensor t = tensor({4.0, kNaN, 1.0, 1.0, 0.0});
+  CHECK(values(isin(e, t)) == D{1, 0, 0, 1, 1, 1});
+  CHECK(values(isin(e, t, /*assume_unique=*/false, /*invert=*/true)) == D{0, 1, 1, 0, 0, 0});
+  CHECK(isin(e, t).dtype() == DType::Bool);
+  CHECK(values(isin(tensor({1, 5, 3}), tensor({3.0, 1.5}))) == D{0, 0, 1});  // compared after promotion
+  Tensor grid = arange(4).view({2, 2});
+  Tensor g = isin(grid, tensor({3, 0, 3}));
+  CHECK(vec(g.sizes()) == V{2, 2});
+  CHECK(values(g) == D{1, 0, 0, 1});
+  CHECK(values(isin(grid.t(), tensor({1}))) == D{0, 0, 1, 0});  // a transposed view
+  CHECK(values(isin(tensor({1, 2}), 2)) == D{0, 1});
+  CHECK(values(isin(tensor({1, 2}), 2, false, true)) == D{1, 0});
+  Tensor s = isin(2, tensor({1, 2}));
+  CHECK(s.dim() == 0);
+  CHECK(values(s) == D{1});
+  CHECK(values(isin(tensor({true, false}), tensor({true}))) == D{1, 0});
+  CHECK(isin(empty({0}), tensor({1.0})).numel() == 0);
+  CHECK(values(isin(tensor({1.0, 2.0}), empty({0}))) == D{0, 0});
+  CHECK(values(isin(tensor({1.0, 2.0}), empty({0}), false, true)) == D{1, 1});
+  // 200000 x 200000 would be 4e10 comparisons; the sort takes a moment.
+  Tensor big = arange(200000);
+  Tensor hits = isin(big, big * 2);
+  CHECK(hits.sum().item<int64_t>() == 100000);
+  EXPECT_ERROR(DeviceError, isin(tensor({1.0}), empty({3}, Device("meta"))), "isin", "cpu", "meta");
+  Tensor m = isin(empty({3, 2}, Device("meta")), empty({4}, Device("meta")));
+  CHECK(m.is_meta());
+  CHECK(vec(m.sizes()) == V{3, 2});
+  CHECK(m.dtype() == DType::Bool);
+}
+
 TEST_CASE("binary functions: pow forms and integer exponents") {
   Tensor i = tensor({2, 3, -2});
   CHECK(values(pow(i, 3)) == D{8, 27, -8});

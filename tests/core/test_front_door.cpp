@@ -146,7 +146,7 @@ TEST_CASE("allclose and equal") {
   CHECK_FALSE(equal(with_nan, with_nan));
   CHECK(allclose(with_nan, with_nan, 1e-5, 1e-8, true));
   EXPECT_ERROR(DeviceError, equal(a, empty({3}, Device("meta"))), "equal", "cpu", "meta");
-  EXPECT_ERROR(DeviceError, allclose(a, empty({3}, Device("meta"))), "isclose", "meta");
+  EXPECT_ERROR(DeviceError, allclose(a, empty({3}, Device("meta"))), "allclose", "meta");
 }
 
 TEST_CASE("randperm: a permutation from the generator, checked sizes and dtypes") {
