@@ -30,9 +30,11 @@ constexpr Section kSections[] = {
     {"nn.cpp", "Neural-network functions"},
     {"attention.cpp", "Dropout and attention"},
     {"linalg.cpp", "Matrix products"},
+    {"einsum.cpp", "Einstein summation"},
     {"indexing.cpp", "Joining, indexing, scattering and masking"},
     {"index_by_dim.cpp", "By index along one dim"},
     {"shape.cpp", "Reordering, padding, sorting and scans"},
+    {"pad.cpp", "Padding by mode"},
     {"nn_backward.cpp", "Backward functions of the neural-network operators"},
 };
 

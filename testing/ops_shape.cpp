@@ -1,6 +1,7 @@
-// Op-table entries: reordering (repeat, flip, roll, tril, triu, constant_pad_nd), sorting
-// (sort, argsort, topk), scans (cumsum, cumprod) and one_hot. The references index RefTensors
-// with plain loops; the sort reference is its own stable sort with PyTorch's NaN order.
+// Op-table entries: reordering (repeat, flip, roll, tril, triu, constant_pad_nd, pad with the
+// reflect, replicate and circular modes), sorting (sort, argsort, topk), scans (cumsum, cumprod)
+// and one_hot. The references index RefTensors with plain loops; the sort reference is its own
+// stable sort with PyTorch's NaN order.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -376,6 +377,70 @@ OpInfo pad_entry() {
   return info;
 }
 
+// pad with the modes that repeat the input's values; dims = pad. The reference finds each
+// output position's source with one reflection, clamp or wrap (the pads are within the sizes).
+OpInfo pad_mode_entry(const std::string& mode) {
+  OpInfo info;
+  info.name = "pad_" + mode;
+  info.family = OpFamily::Indexing;
+  info.schemas = {"pad"};
+  info.dtypes = kAll;
+  info.differentiable = true;
+  info.notes = "mode '" + mode + "'";
+  info.samples = [](DType t) {
+    return std::vector<SampleInput>{
+        sample("last dim", laid_out("contiguous", {3, 4}, t), {2, 1}),
+        sample("two dims", laid_out("contiguous", {3, 4}, t), {1, 3, 2, 0}),
+        sample("transposed", laid_out("transposed", {3, 4}, t), {0, 2, 1, 1}),
+        sample("offset, three dims", laid_out("offset", {2, 3, 4}, t), {1, 1, 0, 2, 1, 0}),
+        sample("no pad", laid_out("contiguous", {3, 4}, t), {0, 0}),
+        sample("size 1", random_tensor({2, 1}, t), {0, 0, 1, 0}),
+        sample("zero-size, other dim padded", random_tensor({0, 3}, t), {1, 2}),
+    };
+  };
+  info.op = [mode](const SampleInput& s) { return std::vector<Tensor>{pad(s.tensors[0], s.dims, mode)}; };
+  info.reference = [mode](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const RefTensor& a = in[0];
+    const int64_t n = a.dim();
+    std::vector<int64_t> left(n, 0);
+    Shape shape = a.shape;
+    for (size_t i = 0; i < s.dims.size() / 2; ++i) {
+      const int64_t d = n - 1 - static_cast<int64_t>(i);
+      left[d] = s.dims[2 * i];
+      shape[d] += s.dims[2 * i] + s.dims[2 * i + 1];
+    }
+    RefTensor out(shape, a.dtype);
+    for_each_index(shape, [&](const std::vector<int64_t>& idx) {
+      std::vector<int64_t> src = idx;
+      for (int64_t d = 0; d < n; ++d) {
+        int64_t j = src[d] - left[d];
+        const int64_t size = a.shape[d];
+        if (mode == "reflect") j = j < 0 ? -j : j >= size ? 2 * (size - 1) - j : j;
+        else if (mode == "replicate") j = std::clamp<int64_t>(j, 0, size - 1);
+        else j = j < 0 ? j + size : j >= size ? j - size : j;
+        src[d] = j;
+      }
+      out.at(idx) = a.at(src);
+    });
+    return std::vector<RefTensor>{out};
+  };
+  info.error_inputs = [mode] {
+    std::vector<ErrorInput> e = {
+        bad("odd pad length", randn({2, 3}), typeid(ValueError), {"pad", "3"}, {1, 1, 1}),
+        bad("more pads than dims", randn({3}), typeid(ValueError), {"pad", "1-dim"}, {1, 1, 1, 1}),
+        bad("negative pad", randn({2, 3}), typeid(ValueError), {"pad", "negative", "-1"}, {-1, 1}),
+        bad("empty dim padded", randn({2, 0}), typeid(ValueError), {"pad", "size 0"}, {1, 1}),
+    };
+    if (mode == "reflect") {
+      e.push_back(bad("pad as large as the dim", randn({2, 3}), typeid(ValueError), {"pad", "reflect", "3"}, {3, 0}));
+    } else if (mode == "circular") {
+      e.push_back(bad("pad larger than the dim", randn({2, 3}), typeid(ValueError), {"pad", "circular", "4"}, {0, 4}));
+    }
+    return e;
+  };
+  return info;
+}
+
 // ---- sorting ----
 
 // The stable order of one row: ascending with NaN last, or descending with NaN first; ties keep
@@ -661,8 +726,21 @@ OpInfo one_hot_entry() {
 }  // namespace
 
 ANATOMY_REGISTER_OPS(shape) {
-  return {repeat_entry(), flip_entry(),    roll_entry(), triangle_entry(false), triangle_entry(true), pad_entry(),
-          sort_entry(),   argsort_entry(), topk_entry(), scan_entry(false),     scan_entry(true),     one_hot_entry()};
+  return {repeat_entry(),
+          flip_entry(),
+          roll_entry(),
+          triangle_entry(false),
+          triangle_entry(true),
+          pad_entry(),
+          pad_mode_entry("reflect"),
+          pad_mode_entry("replicate"),
+          pad_mode_entry("circular"),
+          sort_entry(),
+          argsort_entry(),
+          topk_entry(),
+          scan_entry(false),
+          scan_entry(true),
+          one_hot_entry()};
 }
 
 }  // namespace anatomy::testing

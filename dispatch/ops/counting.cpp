@@ -1,7 +1,7 @@
 // Counting values: unique, bincount and histc, written over sort, scans and accumulating
-// index_put_ (CompositeImplicitAutograd, none of them differentiable: they read their input
-// detached). Every backend with those parts runs them; on CUDA the counts and sort run on the
-// device and the result sizes are read on the host, which waits for it (as PyTorch does).
+// index_put_ (CompositeImplicitAutograd, none of them differentiable: they run below the
+// autograd keys, so nothing they call records a node). Every backend with those parts runs them; on CUDA the counts and
+// sort run on the device and the result sizes are read on the host, which waits for it (as PyTorch does).
 //
 // Note [unique as a sort and segments]
 // unique sorts the flattened values (stable), marks where each run of equal values starts
@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/local_key_set.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/ops/print.h"
@@ -31,8 +32,9 @@ void check_values_known(const Tensor& self, const char* op) {
 // `sorted` is always honoured: a sort is how the values are found.
 ThreeTensors unique_composite(const Tensor& self, bool /*sorted*/, bool return_inverse, bool return_counts) {
   check_values_known(self, "unique");
+  dispatch::ExcludeDispatchKeyGuard below_autograd(dispatch::kAutogradKeys);
   const TensorOptions long_options = TensorOptions().dtype(DType::Int64).device(self.device());
-  const Tensor flat = self.detach().reshape({-1});
+  const Tensor flat = self.reshape({-1});
   const int64_t n = flat.numel();
   if (n == 0) {
     return {empty({0}, self.options()), return_inverse ? empty(self.sizes(), long_options) : empty({0}, long_options),
@@ -61,6 +63,7 @@ ThreeTensors unique_composite(const Tensor& self, bool /*sorted*/, bool return_i
 // element or minlength - 1.
 Tensor bincount_composite(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
   check_values_known(self, "bincount");
+  dispatch::ExcludeDispatchKeyGuard below_autograd(dispatch::kAutogradKeys);
   ANATOMY_CHECK(is_integral(self.dtype(), /*include_bool=*/false), TypeError,
                 "bincount: expected an integer input, got {}", name(self.dtype()));
   ANATOMY_CHECK(self.dim() == 1, ValueError, "bincount: expected a 1-d input, got shape {}",
@@ -77,7 +80,7 @@ Tensor bincount_composite(const Tensor& self, const std::optional<Tensor>& weigh
   // Floating weights keep their dtype; other weights count in fp64, as PyTorch's do.
   const DType result = !weighted ? DType::Int64 : is_floating(weights->dtype()) ? weights->dtype() : DType::Float64;
   int64_t length = minlength;
-  const Tensor index = self.detach().to(DType::Int64);
+  const Tensor index = self.to(DType::Int64);
   if (self.numel() > 0) {
     const int64_t lowest = index.min().item<int64_t>();
     ANATOMY_CHECK(lowest >= 0, ValueError, "bincount: the input holds a negative value ({})", lowest);
@@ -86,7 +89,7 @@ Tensor bincount_composite(const Tensor& self, const std::optional<Tensor>& weigh
   const TensorOptions options = TensorOptions().dtype(result).device(self.device());
   Tensor out = zeros({length}, options);
   if (self.numel() == 0) return out;
-  const Tensor added = weighted ? weights->detach().to(result) : ones({self.numel()}, options);
+  const Tensor added = weighted ? weights->to(result) : ones({self.numel()}, options);
   naming_errors("bincount", [&] { index_put_(out, {index}, added, /*accumulate=*/true); });
   return out;
 }
@@ -96,11 +99,12 @@ Tensor bincount_composite(const Tensor& self, const std::optional<Tensor>& weigh
 // widens an empty range to [min - 1, max + 1]). Bins are found in fp64 whatever the dtype.
 Tensor histc_composite(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
   ANATOMY_CHECK(is_floating(self.dtype()), TypeError, "histc: expected a floating input, got {}", name(self.dtype()));
+  dispatch::ExcludeDispatchKeyGuard below_autograd(dispatch::kAutogradKeys);
   ANATOMY_CHECK(bins > 0, ValueError, "histc: bins must be > 0, got {}", bins);
   double lo = min.to<double>();
   double hi = max.to<double>();
   if (self.device().type() == DeviceType::Meta) return empty({bins}, self.options());
-  const Tensor x = self.detach().reshape({-1}).to(DType::Float64);
+  const Tensor x = self.reshape({-1}).to(DType::Float64);
   if (lo == hi && x.numel() > 0) {
     lo = x.min().item<double>();
     hi = x.max().item<double>();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -49,6 +50,11 @@ Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int6
 // pad = (left of the last dim, right of the last dim, left of the one before, ...); negative
 // amounts crop.
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value = 0);
+// pad (the same list) with mode "constant" (the value, default 0), "reflect" (mirrored about
+// the edge, each pad smaller than its dim), "replicate" (the edge repeated) or "circular"
+// (wrapped around, each pad at most its dim); the last three take non-negative pads and no value.
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode = "constant",
+           std::optional<double> value = std::nullopt);
 
 // Stable sort: (values, int64 indices).
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);

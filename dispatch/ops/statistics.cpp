@@ -3,16 +3,16 @@
 // nanmean, aminmax, median and kthvalue.
 //
 // Note [Order statistics through a stable sort]
-// median and kthvalue sort a detached copy of the input along the dim (the engine's sort is
-// stable and puts NaN last), pick the position they need in each row, and read the value with
-// gather at the index the sort gives: the indices are deterministic (among equal values, the
-// k-th in input order), and the gradient flows through gather to exactly that element, as
-// PyTorch's does. A sort costs O(n log n) where a selection would cost O(n); no benchmark row
-// holds these to a speed yet.
+// median and kthvalue sort the input along the dim (below autograd: the order carries no gradient) (the engine's sort
+// is stable and puts NaN last), pick the position they need in each row, and read the value with gather at the index
+// the sort gives: the indices are deterministic (among equal values, the k-th in input order), and the gradient flows
+// through gather to exactly that element, as PyTorch's does. A sort costs O(n log n) where a selection would cost O(n);
+// no benchmark row holds these to a speed yet.
 #include <limits>
 #include <tuple>
 
 #include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/local_key_set.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/ops/print.h"
@@ -80,7 +80,12 @@ void check_orderable(const Tensor& self, const char* op) {
 // The value and index at sorted position `position` (keepdim shape, int64) along `d` of a
 // tensor of at least one dim (Note [Order statistics through a stable sort]).
 TwoTensors pick_sorted(const Tensor& self, int64_t d, const Tensor& position, bool keepdim) {
-  const Tensor order = std::get<1>(sort(self.detach(), d));
+  Tensor order;
+  {
+    // The order carries no gradient: the sort runs below the autograd keys and records nothing.
+    dispatch::ExcludeDispatchKeyGuard below_autograd(dispatch::kAutogradKeys);
+    order = std::get<1>(sort(self, d));
+  }
   Tensor indices = gather(order, d, position);
   Tensor values = gather(self, d, indices);
   if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};

@@ -67,6 +67,11 @@ TEST_CASE("counting: unique's inverse rebuilds the input, and its counts add up"
   auto [u2, i2, c2] = unique(x);
   CHECK(i2.numel() == 0);
   CHECK(c2.numel() == 0);
+  // Not differentiable: nothing the composite calls records a node.
+  Tensor f = tensor({2.0, 1.0, 2.0}).requires_grad_(true);
+  CHECK_FALSE(std::get<0>(unique(f)).requires_grad());
+  CHECK_FALSE(histc(f, 2).requires_grad());
+  CHECK_FALSE(bincount(longs({0, 1}), tensor({0.5, 1.5}).requires_grad_(true)).requires_grad());
   EXPECT_ERROR(NotImplementedError, unique(meta({3})), "unique", "Meta");
   EXPECT_ERROR(NotImplementedError, bincount(meta({3}, DType::Int64)), "bincount", "Meta");
   CHECK(vec(histc(meta({3}), 7).sizes()) == V{7});
