@@ -322,4 +322,22 @@ std::string compare(const Tensor& got, const RefTensor& want, Tolerance tol) {
   return "";
 }
 
+SampleInput make_sample(std::string label, std::vector<Tensor> tensors, std::vector<int64_t> dims,
+                        std::vector<int64_t> ints, std::vector<double> scalars) {
+  SampleInput s;
+  s.label = std::move(label);
+  s.tensors = std::move(tensors);
+  s.dims = std::move(dims);
+  s.ints = std::move(ints);
+  s.scalars = std::move(scalars);
+  return s;
+}
+
+ErrorInput make_error(std::string label, std::vector<Tensor> tensors, const std::type_info& error,
+                      std::vector<std::string> needles, std::vector<int64_t> dims, std::vector<int64_t> ints,
+                      std::vector<double> scalars) {
+  return {make_sample(std::move(label), std::move(tensors), std::move(dims), std::move(ints), std::move(scalars)),
+          &error, std::move(needles)};
+}
+
 }  // namespace anatomy::testing

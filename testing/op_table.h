@@ -110,6 +110,14 @@ struct ErrorInput {
   std::vector<std::string> needles;
 };
 
+// A sample of `tensors` with the fields an entry's op reads.
+SampleInput make_sample(std::string label, std::vector<Tensor> tensors, std::vector<int64_t> dims = {},
+                        std::vector<int64_t> ints = {}, std::vector<double> scalars = {});
+// A call on make_sample's sample that must raise `error` with every needle in its message.
+ErrorInput make_error(std::string label, std::vector<Tensor> tensors, const std::type_info& error,
+                      std::vector<std::string> needles, std::vector<int64_t> dims = {}, std::vector<int64_t> ints = {},
+                      std::vector<double> scalars = {});
+
 struct OpInfo {
   std::string name;  // the entry's name, usually the op's: "exp", "div_floor", "sum"
   OpFamily family = OpFamily::Unary;

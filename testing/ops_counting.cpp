@@ -19,14 +19,10 @@ const std::vector<DType> kFloat = {DType::Float16, DType::BFloat16, DType::Float
 const std::vector<DType> kInteger = {DType::UInt8, DType::Int8, DType::Int32, DType::Int64};
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// A sample with ints and scalars (these entries take no dims).
 SampleInput sample(std::string label, std::vector<Tensor> tensors, std::vector<int64_t> ints = {},
                    std::vector<double> scalars = {}) {
-  SampleInput s;
-  s.label = std::move(label);
-  s.tensors = std::move(tensors);
-  s.ints = std::move(ints);
-  s.scalars = std::move(scalars);
-  return s;
+  return make_sample(std::move(label), std::move(tensors), {}, std::move(ints), std::move(scalars));
 }
 
 // Values drawn from a few integers, so that they repeat.

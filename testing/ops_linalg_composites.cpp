@@ -47,23 +47,6 @@ Tolerance product_tolerance(DType t) {
   }
 }
 
-SampleInput sample(std::string label, std::vector<Tensor> tensors, Shape dims = {}, Shape ints = {},
-                   std::vector<double> scalars = {}) {
-  SampleInput s;
-  s.label = std::move(label);
-  s.tensors = std::move(tensors);
-  s.dims = std::move(dims);
-  s.ints = std::move(ints);
-  s.scalars = std::move(scalars);
-  return s;
-}
-
-ErrorInput bad(std::string label, std::vector<Tensor> tensors, const std::type_info& error,
-               std::vector<std::string> needles, Shape dims = {}, Shape ints = {}, std::vector<double> scalars = {}) {
-  return {sample(std::move(label), std::move(tensors), std::move(dims), std::move(ints), std::move(scalars)), &error,
-          std::move(needles)};
-}
-
 std::vector<double> scalars_for(DType t, double beta, double alpha) {
   if (!is_floating(t)) return {std::round(beta), std::round(alpha)};
   return {beta, alpha};
@@ -116,11 +99,11 @@ OpInfo mv_entry() {
   info.notes = "mm with the vector as a column";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("contiguous", {rnd({5, 7}, t), rnd({7}, t)}),
-        sample("transposed, strided vector", {rnd({7, 5}, t).t(), rnd({14}, t).slice(0, 0, 14, 2)}),
-        sample("offset", {rnd({6, 7}, t).slice(0, 1), rnd({8}, t).slice(0, 1)}),
-        sample("zero-size k", {rnd({3, 0}, t), rnd({0}, t)}),
-        sample("zero-size n", {rnd({0, 4}, t), rnd({4}, t)}),
+        make_sample("contiguous", {rnd({5, 7}, t), rnd({7}, t)}),
+        make_sample("transposed, strided vector", {rnd({7, 5}, t).t(), rnd({14}, t).slice(0, 0, 14, 2)}),
+        make_sample("offset", {rnd({6, 7}, t).slice(0, 1), rnd({8}, t).slice(0, 1)}),
+        make_sample("zero-size k", {rnd({3, 0}, t), rnd({0}, t)}),
+        make_sample("zero-size n", {rnd({0, 4}, t), rnd({4}, t)}),
     };
   };
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{s.tensors[0].mv(s.tensors[1])}; };
@@ -129,9 +112,10 @@ OpInfo mv_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("sizes differ", {randn({2, 3}), randn({4})}, typeid(ValueError), {"mv", "[2, 3]", "[4]"}),
-        bad("2-D vector", {randn({2, 3}), randn({3, 1})}, typeid(ValueError), {"mv", "[3, 1]"}),
-        bad("dtypes differ", {randn({2, 3}), randn({3}, DType::Float64)}, typeid(TypeError), {"mv", "fp32", "fp64"}),
+        make_error("sizes differ", {randn({2, 3}), randn({4})}, typeid(ValueError), {"mv", "[2, 3]", "[4]"}),
+        make_error("2-D vector", {randn({2, 3}), randn({3, 1})}, typeid(ValueError), {"mv", "[3, 1]"}),
+        make_error("dtypes differ", {randn({2, 3}), randn({3}, DType::Float64)}, typeid(TypeError),
+                   {"mv", "fp32", "fp64"}),
     };
   };
   return info;
@@ -143,19 +127,20 @@ OpInfo addmv_entry() {
   info.notes = "beta = 0 ignores self (NaN included)";
   info.samples = [](DType t) {
     std::vector<SampleInput> v{
-        sample("contiguous", {rnd({5}, t), rnd({5, 7}, t), rnd({7}, t)}, {}, {}, scalars_for(t, 1, 1)),
-        sample("beta and alpha, transposed", {rnd({5}, t), rnd({7, 5}, t).t(), rnd({7}, t)}, {}, {},
-               scalars_for(t, 0.5, 2)),
-        sample("0-dim self", {rnd({}, t), rnd({5, 7}, t), rnd({7}, t)}, {}, {}, scalars_for(t, 2, 1)),
-        sample("size-1 self, offset", {rnd({1}, t), rnd({6, 7}, t).slice(0, 1), rnd({7}, t)}, {}, {},
-               scalars_for(t, 1, -1)),
-        sample("zero-size k is beta * self", {rnd({3}, t), rnd({3, 0}, t), rnd({0}, t)}, {}, {}, scalars_for(t, 3, 2)),
-        sample("beta = 0", {rnd({5}, t), rnd({5, 7}, t), rnd({7}, t)}, {}, {}, scalars_for(t, 0, 2)),
+        make_sample("contiguous", {rnd({5}, t), rnd({5, 7}, t), rnd({7}, t)}, {}, {}, scalars_for(t, 1, 1)),
+        make_sample("beta and alpha, transposed", {rnd({5}, t), rnd({7, 5}, t).t(), rnd({7}, t)}, {}, {},
+                    scalars_for(t, 0.5, 2)),
+        make_sample("0-dim self", {rnd({}, t), rnd({5, 7}, t), rnd({7}, t)}, {}, {}, scalars_for(t, 2, 1)),
+        make_sample("size-1 self, offset", {rnd({1}, t), rnd({6, 7}, t).slice(0, 1), rnd({7}, t)}, {}, {},
+                    scalars_for(t, 1, -1)),
+        make_sample("zero-size k is beta * self", {rnd({3}, t), rnd({3, 0}, t), rnd({0}, t)}, {}, {},
+                    scalars_for(t, 3, 2)),
+        make_sample("beta = 0", {rnd({5}, t), rnd({5, 7}, t), rnd({7}, t)}, {}, {}, scalars_for(t, 0, 2)),
     };
     if (is_floating(t)) {
-      v.push_back(sample("beta = 0 ignores NaN in self",
-                         {full({5}, std::numeric_limits<double>::quiet_NaN(), t), rnd({5, 7}, t), rnd({7}, t)}, {}, {},
-                         {0, 1}));
+      v.push_back(make_sample("beta = 0 ignores NaN in self",
+                              {full({5}, std::numeric_limits<double>::quiet_NaN(), t), rnd({5, 7}, t), rnd({7}, t)}, {},
+                              {}, {0, 1}));
     }
     return v;
   };
@@ -169,12 +154,12 @@ OpInfo addmv_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("self does not broadcast", {randn({3}), randn({2, 3}), randn({3})}, typeid(ValueError), {"addmv", "[3]"},
-            {}, {}, {1, 1}),
-        bad("sizes differ", {randn({2}), randn({2, 3}), randn({4})}, typeid(ValueError), {"addmv", "[2, 3]", "[4]"}, {},
-            {}, {1, 1}),
-        bad("self dtype differs", {randn({2}, DType::Float64), randn({2, 3}), randn({3})}, typeid(TypeError),
-            {"addmv", "fp64"}, {}, {}, {1, 1}),
+        make_error("self does not broadcast", {randn({3}), randn({2, 3}), randn({3})}, typeid(ValueError),
+                   {"addmv", "[3]"}, {}, {}, {1, 1}),
+        make_error("sizes differ", {randn({2}), randn({2, 3}), randn({4})}, typeid(ValueError),
+                   {"addmv", "[2, 3]", "[4]"}, {}, {}, {1, 1}),
+        make_error("self dtype differs", {randn({2}, DType::Float64), randn({2, 3}), randn({3})}, typeid(TypeError),
+                   {"addmv", "fp64"}, {}, {}, {1, 1}),
     };
   };
   return info;
@@ -186,16 +171,17 @@ OpInfo addbmm_entry() {
   info.notes = "one addmm over the joined batch and inner dims";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("contiguous", {rnd({5, 4}, t), rnd({3, 5, 7}, t), rnd({3, 7, 4}, t)}, {}, {}, scalars_for(t, 1, 1)),
-        sample("broadcast self, beta and alpha", {rnd({4}, t), rnd({3, 5, 7}, t), rnd({3, 7, 4}, t)}, {}, {},
-               scalars_for(t, 0.5, 2)),
-        sample("transposed batches", {rnd({5, 4}, t), rnd({3, 7, 5}, t).mT(), rnd({4, 3, 7}, t).permute({1, 2, 0})}, {},
-               {}, scalars_for(t, 1, 1)),
-        sample("offset", {rnd({5, 4}, t), rnd({4, 5, 7}, t).slice(0, 1), rnd({3, 7, 4}, t)}, {}, {},
-               scalars_for(t, 2, 1)),
-        sample("zero-size batch is beta * self", {rnd({2, 3}, t), rnd({0, 2, 4}, t), rnd({0, 4, 3}, t)}, {}, {},
-               scalars_for(t, 3, 2)),
-        sample("beta = 0", {rnd({5, 4}, t), rnd({2, 5, 7}, t), rnd({2, 7, 4}, t)}, {}, {}, scalars_for(t, 0, 1)),
+        make_sample("contiguous", {rnd({5, 4}, t), rnd({3, 5, 7}, t), rnd({3, 7, 4}, t)}, {}, {}, scalars_for(t, 1, 1)),
+        make_sample("broadcast self, beta and alpha", {rnd({4}, t), rnd({3, 5, 7}, t), rnd({3, 7, 4}, t)}, {}, {},
+                    scalars_for(t, 0.5, 2)),
+        make_sample("transposed batches",
+                    {rnd({5, 4}, t), rnd({3, 7, 5}, t).mT(), rnd({4, 3, 7}, t).permute({1, 2, 0})}, {}, {},
+                    scalars_for(t, 1, 1)),
+        make_sample("offset", {rnd({5, 4}, t), rnd({4, 5, 7}, t).slice(0, 1), rnd({3, 7, 4}, t)}, {}, {},
+                    scalars_for(t, 2, 1)),
+        make_sample("zero-size batch is beta * self", {rnd({2, 3}, t), rnd({0, 2, 4}, t), rnd({0, 4, 3}, t)}, {}, {},
+                    scalars_for(t, 3, 2)),
+        make_sample("beta = 0", {rnd({5, 4}, t), rnd({2, 5, 7}, t), rnd({2, 7, 4}, t)}, {}, {}, scalars_for(t, 0, 1)),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -217,14 +203,14 @@ OpInfo addbmm_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("batch sizes differ", {randn({3, 5}), randn({2, 3, 4}), randn({3, 4, 5})}, typeid(ValueError),
-            {"addbmm", "[2, 3, 4]", "[3, 4, 5]"}, {}, {}, {1, 1}),
-        bad("inner sizes differ", {randn({3, 5}), randn({2, 3, 4}), randn({2, 3, 5})}, typeid(ValueError),
-            {"addbmm", "4 != 3"}, {}, {}, {1, 1}),
-        bad("self does not broadcast", {randn({2, 2}), randn({2, 3, 4}), randn({2, 4, 5})}, typeid(ValueError),
-            {"addbmm", "[2, 2]", "[3, 5]"}, {}, {}, {1, 1}),
-        bad("2-D batches", {randn({3, 5}), randn({3, 4}), randn({4, 5})}, typeid(ValueError), {"addbmm", "3-D"}, {}, {},
-            {1, 1}),
+        make_error("batch sizes differ", {randn({3, 5}), randn({2, 3, 4}), randn({3, 4, 5})}, typeid(ValueError),
+                   {"addbmm", "[2, 3, 4]", "[3, 4, 5]"}, {}, {}, {1, 1}),
+        make_error("inner sizes differ", {randn({3, 5}), randn({2, 3, 4}), randn({2, 3, 5})}, typeid(ValueError),
+                   {"addbmm", "4 != 3"}, {}, {}, {1, 1}),
+        make_error("self does not broadcast", {randn({2, 2}), randn({2, 3, 4}), randn({2, 4, 5})}, typeid(ValueError),
+                   {"addbmm", "[2, 2]", "[3, 5]"}, {}, {}, {1, 1}),
+        make_error("2-D batches", {randn({3, 5}), randn({3, 4}), randn({4, 5})}, typeid(ValueError), {"addbmm", "3-D"},
+                   {}, {}, {1, 1}),
     };
   };
   return info;
@@ -236,13 +222,13 @@ OpInfo tensordot_entry() {
   info.notes = "one mm after permutes and reshapes";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("one dim each", {rnd({3, 4, 5}, t), rnd({5, 2}, t)}, {2}, {0}, {0}),
-        sample("two dims, out of order", {rnd({3, 4, 5}, t), rnd({5, 2, 3}, t)}, {0, 2}, {2, 0}, {0}),
-        sample("int form: the last two", {rnd({2, 3, 4}, t), rnd({3, 4, 2}, t)}, {}, {2}, {1}),
-        sample("int form 0: outer product", {rnd({2, 3}, t), rnd({4}, t)}, {}, {0}, {1}),
-        sample("transposed, negative dims", {rnd({4, 3}, t).t(), rnd({2, 4}, t)}, {-1}, {-1}, {0}),
-        sample("everything contracted", {rnd({3, 4}, t), rnd({4, 3}, t)}, {0, 1}, {1, 0}, {0}),
-        sample("zero-size contracted", {rnd({3, 0}, t), rnd({0, 2}, t)}, {1}, {0}, {0}),
+        make_sample("one dim each", {rnd({3, 4, 5}, t), rnd({5, 2}, t)}, {2}, {0}, {0}),
+        make_sample("two dims, out of order", {rnd({3, 4, 5}, t), rnd({5, 2, 3}, t)}, {0, 2}, {2, 0}, {0}),
+        make_sample("int form: the last two", {rnd({2, 3, 4}, t), rnd({3, 4, 2}, t)}, {}, {2}, {1}),
+        make_sample("int form 0: outer product", {rnd({2, 3}, t), rnd({4}, t)}, {}, {0}, {1}),
+        make_sample("transposed, negative dims", {rnd({4, 3}, t).t(), rnd({2, 4}, t)}, {-1}, {-1}, {0}),
+        make_sample("everything contracted", {rnd({3, 4}, t), rnd({4, 3}, t)}, {0, 1}, {1, 0}, {0}),
+        make_sample("zero-size contracted", {rnd({3, 0}, t), rnd({0, 2}, t)}, {1}, {0}, {0}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -288,16 +274,16 @@ OpInfo tensordot_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("sizes differ", {randn({3, 4}), randn({5, 2})}, typeid(ValueError),
-            {"tensordot", "dim 1", "size 4", "dim 0", "size 5"}, {1}, {0}, {0}),
-        bad("lists of different lengths", {randn({3, 4}), randn({4, 3})}, typeid(ValueError), {"tensordot", "[0, 1]"},
-            {0, 1}, {1}, {0}),
-        bad("repeated dim", {randn({3, 3}), randn({3, 3})}, typeid(ValueError), {"tensordot", "more than once"},
-            {0, -2}, {0, 1}, {0}),
-        bad("int form beyond the dims", {randn({3, 4}), randn({4})}, typeid(ValueError), {"tensordot", "3"}, {}, {3},
-            {1}),
-        bad("dtypes differ", {randn({3, 4}), randn({4, 2}, DType::Float64)}, typeid(TypeError),
-            {"tensordot", "fp32", "fp64"}, {1}, {0}, {0}),
+        make_error("sizes differ", {randn({3, 4}), randn({5, 2})}, typeid(ValueError),
+                   {"tensordot", "dim 1", "size 4", "dim 0", "size 5"}, {1}, {0}, {0}),
+        make_error("lists of different lengths", {randn({3, 4}), randn({4, 3})}, typeid(ValueError),
+                   {"tensordot", "[0, 1]"}, {0, 1}, {1}, {0}),
+        make_error("repeated dim", {randn({3, 3}), randn({3, 3})}, typeid(ValueError), {"tensordot", "more than once"},
+                   {0, -2}, {0, 1}, {0}),
+        make_error("int form beyond the dims", {randn({3, 4}), randn({4})}, typeid(ValueError), {"tensordot", "3"}, {},
+                   {3}, {1}),
+        make_error("dtypes differ", {randn({3, 4}), randn({4, 2}, DType::Float64)}, typeid(TypeError),
+                   {"tensordot", "fp32", "fp64"}, {1}, {0}, {0}),
     };
   };
   return info;
@@ -313,12 +299,12 @@ OpInfo kron_entry() {
   info.notes = "element-wise: mul's promotion";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("2-D", {rnd({2, 3}, t), rnd({3, 2}, t)}),
-        sample("1-D with 2-D", {rnd({3}, t), rnd({2, 2}, t)}),
-        sample("transposed and offset", {rnd({3, 2}, t).t(), rnd({3, 3}, t).slice(0, 1)}),
-        sample("0-dim", {rnd({}, t), rnd({2, 3}, t)}),
-        sample("mixed dtypes", {rnd({2}, t), rnd({2}, DType::Float64)}),
-        sample("zero-size", {rnd({0, 2}, t), rnd({2, 2}, t)}),
+        make_sample("2-D", {rnd({2, 3}, t), rnd({3, 2}, t)}),
+        make_sample("1-D with 2-D", {rnd({3}, t), rnd({2, 2}, t)}),
+        make_sample("transposed and offset", {rnd({3, 2}, t).t(), rnd({3, 3}, t).slice(0, 1)}),
+        make_sample("0-dim", {rnd({}, t), rnd({2, 3}, t)}),
+        make_sample("mixed dtypes", {rnd({2}, t), rnd({2}, DType::Float64)}),
+        make_sample("zero-size", {rnd({0, 2}, t), rnd({2, 2}, t)}),
     };
   };
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{s.tensors[0].kron(s.tensors[1])}; };
@@ -357,16 +343,16 @@ OpInfo diag_entry() {
   info.notes = "1-D: pads and reshapes (no in-place write); 2-D: a copy of diagonal";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("1-D", {rnd({4}, t)}, {}, {0}),
-        sample("1-D, offset 2", {rnd({3}, t)}, {}, {2}),
-        sample("1-D strided, offset -1", {rnd({8}, t).slice(0, 1, 8, 2)}, {}, {-1}),
-        sample("1-D, empty, offset 2", {rnd({0}, t)}, {}, {2}),
-        sample("1-D, empty, offset -1", {rnd({0}, t)}, {}, {-1}),
-        sample("2-D", {rnd({4, 5}, t)}, {}, {0}),
-        sample("2-D transposed, offset 1", {rnd({5, 4}, t).t()}, {}, {1}),
-        sample("2-D offset -2", {rnd({4, 3}, t)}, {}, {-2}),
-        sample("2-D beyond the matrix", {rnd({2, 2}, t)}, {}, {3}),
-        sample("2-D zero-size", {rnd({0, 3}, t)}, {}, {0}),
+        make_sample("1-D", {rnd({4}, t)}, {}, {0}),
+        make_sample("1-D, offset 2", {rnd({3}, t)}, {}, {2}),
+        make_sample("1-D strided, offset -1", {rnd({8}, t).slice(0, 1, 8, 2)}, {}, {-1}),
+        make_sample("1-D, empty, offset 2", {rnd({0}, t)}, {}, {2}),
+        make_sample("1-D, empty, offset -1", {rnd({0}, t)}, {}, {-1}),
+        make_sample("2-D", {rnd({4, 5}, t)}, {}, {0}),
+        make_sample("2-D transposed, offset 1", {rnd({5, 4}, t).t()}, {}, {1}),
+        make_sample("2-D offset -2", {rnd({4, 3}, t)}, {}, {-2}),
+        make_sample("2-D beyond the matrix", {rnd({2, 2}, t)}, {}, {3}),
+        make_sample("2-D zero-size", {rnd({0, 3}, t)}, {}, {0}),
     };
   };
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{s.tensors[0].diag(s.ints[0])}; };
@@ -390,8 +376,8 @@ OpInfo diag_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("3-D", {randn({2, 2, 2})}, typeid(ValueError), {"diag", "[2, 2, 2]"}, {}, {0}),
-        bad("0-dim", {randn({})}, typeid(ValueError), {"diag", "[]"}, {}, {0}),
+        make_error("3-D", {randn({2, 2, 2})}, typeid(ValueError), {"diag", "[2, 2, 2]"}, {}, {0}),
+        make_error("0-dim", {randn({})}, typeid(ValueError), {"diag", "[]"}, {}, {0}),
     };
   };
   return info;
@@ -408,12 +394,12 @@ OpInfo diag_embed_entry() {
   info.notes = "pads and reshapes, then movedim";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("1-D", {rnd({3}, t)}, {}, {0, -2, -1}),
-        sample("batched, offset 1", {rnd({2, 3}, t)}, {}, {1, -2, -1}),
-        sample("dims 0 and 2", {rnd({2, 3}, t)}, {}, {0, 0, 2}),
-        sample("dims reversed, offset -1, transposed", {rnd({3, 2}, t).t()}, {}, {-1, -1, 0}),
-        sample("offset input", {rnd({3, 3}, t).slice(0, 1)}, {}, {2, 1, 0}),
-        sample("zero-size batch", {rnd({0, 2}, t)}, {}, {0, -2, -1}),
+        make_sample("1-D", {rnd({3}, t)}, {}, {0, -2, -1}),
+        make_sample("batched, offset 1", {rnd({2, 3}, t)}, {}, {1, -2, -1}),
+        make_sample("dims 0 and 2", {rnd({2, 3}, t)}, {}, {0, 0, 2}),
+        make_sample("dims reversed, offset -1, transposed", {rnd({3, 2}, t).t()}, {}, {-1, -1, 0}),
+        make_sample("offset input", {rnd({3, 3}, t).slice(0, 1)}, {}, {2, 1, 0}),
+        make_sample("zero-size batch", {rnd({0, 2}, t)}, {}, {0, -2, -1}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -442,9 +428,9 @@ OpInfo diag_embed_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("same dims", {randn({2, 3})}, typeid(ValueError), {"diag_embed", "same dim"}, {}, {0, 1, -2}),
-        bad("0-dim", {randn({})}, typeid(ValueError), {"diag_embed", "[]"}, {}, {0, -2, -1}),
-        bad("dim out of range", {randn({3})}, typeid(IndexError), {"diag_embed", "2"}, {}, {0, 2, 0}),
+        make_error("same dims", {randn({2, 3})}, typeid(ValueError), {"diag_embed", "same dim"}, {}, {0, 1, -2}),
+        make_error("0-dim", {randn({})}, typeid(ValueError), {"diag_embed", "[]"}, {}, {0, -2, -1}),
+        make_error("dim out of range", {randn({3})}, typeid(IndexError), {"diag_embed", "2"}, {}, {0, 2, 0}),
     };
   };
   return info;
@@ -461,10 +447,10 @@ OpInfo trace_entry() {
   info.tolerance = product_tolerance;
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("square", {rnd({4, 4}, t)}),
-        sample("wide, transposed", {rnd({5, 3}, t).t()}),
-        sample("tall, offset", {rnd({6, 3}, t).slice(0, 1)}),
-        sample("zero-size", {rnd({0, 3}, t)}),
+        make_sample("square", {rnd({4, 4}, t)}),
+        make_sample("wide, transposed", {rnd({5, 3}, t).t()}),
+        make_sample("tall, offset", {rnd({6, 3}, t).slice(0, 1)}),
+        make_sample("zero-size", {rnd({0, 3}, t)}),
     };
   };
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{s.tensors[0].trace()}; };
@@ -477,8 +463,8 @@ OpInfo trace_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("1-D", {randn({3})}, typeid(ValueError), {"trace", "[3]"}),
-        bad("3-D", {randn({2, 2, 2})}, typeid(ValueError), {"trace", "[2, 2, 2]"}),
+        make_error("1-D", {randn({3})}, typeid(ValueError), {"trace", "[3]"}),
+        make_error("3-D", {randn({2, 2, 2})}, typeid(ValueError), {"trace", "[2, 2, 2]"}),
     };
   };
   return info;
@@ -509,15 +495,15 @@ OpInfo cdist_entry() {
   info.samples = [](DType t) {
     const double inf = std::numeric_limits<double>::infinity();
     return std::vector<SampleInput>{
-        sample("p = 2, pairwise", {rnd({4, 5}, t), rnd({3, 5}, t)}, {}, {}, {2, -1}),
-        sample("p = 2, matrix product (compute_mode 1)", {rnd({4, 5}, t), rnd({3, 5}, t)}, {}, {}, {2, 1}),
-        sample("p = 2, past 25 rows takes the product", {rnd({30, 3}, t), rnd({2, 3}, t)}, {}, {}, {2, -1}),
-        sample("p = 2, past 25 rows, compute_mode 2", {rnd({30, 3}, t), rnd({2, 3}, t)}, {}, {}, {2, 2}),
-        sample("p = 1, transposed", {rnd({5, 4}, t).t(), rnd({3, 5}, t)}, {}, {}, {1, -1}),
-        sample("p = inf, offset", {rnd({5, 5}, t).slice(0, 1), rnd({3, 5}, t)}, {}, {}, {inf, -1}),
-        sample("p = 3, batch broadcast", {rnd({2, 3, 4}, t), rnd({1, 2, 4}, t)}, {}, {}, {3, -1}),
-        sample("p = 0", {rnd({3, 2}, t), rnd({2, 2}, t)}, {}, {}, {0, -1}),
-        sample("zero-size rows", {rnd({0, 3}, t), rnd({2, 3}, t)}, {}, {}, {2, -1}),
+        make_sample("p = 2, pairwise", {rnd({4, 5}, t), rnd({3, 5}, t)}, {}, {}, {2, -1}),
+        make_sample("p = 2, matrix product (compute_mode 1)", {rnd({4, 5}, t), rnd({3, 5}, t)}, {}, {}, {2, 1}),
+        make_sample("p = 2, past 25 rows takes the product", {rnd({30, 3}, t), rnd({2, 3}, t)}, {}, {}, {2, -1}),
+        make_sample("p = 2, past 25 rows, compute_mode 2", {rnd({30, 3}, t), rnd({2, 3}, t)}, {}, {}, {2, 2}),
+        make_sample("p = 1, transposed", {rnd({5, 4}, t).t(), rnd({3, 5}, t)}, {}, {}, {1, -1}),
+        make_sample("p = inf, offset", {rnd({5, 5}, t).slice(0, 1), rnd({3, 5}, t)}, {}, {}, {inf, -1}),
+        make_sample("p = 3, batch broadcast", {rnd({2, 3, 4}, t), rnd({1, 2, 4}, t)}, {}, {}, {3, -1}),
+        make_sample("p = 0", {rnd({3, 2}, t), rnd({2, 2}, t)}, {}, {}, {0, -1}),
+        make_sample("zero-size rows", {rnd({0, 3}, t), rnd({2, 3}, t)}, {}, {}, {2, -1}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -568,14 +554,14 @@ OpInfo cdist_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("negative p", {randn({3, 2}), randn({2, 2})}, typeid(ValueError), {"cdist", "-1"}, {}, {}, {-1, -1}),
-        bad("integer inputs", {zeros({3, 2}, DType::Int64), zeros({2, 2}, DType::Int64)}, typeid(TypeError),
-            {"cdist", "int64"}, {}, {}, {2, -1}),
-        bad("columns differ", {randn({3, 2}), randn({2, 3})}, typeid(ValueError), {"cdist", "[3, 2]", "[2, 3]"}, {}, {},
-            {2, -1}),
-        bad("1-D input", {randn({3}), randn({2, 3})}, typeid(ValueError), {"cdist", "[3]"}, {}, {}, {2, -1}),
-        bad("bad compute_mode", {randn({3, 2}), randn({2, 2})}, typeid(ValueError), {"cdist", "compute_mode", "5"}, {},
-            {}, {2, 5}),
+        make_error("negative p", {randn({3, 2}), randn({2, 2})}, typeid(ValueError), {"cdist", "-1"}, {}, {}, {-1, -1}),
+        make_error("integer inputs", {zeros({3, 2}, DType::Int64), zeros({2, 2}, DType::Int64)}, typeid(TypeError),
+                   {"cdist", "int64"}, {}, {}, {2, -1}),
+        make_error("columns differ", {randn({3, 2}), randn({2, 3})}, typeid(ValueError), {"cdist", "[3, 2]", "[2, 3]"},
+                   {}, {}, {2, -1}),
+        make_error("1-D input", {randn({3}), randn({2, 3})}, typeid(ValueError), {"cdist", "[3]"}, {}, {}, {2, -1}),
+        make_error("bad compute_mode", {randn({3, 2}), randn({2, 2})}, typeid(ValueError),
+                   {"cdist", "compute_mode", "5"}, {}, {}, {2, 5}),
     };
   };
   return info;
@@ -666,19 +652,19 @@ OpInfo einsum_entry() {
   info.notes = "one bmm per operand after the first, around views";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("ij,jk->ik", {rnd({3, 4}, t), rnd({4, 5}, t)}),
-        sample("bhqd,bhkd->bhqk", {rnd({2, 2, 3, 4}, t), rnd({2, 2, 5, 4}, t)}),
-        sample("bij,bjk", {rnd({3, 3, 4}, t).slice(0, 1), rnd({2, 5, 4}, t).mT()}),
-        sample("ii->i", {rnd({3, 3}, t)}),
-        sample("ii", {rnd({3, 3}, t)}),
-        sample("ij->ji", {rnd({4, 3}, t).t()}),
-        sample("ij,kl->ik", {rnd({2, 3}, t), rnd({4, 2}, t)}),
-        sample("i,j->ij", {rnd({3}, t), rnd({4}, t)}),
-        sample("...ij,...jk->...ik", {rnd({2, 1, 3, 4}, t), rnd({3, 4, 2}, t)}),
-        sample("ij,jk,kl->il", {rnd({2, 3}, t), rnd({3, 4}, t), rnd({4, 2}, t)}),
-        sample("iij,jk->ik", {rnd({2, 2, 3}, t), rnd({3, 2}, t)}),
-        sample("ijk->", {rnd({0, 2, 3}, t)}),
-        sample("ij,jk->ik", {rnd({2, 0}, t), rnd({0, 3}, t)}),
+        make_sample("ij,jk->ik", {rnd({3, 4}, t), rnd({4, 5}, t)}),
+        make_sample("bhqd,bhkd->bhqk", {rnd({2, 2, 3, 4}, t), rnd({2, 2, 5, 4}, t)}),
+        make_sample("bij,bjk", {rnd({3, 3, 4}, t).slice(0, 1), rnd({2, 5, 4}, t).mT()}),
+        make_sample("ii->i", {rnd({3, 3}, t)}),
+        make_sample("ii", {rnd({3, 3}, t)}),
+        make_sample("ij->ji", {rnd({4, 3}, t).t()}),
+        make_sample("ij,kl->ik", {rnd({2, 3}, t), rnd({4, 2}, t)}),
+        make_sample("i,j->ij", {rnd({3}, t), rnd({4}, t)}),
+        make_sample("...ij,...jk->...ik", {rnd({2, 1, 3, 4}, t), rnd({3, 4, 2}, t)}),
+        make_sample("ij,jk,kl->il", {rnd({2, 3}, t), rnd({3, 4}, t), rnd({4, 2}, t)}),
+        make_sample("iij,jk->ik", {rnd({2, 2, 3}, t), rnd({3, 2}, t)}),
+        make_sample("ijk->", {rnd({0, 2, 3}, t)}),
+        make_sample("ij,jk->ik", {rnd({2, 0}, t), rnd({0, 3}, t)}),
     };
   };
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{einsum(s.label, s.tensors)}; };
@@ -687,13 +673,14 @@ OpInfo einsum_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("ij,jk->ik", {randn({2, 3}), randn({4, 2})}, typeid(ValueError), {"einsum", "'j'", "3", "4"}),
-        bad("ij->k", {randn({2, 3})}, typeid(ValueError), {"einsum", "'k'"}),
-        bad("ij,jk->ik", {randn({2, 3})}, typeid(ValueError), {"einsum", "2 operands", "1 tensors"}),
-        bad("i1->i", {randn({2, 3})}, typeid(ValueError), {"einsum", "'1'"}),
-        bad("ij->ii", {randn({2, 3})}, typeid(ValueError), {"einsum", "repeats"}),
-        bad("ijk->i", {randn({2, 3})}, typeid(ValueError), {"einsum", "2 dims", "3"}),
-        bad("ij,jk->ik", {randn({2, 3}), randn({3, 2}, DType::Float64)}, typeid(TypeError), {"einsum", "fp32", "fp64"}),
+        make_error("ij,jk->ik", {randn({2, 3}), randn({4, 2})}, typeid(ValueError), {"einsum", "'j'", "3", "4"}),
+        make_error("ij->k", {randn({2, 3})}, typeid(ValueError), {"einsum", "'k'"}),
+        make_error("ij,jk->ik", {randn({2, 3})}, typeid(ValueError), {"einsum", "2 operands", "1 tensors"}),
+        make_error("i1->i", {randn({2, 3})}, typeid(ValueError), {"einsum", "'1'"}),
+        make_error("ij->ii", {randn({2, 3})}, typeid(ValueError), {"einsum", "repeats"}),
+        make_error("ijk->i", {randn({2, 3})}, typeid(ValueError), {"einsum", "2 dims", "3"}),
+        make_error("ij,jk->ik", {randn({2, 3}), randn({3, 2}, DType::Float64)}, typeid(TypeError),
+                   {"einsum", "fp32", "fp64"}),
     };
   };
   return info;

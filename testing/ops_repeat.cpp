@@ -12,23 +12,6 @@ const std::vector<DType> kAll = {DType::Bool,    DType::UInt8,    DType::Int8,  
 
 using Shape = std::vector<int64_t>;
 
-SampleInput sample(std::string label, std::vector<Tensor> tensors, Shape dims = {}, Shape ints = {},
-                   std::vector<double> scalars = {}) {
-  SampleInput s;
-  s.label = std::move(label);
-  s.tensors = std::move(tensors);
-  s.dims = std::move(dims);
-  s.ints = std::move(ints);
-  s.scalars = std::move(scalars);
-  return s;
-}
-
-ErrorInput bad(std::string label, std::vector<Tensor> tensors, const std::type_info& error,
-               std::vector<std::string> needles, Shape dims = {}, Shape ints = {}, std::vector<double> scalars = {}) {
-  return {sample(std::move(label), std::move(tensors), std::move(dims), std::move(ints), std::move(scalars)), &error,
-          std::move(needles)};
-}
-
 Tensor counts(std::vector<int64_t> values) {
   const int64_t n = static_cast<int64_t>(values.size());
   return tensor(values, {n}, TensorOptions().dtype(DType::Int64));
@@ -45,13 +28,13 @@ OpInfo tile_entry() {
   info.notes = "repeat with the repeats padded by leading 1s";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("as many repeats as dims", {random_tensor({2, 3}, t)}, {2, 2}),
-        sample("fewer repeats than dims", {random_tensor({2, 3}, t).t()}, {3}),
-        sample("more repeats than dims", {random_tensor({4}, t).slice(0, 1)}, {2, 1, 2}),
-        sample("no repeats", {random_tensor({2, 2}, t)}, {}),
-        sample("0-dim", {random_tensor({}, t)}, {3}),
-        sample("zero repeats", {random_tensor({2, 3}, t)}, {0}),
-        sample("zero-size", {random_tensor({0, 3}, t)}, {2, 1}),
+        make_sample("as many repeats as dims", {random_tensor({2, 3}, t)}, {2, 2}),
+        make_sample("fewer repeats than dims", {random_tensor({2, 3}, t).t()}, {3}),
+        make_sample("more repeats than dims", {random_tensor({4}, t).slice(0, 1)}, {2, 1, 2}),
+        make_sample("no repeats", {random_tensor({2, 2}, t)}, {}),
+        make_sample("0-dim", {random_tensor({}, t)}, {3}),
+        make_sample("zero repeats", {random_tensor({2, 3}, t)}, {0}),
+        make_sample("zero-size", {random_tensor({0, 3}, t)}, {2, 1}),
     };
   };
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{s.tensors[0].tile(s.dims)}; };
@@ -72,7 +55,7 @@ OpInfo tile_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("negative repeat", {randn({2, 3})}, typeid(ValueError), {"tile", "-1"}, {1, -1}),
+        make_error("negative repeat", {randn({2, 3})}, typeid(ValueError), {"tile", "-1"}, {1, -1}),
     };
   };
   return info;
@@ -90,16 +73,17 @@ OpInfo repeat_interleave_entry() {
   info.notes = "index_select with the repeated indices; the int form expands and copies";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("tensor repeats, dim 0", {random_tensor({3, 2}, t), counts({1, 0, 3})}, {0}),
-        sample("tensor repeats, last dim, transposed", {random_tensor({3, 2}, t).t(), counts({2, 1, 2})}, {-1}),
-        sample("one tensor repeat broadcast, no dim", {random_tensor({2, 2}, t), counts({2})}),
-        sample("0-dim tensor repeat, output_size", {random_tensor({2, 3}, t), counts({2}).reshape({})}, {1}, {}, {6}),
-        sample("int repeats, dim 1", {random_tensor({2, 3}, t), Tensor()}, {1}, {2}),
-        sample("int repeats, no dim, offset", {random_tensor({3, 3}, t).slice(0, 1), Tensor()}, {}, {3}),
-        sample("int repeats, output_size", {random_tensor({4}, t), Tensor()}, {0}, {2}, {8}),
-        sample("zero int repeats", {random_tensor({2, 3}, t), Tensor()}, {0}, {0}),
-        sample("zero-size", {random_tensor({0, 3}, t), counts({})}, {0}),
-        sample("0-dim input", {random_tensor({}, t), Tensor()}, {}, {3}),
+        make_sample("tensor repeats, dim 0", {random_tensor({3, 2}, t), counts({1, 0, 3})}, {0}),
+        make_sample("tensor repeats, last dim, transposed", {random_tensor({3, 2}, t).t(), counts({2, 1, 2})}, {-1}),
+        make_sample("one tensor repeat broadcast, no dim", {random_tensor({2, 2}, t), counts({2})}),
+        make_sample("0-dim tensor repeat, output_size", {random_tensor({2, 3}, t), counts({2}).reshape({})}, {1}, {},
+                    {6}),
+        make_sample("int repeats, dim 1", {random_tensor({2, 3}, t), Tensor()}, {1}, {2}),
+        make_sample("int repeats, no dim, offset", {random_tensor({3, 3}, t).slice(0, 1), Tensor()}, {}, {3}),
+        make_sample("int repeats, output_size", {random_tensor({4}, t), Tensor()}, {0}, {2}, {8}),
+        make_sample("zero int repeats", {random_tensor({2, 3}, t), Tensor()}, {0}, {0}),
+        make_sample("zero-size", {random_tensor({0, 3}, t), counts({})}, {0}),
+        make_sample("0-dim input", {random_tensor({}, t), Tensor()}, {}, {3}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -140,17 +124,17 @@ OpInfo repeat_interleave_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("negative int repeats", {randn({2, 3}), Tensor()}, typeid(ValueError), {"repeat_interleave", "-2"}, {0},
-            {-2}),
-        bad("negative tensor repeats", {randn({2, 3}), counts({1, -1})}, typeid(ValueError),
-            {"repeat_interleave", "-1", "index 1"}, {0}),
-        bad("repeats length differs", {randn({2, 3}), counts({1, 2})}, typeid(ValueError),
-            {"repeat_interleave", "2 values", "3 along dim 1"}, {1}),
-        bad("output_size differs", {randn({2, 3}), Tensor()}, typeid(ValueError), {"repeat_interleave", "7", "6"}, {1},
-            {2}, {7}),
-        bad("2-D repeats", {randn({2, 3}), counts({1, 2, 1, 2}).reshape({2, 2})}, typeid(ValueError),
-            {"repeat_interleave", "[2, 2]"}, {0}),
-        bad("float repeats", {randn({2, 3}), randn({2})}, typeid(TypeError), {"repeat_interleave", "fp32"}, {0}),
+        make_error("negative int repeats", {randn({2, 3}), Tensor()}, typeid(ValueError), {"repeat_interleave", "-2"},
+                   {0}, {-2}),
+        make_error("negative tensor repeats", {randn({2, 3}), counts({1, -1})}, typeid(ValueError),
+                   {"repeat_interleave", "-1", "index 1"}, {0}),
+        make_error("repeats length differs", {randn({2, 3}), counts({1, 2})}, typeid(ValueError),
+                   {"repeat_interleave", "2 values", "3 along dim 1"}, {1}),
+        make_error("output_size differs", {randn({2, 3}), Tensor()}, typeid(ValueError),
+                   {"repeat_interleave", "7", "6"}, {1}, {2}, {7}),
+        make_error("2-D repeats", {randn({2, 3}), counts({1, 2, 1, 2}).reshape({2, 2})}, typeid(ValueError),
+                   {"repeat_interleave", "[2, 2]"}, {0}),
+        make_error("float repeats", {randn({2, 3}), randn({2})}, typeid(TypeError), {"repeat_interleave", "fp32"}, {0}),
     };
   };
   return info;
@@ -166,9 +150,9 @@ OpInfo repeat_interleave_indices_entry() {
   info.notes = "reads the repeats on the host; no Meta kernel";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("counts", {counts({2, 0, 1, 3}).to(t)}),
-        sample("strided, output_size", {counts({1, 9, 2, 9, 3}).to(t).slice(0, 0, 5, 2)}, {}, {}, {6}),
-        sample("empty", {counts({}).to(t)}),
+        make_sample("counts", {counts({2, 0, 1, 3}).to(t)}),
+        make_sample("strided, output_size", {counts({1, 9, 2, 9, 3}).to(t).slice(0, 0, 5, 2)}, {}, {}, {6}),
+        make_sample("empty", {counts({}).to(t)}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -187,9 +171,10 @@ OpInfo repeat_interleave_indices_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("negative", {counts({1, -3})}, typeid(ValueError), {"repeat_interleave", "-3"}),
-        bad("0-dim", {counts({2}).reshape({})}, typeid(ValueError), {"repeat_interleave", "1-D"}),
-        bad("output_size differs", {counts({1, 2})}, typeid(ValueError), {"repeat_interleave", "4", "3"}, {}, {}, {4}),
+        make_error("negative", {counts({1, -3})}, typeid(ValueError), {"repeat_interleave", "-3"}),
+        make_error("0-dim", {counts({2}).reshape({})}, typeid(ValueError), {"repeat_interleave", "1-D"}),
+        make_error("output_size differs", {counts({1, 2})}, typeid(ValueError), {"repeat_interleave", "4", "3"}, {}, {},
+                   {4}),
     };
   };
   return info;

@@ -13,23 +13,6 @@ const std::vector<DType> kAll = {DType::Bool,    DType::UInt8,    DType::Int8,  
 
 using Shape = std::vector<int64_t>;
 
-SampleInput sample(std::string label, std::vector<Tensor> tensors, Shape dims = {}, Shape ints = {},
-                   std::vector<double> scalars = {}) {
-  SampleInput s;
-  s.label = std::move(label);
-  s.tensors = std::move(tensors);
-  s.dims = std::move(dims);
-  s.ints = std::move(ints);
-  s.scalars = std::move(scalars);
-  return s;
-}
-
-ErrorInput bad(std::string label, std::vector<Tensor> tensors, const std::type_info& error,
-               std::vector<std::string> needles, Shape dims = {}, Shape ints = {}, std::vector<double> scalars = {}) {
-  return {sample(std::move(label), std::move(tensors), std::move(dims), std::move(ints), std::move(scalars)), &error,
-          std::move(needles)};
-}
-
 // A [d0, d1, d2] tensor seen through a transpose, and one starting inside a larger storage.
 Tensor transposed(Shape shape, DType t) {
   std::swap(shape[0], shape[shape.size() - 1]);
@@ -79,16 +62,16 @@ OpInfo movedim_entry() {
   info.notes = "a view (permute); moveaxis is its alias";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("one dim, int form", {random_tensor({2, 3, 4}, t)}, {0}, {2}, {1, 0}),
-        sample("one dim, list form", {random_tensor({2, 3, 4}, t)}, {2}, {0}, {0, 0}),
-        sample("two dims", {random_tensor({2, 3, 4, 5}, t)}, {0, 1}, {3, 0}, {0, 0}),
-        sample("negative dims, moveaxis", {random_tensor({2, 3, 4}, t)}, {-1, 0}, {0, -1}, {0, 1}),
-        sample("moveaxis int form", {random_tensor({2, 3, 4}, t)}, {1}, {-1}, {1, 1}),
-        sample("transposed", {transposed({3, 2, 4}, t)}, {1}, {0}, {1, 0}),
-        sample("offset", {offset({3, 2, 4}, t)}, {0, 2}, {1, 0}, {0, 0}),
-        sample("no dims", {random_tensor({2, 3}, t)}, {}, {}, {0, 0}),
-        sample("0-dim", {random_tensor({}, t)}, {0}, {-1}, {0, 0}),
-        sample("zero-size", {random_tensor({0, 3, 2}, t)}, {0}, {2}, {1, 0}),
+        make_sample("one dim, int form", {random_tensor({2, 3, 4}, t)}, {0}, {2}, {1, 0}),
+        make_sample("one dim, list form", {random_tensor({2, 3, 4}, t)}, {2}, {0}, {0, 0}),
+        make_sample("two dims", {random_tensor({2, 3, 4, 5}, t)}, {0, 1}, {3, 0}, {0, 0}),
+        make_sample("negative dims, moveaxis", {random_tensor({2, 3, 4}, t)}, {-1, 0}, {0, -1}, {0, 1}),
+        make_sample("moveaxis int form", {random_tensor({2, 3, 4}, t)}, {1}, {-1}, {1, 1}),
+        make_sample("transposed", {transposed({3, 2, 4}, t)}, {1}, {0}, {1, 0}),
+        make_sample("offset", {offset({3, 2, 4}, t)}, {0, 2}, {1, 0}, {0, 0}),
+        make_sample("no dims", {random_tensor({2, 3}, t)}, {}, {}, {0, 0}),
+        make_sample("0-dim", {random_tensor({}, t)}, {0}, {-1}, {0, 0}),
+        make_sample("zero-size", {random_tensor({0, 3, 2}, t)}, {0}, {2}, {1, 0}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -119,13 +102,13 @@ OpInfo movedim_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("repeated source", {randn({2, 3, 4})}, typeid(ValueError), {"movedim", "repeated", "source", "0, -3"},
-            {0, -3}, {1, 2}, {0, 0}),
-        bad("repeated destination", {randn({2, 3, 4})}, typeid(ValueError), {"movedim", "destination", "2, 2"}, {0, 1},
-            {2, 2}, {0, 0}),
-        bad("lengths differ", {randn({2, 3, 4})}, typeid(ValueError), {"movedim", "2 dims", "1 dims"}, {0, 1}, {2},
-            {0, 0}),
-        bad("dim out of range", {randn({2, 3})}, typeid(IndexError), {"movedim", "3"}, {3}, {0}, {1, 0}),
+        make_error("repeated source", {randn({2, 3, 4})}, typeid(ValueError),
+                   {"movedim", "repeated", "source", "0, -3"}, {0, -3}, {1, 2}, {0, 0}),
+        make_error("repeated destination", {randn({2, 3, 4})}, typeid(ValueError), {"movedim", "destination", "2, 2"},
+                   {0, 1}, {2, 2}, {0, 0}),
+        make_error("lengths differ", {randn({2, 3, 4})}, typeid(ValueError), {"movedim", "2 dims", "1 dims"}, {0, 1},
+                   {2}, {0, 0}),
+        make_error("dim out of range", {randn({2, 3})}, typeid(IndexError), {"movedim", "3"}, {3}, {0}, {1, 0}),
     };
   };
   return info;
@@ -142,12 +125,12 @@ OpInfo swapaxes_entry() {
   info.notes = "a view (transpose); swapdims is its alias";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("contiguous", {random_tensor({2, 3, 4}, t)}, {}, {0, 2}, {0}),
-        sample("swapdims, negative dims", {random_tensor({2, 3, 4}, t)}, {}, {-1, 1}, {1}),
-        sample("transposed", {transposed({3, 4, 2}, t)}, {}, {0, 1}, {0}),
-        sample("offset", {offset({3, 4}, t)}, {}, {1, 0}, {1}),
-        sample("same dim", {random_tensor({2, 3}, t)}, {}, {1, 1}, {0}),
-        sample("zero-size", {random_tensor({0, 3}, t)}, {}, {0, 1}, {0}),
+        make_sample("contiguous", {random_tensor({2, 3, 4}, t)}, {}, {0, 2}, {0}),
+        make_sample("swapdims, negative dims", {random_tensor({2, 3, 4}, t)}, {}, {-1, 1}, {1}),
+        make_sample("transposed", {transposed({3, 4, 2}, t)}, {}, {0, 1}, {0}),
+        make_sample("offset", {offset({3, 4}, t)}, {}, {1, 0}, {1}),
+        make_sample("same dim", {random_tensor({2, 3}, t)}, {}, {1, 1}, {0}),
+        make_sample("zero-size", {random_tensor({0, 3}, t)}, {}, {0, 1}, {0}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -163,7 +146,7 @@ OpInfo swapaxes_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("dim out of range", {randn({2, 3})}, typeid(IndexError), {"transpose", "2"}, {}, {0, 2}, {0}),
+        make_error("dim out of range", {randn({2, 3})}, typeid(IndexError), {"transpose", "2"}, {}, {0, 2}, {0}),
     };
   };
   return info;
@@ -181,11 +164,11 @@ OpInfo unbind_entry() {
   info.notes = "one select view per index";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("dim 0", {random_tensor({3, 4}, t)}, {}, {0}),
-        sample("last dim, transposed", {transposed({4, 2, 3}, t)}, {}, {-1}),
-        sample("offset", {offset({2, 3}, t)}, {}, {1}),
-        sample("1-D", {random_tensor({4}, t)}, {}, {0}),
-        sample("zero-size elsewhere", {random_tensor({2, 0}, t)}, {}, {0}),
+        make_sample("dim 0", {random_tensor({3, 4}, t)}, {}, {0}),
+        make_sample("last dim, transposed", {transposed({4, 2, 3}, t)}, {}, {-1}),
+        make_sample("offset", {offset({2, 3}, t)}, {}, {1}),
+        make_sample("1-D", {random_tensor({4}, t)}, {}, {0}),
+        make_sample("zero-size elsewhere", {random_tensor({2, 0}, t)}, {}, {0}),
     };
   };
   info.op = [](const SampleInput& s) { return s.tensors[0].unbind(s.ints[0]); };
@@ -208,8 +191,8 @@ OpInfo unbind_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("0-dim", {randn({})}, typeid(ValueError), {"unbind", "0-dim"}, {}, {0}),
-        bad("dim out of range", {randn({2, 3})}, typeid(IndexError), {"unbind", "2"}, {}, {2}),
+        make_error("0-dim", {randn({})}, typeid(ValueError), {"unbind", "0-dim"}, {}, {0}),
+        make_error("dim out of range", {randn({2, 3})}, typeid(IndexError), {"unbind", "2"}, {}, {2}),
     };
   };
   return info;
@@ -228,17 +211,17 @@ OpInfo like_entry(std::string op_name) {
     std::vector<SampleInput> v;
     auto like = [](Shape shape) { return zeros(shape, DType::Int32); };
     if (expands) {
-      v.push_back(sample("broadcast rows", {random_tensor({1, 4}, t), like({3, 4})}));
-      v.push_back(sample("new leading dims", {random_tensor({3, 1}, t), like({2, 3, 5})}));
-      v.push_back(sample("transposed", {transposed({3, 1, 4}, t), like({3, 2, 4})}));
-      v.push_back(sample("0-dim", {random_tensor({}, t), like({2, 2})}));
-      v.push_back(sample("zero-size", {random_tensor({1, 3}, t), like({0, 3})}));
+      v.push_back(make_sample("broadcast rows", {random_tensor({1, 4}, t), like({3, 4})}));
+      v.push_back(make_sample("new leading dims", {random_tensor({3, 1}, t), like({2, 3, 5})}));
+      v.push_back(make_sample("transposed", {transposed({3, 1, 4}, t), like({3, 2, 4})}));
+      v.push_back(make_sample("0-dim", {random_tensor({}, t), like({2, 2})}));
+      v.push_back(make_sample("zero-size", {random_tensor({1, 3}, t), like({0, 3})}));
     } else {
-      v.push_back(sample("contiguous", {random_tensor({2, 6}, t), like({3, 4})}));
-      v.push_back(sample("offset", {offset({2, 6}, t), like({12})}));
-      v.push_back(sample("0-dim", {random_tensor({}, t), like({1, 1})}));
-      v.push_back(sample("zero-size", {random_tensor({0, 4}, t), like({2, 0})}));
-      if (op_name == "reshape_as") v.push_back(sample("transposed (copies)", {transposed({3, 4}, t), like({12})}));
+      v.push_back(make_sample("contiguous", {random_tensor({2, 6}, t), like({3, 4})}));
+      v.push_back(make_sample("offset", {offset({2, 6}, t), like({12})}));
+      v.push_back(make_sample("0-dim", {random_tensor({}, t), like({1, 1})}));
+      v.push_back(make_sample("zero-size", {random_tensor({0, 4}, t), like({2, 0})}));
+      if (op_name == "reshape_as") v.push_back(make_sample("transposed (copies)", {transposed({3, 4}, t), like({12})}));
     }
     return v;
   };
@@ -257,13 +240,13 @@ OpInfo like_entry(std::string op_name) {
   info.error_inputs = [op_name, expands] {
     if (expands) {
       return std::vector<ErrorInput>{
-          bad("size mismatch", {randn({2, 3}), zeros({2, 4}, DType::Int32)}, typeid(ValueError),
-              {"expand_as", "[2, 3]", "[2, 4]"}),
+          make_error("size mismatch", {randn({2, 3}), zeros({2, 4}, DType::Int32)}, typeid(ValueError),
+                     {"expand_as", "[2, 3]", "[2, 4]"}),
       };
     }
     return std::vector<ErrorInput>{
-        bad("numel mismatch", {randn({2, 3}), zeros({4, 2}, DType::Int32)}, typeid(ValueError),
-            {op_name == "view_as" ? "view" : "reshape", "6"}),
+        make_error("numel mismatch", {randn({2, 3}), zeros({4, 2}, DType::Int32)}, typeid(ValueError),
+                   {op_name == "view_as" ? "view" : "reshape", "6"}),
     };
   };
   return info;
@@ -280,11 +263,11 @@ OpInfo broadcast_to_entry() {
   info.notes = "a view (expand)";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("broadcast rows", {random_tensor({1, 4}, t)}, {3, 4}),
-        sample("new leading dims, -1 keeps a size", {random_tensor({3, 1}, t)}, {2, -1, 5}),
-        sample("offset", {offset({2, 1}, t)}, {2, 2, 3}),
-        sample("0-dim", {random_tensor({}, t)}, {2, 3}),
-        sample("zero-size", {random_tensor({1, 3}, t)}, {0, 3}),
+        make_sample("broadcast rows", {random_tensor({1, 4}, t)}, {3, 4}),
+        make_sample("new leading dims, -1 keeps a size", {random_tensor({3, 1}, t)}, {2, -1, 5}),
+        make_sample("offset", {offset({2, 1}, t)}, {2, 2, 3}),
+        make_sample("0-dim", {random_tensor({}, t)}, {2, 3}),
+        make_sample("zero-size", {random_tensor({1, 3}, t)}, {0, 3}),
     };
   };
   info.op = [](const SampleInput& s) { return std::vector<Tensor>{s.tensors[0].broadcast_to(s.dims)}; };
@@ -298,8 +281,8 @@ OpInfo broadcast_to_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("size mismatch", {randn({2, 3})}, typeid(ValueError), {"expand", "3"}, {2, 4}),
-        bad("fewer dims", {randn({2, 3})}, typeid(ValueError), {"expand"}, {3}),
+        make_error("size mismatch", {randn({2, 3})}, typeid(ValueError), {"expand", "3"}, {2, 4}),
+        make_error("fewer dims", {randn({2, 3})}, typeid(ValueError), {"expand"}, {3}),
     };
   };
   return info;
@@ -315,12 +298,12 @@ OpInfo broadcast_tensors_entry() {
   info.notes = "views (expand)";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("two", {random_tensor({3, 1}, t), random_tensor({1, 4}, t)}),
-        sample("three, mixed dtypes",
-               {random_tensor({2, 1, 1}, t), random_tensor({3, 1}, DType::Float64), random_tensor({4}, t)}),
-        sample("transposed and 0-dim", {transposed({4, 3}, t), random_tensor({}, t)}),
-        sample("one", {offset({2, 3}, t)}),
-        sample("zero-size", {random_tensor({0, 1}, t), random_tensor({3}, t)}),
+        make_sample("two", {random_tensor({3, 1}, t), random_tensor({1, 4}, t)}),
+        make_sample("three, mixed dtypes",
+                    {random_tensor({2, 1, 1}, t), random_tensor({3, 1}, DType::Float64), random_tensor({4}, t)}),
+        make_sample("transposed and 0-dim", {transposed({4, 3}, t), random_tensor({}, t)}),
+        make_sample("one", {offset({2, 3}, t)}),
+        make_sample("zero-size", {random_tensor({0, 1}, t), random_tensor({3}, t)}),
     };
   };
   info.op = [](const SampleInput& s) { return broadcast_tensors(s.tensors); };
@@ -332,7 +315,7 @@ OpInfo broadcast_tensors_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("shapes do not broadcast", {randn({2, 3}), randn({4})}, typeid(ValueError), {"broadcast_tensors"}),
+        make_error("shapes do not broadcast", {randn({2, 3}), randn({4})}, typeid(ValueError), {"broadcast_tensors"}),
     };
   };
   return info;
@@ -349,12 +332,13 @@ OpInfo meshgrid_entry() {
   info.notes = "views (expand); the default indexing is \"ij\"";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
-        sample("two, default", {random_tensor({3}, t), random_tensor({4}, t)}, {}, {}, {0}),
-        sample("two, ij", {random_tensor({3}, t), random_tensor({4}, t)}, {}, {}, {1}),
-        sample("three, xy", {random_tensor({2}, t), random_tensor({3}, t), random_tensor({4}, t)}, {}, {}, {2}),
-        sample("strided and 0-dim, xy", {random_tensor({6}, t).slice(0, 1, 6, 2), random_tensor({}, t)}, {}, {}, {2}),
-        sample("one, xy", {random_tensor({3}, t)}, {}, {}, {2}),
-        sample("zero-size", {random_tensor({0}, t), random_tensor({2}, t)}, {}, {}, {1}),
+        make_sample("two, default", {random_tensor({3}, t), random_tensor({4}, t)}, {}, {}, {0}),
+        make_sample("two, ij", {random_tensor({3}, t), random_tensor({4}, t)}, {}, {}, {1}),
+        make_sample("three, xy", {random_tensor({2}, t), random_tensor({3}, t), random_tensor({4}, t)}, {}, {}, {2}),
+        make_sample("strided and 0-dim, xy", {random_tensor({6}, t).slice(0, 1, 6, 2), random_tensor({}, t)}, {}, {},
+                    {2}),
+        make_sample("one, xy", {random_tensor({3}, t)}, {}, {}, {2}),
+        make_sample("zero-size", {random_tensor({0}, t), random_tensor({2}, t)}, {}, {}, {1}),
     };
   };
   info.op = [](const SampleInput& s) {
@@ -378,11 +362,11 @@ OpInfo meshgrid_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        bad("2-D input", {randn({3}), randn({2, 2})}, typeid(ValueError), {"meshgrid", "2 dims", "tensor 1"}, {}, {},
-            {1}),
-        bad("dtypes differ", {randn({3}), zeros({2}, DType::Int64)}, typeid(TypeError), {"meshgrid", "fp32", "int64"},
-            {}, {}, {1}),
-        bad("unknown indexing", {randn({3}), randn({2})}, typeid(ValueError), {"meshgrid", "yx"}, {}, {}, {3}),
+        make_error("2-D input", {randn({3}), randn({2, 2})}, typeid(ValueError), {"meshgrid", "2 dims", "tensor 1"}, {},
+                   {}, {1}),
+        make_error("dtypes differ", {randn({3}), zeros({2}, DType::Int64)}, typeid(TypeError),
+                   {"meshgrid", "fp32", "int64"}, {}, {}, {1}),
+        make_error("unknown indexing", {randn({3}), randn({2})}, typeid(ValueError), {"meshgrid", "yx"}, {}, {}, {3}),
     };
   };
   return info;
