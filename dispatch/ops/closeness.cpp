@@ -7,6 +7,7 @@
 #include "anatomy/core/tensor_promotion.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/sorted_runs.h"
 
 namespace anatomy {
 
@@ -69,9 +70,7 @@ Tensor isin_tensor_tensor(const Tensor& elements, const Tensor& test_elements, b
   } else {
     const Tensor values = cat({test_elements.to(t).reshape({m}), elements.to(t).reshape({n})});
     const auto [sorted, order] = sort(values, 0);
-    const Tensor starts = cat({ones({1}, TensorOptions().dtype(DType::Bool).device(elements.device())),
-                               ne(sorted.slice(0, 1, total), sorted.slice(0, 0, total - 1))});
-    const Tensor run = cumsum(starts, 0, DType::Int64) - 1;
+    const Tensor run = run_ids(run_starts(sorted));
     const Tensor tests_in_run = zeros({total}, i64).scatter_add(0, run, lt(order, m).to(DType::Int64));
     const Tensor per_position = zeros({total}, i64).scatter(0, order, tests_in_run.index_select(0, run));
     found = gt(per_position.slice(0, m, total), 0).reshape(elements.sizes());

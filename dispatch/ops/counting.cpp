@@ -18,6 +18,7 @@
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/ops/print.h"
+#include "anatomy/dispatch/ops/sorted_runs.h"
 
 namespace anatomy {
 namespace {
@@ -41,13 +42,11 @@ ThreeTensors unique_composite(const Tensor& self, bool /*sorted*/, bool return_i
             empty({0}, long_options)};
   }
   const auto [values, order] = sort(flat, 0);
-  const Tensor starts = cat({ones({1}, TensorOptions().dtype(DType::Bool).device(self.device())),
-                             ne(values.narrow(0, 1, n - 1), values.narrow(0, 0, n - 1))});
+  const Tensor starts = run_starts(values);
   const Tensor uniques = masked_select(values, starts);
   Tensor inverse = empty({0}, long_options);
   if (return_inverse) {
-    const Tensor run = sub(cumsum(starts, 0), Scalar(1));
-    inverse = scatter(empty({n}, long_options), 0, order, run).reshape(self.sizes());
+    inverse = scatter(empty({n}, long_options), 0, order, run_ids(starts)).reshape(self.sizes());
   }
   Tensor counts = empty({0}, long_options);
   if (return_counts) {

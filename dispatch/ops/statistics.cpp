@@ -92,13 +92,18 @@ TwoTensors pick_sorted(const Tensor& self, int64_t d, const Tensor& position, bo
   return {values, indices};
 }
 
+// `position` for every row along `d`: an int64 tensor of self's shape with dim d of size 1.
+Tensor same_position(const Tensor& self, int64_t d, int64_t position) {
+  std::vector<int64_t> kept(self.sizes().begin(), self.sizes().end());
+  kept[static_cast<size_t>(d)] = 1;
+  return full(kept, Scalar(position), TensorOptions().dtype(DType::Int64).device(self.device()));
+}
+
 // The lower median's sorted position in each row; a row holding NaN gives its first NaN (NaN
 // sorts last, so that is position n - count).
 Tensor median_position(const Tensor& self, int64_t d) {
   const int64_t n = self.size(d);
-  std::vector<int64_t> kept(self.sizes().begin(), self.sizes().end());
-  kept[d] = 1;
-  const Tensor lower = full(kept, Scalar((n - 1) / 2), TensorOptions().dtype(DType::Int64).device(self.device()));
+  const Tensor lower = same_position(self, d, (n - 1) / 2);
   if (!is_floating(self.dtype())) return lower;
   const Tensor nan_count = isnan(self).sum(IntArrayRef{d}, true);
   return where(gt(nan_count, Scalar(0)), rsub(nan_count, Scalar(n)), lower);
@@ -134,10 +139,7 @@ TwoTensors kthvalue_composite(const Tensor& self, int64_t k, int64_t dim, bool k
   ANATOMY_CHECK(k >= 1 && k <= n, IndexError, "kthvalue: k = {} is out of range for dim {} of size {} (shape {})", k,
                 dim, n, shape_string(self.sizes()));
   if (self.dim() == 0) return {self.clone(), zeros({}, TensorOptions().dtype(DType::Int64).device(self.device()))};
-  std::vector<int64_t> kept(self.sizes().begin(), self.sizes().end());
-  kept[d] = 1;
-  const Tensor position = full(kept, Scalar(k - 1), TensorOptions().dtype(DType::Int64).device(self.device()));
-  return pick_sorted(self, d, position, keepdim);
+  return pick_sorted(self, d, same_position(self, d, k - 1), keepdim);
 }
 
 }  // namespace
