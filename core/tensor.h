@@ -288,6 +288,10 @@ class Tensor {
   const Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  const Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                                bool include_self = true) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   Tensor masked_select(const Tensor& mask) const;

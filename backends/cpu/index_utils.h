@@ -2,7 +2,7 @@
 // is written), and the two loops every kernel reduces to. Each kernel turns its indices into a
 // table of element offsets into the indexed tensor (validated), then
 //   gather:  out[p] = src[src_base(p) + offsets[offset_pos(p)]]
-//   scatter: dst[dst_base(p) + offsets[offset_pos(p)]] = (or +=) src[p]
+//   scatter: dst[dst_base(p) + offsets[offset_pos(p)]] = (or +=, *=, max=, min=) src[p]
 // where *_base and offset_pos are plain strided positions over the walked shape (a stride of 0
 // repeats a value). The scatter loop runs serially, so accumulation is deterministic.
 #pragma once
@@ -18,6 +18,7 @@
 #include "anatomy/core/strided_loop.h"
 #include "anatomy/core/tensor.h"
 #include "anatomy/dispatch/ops/indexing_rules.h"
+#include "anatomy/dispatch/ops/scatter_functors.h"
 
 namespace anatomy::cpu {
 
@@ -42,21 +43,6 @@ inline int64_t checked_index(int64_t v, int64_t size, int64_t dim, bool allow_ne
   ANATOMY_CHECK(v >= lo && v < size, IndexError, "{}: index {} is out of bounds for dimension {} with size {}", op, v,
                 dim, size);
   return v < 0 ? v + size : v;
-}
-
-// a + b in T's own arithmetic (fp16/bf16 through float, bool as or, integers wrapping).
-template <typename T>
-inline T add_values(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return a || b;
-  } else if constexpr (is_reduced_float_v<T>) {
-    return T(static_cast<float>(a) + static_cast<float>(b));
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
 }
 
 // for_each_strided, split across threads along the first dim when the walk is large. Only for
@@ -100,23 +86,21 @@ inline void gather_elements(IntArrayRef sizes, const Tensor& out, IntArrayRef ou
   });
 }
 
-// dst[dst_base(p) + offsets[offset_pos(p)]] = (accumulate: +=) src[p] over `sizes`.
+// dst[dst_base(p) + offsets[offset_pos(p)]] = combine(that element, src[p]) over `sizes`, in
+// row-major order (dispatch/ops/scatter_functors.h: a plain write, a sum, a product, max or min).
 inline void scatter_elements(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_strides, const Tensor& src,
                              IntArrayRef src_strides, const std::vector<int64_t>& offsets, IntArrayRef offset_strides,
-                             bool accumulate, const char* op) {
+                             ScatterMode mode, const char* op) {
   visit_dtype(dst.dtype(), op, [&]<typename T>() {
     T* d = static_cast<T*>(dst.data_ptr());
     const T* s = static_cast<const T*>(src.data_ptr());
     const int64_t* off = offsets.data();
-    if (accumulate) {
+    visit_scatter_mode(mode, [&](auto m) {
       for_each_strided<3>(sizes, {dst_strides, src_strides, offset_strides}, [&](const std::array<int64_t, 3>& p) {
         T& target = d[p[0] + off[p[2]]];
-        target = add_values<T>(target, s[p[1]]);
+        target = scatter_combine<decltype(m)::value, T>(target, s[p[1]]);
       });
-    } else {
-      for_each_strided<3>(sizes, {dst_strides, src_strides, offset_strides},
-                          [&](const std::array<int64_t, 3>& p) { d[p[0] + off[p[2]]] = s[p[1]]; });
-    }
+    });
   });
 }
 

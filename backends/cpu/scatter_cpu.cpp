@@ -1,4 +1,5 @@
-// CPU: writing by index: scatter_ (tensor and value sources), scatter_add_ and index_put_.
+// CPU: writing by index: scatter_ (tensor and value sources), scatter_add_, scatter_reduce_ and
+// index_put_.
 // Every dtype, any strides; every index is checked before the first write, and the loops run
 // serially so repeated indices accumulate deterministically (in index order).
 #include "anatomy/backends/cpu/index_utils.h"
@@ -13,7 +14,7 @@ namespace {
 
 // The body of scatter_ and scatter_add_ (dispatch/ops/scatter_registration.h): `src` is a tensor of self's dtype,
 // already checked against index (0-dim src: one value for every index).
-Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
+Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterMode mode,
                     const char* op) {
   check_no_internal_overlap(self, op);
   const Tensor self1 = as_1d(self), index1 = as_1d(index);
@@ -27,7 +28,7 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   DimVector src_strides(index1.dim(), 0);
   if (source.dim() > 0) src_strides = DimVector(source.strides());
   const DimVector offset_strides = contiguous_strides(index1.sizes());
-  scatter_elements(index1.sizes(), self1, dst_strides, source, src_strides, offsets, offset_strides, accumulate, op);
+  scatter_elements(index1.sizes(), self1, dst_strides, source, src_strides, offsets, offset_strides, mode, op);
   self.impl()->bump_version();
   return self;
 }
@@ -48,8 +49,8 @@ Tensor index_put_cpu(const Tensor& self, TensorList indices, const Tensor& value
   const Tensor walk_values = source.expand(plan.result_shape).permute(plan.result_perm);
   DimVector sizes, self_strides, offset_strides;
   advanced_index_walk(self, plan, sizes, self_strides, offset_strides);
-  scatter_elements(sizes, self, self_strides, walk_values, walk_values.strides(), offsets, offset_strides, accumulate,
-                   op);
+  scatter_elements(sizes, self, self_strides, walk_values, walk_values.strides(), offsets, offset_strides,
+                   accumulate ? ScatterMode::Add : ScatterMode::Assign, op);
   self.impl()->bump_version();
   return self;
 }

@@ -37,7 +37,7 @@ Tensor embedding_meta(const Tensor& weight, const Tensor& indices) {
 
 // scatter_ and scatter_add_ on Meta: the shared checks (dispatch/ops/scatter_registration.h), then
 // nothing to write.
-Tensor scatter_meta(const Tensor& self, int64_t, const Tensor&, const Tensor&, bool, const char* op) {
+Tensor scatter_meta(const Tensor& self, int64_t, const Tensor&, const Tensor&, ScatterMode, const char* op) {
   check_no_internal_overlap(self, op);
   self.impl()->bump_version();
   return self;

@@ -25,6 +25,12 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
   m.def("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor");
   m.def("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
+  m.def(
+      "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> "
+      "Tensor");
+  m.def(
+      "scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, "
+      "bool include_self=True) -> Tensor(a!)");
   m.def("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor");
   m.def("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)");
   m.def("masked_select(Tensor self, Tensor mask) -> Tensor");
@@ -40,6 +46,7 @@ using ListSig = Tensor(TensorList, int64_t);
 using DimIndexSig = Tensor(const Tensor&, int64_t, const Tensor&);
 using ScatterSig = Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&);
 using ScatterValueSig = Tensor(const Tensor&, int64_t, const Tensor&, const Scalar&);
+using ScatterReduceSig = Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool);
 using MaskFillSig = Tensor(const Tensor&, const Tensor&, const Scalar&);
 using PairSig = Tensor(const Tensor&, const Tensor&);
 using IndexSig = Tensor(const Tensor&, TensorList);
@@ -88,6 +95,16 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   ANATOMY_OP(op, "aten::scatter_add_", ScatterSig);
   return op.call(self, dim, index, src);
+}
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self) {
+  ANATOMY_OP(op, "aten::scatter_reduce.two", ScatterReduceSig);
+  return op.call(self, dim, index, src, reduce, include_self);
+}
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                       bool include_self) {
+  ANATOMY_OP(op, "aten::scatter_reduce_.two", ScatterReduceSig);
+  return op.call(self, dim, index, src, reduce, include_self);
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   ANATOMY_OP(op, "aten::masked_fill.Scalar", MaskFillSig);
@@ -205,6 +222,10 @@ Tensor scatter_value_composite(const Tensor& self, int64_t dim, const Tensor& in
 Tensor scatter_add_composite(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   return scatter_add_(self.clone(), dim, index, src);
 }
+Tensor scatter_reduce_composite(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                std::string_view reduce, bool include_self) {
+  return scatter_reduce_(self.clone(), dim, index, src, reduce, include_self);
+}
 Tensor index_put_composite(const Tensor& self, TensorList indices, const Tensor& values, bool accumulate) {
   return index_put_(self.clone(), std::vector<Tensor>(indices.begin(), indices.end()), values, accumulate);
 }
@@ -226,6 +247,7 @@ ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("scatter.src", ANATOMY_KERNEL(scatter_src_composite));
   m.impl("scatter.value", ANATOMY_KERNEL(scatter_value_composite));
   m.impl("scatter_add", ANATOMY_KERNEL(scatter_add_composite));
+  m.impl("scatter_reduce.two", ANATOMY_KERNEL(scatter_reduce_composite));
   m.impl("index_put", ANATOMY_KERNEL(index_put_composite));
   m.impl("masked_fill.Scalar", ANATOMY_KERNEL(masked_fill_composite));
 }
@@ -248,6 +270,15 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
 }
 const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
   anatomy::scatter_add_(*this, dim, index, src);
+  return *this;
+}
+Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                              bool include_self) const {
+  return anatomy::scatter_reduce(*this, dim, index, src, reduce, include_self);
+}
+const Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                                      bool include_self) const {
+  anatomy::scatter_reduce_(*this, dim, index, src, reduce, include_self);
   return *this;
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {

@@ -23,6 +23,13 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// A copy of self with src's values combined into it at index along dim: reduce is "sum", "prod",
+// "mean", "amax" or "amin"; include_self=false leaves self's own values out of the elements that
+// receive any (docs/ops.md).
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self = true);
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                       bool include_self = true);
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value);

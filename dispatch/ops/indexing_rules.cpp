@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <limits>
+#include <type_traits>
+
 #include "anatomy/core/checked_arith.h"
+#include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -53,6 +57,35 @@ int64_t check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& inde
     }
   }
   return dim;
+}
+
+ScatterReduction parse_scatter_reduction(std::string_view reduce, DType dtype, const char* op) {
+  ScatterReduction r;
+  if (reduce == "sum") r.mode = ScatterMode::Add;
+  else if (reduce == "prod") r.mode = ScatterMode::Multiply;
+  else if (reduce == "amax") r.mode = ScatterMode::Max;
+  else if (reduce == "amin") r.mode = ScatterMode::Min;
+  else if (reduce == "mean") r.mean = true;
+  else ANATOMY_THROW(ValueError, "{}: reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin', got '{}'", op, reduce);
+  ANATOMY_CHECK(!(r.mean && dtype == DType::Bool), TypeError, "{}: reduce='mean' does not take a bool tensor", op);
+  return r;
+}
+
+Tensor scatter_reduction_identity(const ScatterReduction& r, const Tensor& self) {
+  const bool lowest = r.mode == ScatterMode::Max;
+  Scalar value(int64_t{r.mode == ScatterMode::Multiply ? 1 : 0});
+  if (r.mode == ScatterMode::Max || r.mode == ScatterMode::Min) {
+    visit_dtype(self.dtype(), "scatter_reduce_", [&]<typename T>() {
+      if constexpr (std::is_same_v<T, bool>) {
+        value = Scalar(!lowest);
+      } else if constexpr (std::is_integral_v<T>) {
+        value = Scalar(static_cast<int64_t>(lowest ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max()));
+      } else {
+        value = Scalar(lowest ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
+      }
+    });
+  }
+  return scalar_tensor(value, self.options());
 }
 
 int64_t check_index_select(const Tensor& self, int64_t dim, const Tensor& index, DimVector& result_shape) {

@@ -6,9 +6,11 @@
 // backends/cuda/runtime/index_error.h).
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "anatomy/core/tensor.h"
+#include "anatomy/dispatch/ops/scatter_functors.h"
 
 namespace anatomy {
 
@@ -22,6 +24,20 @@ inline Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
 // scatter (src given): also index.size(d) <= src.size(d) for every d, and src's dtype is self's.
 // Returns the wrapped dim.
 int64_t check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const char* op);
+
+// scatter_reduce_'s `reduce`: how each value is combined into its target, and whether the sums
+// are divided by their counts afterwards ("mean"). "sum", "prod", "mean", "amax" or "amin",
+// anything else a ValueError; "mean" of a bool tensor is a TypeError (it has no division).
+struct ScatterReduction {
+  ScatterMode mode = ScatterMode::Add;
+  bool mean = false;
+};
+ScatterReduction parse_scatter_reduction(std::string_view reduce, DType dtype, const char* op);
+
+// The value a target starts from when scatter_reduce_ leaves self out: 0 (sum, mean), 1 (prod),
+// the dtype's lowest value (amax: -inf, or the integer minimum, or false) or its highest (amin).
+// A 0-dim tensor of self's dtype on self's device.
+Tensor scatter_reduction_identity(const ScatterReduction& r, const Tensor& self);
 
 // index_select: index is 0-dim or 1-D; the result is self's shape with dim's size replaced by
 // index.numel() (a 0-dim self takes exactly one index and gives a 0-dim result). Returns the

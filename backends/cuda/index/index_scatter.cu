@@ -1,4 +1,5 @@
-// The scatter kernel of the writing indexing ops (launch.h): scatter_, scatter_add_, index_put_.
+// The scatter kernel of the writing indexing ops (launch.h): scatter_, scatter_add_, scatter_reduce_,
+// index_put_.
 //
 // Note [Deterministic scatter on CUDA]
 //   Two positions of a scatter can only write the same element of dst when they differ in the
@@ -7,9 +8,9 @@
 //   elements. The host splits the walk into those "serial" dims and the others; one thread owns
 //   each position of the others and walks the serial dims itself in row-major order. Every
 //   element of dst is therefore written by one thread, in the CPU's order: the last write wins
-//   for scatter_, and sums are added in index order (no atomics), so the results are the CPU's
-//   bit for bit. The kernel runs after the table kernel of its call and does nothing when that
-//   found a bad index (Note [Bad indices on the device]).
+//   for scatter_, and sums, products, maxima and minima combine in index order (no atomics,
+//   scatter_combine of dispatch/ops/scatter_functors.h), so the results are the CPU's bit for bit. The kernel runs
+//   after the table kernel of its call and does nothing when that found a bad index (Note [Bad indices on the device]).
 #include <type_traits>
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
@@ -20,23 +21,7 @@
 namespace anatomy::cuda {
 namespace {
 
-// a + b as the CPU's add_values (backends/cpu/index_utils.h): fp16/bf16 through float, bool as
-// or, integers wrapping.
-template <typename T>
-__device__ T add_values(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return a || b;
-  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return T(static_cast<float>(a) + static_cast<float>(b));
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-
-template <typename T, bool Accumulate>
+template <typename T, ScatterMode Mode>
 __global__ void index_scatter_kernel(T* dst, const T* src, const int64_t* table, StridedLayout<3> parallel,
                                      int64_t n_parallel, StridedLayout<3> serial, int64_t n_serial,
                                      IndexErrorSink sink) {
@@ -51,20 +36,15 @@ __global__ void index_scatter_kernel(T* dst, const T* src, const int64_t* table,
       const int64_t off = table[base[2] + o[2]];
       if (off == kBadOffset) continue;  // only when the flag is set, so never reached
       T& target = dst[base[0] + o[0] + off];
-      const T v = src[base[1] + o[1]];
-      if constexpr (Accumulate) {
-        target = add_values<T>(target, v);
-      } else {
-        target = v;
-      }
+      target = scatter_combine<Mode, T>(target, src[base[1] + o[1]]);
     }
   }
 }
 
-template <typename T, bool Accumulate>
+template <typename T, ScatterMode Mode>
 void scatter(void* dst, const void* src, const int64_t* table, const StridedLayout<3>& parallel, int64_t n_parallel,
              const StridedLayout<3>& serial, int64_t n_serial, const IndexErrorSink& sink, cudaStream_t stream) {
-  index_scatter_kernel<T, Accumulate><<<grid_blocks(n_parallel), kBlockThreads, 0, stream>>>(
+  index_scatter_kernel<T, Mode><<<grid_blocks(n_parallel), kBlockThreads, 0, stream>>>(
       static_cast<T*>(dst), static_cast<const T*>(src), table, parallel, n_parallel, serial, n_serial, sink);
   ANATOMY_CUDA_LAUNCH_CHECK();
 }
@@ -73,15 +53,13 @@ void scatter(void* dst, const void* src, const int64_t* table, const StridedLayo
 
 bool launch_index_scatter(DType dtype, void* dst, const void* src, const int64_t* table,
                           const StridedLayout<3>& parallel, int64_t n_parallel, const StridedLayout<3>& serial,
-                          int64_t n_serial, bool accumulate, const IndexErrorSink& sink, cudaStream_t stream) {
+                          int64_t n_serial, ScatterMode mode, const IndexErrorSink& sink, cudaStream_t stream) {
   return dtype_switch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n_parallel == 0 || n_serial == 0) return true;
-    if (accumulate) {
-      scatter<T, true>(dst, src, table, parallel, n_parallel, serial, n_serial, sink, stream);
-    } else {
-      scatter<T, false>(dst, src, table, parallel, n_parallel, serial, n_serial, sink, stream);
-    }
+    visit_scatter_mode(mode, [&](auto m) {
+      scatter<T, decltype(m)::value>(dst, src, table, parallel, n_parallel, serial, n_serial, sink, stream);
+    });
     return true;
   });
 }

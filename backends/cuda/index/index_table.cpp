@@ -118,7 +118,7 @@ void gather_by_table(IntArrayRef sizes, const Tensor& out, IntArrayRef out_strid
 }
 
 void scatter_by_table(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_strides, const Tensor& src,
-                      IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, bool accumulate,
+                      IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, ScatterMode mode,
                       const IndexErrorSink& sink, const char* op) {
   // The dims where dst's base does not move may write one element more than once: they run in
   // order inside a thread (Note [Deterministic scatter on CUDA]).
@@ -136,7 +136,7 @@ void scatter_by_table(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_stri
   const StridedLayout<3> par = make_strided_layout<3>(par_sizes, {par_strides[0], par_strides[1], par_strides[2]}, op);
   const StridedLayout<3> ser = make_strided_layout<3>(ser_sizes, {ser_strides[0], ser_strides[1], ser_strides[2]}, op);
   const bool ok = launch_index_scatter(dst.dtype(), dst.data_ptr(), src.data_ptr(), table.data_ptr<int64_t>(), par,
-                                       n_par, ser, n_ser, accumulate, sink, current_stream());
+                                       n_par, ser, n_ser, mode, sink, current_stream());
   ANATOMY_CHECK(ok, TypeError, "{}: dtype {} is not supported", op, name(dst.dtype()));
 }
 

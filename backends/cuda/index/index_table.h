@@ -41,11 +41,12 @@ Tensor advanced_index_offsets(const Tensor& self, const std::vector<Tensor>& ent
 void gather_by_table(IntArrayRef sizes, const Tensor& out, IntArrayRef out_strides, const Tensor& src,
                      IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, const char* op);
 
-// dst[dst_base(p) + table[offset_pos(p)]] = (accumulate: +=) src[p] over `sizes`, in the CPU's
+// dst[dst_base(p) + table[offset_pos(p)]] = combine(that element, src[p]) over `sizes` (mode:
+// dispatch/ops/scatter_functors.h), in the CPU's
 // order for every element of dst (Note [Deterministic scatter on CUDA], index_scatter.cu); does
 // nothing when the sink's call flag is set.
 void scatter_by_table(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_strides, const Tensor& src,
-                      IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, bool accumulate,
+                      IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, ScatterMode mode,
                       const IndexErrorSink& sink, const char* op);
 
 }  // namespace anatomy::cuda

@@ -9,6 +9,7 @@
 #include "anatomy/backends/cuda/common/strided_layout.h"
 #include "anatomy/backends/cuda/runtime/index_error.h"
 #include "anatomy/core/dtype.h"
+#include "anatomy/dispatch/ops/scatter_functors.h"
 
 // ---- index -------------------------------------------------------------------------------------
 // Launchers of the indexing kernels (index_offsets.cu, index_gather.cu, index_scatter.cu), called
@@ -19,7 +20,7 @@
 //      built from the index tensor(s) by a kernel that checks every value (Note [Bad indices on
 //      the device], index_error.h) and stores kBadOffset for a bad one;
 //   2. gather:  out[p] = src[src_base(p) + table[offset_pos(p)]]   (a bad entry gives zero bits)
-//      scatter: dst[dst_base(p) + table[offset_pos(p)]] (+)= src[p]   (nothing when the call
+//      scatter: dst[dst_base(p) + table[offset_pos(p)]] (+, *, max, min)= src[p]   (nothing when the call
 //      found a bad index).
 // This header is compiled by nvcc and the host compiler; it includes nothing that needs fmt.
 
@@ -60,12 +61,13 @@ void launch_index_gather_rows(void* out, const void* src, const int64_t* table, 
                               int64_t rows, int64_t row_elems, int64_t src_outer_stride, int64_t row_stride,
                               cudaStream_t stream);
 
-// dst[d0 + table[d2]] (+)= src[d1] with d = parallel.offsets(i) + serial.offsets(j), for every
-// i in [0, n_parallel) (one thread each) and j in [0, n_serial) in order (within the thread).
+// dst[d0 + table[d2]] = scatter_combine<mode>(dst[...], src[d1]) with d = parallel.offsets(i) +
+// serial.offsets(j), for every i in [0, n_parallel) (one thread each) and j in [0, n_serial) in
+// order (within the thread).
 // Returns false for a dtype it does not take.
 bool launch_index_scatter(DType dtype, void* dst, const void* src, const int64_t* table,
                           const StridedLayout<3>& parallel, int64_t n_parallel, const StridedLayout<3>& serial,
-                          int64_t n_serial, bool accumulate, const IndexErrorSink& sink, cudaStream_t stream);
+                          int64_t n_serial, ScatterMode mode, const IndexErrorSink& sink, cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 

@@ -1,5 +1,5 @@
-// CUDA: writing by index: scatter_ (tensor and value sources), scatter_add_ and index_put_
-// (accumulate or not). The CPU's argument checks and walks (backends/cpu/scatter_cpu.cpp); the
+// CUDA: writing by index: scatter_ (tensor and value sources), scatter_add_, scatter_reduce_ and
+// index_put_ (accumulate or not). The CPU's argument checks and walks (backends/cpu/scatter_cpu.cpp); the
 // offsets table is built and checked on the device with a per-call flag, and the scatter kernel
 // does nothing when that flag is set, so a bad index changes no element of self and raises the
 // CPU's IndexError at the next wait for the device (Note [Bad indices on the device]). Repeated
@@ -25,7 +25,7 @@ namespace {
 
 // The body of scatter_ and scatter_add_ (dispatch/ops/scatter_registration.h): `src` is a tensor of self's dtype on its
 // device, already checked against index (0-dim src: one value for every index).
-Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
+Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterMode mode,
                     const char* op) {
   check_no_internal_overlap(self, op);
   check_same_device(self, index, "the index", op);
@@ -42,8 +42,7 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   DimVector src_strides(index1.dim(), 0);
   if (source.dim() > 0) src_strides = DimVector(source.strides());
   const DimVector offset_strides = contiguous_strides(index1.sizes());
-  scatter_by_table(index1.sizes(), self1, dst_strides, source, src_strides, table, offset_strides, accumulate, sink,
-                   op);
+  scatter_by_table(index1.sizes(), self1, dst_strides, source, src_strides, table, offset_strides, mode, sink, op);
   self.impl()->bump_version();
   return self;
 }
@@ -69,8 +68,8 @@ Tensor index_put_cuda(const Tensor& self, TensorList indices, const Tensor& valu
   const Tensor walk_values = source.expand(plan.result_shape).permute(plan.result_perm);
   DimVector sizes, self_strides, offset_strides;
   advanced_index_walk(self, plan, sizes, self_strides, offset_strides);
-  scatter_by_table(sizes, self, self_strides, walk_values, walk_values.strides(), table, offset_strides, accumulate,
-                   sink, op);
+  scatter_by_table(sizes, self, self_strides, walk_values, walk_values.strides(), table, offset_strides,
+                   accumulate ? ScatterMode::Add : ScatterMode::Assign, sink, op);
   self.impl()->bump_version();
   return self;
 }
