@@ -1,11 +1,13 @@
 // Derivatives of the reordering operators (repeat, flip, roll, tril, triu), the value-selecting
 // sorts (sort, topk: the values' gradient goes back to where the indices say they came from),
-// the scans (cumsum, cumprod), split_with_sizes (split and chunk are composites of it) and
-// as_strided.
+// the scans (cumsum, cumprod, cummax, cummin, logcumsumexp), split_with_sizes (split and chunk are composites of it)
+// and as_strided.
 #include <algorithm>
+#include <limits>
 
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
+#include "anatomy/core/dtype_visit.h"
 
 namespace anatomy::autograd {
 namespace {
@@ -13,6 +15,7 @@ namespace {
 using SortSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
 using TopkSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, int64_t, bool, bool);
 using ScanSig = Tensor(const Tensor&, int64_t, std::optional<DType>);
+using CumExtremumSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t);
 
 Tensor to_input_dtype(const BackwardContext& ctx, const Tensor& g) {
   return g.dtype() == ctx.input_dtype(0) ? g : g.to(ctx.input_dtype(0));
@@ -141,6 +144,49 @@ variable_list cumprod_backward(BackwardContext& ctx, const variable_list& g) {
   return out;
 }
 
+// PyTorch's cummaxmin_backward: each output's gradient goes to the element it was taken from,
+// added up where one element is the running extremum of several positions.
+variable_list cum_extremum_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const IntArrayRef sizes = ctx.input_sizes(0);
+  if (sizes.empty()) {
+    ctx.set(out, 0, g[0]);  // a 0-dim self is its own only value
+    return out;
+  }
+  const int64_t dim = wrap_dim(ctx.arg<int64_t>(1), static_cast<int64_t>(sizes.size()), "cummax");
+  ctx.set(out, 0, zeros(sizes, g[0].options()).scatter_add(dim, ctx.output(1), g[0]));
+  return out;
+}
+
+// Runs from the end of `dim` back to each position.
+Tensor reversed_logcumsumexp(const Tensor& t, int64_t dim) { return t.flip({dim}).logcumsumexp(dim).flip({dim}); }
+
+// PyTorch's logcumsumexp_backward: grad_self[k] = sum over j >= k of grad[j] * exp(self[k] -
+// out[j]), computed in log space for the positive and the negative gradients apart so nothing
+// overflows. A zero gradient takes the dtype's lowest finite value as its log rather than -inf,
+// which keeps -inf - -inf (NaN) out of the reversed scan. Differentiable operators throughout.
+variable_list logcumsumexp_backward(BackwardContext& ctx, const variable_list& g) {
+  variable_list out = ctx.grads();
+  const Tensor self = ctx.input(0);
+  const Tensor& grad = g[0];
+  if (self.numel() == 0) {
+    ctx.set(out, 0, grad);
+    return out;
+  }
+  const int64_t dim = self.dim() == 0 ? 0 : wrap_dim(ctx.arg<int64_t>(1), self.dim(), "logcumsumexp");
+  const double lowest = visit_dtype(grad.dtype(), "logcumsumexp",
+                                    [&]<typename T>() { return convert<double>(std::numeric_limits<T>::lowest()); });
+  const Tensor grad_min = full({}, lowest, grad.options());
+  const Tensor log_abs_grad = grad.abs().log();
+  const Tensor log_grad_positive = where(grad > 0, log_abs_grad, grad_min);
+  const Tensor log_grad_negative = where(grad < 0, log_abs_grad, grad_min);
+  const Tensor result = ctx.output(0);
+  const Tensor output_pos = (reversed_logcumsumexp(log_grad_positive - result, dim) + self).exp();
+  const Tensor output_neg = (reversed_logcumsumexp(log_grad_negative - result, dim) + self).exp();
+  ctx.set(out, 0, output_pos - output_neg);
+  return out;
+}
+
 // split_with_sizes: the pieces' gradients joined back (pieces without one arrive as zeros).
 variable_list split_with_sizes_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
@@ -174,6 +220,10 @@ const DerivativeEntry kSort{"aten::sort", "SortBackward0", 0, kIndicesOutput, &s
 const DerivativeEntry kTopk{"aten::topk", "TopkBackward0", 0, kIndicesOutput, &topk_backward};
 const DerivativeEntry kCumsum{"aten::cumsum", "CumsumBackward0", 0, 0, &cumsum_backward};
 const DerivativeEntry kCumprod{"aten::cumprod", "CumprodBackward0", args_mask({0}), args_mask({0}), &cumprod_backward};
+const DerivativeEntry kCummax{"aten::cummax", "CummaxBackward0", 0, kIndicesOutput, &cum_extremum_backward};
+const DerivativeEntry kCummin{"aten::cummin", "CumminBackward0", 0, kIndicesOutput, &cum_extremum_backward};
+const DerivativeEntry kLogcumsumexp{"aten::logcumsumexp", "LogcumsumexpBackward0", args_mask({0}), args_mask({0}),
+                                    &logcumsumexp_backward};
 const DerivativeEntry kSplitWithSizes{"aten::split_with_sizes", "SplitWithSizesBackward0", 0, 0,
                                       &split_with_sizes_backward};
 const DerivativeEntry kAsStrided{"aten::as_strided", "AsStridedBackward0", args_mask({0}), 0, &as_strided_backward};
@@ -192,6 +242,9 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kTopk, TopkSig>(m, "topk");
   register_derivative<&kCumsum, ScanSig>(m, "cumsum");
   register_derivative<&kCumprod, ScanSig>(m, "cumprod");
+  register_derivative<&kCummax, CumExtremumSig>(m, "cummax");
+  register_derivative<&kCummin, CumExtremumSig>(m, "cummin");
+  register_derivative<&kLogcumsumexp, DiagSig>(m, "logcumsumexp");
   register_view_derivative<&kSplitWithSizes, std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t)>(
       m, "split_with_sizes");
   register_view_derivative<&kAsStrided, Tensor(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(

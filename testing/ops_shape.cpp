@@ -1,95 +1,19 @@
 // Op-table entries: reordering (repeat, flip, roll, tril, triu, constant_pad_nd, pad with the
-// reflect, replicate and circular modes), sorting (sort, argsort, topk), scans (cumsum, cumprod)
-// and one_hot. The references index RefTensors with plain loops; the sort reference is its own
-// stable sort with PyTorch's NaN order.
+// reflect, replicate and circular modes), sorting (sort, argsort, topk) and one_hot (the scans
+// are in ops_scans.cpp). The references index RefTensors with plain loops; the sort reference is
+// its own stable sort with PyTorch's NaN order.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-#include "anatomy/testing/op_table.h"
+#include "anatomy/testing/shape_samples.h"
 
 namespace anatomy::testing {
 namespace {
 
-const std::vector<DType> kAll = {DType::Bool,    DType::UInt8,    DType::Int8,    DType::Int32,  DType::Int64,
-                                 DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
 const std::vector<DType> kNumeric = {DType::UInt8,   DType::Int8,     DType::Int32,   DType::Int64,
                                      DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-using Shape = std::vector<int64_t>;
-
-// A random tensor of `shape` in one of three layouts: "contiguous"; "transposed" (the last two
-// dims swapped in memory); "offset" (a strided view starting inside a larger storage).
-Tensor laid_out(const std::string& layout, Shape shape, DType dtype, const Domain& d = {}) {
-  if (layout == "transposed") {
-    Shape swapped = shape;
-    std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
-    return random_tensor(swapped, dtype, d).transpose(-1, -2);
-  }
-  if (layout == "offset") {
-    Shape big = shape;
-    const int64_t last = static_cast<int64_t>(shape.size()) - 1;
-    if (last > 0) big[0] += 1;
-    big[last] = 2 * big[last] + 1;
-    Tensor t = random_tensor(big, dtype, d);
-    if (last > 0) t = t.slice(0, 1);
-    return t.slice(last, 1, std::nullopt, 2);
-  }
-  return random_tensor(shape, dtype, d);
-}
-
-SampleInput sample(std::string label, Tensor t, std::vector<int64_t> dims = {}, std::vector<int64_t> ints = {},
-                   std::vector<double> scalars = {}) {
-  SampleInput s;
-  s.label = std::move(label);
-  s.tensors = {std::move(t)};
-  s.dims = std::move(dims);
-  s.ints = std::move(ints);
-  s.scalars = std::move(scalars);
-  return s;
-}
-
-ErrorInput bad(std::string label, Tensor t, const std::type_info& error, std::vector<std::string> needles,
-               std::vector<int64_t> dims = {}, std::vector<int64_t> ints = {}, std::vector<double> scalars = {}) {
-  return {sample(std::move(label), std::move(t), std::move(dims), std::move(ints), std::move(scalars)), &error,
-          std::move(needles)};
-}
-
-// Values from {0, 1, 2} in `dtype`: many ties, to check that sorting is stable.
-Tensor with_ties(Shape shape, DType dtype) {
-  Domain d;
-  d.int_low = 0;
-  d.int_high = 3;
-  return random_tensor(shape, DType::Int64, d).to(dtype);
-}
-
-// Floating values with NaNs at fixed positions (and a repeated value).
-Tensor with_nans(DType dtype) {
-  return tensor(std::vector<double>{1.5, kNaN, -2.0, 3.0, kNaN, 1.5, 0.25, -7.0, kNaN, 3.0, -2.0, 0.5}, {2, 6},
-                DType::Float64)
-      .to(dtype);
-}
-
-// A RefTensor seen with a 0-dim shape as one element along dim 0.
-RefTensor at_least_1d(RefTensor t) {
-  if (t.shape.empty()) t.shape = {1};
-  return t;
-}
-
-// Calls fn(index) for the first element of every row along `dim` (index[dim] == 0).
-void for_each_row(const Shape& shape, int64_t dim, const std::function<void(const std::vector<int64_t>&)>& fn) {
-  Shape outer = shape;
-  outer[dim] = 1;
-  if (shape[dim] == 0) {
-    // Rows of no elements: nothing to visit, but the loop over outer must not run either.
-    return;
-  }
-  for_each_index(outer, fn);
-}
-
-int64_t wrap(int64_t dim, int64_t ndim) { return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim; }
 
 // ---- reordering ----
 
@@ -607,75 +531,6 @@ OpInfo topk_entry() {
   return info;
 }
 
-// ---- scans ----
-
-// ints = {dim, dtype (-1: none)}.
-OpInfo scan_entry(bool prod) {
-  OpInfo info;
-  info.name = prod ? "cumprod" : "cumsum";
-  info.family = OpFamily::Indexing;
-  info.schemas = {info.name};
-  info.dtypes = kAll;
-  info.differentiable = true;
-  info.notes = "integer and bool inputs give int64";
-  info.samples = [prod](DType t) {
-    // Products stay small: |values| <= 3 over rows of at most 6.
-    Domain d;
-    if (prod) d.low = -1.5, d.high = 1.5, d.int_low = -3, d.int_high = 4;
-    std::vector<SampleInput> s = {
-        sample("contiguous", laid_out("contiguous", {4, 5}, t, d), {}, {1, -1}),
-        sample("dim 0", laid_out("contiguous", {4, 5}, t, d), {}, {0, -1}),
-        sample("transposed", laid_out("transposed", {5, 6}, t, d), {}, {-1, -1}),
-        sample("offset", laid_out("offset", {3, 4}, t, d), {}, {0, -1}),
-        sample("dtype float64", laid_out("contiguous", {4, 5}, t, d), {}, {1, static_cast<int64_t>(DType::Float64)}),
-        sample("0-dim", random_tensor({}, t, d), {}, {0, -1}),
-        sample("zero-size", random_tensor({0, 3}, t, d), {}, {0, -1}),
-        sample("zero-size rows", random_tensor({3, 0}, t, d), {}, {1, -1}),
-    };
-    if (!prod) s.push_back(sample("large", random_tensor({64, 1024}, t, d), {}, {1, -1}));
-    return s;
-  };
-  info.op = [prod](const SampleInput& s) {
-    std::optional<DType> dtype;
-    if (s.ints[1] >= 0) dtype = static_cast<DType>(s.ints[1]);
-    return std::vector<Tensor>{prod ? s.tensors[0].cumprod(s.ints[0], dtype) : s.tensors[0].cumsum(s.ints[0], dtype)};
-  };
-  info.reference = [prod](const std::vector<RefTensor>& in, const SampleInput& s) {
-    const RefTensor& input = in[0];
-    DType result = is_floating(input.dtype) ? input.dtype : DType::Int64;
-    if (s.ints[1] >= 0) result = static_cast<DType>(s.ints[1]);
-    RefTensor a = at_least_1d(input);
-    const int64_t d = wrap(s.ints[0], input.dim());
-    RefTensor out(a.shape, result);
-    for_each_row(a.shape, d, [&](const std::vector<int64_t>& base) {
-      std::vector<int64_t> idx = base;
-      double acc = prod ? 1.0 : 0.0;
-      for (int64_t i = 0; i < a.shape[d]; ++i) {
-        idx[d] = i;
-        const double v = round_to(a.at(idx), result);  // the input is cast to the result dtype first
-        acc = prod ? acc * v : acc + v;
-        out.at(idx) = acc;
-      }
-    });
-    out.shape = input.shape;
-    return std::vector<RefTensor>{out};
-  };
-  info.error_inputs = [name = info.name] {
-    return std::vector<ErrorInput>{
-        bad("dim out of range", randn({2, 3}), typeid(IndexError), {name, "2"}, {}, {2, -1}),
-    };
-  };
-  if (!prod) {
-    info.bench_input = [](int64_t n) {
-      SampleInput s;
-      s.tensors = {randn({std::max<int64_t>(n / 1024, 1), std::min<int64_t>(n, 1024)})};
-      s.ints = {1, -1};
-      return s;
-    };
-  }
-  return info;
-}
-
 // ---- one_hot ----
 
 // ints = {num_classes}.
@@ -738,8 +593,6 @@ ANATOMY_REGISTER_OPS(shape) {
           sort_entry(),
           argsort_entry(),
           topk_entry(),
-          scan_entry(false),
-          scan_entry(true),
           one_hot_entry()};
 }
 

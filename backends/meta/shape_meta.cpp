@@ -1,6 +1,7 @@
-// Meta: flip, tril, triu, sort, topk, cumsum, cumprod and one_hot. The same checks as the CPU
-// kernels (dispatch/ops/shape_checks.h) and the same result metadata, without data. one_hot needs
-// num_classes: with -1 its result's shape would depend on the values.
+// Meta: flip, tril, triu, sort, topk, the scans (cumsum, cumprod, cummax, cummin, logcumsumexp)
+// and one_hot. The same checks as the CPU kernels (dispatch/ops/shape_checks.h) and the same result
+// metadata, without data. one_hot needs num_classes: with -1 its result's shape would depend on
+// the values.
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/shape_checks.h"
@@ -38,6 +39,23 @@ Tensor cumprod_meta(const Tensor& self, int64_t dim, std::optional<DType> dtype)
   return empty(self.sizes(), self.options().dtype(shape::scan_dtype(self.dtype(), dtype)));
 }
 
+std::tuple<Tensor, Tensor> cum_extremum_meta(const Tensor& self, int64_t dim, const char* op) {
+  shape::checked_dim(self, dim, op);
+  return {empty(self.sizes(), self.options()), empty(self.sizes(), self.options().dtype(DType::Int64))};
+}
+std::tuple<Tensor, Tensor> cummax_meta(const Tensor& self, int64_t dim) {
+  return cum_extremum_meta(self, dim, "cummax");
+}
+std::tuple<Tensor, Tensor> cummin_meta(const Tensor& self, int64_t dim) {
+  return cum_extremum_meta(self, dim, "cummin");
+}
+
+Tensor logcumsumexp_meta(const Tensor& self, int64_t dim) {
+  shape::checked_dim(self, dim, "logcumsumexp");
+  shape::check_floating_scan(self, "logcumsumexp");
+  return empty(self.sizes(), self.options());
+}
+
 Tensor one_hot_meta(const Tensor& self, int64_t num_classes) {
   shape::check_one_hot(self, num_classes);
   ANATOMY_CHECK(num_classes >= 0, NotImplementedError,
@@ -55,6 +73,9 @@ ANATOMY_LIBRARY_IMPL(aten, Meta, m) {
   dispatch::register_sort_kernels<&select_nothing>(m);
   m.impl("cumsum", ANATOMY_KERNEL(cumsum_meta));
   m.impl("cumprod", ANATOMY_KERNEL(cumprod_meta));
+  m.impl("cummax", ANATOMY_KERNEL(cummax_meta));
+  m.impl("cummin", ANATOMY_KERNEL(cummin_meta));
+  m.impl("logcumsumexp", ANATOMY_KERNEL(logcumsumexp_meta));
   m.impl("one_hot", ANATOMY_KERNEL(one_hot_meta));
 }
 

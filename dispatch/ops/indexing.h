@@ -70,6 +70,12 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
                                 bool sorted = true);
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// The running max / min along dim and the int64 index where each was taken: among equal values
+// the latest, and from the first NaN on, NaN at the latest NaN's index.
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim);
+// log(cumsum(exp(self))) without overflow; floating dtypes only.
+Tensor logcumsumexp(const Tensor& self, int64_t dim);
 // int64 [..., num_classes]; num_classes = -1 takes max(self) + 1.
 Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 

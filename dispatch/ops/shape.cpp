@@ -244,6 +244,9 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
   m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
   m.def("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
+  m.def("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)");
+  m.def("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)");
+  m.def("logcumsumexp(Tensor self, int dim) -> Tensor");
   m.def("one_hot(Tensor self, int num_classes=-1) -> Tensor");
   m.def("tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", ANATOMY_KERNEL(tril_composite));
   m.def("triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", ANATOMY_KERNEL(triu_composite));
@@ -310,6 +313,18 @@ Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   ANATOMY_OP(op, "aten::cumprod", Tensor(const Tensor&, int64_t, std::optional<DType>));
   return op.call(self, dim, dtype);
 }
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  ANATOMY_OP(op, "aten::cummax", TwoTensors(const Tensor&, int64_t));
+  return op.call(self, dim);
+}
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  ANATOMY_OP(op, "aten::cummin", TwoTensors(const Tensor&, int64_t));
+  return op.call(self, dim);
+}
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  ANATOMY_OP(op, "aten::logcumsumexp", Tensor(const Tensor&, int64_t));
+  return op.call(self, dim);
+}
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
   ANATOMY_OP(op, "aten::one_hot", Tensor(const Tensor&, int64_t));
   return op.call(self, num_classes);
@@ -373,5 +388,8 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
 }
 Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const { return anatomy::cumsum(*this, dim, dtype); }
 Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const { return anatomy::cumprod(*this, dim, dtype); }
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return anatomy::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return anatomy::cummin(*this, dim); }
+Tensor Tensor::logcumsumexp(int64_t dim) const { return anatomy::logcumsumexp(*this, dim); }
 
 }  // namespace anatomy

@@ -34,7 +34,7 @@ inline void check_matrix(const Tensor& self, const char* op) {
 // The size of `dim` (a 0-dim tensor counts as one element along dim 0).
 inline int64_t size_along(const Tensor& self, int64_t dim) { return self.dim() == 0 ? 1 : self.sizes()[dim]; }
 
-// sort, topk, cumsum, cumprod: the wrapped dim.
+// sort, topk and the scans: the wrapped dim.
 inline int64_t checked_dim(const Tensor& self, int64_t dim, const char* op) { return wrap_dim(dim, self.dim(), op); }
 
 inline void check_topk(const Tensor& self, int64_t k, int64_t dim) {
@@ -56,6 +56,12 @@ inline DimVector topk_shape(const Tensor& self, int64_t k, int64_t dim) {
 inline DType scan_dtype(DType input, std::optional<DType> dtype) {
   if (dtype) return *dtype;
   return is_integral(input, /*include_bool=*/true) ? DType::Int64 : input;
+}
+
+// logcumsumexp: floating inputs only (as PyTorch; there is no dtype argument to cast to).
+inline void check_floating_scan(const Tensor& self, const char* op) {
+  ANATOMY_CHECK(is_floating(self.dtype()), TypeError, "{}: expects a floating-point tensor, got {}", op,
+                name(self.dtype()));
 }
 
 // one_hot: an int64 input and num_classes >= -1 (-1: inferred from the data).

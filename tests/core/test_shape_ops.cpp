@@ -1,5 +1,5 @@
 // Reordering, sorting and scans: exact values the op table cannot state on its own (stable
-// order among ties and NaNs, dtype rules, accumulation width, wrapping without UB, results that
+// order among ties and NaNs, cummax's latest index, dtype rules, accumulation width, wrapping without UB, results that
 // never alias the input) and the Meta backend's shapes and errors.
 #include <doctest/doctest.h>
 
@@ -99,6 +99,39 @@ TEST_CASE("cumsum and cumprod of int64 wrap around without undefined behavior") 
   CHECK(p.data_ptr<int64_t>()[1] == -2);
 }
 
+TEST_CASE("cummax and cummin: the latest index among ties, NaN sticks at the latest NaN's index") {
+  Tensor x = tensor({1.0, 3.0, 2.0, 3.0, kNaN, 0.0, kNaN, 5.0});
+  auto [v, i] = x.cummax(0);
+  CHECK(same(values(v), D{1, 3, 3, 3, kNaN, kNaN, kNaN, kNaN}));
+  CHECK(values(i) == D{0, 1, 1, 3, 4, 4, 6, 6});
+  auto [mv, mi] = tensor({2, 1, 1, 3, 0, 0}).cummin(0);
+  CHECK(values(mv) == D{2, 1, 1, 1, 0, 0});
+  CHECK(values(mi) == D{0, 1, 2, 2, 4, 5});
+  CHECK(mi.dtype() == DType::Int64);
+  auto [bv, bi] = tensor({false, true, false, true}).cummax(0);
+  CHECK(bv.dtype() == DType::Bool);
+  CHECK(values(bv) == D{0, 1, 1, 1});
+  CHECK(values(bi) == D{0, 1, 1, 3});
+  auto [sv, si] = tensor({-2.5}).squeeze(0).cummin(-1);
+  CHECK(sv.dim() == 0);
+  CHECK(values(sv) == D{-2.5});
+  CHECK(values(si) == D{0});
+}
+
+TEST_CASE("logcumsumexp: stable for large values, -inf stays -inf, floating dtypes only") {
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(same(values(tensor({-inf, -inf, 0.0, inf, 1.0, kNaN, inf}).logcumsumexp(0)),
+             D{-inf, -inf, 0.0, inf, inf, kNaN, kNaN}));
+  const D big = values(tensor({1000.0, 1000.0, -1000.0}).logcumsumexp(0));
+  CHECK(big[0] == 1000.0);
+  CHECK(big[1] == doctest::Approx(1000.0 + std::log(2.0)));
+  CHECK(big[2] == doctest::Approx(1000.0 + std::log(2.0)));
+  Tensor h = tensor({1.0, 2.0}, DType::Float16).logcumsumexp(0);
+  CHECK(h.dtype() == DType::Float16);
+  Tensor ints = tensor({1, 2});
+  EXPECT_ERROR_UNCHANGED(ints, TypeError, ints.logcumsumexp(0), "logcumsumexp", "int64");
+}
+
 TEST_CASE("roll, repeat and constant_pad_nd return new tensors, never views of the input") {
   Tensor x = arange(6).reshape({2, 3});
   Tensor r = x.roll({3}, {1});  // a whole turn
@@ -138,6 +171,11 @@ TEST_CASE("shape ops on meta tensors give the CPU results' shapes and dtypes") {
   CHECK(ti.dtype() == DType::Int64);
   CHECK(meta({3}, DType::Int8).cumsum(0).dtype() == DType::Int64);
   CHECK(m.cumprod(2, DType::Float64).dtype() == DType::Float64);
+  auto [cv, ci] = meta({2, 3}, DType::Int8).cummax(1);
+  CHECK(cv.dtype() == DType::Int8);
+  CHECK(ci.dtype() == DType::Int64);
+  CHECK(vec(std::get<1>(m.cummin(-1)).sizes()) == V{2, 3, 4});
+  CHECK(m.logcumsumexp(0).dtype() == DType::Float32);
   Tensor idx = meta({5}, DType::Int64);
   CHECK(vec(one_hot(idx, 7).sizes()) == V{5, 7});
   for (const Tensor& t : {v, i, tv, ti}) CHECK(t.is_meta());
@@ -151,6 +189,9 @@ TEST_CASE("shape ops on meta tensors reject what the CPU kernels reject") {
   EXPECT_ERROR(IndexError, m.sort(2), "sort");
   EXPECT_ERROR(ValueError, m.topk(4), "topk", "4");
   EXPECT_ERROR(IndexError, m.cumsum(-3), "cumsum");
+  EXPECT_ERROR(IndexError, m.cummax(2), "cummax");
+  EXPECT_ERROR(IndexError, m.cummin(-3), "cummin");
+  EXPECT_ERROR(TypeError, meta({2}, DType::Int32).logcumsumexp(0), "logcumsumexp", "int32");
   EXPECT_ERROR(ValueError, m.repeat({2}), "repeat");
   EXPECT_ERROR(TypeError, one_hot(m, 3), "one_hot", "int64");
   // Its shape would depend on the values, which a meta tensor does not have.

@@ -1,10 +1,14 @@
-// GPU tests of cumsum and cumprod on CUDA against the CPU's: every dtype, every dim (the warp,
-// block, column and tiled paths of scan.cu), non-contiguous and offset inputs, 0-dim and
-// zero-size inputs, rows of a million elements, dtype=, integer wrap-around, -0.0, determinism,
-// the dim error, and that nothing waits (sync-debug error mode).
+// GPU tests of the scans on CUDA against the CPU's: every dtype, every dim (the warp, block,
+// column and tiled paths of scan_kernels.cuh), non-contiguous and offset inputs, 0-dim and
+// zero-size inputs, rows of a million elements; for cumsum and cumprod dtype=, integer
+// wrap-around, -0.0 and determinism; for cummax and cummin ties and NaN across tiles (values and
+// indices exactly); for logcumsumexp infinities, NaN and large magnitudes; the errors, and that
+// nothing waits (sync-debug error mode).
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "anatomy/cuda.h"
@@ -241,4 +245,160 @@ TEST_CASE("cuda cumsum and cumprod: errors at the call, no wait") {
   }
   CHECK(compare_to_cpu(a, x.cpu().cumsum(1)) == "");
   CHECK(b.dtype() == DType::Float64);
+}
+
+// ---- cummax, cummin, logcumsumexp ----
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Values from {0, 1, 2}, so ties everywhere (true and false for bool), with a NaN at every
+// `nan_every`-th element (row-major) for floating dtypes.
+Tensor ties_sample(std::vector<int64_t> sizes, DType d, int64_t nan_every = 0) {
+  std::vector<double> v = values_of(randint(0, 3, sizes, DType::Int64));
+  if (nan_every > 0 && is_floating(d)) {
+    for (size_t i = static_cast<size_t>(nan_every - 1); i < v.size(); i += static_cast<size_t>(nan_every)) v[i] = kNaN;
+  }
+  return tensor(v, sizes, DType::Float64).to(d);
+}
+
+// cummax and cummin of view(x) on both devices, for every dim of x: values and indices exactly,
+// since the op picks one of its operands and no grouping can change which.
+template <typename ViewFn>
+void check_extrema(const Tensor& cpu_base, ViewFn view) {
+  const Tensor cpu = view(cpu_base), gpu = view(cpu_base.to(kCuda));
+  for (int64_t d = 0; d < std::max<int64_t>(cpu.dim(), 1); ++d) {
+    for (bool is_max : {true, false}) {
+      CAPTURE(d);
+      CAPTURE(is_max);
+      const auto [want_values, want_indices] = is_max ? cpu.cummax(d) : cpu.cummin(d);
+      const auto [got_values, got_indices] = is_max ? gpu.cummax(d) : gpu.cummin(d);
+      CHECK(got_values.is_cuda());
+      CHECK(gpu_test::same_numbers(got_values, want_values));
+      CHECK(same_values(got_indices, want_indices));
+    }
+  }
+}
+
+// logcumsumexp of view(x) on both devices, for every dim of x.
+template <typename ViewFn>
+void check_logcumsumexp(const Tensor& cpu_base, ViewFn view, double rtol = 0) {
+  const Tensor cpu = view(cpu_base), gpu = view(cpu_base.to(kCuda));
+  for (int64_t d = 0; d < std::max<int64_t>(cpu.dim(), 1); ++d) {
+    CAPTURE(d);
+    CHECK(compare_to_cpu(gpu.logcumsumexp(d), cpu.logcumsumexp(d), rtol) == "");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda cummax, cummin and logcumsumexp: every dtype and every dim, against the CPU") {
+  ANATOMY_REQUIRE_GPU();
+  const std::vector<std::vector<int64_t>> shapes = {{5, 7, 9}, {3, 40}, {2, 1500}, {600, 3},
+                                                    {4, 1, 6}, {},      {0, 3},    {3, 0}};
+  for (DType d : gpu_test::all_dtypes()) {
+    CAPTURE(name(d));
+    for (const auto& sizes : shapes) {
+      check_extrema(gpu_test::sample(sizes, d), identity);
+      check_extrema(ties_sample(sizes, d), identity);
+      if (is_floating(d)) {
+        check_extrema(ties_sample(sizes, d, 7), identity);
+        check_logcumsumexp(gpu_test::sample(sizes, d), identity);
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda cummax, cummin and logcumsumexp: transposed, sliced, offset and permuted inputs") {
+  ANATOMY_REQUIRE_GPU();
+  const std::vector<std::function<Tensor(const Tensor&)>> views = {
+      [](const Tensor& t) { return t.t(); },
+      [](const Tensor& t) { return t.slice(0, 1, 5).slice(1, 3, 290, 2); },
+      [](const Tensor& t) { return t.slice(1, 7, 300); },
+  };
+  for (DType d : {DType::Float32, DType::Int32, DType::Float16, DType::Bool, DType::Float64, DType::UInt8}) {
+    CAPTURE(name(d));
+    for (const auto& view : views) {
+      check_extrema(ties_sample({6, 300}, d, 11), view);
+      if (is_floating(d)) check_logcumsumexp(gpu_test::sample({6, 300}, d), view);
+    }
+    const Tensor y = ties_sample({3, 4, 5}, d);
+    check_extrema(y, [](const Tensor& t) { return t.permute({2, 0, 1}); });
+    check_extrema(y, [](const Tensor& t) { return t.select(1, 2); });
+    check_extrema(y, [](const Tensor& t) { return t.expand({2, 3, 4, 5}); });  // zero strides: all ties
+    if (is_floating(d)) check_logcumsumexp(y, [](const Tensor& t) { return t.permute({2, 0, 1}); });
+  }
+}
+
+TEST_CASE("cuda cummax and cummin: NaN and ties across the tiles of long rows and columns") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : gpu_test::all_dtypes()) {
+    CAPTURE(name(d));
+    // Few NaNs, far apart: the first and the later ones fall in different tiles.
+    for (int64_t nan_every : {0, 50000, 997}) {
+      CAPTURE(nan_every);
+      check_extrema(ties_sample({3, 100003}, d, nan_every), [](const Tensor& t) { return t.slice(0, 0, 3); });
+      check_extrema(ties_sample({40000, 2}, d, nan_every), [](const Tensor& t) { return t.t(); });
+      check_extrema(ties_sample({20001, 3}, d, nan_every), identity);
+      check_extrema(ties_sample({700, 300}, d, nan_every), identity);
+    }
+  }
+  // Distinct values rising then falling over tiled rows: the running max stops moving halfway
+  // and the running min moves on every element.
+  const int64_t half = int64_t{1} << 17;
+  const Tensor ramp = half - arange(-half, half, 1, DType::Int64).abs();
+  for (DType d : {DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+    CAPTURE(name(d));
+    check_extrema(ramp.to(d).reshape({2, -1}), identity);
+    check_extrema(ramp.to(d).reshape({2, -1}), [](const Tensor& t) { return t.t(); });
+  }
+}
+
+TEST_CASE("cuda logcumsumexp: long rows and columns are tiled, as close to the CPU as cumsum") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : gpu_test::kFloatingDtypes) {
+    CAPTURE(name(d));
+    const double rtol = d == DType::Float64 ? 1e-10 : 0;
+    check_logcumsumexp(
+        gpu_test::sample({3, 100003}, d), [](const Tensor& t) { return t.slice(0, 0, 3); }, rtol);
+    check_logcumsumexp(gpu_test::sample({20001, 3}, d), identity, rtol);
+    check_logcumsumexp(gpu_test::sample({700, 300}, d), identity, rtol);
+    check_logcumsumexp(gpu_test::sample({1 << 20}, d), identity, rtol);
+  }
+}
+
+TEST_CASE("cuda logcumsumexp: infinities, NaN and large magnitudes as on the CPU") {
+  ANATOMY_REQUIRE_GPU();
+  const std::vector<double> special = {-kInf, -kInf, 0.5, -kInf, 1000, 1000, -1000, kInf, 2.0, kNaN, kInf, -3.0};
+  for (DType d : gpu_test::kFloatingDtypes) {
+    CAPTURE(name(d));
+    const Tensor x = tensor(special, {2, 6}, DType::Float64).to(d);
+    check_logcumsumexp(x, identity);
+    check_logcumsumexp(x, [](const Tensor& t) { return t.t(); });
+    // Only -inf: the result stays -inf (not NaN), on every path.
+    const Tensor all_neg_inf = full({3, 2000}, -kInf, d);
+    CHECK(same_values(all_neg_inf.to(kCuda).logcumsumexp(1), all_neg_inf));
+    CHECK(same_values(all_neg_inf.t().to(kCuda).logcumsumexp(0), all_neg_inf.t().contiguous()));
+  }
+}
+
+TEST_CASE("cuda cummax, cummin and logcumsumexp: errors at the call, no wait") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor x = rand({2, 3}).to(kCuda);
+  CHECK_THROWS_WITH_AS(x.cummax(2), doctest::Contains("cummax"), IndexError);
+  CHECK_THROWS_WITH_AS(x.cummin(-3), doctest::Contains("cummin"), IndexError);
+  CHECK_THROWS_WITH_AS(x.logcumsumexp(5), doctest::Contains("logcumsumexp"), IndexError);
+  CHECK_THROWS_WITH_AS(randint(0, 5, {3}, DType::Int64).to(kCuda).logcumsumexp(0), doctest::Contains("logcumsumexp"),
+                       TypeError);
+  Tensor v, i, l;
+  {
+    SyncDebugScope scope(cuda::SyncDebugMode::Error);
+    std::tie(v, i) = x.cummax(1);
+    l = x.logcumsumexp(0);
+  }
+  CHECK(same_values(v, std::get<0>(x.cpu().cummax(1))));
+  CHECK(same_values(i, std::get<1>(x.cpu().cummax(1))));
+  CHECK(compare_to_cpu(l, x.cpu().logcumsumexp(0)) == "");
 }
