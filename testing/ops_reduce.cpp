@@ -736,7 +736,9 @@ ANATOMY_REGISTER_OPS(reduction) {
     Domain few;
     few.int_low = 0;
     few.int_high = 4;
-    auto repeating = [&](std::vector<int64_t> shape) { return random_tensor(std::move(shape), DType::Int64, few).to(t); };
+    auto repeating = [&](std::vector<int64_t> shape) {
+      return random_tensor(std::move(shape), DType::Int64, few).to(t);
+    };
     s.push_back(sample("ties, inner dim", repeating({6, 9}), {1}));
     s.push_back(sample("ties, outer dim keepdim", repeating({9, 4}), {0}, true));
     s.push_back(sample("ties, transposed", repeating({9, 5}).t(), {1}));
@@ -745,7 +747,7 @@ ANATOMY_REGISTER_OPS(reduction) {
     s.push_back(sample("ties, default dim", repeating({4, 7}), {-1}));
     if (is_floating(t)) {
       const std::vector<double> nan_rows = {kNaN, 1.0, kNaN, 2.0, kNaN, kNaN, kNaN, kNaN,
-                                            -0.0, 0.0, kNaN, 3.0, 3.0, 0.0, kNaN, -0.0};
+                                            -0.0, 0.0, kNaN, 3.0, 3.0,  0.0,  kNaN, -0.0};
       s.push_back(sample("ties, NaN and signed zeros", tensor(nan_rows, {4, 4}, DType::Float64).to(t), {1}));
     }
     return s;

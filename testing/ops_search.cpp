@@ -117,8 +117,7 @@ std::vector<std::pair<std::string, std::pair<Tensor, Tensor>>> layouts(DType t, 
   add("large", sorted_rows({1000}, t), random_tensor({100, 50}, t));
   if (!one_d_only) {
     add("N-d sequence", sorted_rows({3, 4, 7}, t), random_tensor({3, 4, 5}, t));
-    add("transposed sequence rows", std::get<0>(sort(random_tensor({7, 3}, t), 0)).t(),
-        random_tensor({5, 3}, t).t());
+    add("transposed sequence rows", std::get<0>(sort(random_tensor({7, 3}, t), 0)).t(), random_tensor({5, 3}, t).t());
     add("N-d sequence, repeated", std::get<0>(sort(repeating({2, 10}, t, 4), -1)), repeating({2, 6}, t, 5));
     add("N-d empty rows", random_tensor({3, 0}, t), random_tensor({3, 4}, t));
   }
@@ -144,7 +143,8 @@ OpInfo searchsorted_entry() {
       // Every layout both ways; the ways of asking for a side take turns.
       const int64_t right_way = variant++ % 2 == 0 ? 1 : 0;
       s.push_back(sample(label + ", left", {pair.first, pair.second}, {0, 0, variant % 3 == 0 ? kLeft : kNoSide, 0}));
-      s.push_back(sample(label + ", right", {pair.first, pair.second}, {0, right_way, right_way != 0 ? kNoSide : kRight, 0}));
+      s.push_back(
+          sample(label + ", right", {pair.first, pair.second}, {0, right_way, right_way != 0 ? kNoSide : kRight, 0}));
     }
     s.push_back(sample("out_int32", {sorted_rows({9}, t), random_tensor({4, 5}, t)}, {1, 0, kNoSide, kTensor}));
     s.push_back(sample("out_int32, right", {sorted_rows({2, 9}, t), random_tensor({2, 5}, t)}, {1, 1, kRight, 0}));
@@ -157,13 +157,15 @@ OpInfo searchsorted_entry() {
     s.push_back(sample("transposed sorter", {columns.t(), random_tensor({2, 3}, t), argsort(columns, 0).t()}));
     // Scalars: a wrapped number, which promotes as a Python scalar does.
     s.push_back(sample("floating Scalar", {sorted_rows({9}, t)}, {0, 0, kNoSide, kDoubleScalar}, {1.5}));
-    s.push_back(sample("integer Scalar, right", {std::get<0>(sort(repeating({9}, t, 4)))}, {0, 1, kNoSide, kIntScalar},
-                       {2}));
+    s.push_back(
+        sample("integer Scalar, right", {std::get<0>(sort(repeating({9}, t, 4)))}, {0, 1, kNoSide, kIntScalar}, {2}));
     // Mixed dtypes promote: int64 boundaries with these values, these with fp32 values, and a
     // 0-dim fp64 value, which is weak next to the sequence.
-    s.push_back(sample("int64 sequence", {std::get<0>(sort(repeating({9}, DType::Int64, 5))), repeating({2, 3}, t, 6)}));
+    s.push_back(
+        sample("int64 sequence", {std::get<0>(sort(repeating({9}, DType::Int64, 5))), repeating({2, 3}, t, 6)}));
     s.push_back(sample("fp32 values", {sorted_rows({9}, t), random_tensor({2, 3}, DType::Float32)}));
-    s.push_back(sample("0-dim fp64 value", {sorted_rows({9}, t), tensor(std::vector<double>{1.0001}, {}, DType::Float64)}));
+    s.push_back(
+        sample("0-dim fp64 value", {sorted_rows({9}, t), tensor(std::vector<double>{1.0001}, {}, DType::Float64)}));
     return s;
   };
   info.op = [](const SampleInput& s) {
@@ -179,15 +181,16 @@ OpInfo searchsorted_entry() {
     const DType result = s.ints[0] != 0 ? DType::Int32 : DType::Int64;
     const Tensor values = s.ints[3] == kTensor ? s.tensors[1] : Tensor();
     const DType common = common_dtype(s, s.tensors[0], values);
-    if (s.ints[3] != kTensor) return std::vector<RefTensor>{ref_search(in[0], s.scalars, {}, searches_right(s), common, result)};
+    if (s.ints[3] != kTensor)
+      return std::vector<RefTensor>{ref_search(in[0], s.scalars, {}, searches_right(s), common, result)};
     return std::vector<RefTensor>{ref_search(in[0], in[1].data, in[1].shape, searches_right(s), common, result)};
   };
   info.tolerance = [](DType) { return Tolerance{0, 0}; };
   info.error_inputs = [] {
     const Tensor seq = sorted_rows({5}, DType::Float32);
     const Tensor values = random_tensor({2, 3}, DType::Float32);
-    auto bad = [](std::string label, std::vector<Tensor> ts, const std::type_info& type, std::vector<std::string> needles,
-                  std::vector<int64_t> ints = {0, 0, kNoSide, kTensor}) {
+    auto bad = [](std::string label, std::vector<Tensor> ts, const std::type_info& type,
+                  std::vector<std::string> needles, std::vector<int64_t> ints = {0, 0, kNoSide, kTensor}) {
       return make_error(std::move(label), std::move(ts), type, std::move(needles), {}, std::move(ints));
     };
     return std::vector<ErrorInput>{
@@ -232,8 +235,8 @@ OpInfo bucketize_entry() {
     }
     s.push_back(sample("out_int32", {random_tensor({4, 5}, t), sorted_rows({9}, t)}, {1, 0, kNoSide, kTensor}));
     s.push_back(sample("floating Scalar", {sorted_rows({9}, t)}, {0, 0, kNoSide, kDoubleScalar}, {-0.5}));
-    s.push_back(sample("integer Scalar, right", {std::get<0>(sort(repeating({9}, t, 4)))}, {0, 1, kNoSide, kIntScalar},
-                       {1}));
+    s.push_back(
+        sample("integer Scalar, right", {std::get<0>(sort(repeating({9}, t, 4)))}, {0, 1, kNoSide, kIntScalar}, {1}));
     s.push_back(sample("int32 values", {repeating({3, 4}, DType::Int32, 5), sorted_rows({6}, t)}));
     return s;
   };

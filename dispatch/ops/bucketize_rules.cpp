@@ -14,8 +14,8 @@ namespace {
 // "left" or "right" overrides `right`; "left" with right=True contradicts it.
 bool search_right(bool right, std::optional<std::string_view> side, const char* op) {
   if (!side) return right;
-  ANATOMY_CHECK(*side == "left" || *side == "right", ValueError, "{}: side can only be 'left' or 'right', got '{}'",
-                op, *side);
+  ANATOMY_CHECK(*side == "left" || *side == "right", ValueError, "{}: side can only be 'left' or 'right', got '{}'", op,
+                *side);
   ANATOMY_CHECK(!right || *side == "right", ValueError,
                 "{}: side and right can't be set to opposites, got side='{}' while right=True", op, *side);
   return *side == "right";
@@ -23,8 +23,8 @@ bool search_right(bool right, std::optional<std::string_view> side, const char* 
 
 void check_one_device(const Tensor& sequence, const Tensor& other, const char* what, const char* op) {
   ANATOMY_CHECK(sequence.device() == other.device(), DeviceError,
-                "{}: the sorted sequence is on {} but the {} on {} (expected one device)", op,
-                sequence.device().str(), what, other.device().str());
+                "{}: the sorted sequence is on {} but the {} on {} (expected one device)", op, sequence.device().str(),
+                what, other.device().str());
 }
 
 void check_sorter(const Tensor& sequence, const Tensor& sorter, const char* op) {

@@ -60,12 +60,12 @@ TEST_CASE("cuda searchsorted: every dtype, 1-d and N-d sequences, against the CP
   ANATOMY_REQUIRE_GPU();
   for (DType d : ordered_dtypes()) {
     CAPTURE(name(d));
-    check_search(sorted_rows({9}, d), gpu_test::sample({4, 5}, d));                 // one row for every value
-    check_search(sorted_rows({3, 4, 7}, d), gpu_test::sample({3, 4, 5}, d));        // a row per leading index
-    check_search(sorted_rows({8}, d), gpu_test::sample({}, d));                     // 0-dim value
-    check_search(sorted_rows({5}, d), gpu_test::sample({0, 3}, d));                 // no values
-    check_search(gpu_test::sample({0}, d), gpu_test::sample({2, 3}, d));            // empty sequence
-    check_search(gpu_test::sample({3, 0}, d), gpu_test::sample({3, 4}, d));         // empty rows
+    check_search(sorted_rows({9}, d), gpu_test::sample({4, 5}, d));           // one row for every value
+    check_search(sorted_rows({3, 4, 7}, d), gpu_test::sample({3, 4, 5}, d));  // a row per leading index
+    check_search(sorted_rows({8}, d), gpu_test::sample({}, d));               // 0-dim value
+    check_search(sorted_rows({5}, d), gpu_test::sample({0, 3}, d));           // no values
+    check_search(gpu_test::sample({0}, d), gpu_test::sample({2, 3}, d));      // empty sequence
+    check_search(gpu_test::sample({3, 0}, d), gpu_test::sample({3, 4}, d));   // empty rows
     // Repeated boundaries: left and right differ at each of them.
     const Tensor few = randint(0, 4, {2, 12}, DType::Int64).to(d);
     check_search(std::get<0>(sort(few, -1)), randint(0, 5, {2, 6}, DType::Int64).to(d));

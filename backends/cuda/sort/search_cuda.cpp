@@ -39,8 +39,7 @@ void search_rows(const search::SearchArgs& a, const Tensor& out, const char* op)
                         index_error_sink(current_device(), search::kSorterLabel), current_stream());
   }
   q.layout = make_strided_layout<4>(
-      a.values.sizes(),
-      {a.values.strides(), out.strides(), IntArrayRef(seq_starts), IntArrayRef(sorter_starts)}, op);
+      a.values.sizes(), {a.values.strides(), out.strides(), IntArrayRef(seq_starts), IntArrayRef(sorter_starts)}, op);
   ANATOMY_CHECK(launch_search(q, current_stream()), NotImplementedError, "{}: CUDA takes no {} input", op,
                 name(q.dtype));
 }
