@@ -26,6 +26,8 @@ constexpr const char* kNotDifferentiable[] = {
     "count_nonzero.dim_IntList",
     "nonzero",
     "one_hot",
+    "searchsorted.Tensor",
+    "bucketize.Tensor",
     "empty_like",
     "zeros_like",
     "ones_like",

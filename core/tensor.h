@@ -261,6 +261,7 @@ class Tensor {
   Tensor median() const;
   std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
 
   // ---- nn (dispatch/ops/nn.h) ----
   Tensor softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;

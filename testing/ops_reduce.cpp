@@ -1,6 +1,6 @@
 // Op-table entries: reductions (sum, mean, prod, max/min and their arg and dim forms, var/std,
 // norm, logsumexp, any/all, count_nonzero) and the statistics over them (var_mean, std_mean,
-// nansum, nanmean, aminmax, median, kthvalue).
+// nansum, nanmean, aminmax, median, kthvalue, mode).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -170,6 +170,30 @@ size_t ref_median_position(const std::vector<double>& v) {
   size_t nans = 0;
   for (double x : v) nans += std::isnan(x) ? 1 : 0;
   return nans > 0 ? v.size() - nans : (v.size() - 1) / 2;
+}
+// mode of a row, counted directly: the most frequent value (NaN never equal to anything), the
+// smallest of those equally frequent (NaN after every number), and the index of its last
+// occurrence (a NaN is its own only occurrence: the first NaN when every element is NaN).
+std::pair<double, int64_t> ref_mode(const std::vector<double>& v) {
+  auto count = [&v](double x) {
+    int64_t c = 0;
+    for (double y : v) c += y == x ? 1 : 0;
+    return std::isnan(x) ? int64_t{1} : c;
+  };
+  int64_t best = 0;
+  for (double x : v) best = std::max(best, count(x));
+  size_t chosen = v.size();
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (count(v[i]) != best) continue;
+    const bool smaller = chosen == v.size() || (!std::isnan(v[i]) && (std::isnan(v[chosen]) || v[i] < v[chosen]));
+    if (smaller) chosen = i;
+  }
+  if (!std::isnan(v[chosen])) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == v[chosen]) chosen = std::max(chosen, i);
+    }
+  }
+  return {v[chosen], static_cast<int64_t>(chosen)};
 }
 double ref_norm(const std::vector<double>& v, double p) {
   if (std::isinf(p)) {
@@ -696,6 +720,55 @@ ANATOMY_REGISTER_OPS(reduction) {
     return std::vector<ErrorInput>{big, zero, boolean};
   };
   ops.push_back(kth);
+
+  // mode: the smallest of the most frequent values and its last index; samples drawn from a few
+  // values repeat (labelled "ties": moving one of them changes the answer, so gradcheck skips
+  // them), the others are distinct and pick the smallest.
+  OpInfo mode;
+  mode.name = "mode";
+  mode.family = OpFamily::Reduction;
+  mode.schemas = {"mode"};
+  mode.dtypes = kAll;
+  mode.differentiable = true;
+  mode.notes = "the smallest of the most frequent values and its last index; every NaN is its own value";
+  mode.samples = [](DType t) {
+    std::vector<SampleInput> s = single_dim_samples(t, {});
+    Domain few;
+    few.int_low = 0;
+    few.int_high = 4;
+    auto repeating = [&](std::vector<int64_t> shape) {
+      return random_tensor(std::move(shape), DType::Int64, few).to(t);
+    };
+    s.push_back(sample("ties, inner dim", repeating({6, 9}), {1}));
+    s.push_back(sample("ties, outer dim keepdim", repeating({9, 4}), {0}, true));
+    s.push_back(sample("ties, transposed", repeating({9, 5}).t(), {1}));
+    s.push_back(sample("ties, offset 3-d", repeating({3, 8, 5}).slice(1, 1).slice(2, 1), {1}));
+    s.push_back(sample("ties, long rows", repeating({20, 300}), {1}));
+    s.push_back(sample("ties, default dim", repeating({4, 7}), {-1}));
+    if (is_floating(t)) {
+      const std::vector<double> nan_rows = {kNaN, 1.0, kNaN, 2.0, kNaN, kNaN, kNaN, kNaN,
+                                            -0.0, 0.0, kNaN, 3.0, 3.0,  0.0,  kNaN, -0.0};
+      s.push_back(sample("ties, NaN and signed zeros", tensor(nan_rows, {4, 4}, DType::Float64).to(t), {1}));
+    }
+    return s;
+  };
+  mode.op = [](const SampleInput& s) {
+    auto [v, i] = anatomy::mode(s.tensors[0], s.dims[0], s.keepdim);
+    return std::vector<Tensor>{v, i};
+  };
+  mode.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+    const OptionalIntArrayRef dims(s.dims);
+    return std::vector<RefTensor>{
+        reduce_ref(in[0], dims, s.keepdim, in[0].dtype, [](const std::vector<double>& v) { return ref_mode(v).first; }),
+        reduce_ref(in[0], dims, s.keepdim, DType::Int64,
+                   [](const std::vector<double>& v) { return static_cast<double>(ref_mode(v).second); })};
+  };
+  mode.error_inputs = [] {
+    return std::vector<ErrorInput>{
+        bad("empty reduced dim", random_tensor({0, 3}, DType::Float32), {0}, typeid(IndexError), {"mode", "dim 0"}),
+        bad("dim out of range", random_tensor({2, 3}, DType::Float32), {2}, typeid(IndexError), {"mode", "2"})};
+  };
+  ops.push_back(mode);
   return ops;
 }
 

@@ -1,9 +1,10 @@
-// Meta: flip, tril, triu, sort, topk, the scans (cumsum, cumprod, cummax, cummin, logcumsumexp)
-// and one_hot. The same checks as the CPU kernels (dispatch/ops/shape_checks.h) and the same result
-// metadata, without data. one_hot needs num_classes: with -1 its result's shape would depend on
-// the values.
+// Meta: flip, tril, triu, sort, topk, the scans (cumsum, cumprod, cummax, cummin, logcumsumexp),
+// one_hot, searchsorted and bucketize. The same checks as the CPU kernels
+// (dispatch/ops/shape_checks.h, bucketize_rules.h) and the same result metadata, without data.
+// one_hot needs num_classes: with -1 its result's shape would depend on the values.
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/search_registration.h"
 #include "anatomy/dispatch/ops/shape_checks.h"
 #include "anatomy/dispatch/ops/sort_registration.h"
 
@@ -28,6 +29,10 @@ Tensor triu_meta(const Tensor& self, int64_t) {
 // Sort and topk on Meta: the shared checks and result shapes (dispatch/ops/sort_registration.h), no
 // values to order.
 void select_nothing(const Tensor&, int64_t, int64_t, bool, bool, const Tensor&, const Tensor&, const char*) {}
+
+// searchsorted and bucketize on Meta: the shared checks, promotion and result (a sorter's entries
+// are values, which are not checked here).
+void search_nothing(const search::SearchArgs&, const Tensor&, const char*) {}
 
 Tensor cumsum_meta(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   shape::checked_dim(self, dim, "cumsum");
@@ -77,6 +82,7 @@ ANATOMY_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("cummin", ANATOMY_KERNEL(cummin_meta));
   m.impl("logcumsumexp", ANATOMY_KERNEL(logcumsumexp_meta));
   m.impl("one_hot", ANATOMY_KERNEL(one_hot_meta));
+  dispatch::register_search_kernels<&search_nothing>(m);
 }
 
 }  // namespace anatomy::meta

@@ -79,6 +79,22 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim);
 // int64 [..., num_classes]; num_classes = -1 takes max(self) + 1.
 Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 
+// Positions in sorted rows (numpy's searchsorted): for each value of self, the first index i of
+// its row of sorted_sequence with sequence[i] >= value (side "left", the default) or > value
+// (side "right" or right = true). sorted_sequence is 1-d (one row for every value) or has self's
+// leading dims (each row of values searches its own row); sorter, int64 of sorted_sequence's
+// shape, gives the ascending order of an unsorted sequence. The two promote to a common dtype;
+// the result is int64 (int32 with out_int32) of self's shape.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+// searchsorted with the arguments swapped and 1-d boundaries: the bucket of each value.
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+
 // Advanced indexing, as self[indices] in NumPy: one entry per leading dim, an undefined Tensor
 // for a full slice, an integer tensor to pick positions or a bool mask to pick by mask.
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices);

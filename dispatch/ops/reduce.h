@@ -74,6 +74,9 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim 
 // The k-th smallest (k from 1) along dim, NaN larger than every number, and its index; among
 // equal values, the k-th in input order.
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1, bool keepdim = false);
+// The most frequent value along dim (among equally frequent ones, the smallest; NaN values are
+// each their own value, larger than every number) and the index of its last occurrence.
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim = -1, bool keepdim = false);
 
 // ---- counting (dispatch/ops/counting.cpp; not differentiable) ----
 // (sorted unique values of the flattened self, the inverse: each element's position among them,

@@ -1,6 +1,6 @@
 // Statistics written over other operators (CompositeImplicitAutograd: every backend that runs
 // the parts runs these, and autograd differentiates the parts): var_mean, std_mean, nansum,
-// nanmean, aminmax, median and kthvalue.
+// nanmean, aminmax, median, kthvalue and mode.
 //
 // Note [Order statistics through a stable sort]
 // median and kthvalue sort the input along the dim (below autograd: the order carries no gradient) (the engine's sort
@@ -8,6 +8,19 @@
 // the sort gives: the indices are deterministic (among equal values, the k-th in input order), and the gradient flows
 // through gather to exactly that element, as PyTorch's does. A sort costs O(n log n) where a selection would cost O(n);
 // no benchmark row holds these to a speed yet.
+//
+// Note [mode as runs of a stable sort]
+// mode sorts each row the same way, marks where the runs of equal values start and numbers them
+// (sorted_runs.h, which unique and isin share: NaN != NaN, so every NaN is a run of its own, as
+// the != of PyTorch's CPU kernel makes it), counts each run's length with scatter_add and gives
+// every position its run's length. The first position holding the greatest length (max's first
+// index) starts the winning run: the smallest of the most frequent values, which is the value
+// PyTorch's CPU kernel keeps (it walks the runs in ascending order and replaces its answer only
+// on a strictly greater count). The index is that of the run's last element in the stable order,
+// the value's last occurrence in input order: what PyTorch's CPU kernel returns where its sort
+// (std::sort, not stable) keeps equal values in order, as it does for rows of up to 16 elements;
+// for longer rows PyTorch returns an occurrence its sort happens to leave last. The value is read
+// with gather at that index, so the gradient reaches exactly that element.
 #include <limits>
 #include <tuple>
 
@@ -16,6 +29,7 @@
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/composite_errors.h"
 #include "anatomy/dispatch/ops/print.h"
+#include "anatomy/dispatch/ops/sorted_runs.h"
 
 namespace anatomy {
 namespace {
@@ -142,6 +156,30 @@ TwoTensors kthvalue_composite(const Tensor& self, int64_t k, int64_t dim, bool k
   return pick_sorted(self, d, same_position(self, d, k - 1), keepdim);
 }
 
+// The sorted position of each row's answer (Note [mode as runs of a stable sort]), keepdim
+// shape, int64; and the sort's order, from which the caller reads the index.
+TwoTensors mode_position(const Tensor& self, int64_t d) {
+  // Positions and counts carry no gradient: below the autograd keys nothing records.
+  dispatch::ExcludeDispatchKeyGuard below_autograd(dispatch::kAutogradKeys);
+  auto [sorted, order] = sort(self, d);
+  const Tensor ids = run_ids(run_starts(sorted, d), d);
+  const Tensor lengths = scatter_add(zeros_like(ids), d, ids, ones_like(ids));
+  auto [longest, first] = max(gather(lengths, d, ids), d, /*keepdim=*/true);
+  return {add(first, sub(longest, Scalar(1))), order};
+}
+
+TwoTensors mode_composite(const Tensor& self, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, self.dim(), "mode");
+  if (self.dim() == 0) return {self.clone(), zeros({}, TensorOptions().dtype(DType::Int64).device(self.device()))};
+  ANATOMY_CHECK(self.size(d) > 0, IndexError, "mode: dim {} of a tensor of shape {} has no elements", dim,
+                shape_string(self.sizes()));
+  const auto [position, order] = mode_position(self, d);
+  Tensor indices = gather(order, d, position);
+  Tensor values = gather(self, d, indices);
+  if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
+  return {values, indices};
+}
+
 }  // namespace
 
 ANATOMY_LIBRARY(aten, m) {
@@ -162,6 +200,8 @@ ANATOMY_LIBRARY(aten, m) {
         ANATOMY_KERNEL(median_dim_composite));
   m.def("kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
         ANATOMY_KERNEL(kthvalue_composite));
+  m.def("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        ANATOMY_KERNEL(mode_composite));
 }
 
 // ---- the C++ API ----
@@ -200,6 +240,10 @@ TwoTensors kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
   ANATOMY_OP(op, "aten::kthvalue", TwoTensors(const Tensor&, int64_t, int64_t, bool));
   return op.call(self, k, dim, keepdim);
 }
+TwoTensors mode(const Tensor& self, int64_t dim, bool keepdim) {
+  ANATOMY_OP(op, "aten::mode", TwoTensors(const Tensor&, int64_t, bool));
+  return op.call(self, dim, keepdim);
+}
 
 // ---- methods ----
 Tensor Tensor::nansum(OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) const {
@@ -218,5 +262,6 @@ std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
 std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
   return anatomy::kthvalue(*this, k, dim, keepdim);
 }
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const { return anatomy::mode(*this, dim, keepdim); }
 
 }  // namespace anatomy
