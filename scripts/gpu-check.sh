@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU check in one command, for the GPU test machine (docs: shared GPU.md):
 #   configure and build (CUDA on, sm_90), run the GPU tests (ctest -L gpu), run them again under
-#   compute-sanitizer memcheck and racecheck, record `gpu-anatomy device-info --json`, run
+#   compute-sanitizer memcheck and racecheck, record `gpu-anatomy c00 device-info --json FILE`, run
 #   every anatomy_bench* benchmark that was built, with JSON output, and run anatomy_peer_torch
 #   (anatomy next to libtorch, built when torch is importable) into peer-report.md.
 #
@@ -228,8 +228,7 @@ racecheck_exclude+=",cuda topk: every dtype*,cuda sort: long rows*"
 step_racecheck() { sanitize racecheck "$racecheck_exclude"; }
 
 step_device_info() {
-  "$build/tools/gpu-anatomy" device-info --json >"$out/device-info.json" 2>"$out/device-info.log"
-  "$build/tools/gpu-anatomy" device-info >>"$out/device-info.log" 2>&1
+  "$build/tools/gpu-anatomy" c00 device-info --json "$out/device-info.json" >"$out/device-info.log" 2>&1
 }
 
 step_benchmarks() {

@@ -1,14 +1,18 @@
-// gpu-anatomy device-info: what this build of anatomy is and which CUDA devices it sees, as
-// text or (--json) as one JSON object for scripts such as scripts/gpu-check.sh.
+// gpu-anatomy c00 device-info: what this build of anatomy is, the CPU it runs on and the CUDA
+// devices it sees, as text and (--json FILE) in the report schema of every experiment, the facts
+// under "results" (scripts/gpu-check.sh keeps the file).
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "anatomy/cuda.h"
-#include "anatomy/tools/commands.h"
+#include "anatomy/tools/chapters.h"
+#include "anatomy/tools/experiment.h"
 
 namespace anatomy::tools {
 namespace {
@@ -24,9 +28,24 @@ constexpr bool kWithCuda = false;
 // 13000 -> "13.0", as CUDA encodes versions.
 std::string cuda_version_string(int v) { return v == 0 ? "none" : fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
+// The CPU's model name as /proc/cpuinfo gives it ("unknown" elsewhere).
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      return line.substr(line.find(':') + 2);
+    }
+  }
+  return "unknown";
+}
+
 // Everything the command reports, gathered once; the text form is written from it.
 json collect() {
   json j;
+  j["cpu"] = {{"model", cpu_model()},
+              {"logical_cores", std::thread::hardware_concurrency()},
+              {"intra_op_threads", get_num_threads()}};
   j["anatomy_version"] = ANATOMY_VERSION;
   j["build"] = {{"cuda", kWithCuda}, {"cuda_architectures", ANATOMY_CUDA_ARCHITECTURES}};
   j["devices"] = json::array();
@@ -56,6 +75,8 @@ void print_text(const json& j) {
   std::string archs = j["build"]["cuda_architectures"];
   fmt::print("anatomy {}\n", j["anatomy_version"].get<std::string>());
   fmt::print("build: CUDA {}\n", kWithCuda ? fmt::format("on (architectures: {})", archs) : "off");
+  fmt::print("cpu: {}, {} logical cores, {} intra-op threads\n", j["cpu"]["model"].get<std::string>(),
+             j["cpu"]["logical_cores"].get<unsigned>(), j["cpu"]["intra_op_threads"].get<int>());
   if (!j.contains("cuda")) {
     fmt::print("no CUDA device: running on cpu (built without the CUDA backend)\n");
     return;
@@ -84,17 +105,16 @@ void print_text(const json& j) {
 
 }  // namespace
 
-void add_device_info(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("device-info", "The build, the CUDA devices and their properties");
-  auto as_json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *as_json, "Print one JSON object instead of text");
-  cmd->callback([as_json] {
-    json j = collect();
-    if (*as_json) {
-      std::cout << j.dump(2) << "\n";
-    } else {
-      print_text(j);
-    }
+void add_device_info(CLI::App& chapter) {
+  CLI::App* cmd = chapter.add_subcommand("device-info", "The build, the CPU, the CUDA devices and their properties");
+  auto o = std::make_shared<CommonOptions>();
+  cmd->add_option("--json", o->json, "write the report as JSON here (schema: docs/gpu-anatomy.schema.json)");
+  cmd->callback([o] {
+    const json j = collect();
+    print_text(j);
+    Report report("c00", "device-info", *o, Device(j["device"].get<std::string>()));
+    for (const auto& [key, value] : j.items()) report.results()[key] = value;
+    report.write_json();
   });
 }
 

@@ -8,7 +8,7 @@
 
 #include "anatomy/anatomy.h"
 #include "anatomy/cuda.h"
-#include "anatomy/tools/commands.h"
+#include "anatomy/tools/chapters.h"
 
 namespace anatomy::tools {
 namespace {

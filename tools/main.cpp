@@ -1,20 +1,120 @@
-// gpu-anatomy: the command-line tool of anatomy. Subcommands live in their own files
-// (tools/commands.h); an anatomy error ends the command with its message and exit status 1.
+// gpu-anatomy: the command-line tool of anatomy, `gpu-anatomy <chapter> <experiment> [options]`.
+// Chapters and experiments live in their own files (tools/chapters.h); this file wires them
+// together and turns every failure into one line on stderr and an exit status:
+//   0 done; 1 an anatomy error, or a result that differed from its reference; 2 bad usage (an
+//   unknown chapter, experiment or option, with the closest valid name; a bad value); 3 out of
+//   memory (the allocator's message).
+#include <fmt/format.h>
+
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/tools/commands.h"
+#include "anatomy/tools/chapters.h"
+#include "anatomy/tools/experiment.h"
+#include "anatomy/tools/suggest.h"
+
+namespace {
+
+using anatomy::tools::closest;
+
+int usage_error(const std::string& message) {
+  std::cerr << "gpu-anatomy: error: " << message << "\n";
+  return 2;
+}
+
+std::vector<std::string> names_of(const std::vector<CLI::App*>& apps) {
+  std::vector<std::string> v;
+  for (const CLI::App* a : apps) v.push_back(a->get_name());
+  return v;
+}
+
+// The names a word could have meant, as " (did you mean 'x'?)" or nothing.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& names) {
+  const std::string best = closest(word, names);
+  return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
+}
+
+// CLI11 reports a word it did not expect; find where it was: a chapter, an experiment or an option.
+int unexpected(CLI::App& app, int argc, char** argv) {
+  const std::vector<std::string> chapters = names_of(app.get_subcommands([](CLI::App*) { return true; }));
+  if (argc < 2) return usage_error("no chapter given (chapters: " + fmt::format("{}", fmt::join(chapters, ", ")) + ")");
+  const std::string first = argv[1];
+  CLI::App* chapter = nullptr;
+  for (CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (c->get_name() == first) chapter = c;
+  }
+  if (!chapter) {
+    return usage_error(fmt::format("unknown chapter '{}'{}; chapters: {}", first, did_you_mean(first, chapters),
+                                   fmt::join(chapters, ", ")));
+  }
+  const std::vector<std::string> experiments = names_of(chapter->get_subcommands([](CLI::App*) { return true; }));
+  if (argc < 3 || argv[2][0] == '-') {
+    return usage_error(fmt::format("{}: no experiment given; experiments: {}", first, fmt::join(experiments, ", ")));
+  }
+  const std::string second = argv[2];
+  const CLI::App* experiment = nullptr;
+  for (CLI::App* e : chapter->get_subcommands([](CLI::App*) { return true; })) {
+    if (e->get_name() == second) experiment = e;
+  }
+  if (!experiment) {
+    return usage_error(fmt::format("{}: unknown experiment '{}'{}; experiments: {}", first, second,
+                                   did_you_mean(second, experiments), fmt::join(experiments, ", ")));
+  }
+  std::vector<std::string> options;
+  for (const CLI::Option* opt : experiment->get_options()) {
+    for (const std::string& n : opt->get_lnames()) options.push_back("--" + n);
+  }
+  for (int i = 3; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.rfind("--", 0) != 0) continue;
+    const std::string name = word.substr(0, word.find('='));
+    if (std::find(options.begin(), options.end(), name) == options.end()) {
+      return usage_error(fmt::format("{} {}: unknown option '{}'{}", first, second, name, did_you_mean(name, options)));
+    }
+  }
+  return usage_error(fmt::format("{} {}: unexpected argument(s)", first, second));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpu-anatomy: look inside the anatomy tensor engine"};
+  CLI::App app{"gpu-anatomy: experiments that look inside the anatomy tensor engine, chapter by chapter"};
   app.require_subcommand(1);
-  anatomy::tools::add_device_info(app);
-  anatomy::tools::add_dispatch_trace(app);
-  anatomy::tools::add_memory_snapshot(app);
+  auto chapter = [&](const char* name, const char* about) {
+    CLI::App* c = app.add_subcommand(name, about);
+    c->require_subcommand(1);
+    return c;
+  };
+  anatomy::tools::add_device_info(*chapter("c00", "device: the build, the GPUs and their properties"));
+  CLI::App* c01 = chapter("c01", "tensor semantics (seed 004): layouts and what they cost");
+  anatomy::tools::add_c01_contiguity_bench(*c01);
+  anatomy::tools::add_c01_layout(*c01);
+  anatomy::tools::add_memory_snapshot(*chapter("c03", "memory: the caching allocator's summary and snapshot"));
+  anatomy::tools::add_dispatch_trace(*chapter("c06", "dispatch: the dispatcher's steps for a small program"));
   try {
-    app.parse(argc, argv);  // runs the chosen subcommand's callback
-  } catch (const CLI::ParseError& e) {
+    app.parse(argc, argv);  // runs the chosen experiment's callback
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ExtrasError&) {
+    return unexpected(app, argc, argv);
+  } catch (const CLI::RequiredError& e) {
+    // A chapter without an experiment, or no chapter at all.
+    if (argc < 2 || argv[1][0] != '-') return unexpected(app, argc, argv);
+    return usage_error(e.what());
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
+  } catch (const anatomy::tools::UsageError& e) {
+    return usage_error(e.what());
+  } catch (const anatomy::OutOfMemoryError& e) {
+    std::cerr << "gpu-anatomy: out of memory: " << e.what() << "\n";
+    return 3;
+  } catch (const anatomy::tools::ExperimentFailed& e) {
+    std::cerr << "gpu-anatomy: error: " << e.what() << "\n";
+    return 1;
   } catch (const anatomy::Error& e) {
     std::cerr << "gpu-anatomy: error: " << e.what() << "\n";
     return 1;

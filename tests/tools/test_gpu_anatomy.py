@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Tests of the gpu-anatomy command: every experiment at tiny sizes on the CPU (the blocks of
+text it must print, positive finite figures, a JSON report that validates against
+docs/gpu-anatomy.schema.json), and every bad input (its one-line message and exit status, and no
+file left behind).
+
+usage: test_gpu_anatomy.py GPU_ANATOMY SCHEMA {outputs,errors}
+"""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+TOOL, SCHEMA_PATH, GROUP = sys.argv[1], sys.argv[2], sys.argv[3]
+with open(SCHEMA_PATH) as f:
+    SCHEMA = json.load(f)
+failures = []
+
+
+def run(*args):
+    p = subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def report(args, path):
+    """Runs an experiment with --json path; returns (stdout, the validated document)."""
+    rc, out, err = run(*args, "--json", path)
+    if not check(rc == 0, f"{args}: exit {rc}, stderr: {err.strip()}"):
+        return out, None
+    with open(path) as f:
+        doc = json.load(f)
+    try:
+        jsonschema.validate(doc, SCHEMA)
+    except jsonschema.ValidationError as e:
+        check(False, f"{args}: the JSON does not validate: {e.message}")
+    for m in doc["measurements"]:
+        for key in ("median", "p10", "p90"):
+            check(math.isfinite(m[key]) and m[key] > 0, f"{args}: {m['name']} {key} = {m[key]}")
+        check(m["p10"] <= m["median"] <= m["p90"], f"{args}: {m['name']} p10 <= median <= p90")
+    check(not os.path.exists(path + ".partial"), f"{args}: a .partial file was left behind")
+    return out, doc
+
+
+VARIANTS = ["contiguous", "transposed_view", "sliced_offset_view", "as_strided_view", "transposed_contig_copy"]
+
+
+def outputs(tmp):
+    for dtype, name in [("fp32", "float32"), ("fp16", "float16"), ("bf16", "bfloat16"), ("fp64", "float64"),
+                        ("int8", "int8")]:
+        args = ["c01", "contiguity-bench", "--device", "cpu", "--dtype", dtype, "--m", "12", "--n", "10", "--k",
+                "6", "--iters", "3", "--warmup", "1", "--quiet"]
+        out, doc = report(args, os.path.join(tmp, f"c01-{dtype}.json"))
+        for v in VARIANTS:
+            check(f"[A variant: {v}]\n" in out, f"{dtype}: the layout block of {v}")
+        # Seed 004's layout block, line for line, for the sliced view: (m, n-1) at offset 1.
+        size = {"fp32": 4, "fp16": 2, "bf16": 2, "fp64": 8, "int8": 1}[dtype]
+        block = ("[A variant: sliced_offset_view]\n  shape          : (12, 9)\n"
+                 f"  dtype          : {name}\n  device         : cpu\n  is_contiguous  : no\n"
+                 "  strides        : (10, 1)\n  storage_offset : 1\n"
+                 f"  offset_bytes   : {size}  (mod 128 = {size})\n")
+        check(block in out, f"{dtype}: the sliced_offset_view block reads as seed 004's:\n{out}")
+        check("=== Matmul timing (A @ B) ===" in out, f"{dtype}: the matmul block")
+        timings = re.findall(r"^(\w+) +([0-9.]+) ms/iter   \(p10-p90 ([0-9.]+)-([0-9.]+)\)$", out, re.M)
+        floating = dtype != "int8"
+        check(len(timings) == (10 if floating else 5), f"{dtype}: {len(timings)} timing lines")
+        check(all(0 < float(lo) <= float(t) <= float(hi) for _, t, lo, hi in timings),
+              f"{dtype}: every time is positive, inside its spread")
+        check(("=== LayerNorm-ish timing ===" in out) == floating, f"{dtype}: the LayerNorm block iff floating")
+        check("Notes:\n  - " in out, f"{dtype}: the notes")
+        if doc:
+            check(doc["chapter"] == "c01" and doc["experiment"] == "contiguity-bench", f"{dtype}: names")
+            check(len(doc["measurements"]) == len(timings), f"{dtype}: a measurement per timing line")
+            check([l["name"] for l in doc["results"]["layouts"]] == VARIANTS, f"{dtype}: the layouts in order")
+            check(doc["options"]["m"] == 12 and doc["options"]["dtype"] == dtype, f"{dtype}: the options")
+    out, doc = report(["c01", "layout", "--device", "cpu"], os.path.join(tmp, "layout.json"))
+    rows = [l for l in out.splitlines() if l.endswith("matches") or l.endswith("DIFFERS")]
+    check(len(rows) == 10 and all(l.endswith("matches") for l in rows), f"layout: ten rows that match:\n{out}")
+    if doc:
+        check(len(doc["results"]["views"]) == 10, "layout: ten views in the JSON")
+    out, doc = report(["c00", "device-info"], os.path.join(tmp, "device.json"))
+    check("cpu: " in out, "device-info: the CPU line")
+    if doc:
+        check(doc["results"]["cpu"]["logical_cores"] >= 1, "device-info: the CPU's cores")
+    rc, out, _ = run("--help")
+    check(rc == 0 and all(c in out for c in ("c00", "c01", "c03", "c06")), "--help lists the chapters")
+    rc, out, _ = run("c01", "--help")
+    check(rc == 0 and "contiguity-bench" in out and "layout" in out, "c01 --help lists the experiments")
+
+
+def errors(tmp):
+    def bad(args, status, *needles):
+        rc, out, err = run(*args)
+        line = err.strip()
+        check(rc == status, f"{args}: exit {rc}, expected {status} ({line})")
+        check(line.count("\n") == 0 and line.startswith("gpu-anatomy: "), f"{args}: one line: {line!r}")
+        for n in needles:
+            check(n in line, f"{args}: {n!r} in {line!r}")
+
+    bad([], 2, "chapter")
+    bad(["c1", "layout"], 2, "unknown chapter 'c1'", "did you mean 'c01'?")
+    bad(["c01"], 2, "no experiment given", "contiguity-bench")
+    bad(["c01", "layuot"], 2, "unknown experiment 'layuot'", "did you mean 'layout'?")
+    bad(["c01", "layout", "--devcie", "cpu"], 2, "unknown option '--devcie'", "did you mean '--device'?")
+    bad(["c01", "contiguity-bench", "--device", "gpu0"], 2, "'gpu0' is not a device")
+    bad(["c01", "contiguity-bench", "--m", "0", "--device", "cpu"], 2, "--m", "at least 1", "0")
+    bad(["c01", "contiguity-bench", "--k", "-3", "--device", "cpu"], 2, "--k", "-3")
+    bad(["c01", "contiguity-bench", "--n", "1", "--device", "cpu"], 2, "--n", "at least 2")
+    bad(["c01", "contiguity-bench", "--dtype", "fp8", "--device", "cpu"], 2, "--dtype", "fp8")
+    bad(["c01", "contiguity-bench", "--iters", "0", "--device", "cpu"], 2, "--iters")
+    bad(["c01", "contiguity-bench", "--m", "abc"], 2, "--m")
+    # More than the machine has: the allocator's message, exit 3.
+    bad(["c01", "contiguity-bench", "--device", "cpu", "--m", "10000000", "--n", "10000000", "--k", "2"], 3,
+        "out of memory")
+    # A CUDA device that is not there: none at all, or an index past the last one (listing them).
+    if "no CUDA device" in run("c00", "device-info")[1]:
+        bad(["c01", "layout", "--device", "cuda:0"], 2, "--device cuda:0", "no CUDA device")
+        bad(["c01", "layout", "--device", "cuda:7"], 2, "--device cuda:7", "no CUDA device")
+    else:
+        bad(["c01", "layout", "--device", "cuda:99"], 2, "--device cuda:99", "cuda:0 (")
+    target = os.path.join(tmp, "missing-folder", "out.json")
+    bad(["c01", "layout", "--device", "cpu", "--json", target], 2, "--json", "cannot write")
+    check(not os.path.exists(target) and not os.path.exists(target + ".partial"), "no file after a failed --json")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    {"outputs": outputs, "errors": errors}[GROUP](tmp)
+for f in failures:
+    print("FAILED:", f)
+print(f"{GROUP}: {'ok' if not failures else f'{len(failures)} failure(s)'}")
+sys.exit(1 if failures else 0)

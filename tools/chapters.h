@@ -1,0 +1,21 @@
+// The chapters of gpu-anatomy and their experiments, one file per experiment. Each add_* adds its
+// experiment (options and the code it runs) to its chapter's subcommand; main.cpp makes the
+// chapters in the order --help lists them. Numbers are left free for the chapters still to come
+// (docs/cli.md lists them).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace anatomy::tools {
+
+// c00 device: device-info [--json F]: the build, the CUDA devices and their properties.
+void add_device_info(CLI::App& chapter);
+// c01 tensor semantics (seed 004).
+void add_c01_contiguity_bench(CLI::App& chapter);
+void add_c01_layout(CLI::App& chapter);
+// c03 memory: memory-snapshot [--simulated] [--html F] [--json F] [--svg F].
+void add_memory_snapshot(CLI::App& chapter);
+// c06 dispatch: dispatch-trace [--device cpu|cuda:N] [--files].
+void add_dispatch_trace(CLI::App& chapter);
+
+}  // namespace anatomy::tools

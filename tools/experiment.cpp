@@ -1,0 +1,163 @@
+// The common options, device and dtype resolution, and the report of gpu-anatomy's experiments.
+#include "anatomy/tools/experiment.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "anatomy/cuda.h"
+
+namespace anatomy::tools {
+
+void add_common_options(CLI::App* cmd, CommonOptions& o, const CommonDefaults& d) {
+  cmd->add_option("--device", o.device, "cpu, cuda or cuda:N (default: cuda:0 when a GPU is present, else cpu)");
+  if (d.dtype) {
+    o.dtype = *d.dtype;
+    cmd->add_option("--dtype", o.dtype, "the tensors' dtype")->check(CLI::IsMember(d.dtypes))->capture_default_str();
+  }
+  if (d.iters) {
+    o.iters = *d.iters;
+    o.warmup = d.warmup;
+    cmd->add_option("--iters", o.iters, "timed iterations (the median is reported)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_option("--warmup", o.warmup, "untimed iterations first")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+  }
+  cmd->add_option("--json", o.json, "write the results as JSON here (schema: docs/gpu-anatomy.schema.json)");
+  cmd->add_flag("--quiet", o.quiet, "no progress line and no notes on stderr");
+}
+
+namespace {
+std::string list_devices() {
+  std::string s;
+  for (int i = 0; i < cuda::device_count(); ++i) {
+    s += fmt::format("{}cuda:{} ({})", i ? ", " : "", i, cuda::get_device_properties(i).name);
+  }
+  return s;
+}
+}  // namespace
+
+Device resolve_device(const std::string& text, bool quiet) {
+  if (text.empty()) {
+    if (cuda::is_available()) return Device("cuda:0");
+    if (!quiet) std::cerr << "gpu-anatomy: no CUDA device (" << cuda::unavailable_reason() << "): running on cpu\n";
+    return Device("cpu");
+  }
+  if (text == "cpu") return Device("cpu");
+  int index = -1;
+  if (text == "cuda") {
+    index = 0;
+  } else if (text.rfind("cuda:", 0) == 0 && text.size() > 5 && text.size() < 9 &&
+             std::all_of(text.begin() + 5, text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    index = std::stoi(text.substr(5));
+  } else {
+    throw UsageError(fmt::format("--device: '{}' is not a device (cpu, cuda or cuda:N)", text));
+  }
+  if (!cuda::is_available()) {
+    throw UsageError(fmt::format("--device {}: no CUDA device is available ({})", text, cuda::unavailable_reason()));
+  }
+  if (index >= cuda::device_count()) {
+    throw UsageError(fmt::format("--device {}: this machine has {} CUDA device{}: {}", text, cuda::device_count(),
+                                 cuda::device_count() == 1 ? "" : "s", list_devices()));
+  }
+  return Device(fmt::format("cuda:{}", index));
+}
+
+DType resolve_dtype(const std::string& text) {
+  if (text == "fp32") return DType::Float32;
+  if (text == "fp16") return DType::Float16;
+  if (text == "bf16") return DType::BFloat16;
+  if (text == "fp64") return DType::Float64;
+  if (text == "int8") return DType::Int8;
+  throw UsageError(fmt::format("--dtype: '{}' is not one of fp32, fp16, bf16, fp64, int8", text));
+}
+
+std::string long_dtype_name(DType t) {
+  switch (t) {
+    case DType::Float16:
+      return "float16";
+    case DType::BFloat16:
+      return "bfloat16";
+    case DType::Float32:
+      return "float32";
+    case DType::Float64:
+      return "float64";
+    default:
+      return std::string(name(t));
+  }
+}
+
+void check_positive(const char* option, int64_t value) {
+  if (value < 1) throw UsageError(fmt::format("{}: the size must be at least 1, got {}", option, value));
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(at));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
+
+Report::Report(std::string chapter, std::string experiment, const CommonOptions& o, Device device)
+    : json_path_(o.json) {
+  doc_["schema"] = "gpu-anatomy/1";
+  doc_["chapter"] = std::move(chapter);
+  doc_["experiment"] = std::move(experiment);
+  doc_["anatomy_version"] = ANATOMY_VERSION;
+  doc_["device"] = device.str();
+  doc_["device_name"] = device.is_cuda() ? cuda::get_device_properties(device.index()).name : std::string("cpu");
+  doc_["options"] = nlohmann::json::object();
+  if (!o.dtype.empty()) doc_["options"]["dtype"] = o.dtype;
+  if (o.iters > 0) {
+    doc_["options"]["iters"] = o.iters;
+    doc_["options"]["warmup"] = o.warmup;
+  }
+  doc_["measurements"] = nlohmann::json::array();
+  doc_["results"] = nlohmann::json::object();
+  doc_["notes"] = nlohmann::json::array();
+}
+
+void Report::add_measurement(const std::string& group, const std::string& name, std::vector<double> samples_ms) {
+  doc_["measurements"].push_back({{"group", group},
+                                  {"name", name},
+                                  {"unit", "ms"},
+                                  {"median", median(samples_ms)},
+                                  {"p10", quantile(samples_ms, 0.1)},
+                                  {"p90", quantile(samples_ms, 0.9)},
+                                  {"iters", samples_ms.size()}});
+}
+
+void Report::add_note(const std::string& note) { doc_["notes"].push_back(note); }
+
+void Report::write_json() const {
+  if (json_path_.empty()) return;
+  const std::string tmp = json_path_ + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out.good()) throw UsageError(fmt::format("--json: cannot write '{}'", json_path_));
+    out << doc_.dump(2) << "\n";
+    if (!out.good()) {
+      std::remove(tmp.c_str());
+      throw UsageError(fmt::format("--json: writing '{}' failed", json_path_));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, json_path_, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("--json: cannot write '{}' ({})", json_path_, ec.message()));
+  }
+}
+
+}  // namespace anatomy::tools

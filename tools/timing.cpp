@@ -1,0 +1,60 @@
+// time_iterations and Progress (timing.h).
+#include "anatomy/tools/timing.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "anatomy/cuda.h"
+
+namespace anatomy::tools {
+
+std::vector<double> time_iterations(Device device, int warmup, int iters, const std::function<void()>& fn) {
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(iters));
+  if (device.is_cuda()) {
+    const cuda::DeviceGuard guard(device);
+    for (int i = 0; i < warmup; ++i) fn();
+    std::vector<cuda::Event> starts, ends;
+    for (int i = 0; i < iters; ++i) {
+      starts.emplace_back(true);
+      ends.emplace_back(true);
+    }
+    for (int i = 0; i < iters; ++i) {
+      starts[i].record();
+      fn();
+      ends[i].record();
+    }
+    ends.back().synchronize();
+    for (int i = 0; i < iters; ++i) samples.push_back(starts[i].elapsed_time(ends[i]));
+    return samples;
+  }
+  for (int i = 0; i < warmup; ++i) fn();
+  for (int i = 0; i < iters; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    const auto t1 = std::chrono::steady_clock::now();
+    samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  return samples;
+}
+
+Progress::Progress(std::string label, bool quiet)
+    : label_(std::move(label)),
+      enabled_(!quiet && isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()) {}
+
+Progress::~Progress() {
+  if (shown_) std::fputs("\r\033[K", stderr);
+}
+
+void Progress::update(const std::string& what) {
+  if (!enabled_) return;
+  if (!shown_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(2)) return;
+  shown_ = true;
+  fmt::print(stderr, "\r\033[K{}: {}", label_, what);
+  std::fflush(stderr);
+}
+
+}  // namespace anatomy::tools

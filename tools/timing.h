@@ -1,0 +1,37 @@
+// Honest timing for gpu-anatomy's experiments: warm-up calls first (untimed), then one sample per
+// iteration. Device work is timed with CUDA events recorded around each call on the current
+// stream (read after one synchronize at the end, so queuing is not serialized by the timing);
+// host work with a steady clock around each call. Samples are in milliseconds.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "anatomy/anatomy.h"
+
+namespace anatomy::tools {
+
+std::vector<double> time_iterations(Device device, int warmup, int iters, const std::function<void()>& fn);
+
+// A single updating progress line on stderr for runs longer than about two seconds: nothing
+// until two seconds have passed, nothing when stderr is not a terminal or with --quiet; the line
+// is cleared when the Progress ends.
+class Progress {
+ public:
+  Progress(std::string label, bool quiet);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  // "label: what" replaces the line (when shown at all).
+  void update(const std::string& what);
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace anatomy::tools
