@@ -12,6 +12,8 @@ namespace anatomy::tools {
 void add_device_info(CLI::App& chapter);
 // c01 tensor semantics (seed 004).
 void add_c01_contiguity_bench(CLI::App& chapter);
+void add_c01_sync_points(CLI::App& chapter);
+void add_c01_autograd_inspect(CLI::App& chapter);
 void add_c01_layout(CLI::App& chapter);
 // c03 memory: memory-snapshot [--simulated] [--html F] [--json F] [--svg F].
 void add_memory_snapshot(CLI::App& chapter);

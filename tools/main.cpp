@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
   anatomy::tools::add_device_info(*chapter("c00", "device: the build, the GPUs and their properties"));
   CLI::App* c01 = chapter("c01", "tensor semantics (seed 004): layouts and what they cost");
   anatomy::tools::add_c01_contiguity_bench(*c01);
+  anatomy::tools::add_c01_sync_points(*c01);
+  anatomy::tools::add_c01_autograd_inspect(*c01);
   anatomy::tools::add_c01_layout(*c01);
   anatomy::tools::add_memory_snapshot(*chapter("c03", "memory: the caching allocator's summary and snapshot"));
   anatomy::tools::add_dispatch_trace(*chapter("c06", "dispatch: the dispatcher's steps for a small program"));

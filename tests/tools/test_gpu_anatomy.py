@@ -83,6 +83,30 @@ def outputs(tmp):
             check(len(doc["measurements"]) == len(timings), f"{dtype}: a measurement per timing line")
             check([l["name"] for l in doc["results"]["layouts"]] == VARIANTS, f"{dtype}: the layouts in order")
             check(doc["options"]["m"] == 12 and doc["options"]["dtype"] == dtype, f"{dtype}: the options")
+    out, doc = report(["c01", "sync-points", "--device", "cpu", "--dtype", "fp32", "--size", "16", "--iters", "3",
+                       "--warmup", "1"], os.path.join(tmp, "sync.json"))
+    for block in ("=== Queued vs synchronized", "=== Calls that wait for the device", "=== The same calls under the "
+                  "sync-debug mode ===\non the CPU nothing is queued", "Notes:\n  - "):
+        check(block in out, f"sync-points: {block!r} in:\n{out}")
+    rows = re.findall(r"^(.+?) +([0-9.]+) ms/(iter|call)   \(p10-p90", out, re.M)
+    check(len(rows) == 5 and all(float(t) > 0 for _, t, _ in rows), f"sync-points: five positive rows:\n{out}")
+    if doc:
+        check(len(doc["measurements"]) == 5, "sync-points: five measurements")
+    dot, svg = os.path.join(tmp, "graph.dot"), os.path.join(tmp, "graph.svg")
+    out, doc = report(["c01", "autograd-inspect", "--device", "cpu", "--dtype", "fp32", "--batch", "2", "--seq", "3",
+                       "--dmodel", "8", "--nhead", "2", "--dot", dot, "--svg", svg], os.path.join(tmp, "ag.json"))
+    for name in ("MeanBackward0", "NativeLayerNormBackward0", "AddmmBackward0", "GeluBackward0", "SoftmaxBackward0",
+                 "AccumulateGrad (leaf [24, 8] fp32)", "=== Parameter gradients ===", "=== Graph structure ==="):
+        check(name in out, f"autograd-inspect: {name!r} in the output")
+    grads = re.findall(r"^(\S+) +(\S+) +(\S+) +(\S+) +(\S+) +(\S+)$", out.split("=== Parameter gradients ===")[1]
+                       .split("===")[0], re.M)  # the header has seven words ("max |g|"): no match
+    check(len(grads) == 12 and all(math.isfinite(float(v)) for g in grads for v in g[2:]),
+          f"autograd-inspect: twelve finite gradient rows: {grads}")
+    check(os.path.getsize(dot) > 0 and open(dot).read().startswith("digraph"), "autograd-inspect: --dot")
+    check(open(svg).read().lstrip().startswith("<?xml") or "<svg" in open(svg).read(), "autograd-inspect: --svg")
+    if doc:
+        check(doc["results"]["node_counts"]["AccumulateGrad"] == 12, "autograd-inspect: twelve AccumulateGrad nodes")
+        check(doc["results"]["graph_held_bytes"] > 0, "autograd-inspect: the graph holds memory")
     out, doc = report(["c01", "layout", "--device", "cpu"], os.path.join(tmp, "layout.json"))
     rows = [l for l in out.splitlines() if l.endswith("matches") or l.endswith("DIFFERS")]
     check(len(rows) == 10 and all(l.endswith("matches") for l in rows), f"layout: ten rows that match:\n{out}")
@@ -95,7 +119,8 @@ def outputs(tmp):
     rc, out, _ = run("--help")
     check(rc == 0 and all(c in out for c in ("c00", "c01", "c03", "c06")), "--help lists the chapters")
     rc, out, _ = run("c01", "--help")
-    check(rc == 0 and "contiguity-bench" in out and "layout" in out, "c01 --help lists the experiments")
+    check(rc == 0 and all(e in out for e in ("contiguity-bench", "sync-points", "autograd-inspect", "layout")),
+          "c01 --help lists the experiments")
 
 
 def errors(tmp):
@@ -119,6 +144,10 @@ def errors(tmp):
     bad(["c01", "contiguity-bench", "--dtype", "fp8", "--device", "cpu"], 2, "--dtype", "fp8")
     bad(["c01", "contiguity-bench", "--iters", "0", "--device", "cpu"], 2, "--iters")
     bad(["c01", "contiguity-bench", "--m", "abc"], 2, "--m")
+    bad(["c01", "autograd-inspect", "--device", "cpu", "--dmodel", "10", "--nhead", "3"], 2, "--dmodel 10",
+        "--nhead 3")
+    bad(["c01", "autograd-inspect", "--device", "cpu", "--seq", "0"], 2, "--seq", "at least 1")
+    bad(["c01", "sync-points", "--device", "cpu", "--size", "-1"], 2, "--size")
     # More than the machine has: the allocator's message, exit 3.
     bad(["c01", "contiguity-bench", "--device", "cpu", "--m", "10000000", "--n", "10000000", "--k", "2"], 3,
         "out of memory")
