@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: builds if needed, then runs gpu-anatomy on cuda:0 when a GPU is there, else on
-# the CPU. Arguments are passed to gpu-anatomy (default: the device, then chapter 01's layout
-# table and contiguity benchmark at small sizes, then the dispatch trace; docs/cli.md).
+# the CPU. Arguments are passed to gpu-anatomy (default: `suite --quick`, every experiment at small
+# sizes, its report in build/gpu-anatomy-suite.json and its figures in build/plots; docs/cli.md).
 # Installs what is missing first (scripts/setup.sh; nothing when everything is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,9 +11,7 @@ tool=build/tools/gpu-anatomy
 if [ $# -gt 0 ]; then
   exec "$tool" "$@"
 fi
-device=cpu size=256 iters=5
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then device=cuda:0 size=2048 iters=50; fi
-"$tool" c00 device-info
-"$tool" c01 layout --device "$device"
-"$tool" c01 contiguity-bench --device "$device" --m "$size" --n "$size" --k "$size" --iters "$iters"
-"$tool" c06 dispatch-trace --device "$device"
+device=cpu
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then device=cuda:0; fi
+"$tool" suite --quick --device "$device" --json build/gpu-anatomy-suite.json
+/usr/bin/python3 scripts/plot-report.py build/gpu-anatomy-suite.json build/plots

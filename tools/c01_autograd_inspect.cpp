@@ -115,26 +115,10 @@ std::map<std::string, int> count_nodes(autograd::Node* root) {
   return counts;
 }
 
-void write_text(const std::string& path, const std::string& text, const char* option) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.good()) {
-      std::remove(tmp.c_str());
-      throw UsageError(fmt::format("{}: cannot write '{}'", option, path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("{}: cannot write '{}'", option, path));
-  }
-}
-
 // Graphviz's dot, run directly (no shell, so any file name is passed as it is).
 void render_svg(const std::string& dot, const std::string& svg) {
   const std::string src = svg + ".dot.partial";
-  write_text(src, dot, "--svg");
+  write_file_atomically(src, dot, "--svg");
   std::vector<std::string> args = {"dot", "-Tsvg", src, "-o", svg};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -216,7 +200,7 @@ void run(const Options& o) {
 
   if (!o.dot.empty() || !o.svg.empty()) {
     const std::string dot = autograd::to_dot(loss);
-    if (!o.dot.empty()) write_text(o.dot, dot, "--dot");
+    if (!o.dot.empty()) write_file_atomically(o.dot, dot, "--dot");
     if (!o.svg.empty()) render_svg(dot, o.svg);
   }
   const auto attention = counts.find("ScaledDotProductAttentionBackward0");

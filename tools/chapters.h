@@ -19,5 +19,7 @@ void add_c01_layout(CLI::App& chapter);
 void add_memory_snapshot(CLI::App& chapter);
 // c06 dispatch: dispatch-trace [--device cpu|cuda:N] [--files].
 void add_dispatch_trace(CLI::App& chapter);
+// suite [--quick]: every experiment that writes a report, one JSON document for all.
+void add_suite(CLI::App& app);
 
 }  // namespace anatomy::tools

@@ -140,24 +140,31 @@ void Report::add_measurement(const std::string& group, const std::string& name, 
 
 void Report::add_note(const std::string& note) { doc_["notes"].push_back(note); }
 
-void Report::write_json() const {
-  if (json_path_.empty()) return;
-  const std::string tmp = json_path_ + ".partial";
+void write_file_atomically(const std::string& path, const std::string& text, const char* option) {
+  const std::string tmp = path + ".partial";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out.good()) throw UsageError(fmt::format("--json: cannot write '{}'", json_path_));
-    out << doc_.dump(2) << "\n";
+    if (!out.good()) throw UsageError(fmt::format("{}: cannot write '{}'", option, path));
+    out << text;
     if (!out.good()) {
       std::remove(tmp.c_str());
-      throw UsageError(fmt::format("--json: writing '{}' failed", json_path_));
+      throw UsageError(fmt::format("{}: writing '{}' failed", option, path));
     }
   }
   std::error_code ec;
-  std::filesystem::rename(tmp, json_path_, ec);
+  std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::remove(tmp.c_str());
-    throw UsageError(fmt::format("--json: cannot write '{}' ({})", json_path_, ec.message()));
+    throw UsageError(fmt::format("{}: cannot write '{}' ({})", option, path, ec.message()));
   }
+}
+
+void Report::write_document(const nlohmann::json& doc, const std::string& path, const char* option) {
+  write_file_atomically(path, doc.dump(2) + "\n", option);
+}
+
+void Report::write_json() const {
+  if (!json_path_.empty()) write_document(doc_, json_path_);
 }
 
 }  // namespace anatomy::tools

@@ -77,14 +77,20 @@ class Report {
   void set_option(const std::string& key, nlohmann::json value) { doc_["options"][key] = std::move(value); }
   void add_note(const std::string& note);
   const nlohmann::json& document() const { return doc_; }
-  // Writes the document to the --json file, if one was given: to a temporary file first, renamed
-  // over the target when complete, so a failed run leaves no half-written file.
+  // Writes the document to the --json file, if one was given (write_document).
   void write_json() const;
+  // Writes a JSON document to `path`: to path + ".partial" first, renamed over the target when
+  // complete, so a failed run leaves no half-written file (UsageError naming `option` when the
+  // file cannot be written).
+  static void write_document(const nlohmann::json& doc, const std::string& path, const char* option = "--json");
 
  private:
   nlohmann::json doc_;
   std::string json_path_;
 };
+
+// Writes `text` to `path` through path + ".partial", as write_document.
+void write_file_atomically(const std::string& path, const std::string& text, const char* option);
 
 double median(std::vector<double> v);
 // The q-quantile (0..1) of the samples, linearly interpolated.

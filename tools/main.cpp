@@ -36,45 +36,53 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
 }
 
+// The first option from argv[from] on that `cmd` does not take, with the closest it does.
+int unknown_option(const CLI::App& cmd, const std::string& where, int from, int argc, char** argv) {
+  std::vector<std::string> options;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    for (const std::string& n : opt->get_lnames()) options.push_back("--" + n);
+  }
+  for (int i = from; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.rfind("--", 0) != 0) continue;
+    const std::string name = word.substr(0, word.find('='));
+    if (std::find(options.begin(), options.end(), name) == options.end()) {
+      return usage_error(fmt::format("{}: unknown option '{}'{}", where, name, did_you_mean(name, options)));
+    }
+  }
+  return usage_error(fmt::format("{}: unexpected argument(s)", where));
+}
+
 // CLI11 reports a word it did not expect; find where it was: a chapter, an experiment or an option.
 int unexpected(CLI::App& app, int argc, char** argv) {
-  const std::vector<std::string> chapters = names_of(app.get_subcommands([](CLI::App*) { return true; }));
-  if (argc < 2) return usage_error("no chapter given (chapters: " + fmt::format("{}", fmt::join(chapters, ", ")) + ")");
+  const auto all = [](CLI::App*) { return true; };
+  const std::vector<std::string> chapters = names_of(app.get_subcommands(all));
+  if (argc < 2) return usage_error(fmt::format("no chapter given (chapters: {})", fmt::join(chapters, ", ")));
   const std::string first = argv[1];
   CLI::App* chapter = nullptr;
-  for (CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) {
+  for (CLI::App* c : app.get_subcommands(all)) {
     if (c->get_name() == first) chapter = c;
   }
   if (!chapter) {
     return usage_error(fmt::format("unknown chapter '{}'{}; chapters: {}", first, did_you_mean(first, chapters),
                                    fmt::join(chapters, ", ")));
   }
-  const std::vector<std::string> experiments = names_of(chapter->get_subcommands([](CLI::App*) { return true; }));
+  // A command without experiments (suite) takes its options right after its name.
+  if (chapter->get_subcommands(all).empty()) return unknown_option(*chapter, first, 2, argc, argv);
+  const std::vector<std::string> experiments = names_of(chapter->get_subcommands(all));
   if (argc < 3 || argv[2][0] == '-') {
     return usage_error(fmt::format("{}: no experiment given; experiments: {}", first, fmt::join(experiments, ", ")));
   }
   const std::string second = argv[2];
   const CLI::App* experiment = nullptr;
-  for (CLI::App* e : chapter->get_subcommands([](CLI::App*) { return true; })) {
+  for (CLI::App* e : chapter->get_subcommands(all)) {
     if (e->get_name() == second) experiment = e;
   }
   if (!experiment) {
     return usage_error(fmt::format("{}: unknown experiment '{}'{}; experiments: {}", first, second,
                                    did_you_mean(second, experiments), fmt::join(experiments, ", ")));
   }
-  std::vector<std::string> options;
-  for (const CLI::Option* opt : experiment->get_options()) {
-    for (const std::string& n : opt->get_lnames()) options.push_back("--" + n);
-  }
-  for (int i = 3; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word.rfind("--", 0) != 0) continue;
-    const std::string name = word.substr(0, word.find('='));
-    if (std::find(options.begin(), options.end(), name) == options.end()) {
-      return usage_error(fmt::format("{} {}: unknown option '{}'{}", first, second, name, did_you_mean(name, options)));
-    }
-  }
-  return usage_error(fmt::format("{} {}: unexpected argument(s)", first, second));
+  return unknown_option(*experiment, first + " " + second, 3, argc, argv);
 }
 
 }  // namespace
@@ -95,6 +103,7 @@ int main(int argc, char** argv) {
   anatomy::tools::add_c01_layout(*c01);
   anatomy::tools::add_memory_snapshot(*chapter("c03", "memory: the caching allocator's summary and snapshot"));
   anatomy::tools::add_dispatch_trace(*chapter("c06", "dispatch: the dispatcher's steps for a small program"));
+  anatomy::tools::add_suite(app);
   try {
     app.parse(argc, argv);  // runs the chosen experiment's callback
   } catch (const CLI::CallForHelp& e) {

@@ -4,7 +4,7 @@ text it must print, positive finite figures, a JSON report that validates agains
 docs/gpu-anatomy.schema.json), and every bad input (its one-line message and exit status, and no
 file left behind).
 
-usage: test_gpu_anatomy.py GPU_ANATOMY SCHEMA {outputs,errors}
+usage: test_gpu_anatomy.py GPU_ANATOMY SCHEMA {outputs,errors,suite}
 """
 import json
 import math
@@ -123,6 +123,35 @@ def outputs(tmp):
           "c01 --help lists the experiments")
 
 
+def suite(tmp):
+    """suite --quick on the CPU: every report in one valid document, then the plots of it."""
+    path = os.path.join(tmp, "suite.json")
+    rc, out, err = run("suite", "--quick", "--device", "cpu", "--json", path, "--quiet")
+    if not check(rc == 0, f"suite: exit {rc}: {err.strip()}"):
+        return
+    with open(path) as f:
+        doc = json.load(f)
+    try:
+        jsonschema.validate(doc, SCHEMA)
+    except jsonschema.ValidationError as e:
+        check(False, f"suite: the JSON does not validate: {e.message}")
+    names = [(r["chapter"], r["experiment"]) for r in doc["reports"]]
+    check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
+                    ("c01", "autograd-inspect")], f"suite: the reports {names}")
+    check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
+    check(out.count("##### gpu-anatomy ") == 5, "suite: a header before each experiment's output")
+    plots = os.path.join(tmp, "plots")
+    script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
+    p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"plot-report: exit {p.returncode}: {p.stderr}")
+    for name in ("c01-contiguity-bench", "c01-sync-points"):
+        for ext in ("svg", "png"):
+            f = os.path.join(plots, f"{name}.{ext}")
+            check(os.path.exists(f) and os.path.getsize(f) > 1000, f"plot-report: {f}")
+    bad = subprocess.run([sys.executable, script, os.path.join(tmp, "missing.json")], capture_output=True, text=True)
+    check(bad.returncode == 1 and "plot-report: error" in bad.stderr, "plot-report: a missing file is one error line")
+
+
 def errors(tmp):
     def bad(args, status, *needles):
         rc, out, err = run(*args)
@@ -148,6 +177,7 @@ def errors(tmp):
         "--nhead 3")
     bad(["c01", "autograd-inspect", "--device", "cpu", "--seq", "0"], 2, "--seq", "at least 1")
     bad(["c01", "sync-points", "--device", "cpu", "--size", "-1"], 2, "--size")
+    bad(["suite", "--quik"], 2, "unknown option '--quik'", "did you mean '--quick'?")
     # More than the machine has: the allocator's message, exit 3.
     bad(["c01", "contiguity-bench", "--device", "cpu", "--m", "10000000", "--n", "10000000", "--k", "2"], 3,
         "out of memory")
@@ -163,7 +193,7 @@ def errors(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    {"outputs": outputs, "errors": errors}[GROUP](tmp)
+    {"outputs": outputs, "errors": errors, "suite": suite}[GROUP](tmp)
 for f in failures:
     print("FAILED:", f)
 print(f"{GROUP}: {'ok' if not failures else f'{len(failures)} failure(s)'}")

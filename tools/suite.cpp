@@ -1,0 +1,123 @@
+// gpu-anatomy suite [--quick]: every experiment that writes a report, one after another with its
+// defaults (--quick: small sizes, under a minute on a GPU, seconds on the CPU), each in its own
+// process (this program, run again with the experiment's arguments), so one experiment's failure
+// or memory does not reach the next. Their outputs go to stdout as they run; their reports are
+// gathered into one JSON document (docs/gpu-anatomy.schema.json, "suite"). Exit status: 1 when
+// an experiment failed (the others still run), 2 and 3 as every experiment.
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "anatomy/tools/chapters.h"
+#include "anatomy/tools/experiment.h"
+
+namespace anatomy::tools {
+namespace {
+
+struct Options {
+  CommonOptions common;
+  bool quick = false;
+};
+
+struct Step {
+  std::string chapter, experiment;
+  std::vector<std::string> args;  // after the device
+};
+
+// The experiments with the arguments of a quick run (sizes for the CPU or for a GPU) or of a full
+// one (the seed's defaults).
+std::vector<Step> plan(bool quick, bool gpu) {
+  const std::string size = gpu ? "1024" : "256";
+  std::vector<Step> steps = {{"c00", "device-info", {}}, {"c01", "layout", {}}};
+  if (quick) {
+    steps.push_back({"c01", "contiguity-bench", {"--m", size, "--n", size, "--k", size, "--iters", "10"}});
+    steps.push_back({"c01", "sync-points", {"--size", size, "--iters", "10"}});
+    steps.push_back({"c01", "autograd-inspect", {"--batch", "1", "--seq", "32", "--dmodel", "128", "--nhead", "4"}});
+  } else {
+    steps.push_back({"c01", "contiguity-bench", {}});
+    steps.push_back({"c01", "sync-points", {}});
+    steps.push_back({"c01", "autograd-inspect", {}});
+  }
+  return steps;
+}
+
+// Runs this program again with `args`; returns its exit status (127 when it could not start).
+int run_self(const std::vector<std::string>& args) {
+  std::vector<std::string> owned = args;
+  std::vector<char*> argv;
+  for (std::string& a : owned) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) return 127;
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return 1;
+  return WEXITSTATUS(status);
+}
+
+void run(const Options& o) {
+  const Device device = resolve_device(o.common.device, o.common.quiet);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("gpu-anatomy-suite-{}", static_cast<long>(getpid()));
+  std::filesystem::create_directories(dir);
+  struct RemoveDir {
+    std::filesystem::path p;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+    }
+  } cleanup{dir};
+  nlohmann::json doc;
+  doc["schema"] = "gpu-anatomy-suite/1";
+  doc["anatomy_version"] = ANATOMY_VERSION;
+  doc["device"] = device.str();
+  doc["quick"] = o.quick;
+  doc["reports"] = nlohmann::json::array();
+  doc["failed"] = nlohmann::json::array();
+  int worst = 0;
+  for (const Step& s : plan(o.quick, device.is_cuda())) {
+    const std::string file = (dir / fmt::format("{}-{}.json", s.chapter, s.experiment)).string();
+    std::vector<std::string> args = {"gpu-anatomy", s.chapter, s.experiment};
+    if (s.experiment != "device-info") args.insert(args.end(), {"--device", device.str()});
+    args.insert(args.end(), s.args.begin(), s.args.end());
+    fmt::print("\n##### gpu-anatomy {}\n", fmt::join(args.begin() + 1, args.end(), " "));
+    args.insert(args.end(), {"--json", file});
+    if (o.common.quiet && s.experiment != "device-info") args.push_back("--quiet");
+    const int rc = run_self(args);
+    if (rc != 0) {
+      doc["failed"].push_back({{"chapter", s.chapter}, {"experiment", s.experiment}, {"exit_status", rc}});
+      worst = std::max(worst, rc == 2 || rc == 3 ? rc : 1);
+      continue;
+    }
+    std::ifstream in(file);
+    doc["reports"].push_back(nlohmann::json::parse(in));
+  }
+  if (!o.common.json.empty()) {
+    Report::write_document(doc, o.common.json);
+    fmt::print("\nwrote {} ({} reports)\n", o.common.json, doc["reports"].size());
+  }
+  if (worst == 1) throw ExperimentFailed(fmt::format("suite: {} experiment(s) failed", doc["failed"].size()));
+  if (worst != 0) throw UsageError(fmt::format("suite: {} experiment(s) failed", doc["failed"].size()));
+}
+
+}  // namespace
+
+void add_suite(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("suite", "Every experiment with its defaults, one JSON file for all");
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--device", o->common.device,
+                  "cpu, cuda or cuda:N (default: cuda:0 when a GPU is present, else cpu)");
+  cmd->add_flag("--quick", o->quick, "small sizes: under a minute on a GPU");
+  cmd->add_option("--json", o->common.json, "write every report here, in one document");
+  cmd->add_flag("--quiet", o->common.quiet, "no progress lines and no notes on stderr");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace anatomy::tools
