@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "anatomy/tools/chapters.h"
+#include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
 #include "anatomy/tools/timing.h"
 
@@ -35,22 +36,14 @@ struct Variant {
   Tensor a;
 };
 
-// Random values, never zeros: normal for floating dtypes, small integers for int8 (so that a
-// product's sums stay in range on both sides of the check).
-Tensor random(IntArrayRef shape, DType dtype, Device device) {
-  const TensorOptions o = TensorOptions().device(device);
-  if (dtype == DType::Int8) return randint(-2, 3, shape, o.dtype(DType::Int8));
-  return randn(shape, o.dtype(DType::Float32)).to(dtype);
-}
-
 std::vector<Variant> make_variants(const Options& o, DType dtype, Device device) {
-  const Tensor base = random({o.m, o.n}, dtype, device);
+  const Tensor base = random_tensor({o.m, o.n}, dtype, device);
   std::vector<Variant> v;
   v.push_back({"contiguous", base});
-  v.push_back({"transposed_view", random({o.n, o.m}, dtype, device).t()});
+  v.push_back({"transposed_view", random_tensor({o.n, o.m}, dtype, device).t()});
   v.push_back({"sliced_offset_view", base.slice(1, 1)});
   v.push_back({"as_strided_view", base.as_strided({o.m, o.n / 2}, {o.n, 2})});
-  v.push_back({"transposed_contig_copy", random({o.n, o.m}, dtype, device).t().contiguous()});
+  v.push_back({"transposed_contig_copy", random_tensor({o.n, o.m}, dtype, device).t().contiguous()});
   return v;
 }
 
@@ -79,43 +72,7 @@ nlohmann::json describe(const Variant& v) {
           {"offset_bytes", offset_bytes}};
 }
 
-// The largest difference from the reference, relative to the reference's largest magnitude
-// (exact comparison for int8, whose products wrap as the reference's do).
-double relative_error(const Tensor& got, const Tensor& want) {
-  const Tensor g = got.to(kCPU, DType::Float64), w = want.to(kCPU, DType::Float64);
-  const double scale = std::max(w.abs().max().item<double>(), 1e-30);
-  return g.sub(w).abs().max().item<double>() / scale;
-}
-
-double tolerance(DType t) {
-  switch (t) {
-    case DType::Float16:
-      return 1e-2;
-    case DType::BFloat16:
-      return 5e-2;
-    case DType::Float32:
-      return 5e-3;  // TF32 products when the precision switch allows them
-    case DType::Int8:
-      return 0;
-    default:
-      return 1e-10;
-  }
-}
-
 constexpr int64_t kCheckRows = 4;
-
-// The first rows of A @ B against fp64 (int8: int64, wrapped back to int8) on the CPU.
-double matmul_error(const Tensor& a, const Tensor& b, const Tensor& out) {
-  const int64_t r = std::min<int64_t>(kCheckRows, a.size(0));
-  const Tensor rows = a.narrow(0, 0, r);
-  Tensor want;
-  if (a.dtype() == DType::Int8) {
-    want = rows.to(kCPU, DType::Int64).matmul(b.to(kCPU, DType::Int64)).to(DType::Int8);
-  } else {
-    want = rows.to(kCPU, DType::Float64).matmul(b.to(kCPU, DType::Float64));
-  }
-  return relative_error(out.narrow(0, 0, r), want);
-}
 
 double layer_norm_error(const Tensor& a, const Tensor& out) {
   const int64_t r = std::min<int64_t>(kCheckRows, a.size(0));
@@ -252,11 +209,11 @@ void run(const Options& o) {
   std::vector<Timed> mm, ln;
   for (const Variant& v : variants) {
     progress.update("matmul " + v.name);
-    const Tensor b = random({v.a.size(1), o.k}, dtype, device);
+    const Tensor b = random_tensor({v.a.size(1), o.k}, dtype, device);
     Tensor out = v.a.matmul(b);
     Timed t{v.name};
     const double err = matmul_error(v.a, b, out);
-    if (err > tolerance(dtype)) {
+    if (err > product_tolerance(dtype)) {
       fmt::print(stderr, "gpu-anatomy: error: matmul {}: the result differs from the reference (relative {:.3g})\n",
                  v.name, err);
       failed = true;
@@ -275,7 +232,7 @@ void run(const Options& o) {
       Tensor out = layer_norm(v.a, last);
       Timed t{v.name};
       const double err = layer_norm_error(v.a, out);
-      if (err > tolerance(dtype)) {
+      if (err > product_tolerance(dtype)) {
         fmt::print(stderr, "gpu-anatomy: error: layer_norm {}: the result differs from the reference ({:.3g})\n",
                    v.name, err);
         failed = true;

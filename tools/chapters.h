@@ -15,10 +15,14 @@ void add_c01_contiguity_bench(CLI::App& chapter);
 void add_c01_sync_points(CLI::App& chapter);
 void add_c01_autograd_inspect(CLI::App& chapter);
 void add_c01_layout(CLI::App& chapter);
+// c02 precision (seed 000): matmul speed and error in each precision.
+void add_c02_precision(CLI::App& chapter);
 // c03 memory: memory-snapshot [--simulated] [--html F] [--json F] [--svg F].
 void add_memory_snapshot(CLI::App& chapter);
 // c06 dispatch: dispatch-trace [--device cpu|cuda:N] [--files].
 void add_dispatch_trace(CLI::App& chapter);
+// c07 cpu-vs-gpu (seed 003): matmul and add over sizes on both, with and without the copies.
+void add_c07_cpu_vs_gpu(CLI::App& chapter);
 // suite [--quick]: every experiment that writes a report, one JSON document for all.
 void add_suite(CLI::App& app);
 

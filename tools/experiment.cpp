@@ -98,6 +98,29 @@ void check_positive(const char* option, int64_t value) {
   if (value < 1) throw UsageError(fmt::format("{}: the size must be at least 1, got {}", option, value));
 }
 
+std::vector<int64_t> parse_sizes(const char* option, const std::string& text) {
+  std::vector<int64_t> v;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    size_t used = 0;
+    int64_t n = 0;
+    try {
+      n = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size()) {
+      throw UsageError(fmt::format("{}: '{}' is not a list of sizes (e.g. 64,256,1024)", option, text));
+    }
+    check_positive(option, n);
+    v.push_back(n);
+    start = end + 1;
+  }
+  return v;
+}
+
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

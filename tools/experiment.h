@@ -59,6 +59,8 @@ DType resolve_dtype(const std::string& text);
 std::string long_dtype_name(DType t);
 // A size option that must be at least 1 (UsageError naming the option otherwise).
 void check_positive(const char* option, int64_t value);
+// A comma-separated list of sizes ("64,256,1024"), each at least 1.
+std::vector<int64_t> parse_sizes(const char* option, const std::string& text);
 
 // An experiment's results: printed text goes to stdout as the experiment runs (through print),
 // the same figures go into the JSON document.

@@ -107,6 +107,18 @@ def outputs(tmp):
     if doc:
         check(doc["results"]["node_counts"]["AccumulateGrad"] == 12, "autograd-inspect: twelve AccumulateGrad nodes")
         check(doc["results"]["graph_held_bytes"] > 0, "autograd-inspect: the graph holds memory")
+    out, doc = report(["c02", "precision", "--device", "cpu", "--sizes", "16,24", "--iters", "2"],
+                      os.path.join(tmp, "c02.json"))
+    rows = re.findall(r"^(fp64|fp32|fp16|bf16|int8) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.e+-]+)$", out, re.M)
+    check(len(rows) == 10, f"c02: ten rows (five precisions, two sizes) on the CPU:\n{out}")
+    check(all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows), "c02: positive times and rates")
+    check(all(float(r[4]) == 0 for r in rows if r[0] in ("int8", "fp64")), "c02: int8 and fp64 exact on the CPU")
+    out, doc = report(["c07", "cpu-vs-gpu", "--device", "cpu", "--sizes", "8,16", "--iters", "2"],
+                      os.path.join(tmp, "c07.json"))
+    rows = re.findall(r"^ +(\d+) +([0-9.]+) +- +- +- +-$", out, re.M)
+    check(len(rows) == 4 and all(float(t) > 0 for _, t in rows), f"c07: four CPU rows:\n{out}")
+    if doc:
+        check(len(doc["measurements"]) == 4, "c07: four measurements")
     out, doc = report(["c01", "layout", "--device", "cpu"], os.path.join(tmp, "layout.json"))
     rows = [l for l in out.splitlines() if l.endswith("matches") or l.endswith("DIFFERS")]
     check(len(rows) == 10 and all(l.endswith("matches") for l in rows), f"layout: ten rows that match:\n{out}")
@@ -117,7 +129,8 @@ def outputs(tmp):
     if doc:
         check(doc["results"]["cpu"]["logical_cores"] >= 1, "device-info: the CPU's cores")
     rc, out, _ = run("--help")
-    check(rc == 0 and all(c in out for c in ("c00", "c01", "c03", "c06")), "--help lists the chapters")
+    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "suite")),
+          "--help lists the chapters")
     rc, out, _ = run("c01", "--help")
     check(rc == 0 and all(e in out for e in ("contiguity-bench", "sync-points", "autograd-inspect", "layout")),
           "c01 --help lists the experiments")
@@ -137,14 +150,15 @@ def suite(tmp):
         check(False, f"suite: the JSON does not validate: {e.message}")
     names = [(r["chapter"], r["experiment"]) for r in doc["reports"]]
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
-                    ("c01", "autograd-inspect")], f"suite: the reports {names}")
+                    ("c01", "autograd-inspect"), ("c02", "precision"), ("c07", "cpu-vs-gpu")],
+          f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 5, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 7, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
     check(p.returncode == 0, f"plot-report: exit {p.returncode}: {p.stderr}")
-    for name in ("c01-contiguity-bench", "c01-sync-points"):
+    for name in ("c01-contiguity-bench", "c01-sync-points", "c02-precision", "c07-cpu-vs-gpu"):
         for ext in ("svg", "png"):
             f = os.path.join(plots, f"{name}.{ext}")
             check(os.path.exists(f) and os.path.getsize(f) > 1000, f"plot-report: {f}")
@@ -178,6 +192,9 @@ def errors(tmp):
     bad(["c01", "autograd-inspect", "--device", "cpu", "--seq", "0"], 2, "--seq", "at least 1")
     bad(["c01", "sync-points", "--device", "cpu", "--size", "-1"], 2, "--size")
     bad(["suite", "--quik"], 2, "unknown option '--quik'", "did you mean '--quick'?")
+    bad(["c02", "precision", "--device", "cpu", "--sizes", "64,x"], 2, "--sizes", "'64,x'")
+    bad(["c07", "cpu-vs-gpu", "--device", "cpu", "--sizes", "64,0"], 2, "--sizes", "at least 1")
+    bad(["c07", "cpu-vs-gpu", "--device", "cpu", "--sizes", ""], 2, "--sizes")
     # More than the machine has: the allocator's message, exit 3.
     bad(["c01", "contiguity-bench", "--device", "cpu", "--m", "10000000", "--n", "10000000", "--k", "2"], 3,
         "out of memory")

@@ -1,0 +1,123 @@
+// gpu-anatomy c07 cpu-vs-gpu: seed 003's claim "GPU beneficial above 500x500", measured. A matmul
+// and an element-wise add of n x n tensors for n from 64 to 4096, on the CPU (host time), on the
+// GPU (device time, CUDA events), and on the GPU counting the copies (host time of copying both
+// inputs in, the op, and the result back). The crossover is the smallest n from which the GPU
+// with its copies stays faster than the CPU. Without a GPU (or with --device cpu) only the CPU
+// column is measured, which the run says.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+#include "anatomy/cuda.h"
+#include "anatomy/tools/chapters.h"
+#include "anatomy/tools/checks.h"
+#include "anatomy/tools/experiment.h"
+#include "anatomy/tools/timing.h"
+
+namespace anatomy::tools {
+namespace {
+
+struct Options {
+  CommonOptions common;
+  std::string sizes = "64,128,256,512,1024,2048,4096";
+};
+
+struct Op {
+  std::string name;
+  std::function<Tensor(const Tensor&, const Tensor&)> fn;
+};
+
+struct Row {
+  int64_t n;
+  double cpu = -1, gpu = -1, copies = -1;
+};
+
+void run(const Options& o) {
+  const std::vector<int64_t> sizes = parse_sizes("--sizes", o.sizes);
+  const Device device = resolve_device(o.common.device, o.common.quiet);
+  const DType dtype = resolve_dtype(o.common.dtype);
+  const bool gpu = device.is_cuda();
+  Report report("c07", "cpu-vs-gpu", o.common, device);
+  report.set_option("sizes", sizes);
+  manual_seed(0);
+  const std::vector<Op> ops = {{"matmul", [](const Tensor& a, const Tensor& b) { return a.matmul(b); }},
+                               {"add", [](const Tensor& a, const Tensor& b) { return a.add(b); }}};
+  Progress progress("c07 cpu-vs-gpu", o.common.quiet);
+  nlohmann::json crossovers = nlohmann::json::object();
+  for (const Op& op : ops) {
+    fmt::print("=== {} of {} x {} {} tensors: cpu{} ===\n", op.name, "n", "n", long_dtype_name(dtype),
+               gpu ? " against " + device.str() : " only (no GPU)");
+    fmt::print("{:>6} {:>12} {:>12} {:>14} {:>12} {:>12}\n", "n", "cpu ms", "gpu ms", "gpu+copies ms", "gpu speedup",
+               "with copies");
+    std::vector<Row> rows;
+    for (int64_t n : sizes) {
+      progress.update(fmt::format("{} n={}", op.name, n));
+      const Tensor a = random_tensor({n, n}, dtype, kCPU), b = random_tensor({n, n}, dtype, kCPU);
+      Row r{n};
+      Tensor out = op.fn(a, b);
+      const double tol = product_tolerance(dtype);
+      const double err = op.name == "matmul" ? matmul_error(a, b, out)
+                                             : relative_error(out, a.to(DType::Float64).add(b.to(DType::Float64)));
+      if (err > tol)
+        throw ExperimentFailed(fmt::format("c07 {} n={}: the CPU's result differs ({:.3g})", op.name, n, err));
+      std::vector<double> s = time_iterations(kCPU, o.common.warmup, o.common.iters, [&] { out = op.fn(a, b); });
+      r.cpu = median(s);
+      report.add_measurement(op.name, fmt::format("cpu n={}", n), std::move(s));
+      if (gpu) {
+        const Tensor da = a.to(device), db = b.to(device);
+        Tensor dout = op.fn(da, db);
+        const double gerr = op.name == "matmul" ? matmul_error(da, db, dout) : relative_error(dout, out);
+        if (gerr > tol) {
+          throw ExperimentFailed(fmt::format("c07 {} n={}: the GPU's result differs ({:.3g})", op.name, n, gerr));
+        }
+        s = time_iterations(device, o.common.warmup, o.common.iters, [&] { dout = op.fn(da, db); });
+        r.gpu = median(s);
+        report.add_measurement(op.name, fmt::format("gpu n={}", n), std::move(s));
+        // With the copies: host time, the result back on the CPU (which waits for the device).
+        s = time_iterations(kCPU, o.common.warmup, o.common.iters,
+                            [&] { out = op.fn(a.to(device), b.to(device)).to(kCPU); });
+        r.copies = median(s);
+        report.add_measurement(op.name, fmt::format("gpu+copies n={}", n), std::move(s));
+      }
+      auto cell = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.4f}", v); };
+      auto ratio = [](double a, double b) { return b < 0 ? std::string("-") : fmt::format("{:.2f}x", a / b); };
+      fmt::print("{:>6} {:>12} {:>12} {:>14} {:>12} {:>12}\n", n, cell(r.cpu), cell(r.gpu), cell(r.copies),
+                 ratio(r.cpu, r.gpu), ratio(r.cpu, r.copies));
+      rows.push_back(r);
+    }
+    fmt::print("\n");
+    if (gpu) {
+      // The smallest n from which the GPU with its copies beats the CPU at every larger size.
+      int64_t from = -1;
+      for (auto it = rows.rbegin(); it != rows.rend() && it->copies < it->cpu; ++it) from = it->n;
+      crossovers[op.name] = from;
+      report.add_note(from < 0 ? fmt::format("{}: the GPU with its copies is not faster than the CPU at the largest "
+                                             "size measured ({})",
+                                             op.name, rows.back().n)
+                               : fmt::format("{}: the GPU with its copies is faster from n = {} on (seed 003: 'GPU "
+                                             "beneficial above 500x500')",
+                                             op.name, from));
+    }
+  }
+  report.results()["crossover_n"] = crossovers;
+  if (!gpu) report.add_note("no GPU in this run: the CPU column alone; run with --device cuda:0 on a GPU machine");
+  report.add_note(
+      "an element-wise add reads two tensors and writes one: copying them costs more than computing them, "
+      "so the copies decide where the GPU pays off for it, and the arithmetic decides it for matmul");
+  fmt::print("Notes:\n");
+  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.write_json();
+}
+
+}  // namespace
+
+void add_c07_cpu_vs_gpu(CLI::App& chapter) {
+  CLI::App* cmd = chapter.add_subcommand("cpu-vs-gpu", "Matmul and add over sizes on the CPU and the GPU");
+  auto o = std::make_shared<Options>();
+  add_common_options(cmd, o->common, CommonDefaults{"fp32", {"fp32", "fp16", "bf16", "fp64"}, 10, 2});
+  cmd->add_option("--sizes", o->sizes, "comma-separated n of the n x n tensors")->capture_default_str();
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace anatomy::tools
