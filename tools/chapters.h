@@ -15,6 +15,7 @@ void add_c01_contiguity_bench(CLI::App& chapter);
 void add_c01_sync_points(CLI::App& chapter);
 void add_c01_autograd_inspect(CLI::App& chapter);
 void add_c01_layout(CLI::App& chapter);
+void add_c01_all(CLI::App& chapter);  // suite.cpp: the four above, as the suite runs them
 // c02 precision (seed 000): matmul speed and error in each precision.
 void add_c02_precision(CLI::App& chapter);
 // c03 memory: memory-snapshot [--simulated] [--html F] [--json F] [--svg F].

@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
   anatomy::tools::add_c01_sync_points(*c01);
   anatomy::tools::add_c01_autograd_inspect(*c01);
   anatomy::tools::add_c01_layout(*c01);
+  anatomy::tools::add_c01_all(*c01);
   anatomy::tools::add_c02_precision(*chapter("c02", "precision (seed 000): what fp32, tf32, fp16, bf16 and int8 cost"));
   anatomy::tools::add_memory_snapshot(*chapter("c03", "memory: the caching allocator's summary and snapshot"));
   anatomy::tools::add_dispatch_trace(*chapter("c06", "dispatch: the dispatcher's steps for a small program"));

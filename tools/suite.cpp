@@ -1,5 +1,6 @@
-// gpu-anatomy suite [--quick]: every experiment that writes a report, one after another with its
-// defaults (--quick: small sizes, under a minute on a GPU, seconds on the CPU), each in its own
+// gpu-anatomy suite [--quick], and c01 all [--quick] (chapter 01's experiments alone): every
+// experiment that writes a report, one after another with its defaults (--quick: small sizes,
+// under a minute on a GPU, seconds on the CPU), each in its own
 // process (this program, run again with the experiment's arguments), so one experiment's failure
 // or memory does not reach the next. Their outputs go to stdout as they run; their reports are
 // gathered into one JSON document (docs/gpu-anatomy.schema.json, "suite"). Exit status: 1 when
@@ -66,7 +67,8 @@ int run_self(const std::vector<std::string>& args) {
   return WEXITSTATUS(status);
 }
 
-void run(const Options& o) {
+// Runs the steps whose chapter is `only` (every step when empty); `what` names the run in errors.
+void run(const Options& o, const std::string& only, const std::string& what) {
   const Device device = resolve_device(o.common.device, o.common.quiet);
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / fmt::format("gpu-anatomy-suite-{}", static_cast<long>(getpid()));
@@ -87,6 +89,7 @@ void run(const Options& o) {
   doc["failed"] = nlohmann::json::array();
   int worst = 0;
   for (const Step& s : plan(o.quick, device.is_cuda())) {
+    if (!only.empty() && s.chapter != only) continue;
     const std::string file = (dir / fmt::format("{}-{}.json", s.chapter, s.experiment)).string();
     std::vector<std::string> args = {"gpu-anatomy", s.chapter, s.experiment};
     if (s.experiment != "device-info") args.insert(args.end(), {"--device", device.str()});
@@ -107,8 +110,8 @@ void run(const Options& o) {
     Report::write_document(doc, o.common.json);
     fmt::print("\nwrote {} ({} reports)\n", o.common.json, doc["reports"].size());
   }
-  if (worst == 1) throw ExperimentFailed(fmt::format("suite: {} experiment(s) failed", doc["failed"].size()));
-  if (worst != 0) throw UsageError(fmt::format("suite: {} experiment(s) failed", doc["failed"].size()));
+  if (worst == 1) throw ExperimentFailed(fmt::format("{}: {} experiment(s) failed", what, doc["failed"].size()));
+  if (worst != 0) throw UsageError(fmt::format("{}: {} experiment(s) failed", what, doc["failed"].size()));
 }
 
 }  // namespace
@@ -121,7 +124,18 @@ void add_suite(CLI::App& app) {
   cmd->add_flag("--quick", o->quick, "small sizes: under a minute on a GPU");
   cmd->add_option("--json", o->common.json, "write every report here, in one document");
   cmd->add_flag("--quiet", o->common.quiet, "no progress lines and no notes on stderr");
-  cmd->callback([o] { run(*o); });
+  cmd->callback([o] { run(*o, "", "suite"); });
+}
+
+void add_c01_all(CLI::App& chapter) {
+  CLI::App* cmd = chapter.add_subcommand("all", "The chapter's four experiments with their defaults");
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--device", o->common.device,
+                  "cpu, cuda or cuda:N (default: cuda:0 when a GPU is present, else cpu)");
+  cmd->add_flag("--quick", o->quick, "small sizes, as suite --quick");
+  cmd->add_option("--json", o->common.json, "write the four reports here, in one document (the suite's form)");
+  cmd->add_flag("--quiet", o->common.quiet, "no progress lines and no notes on stderr");
+  cmd->callback([o] { run(*o, "c01", "c01 all"); });
 }
 
 }  // namespace anatomy::tools

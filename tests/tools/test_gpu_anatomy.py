@@ -162,6 +162,14 @@ def suite(tmp):
         for ext in ("svg", "png"):
             f = os.path.join(plots, f"{name}.{ext}")
             check(os.path.exists(f) and os.path.getsize(f) > 1000, f"plot-report: {f}")
+    path = os.path.join(tmp, "c01.json")
+    rc, out, err = run("c01", "all", "--quick", "--device", "cpu", "--json", path, "--quiet")
+    if check(rc == 0, f"c01 all: exit {rc}: {err.strip()}"):
+        with open(path) as f:
+            doc = json.load(f)
+        jsonschema.validate(doc, SCHEMA)
+        check([r["experiment"] for r in doc["reports"]] == ["layout", "contiguity-bench", "sync-points",
+                                                             "autograd-inspect"], "c01 all: chapter 01's four")
     bad = subprocess.run([sys.executable, script, os.path.join(tmp, "missing.json")], capture_output=True, text=True)
     check(bad.returncode == 1 and "plot-report: error" in bad.stderr, "plot-report: a missing file is one error line")
 
