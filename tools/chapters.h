@@ -20,6 +20,8 @@ void add_c01_all(CLI::App& chapter);  // suite.cpp: the four above, as the suite
 void add_c02_precision(CLI::App& chapter);
 // c03 memory: memory-snapshot [--simulated] [--html F] [--json F] [--svg F].
 void add_memory_snapshot(CLI::App& chapter);
+// c04 transfers (seed 003): host-device copies, pageable and pinned, blocking or not, overlapped.
+void add_c04_transfers(CLI::App& chapter);
 // c06 dispatch: dispatch-trace [--device cpu|cuda:N] [--files].
 void add_dispatch_trace(CLI::App& chapter);
 // c06 dispatch: overhead [--batch N]: host time of one small call by dispatch path.
