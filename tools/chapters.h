@@ -22,6 +22,8 @@ void add_c02_precision(CLI::App& chapter);
 void add_memory_snapshot(CLI::App& chapter);
 // c04 transfers (seed 003): host-device copies, pageable and pinned, blocking or not, overlapped.
 void add_c04_transfers(CLI::App& chapter);
+// c05 streams (seed 003): two streams against one, events, record_stream.
+void add_c05_streams(CLI::App& chapter);
 // c06 dispatch: dispatch-trace [--device cpu|cuda:N] [--files].
 void add_dispatch_trace(CLI::App& chapter);
 // c06 dispatch: overhead [--batch N]: host time of one small call by dispatch path.

@@ -43,6 +43,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c01", "autograd-inspect", {"--batch", "1", "--seq", "32", "--dmodel", "128", "--nhead", "4"}});
     steps.push_back({"c02", "precision", {"--sizes", gpu ? "1024,2048" : "64,128", "--iters", "10"}});
     steps.push_back({"c04", "transfers", {"--sizes", gpu ? "4096,1048576,16777216" : "4096,1048576", "--iters", "5"}});
+    steps.push_back({"c05", "streams", {"--size", gpu ? "1024" : "128", "--iters", "5"}});
     steps.push_back({"c06", "overhead", {"--iters", "10"}});
     steps.push_back({"c07", "cpu-vs-gpu", {"--sizes", gpu ? "64,256,1024,2048" : "64,128,256", "--iters", "5"}});
   } else {
@@ -51,6 +52,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c01", "autograd-inspect", {}});
     steps.push_back({"c02", "precision", {}});
     steps.push_back({"c04", "transfers", {}});
+    steps.push_back({"c05", "streams", {}});
     steps.push_back({"c06", "overhead", {}});
     steps.push_back({"c07", "cpu-vs-gpu", {}});
   }

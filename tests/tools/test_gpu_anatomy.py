@@ -123,6 +123,9 @@ def outputs(tmp):
                       os.path.join(tmp, "c04.json"))
     rows = re.findall(r"^ +(\d+ KiB) +([0-9.]+)$", out, re.M)
     check(len(rows) == 2 and all(float(r) > 0 for _, r in rows), f"c04: two host copy rows:\n{out}")
+    out, doc = report(["c05", "streams", "--device", "cpu", "--dtype", "fp32", "--size", "16", "--iters", "2"],
+                      os.path.join(tmp, "c05.json"))
+    check(re.search(r"^one stream +[0-9.]+ ms$", out, re.M) and "no CUDA device" in out, f"c05 on the CPU:\n{out}")
     out, doc = report(["c06", "overhead", "--device", "cpu", "--iters", "3", "--batch", "50"],
                       os.path.join(tmp, "c06.json"))
     check("-> CPU (add, backends/cpu/binary_cpu.cpp)" in out, f"c06 overhead: the trace of a + b:\n{out}")
@@ -159,11 +162,11 @@ def suite(tmp):
         check(False, f"suite: the JSON does not validate: {e.message}")
     names = [(r["chapter"], r["experiment"]) for r in doc["reports"]]
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
-                    ("c01", "autograd-inspect"), ("c02", "precision"), ("c04", "transfers"), ("c06", "overhead"),
+                    ("c01", "autograd-inspect"), ("c02", "precision"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
                     ("c07", "cpu-vs-gpu")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 9, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 10, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
@@ -215,6 +218,7 @@ def errors(tmp):
     bad(["c07", "cpu-vs-gpu", "--device", "cpu", "--sizes", ""], 2, "--sizes")
     bad(["c06", "overhead", "--device", "cpu", "--batch", "0"], 2, "--batch", "at least 1")
     bad(["c04", "transfers", "--device", "cpu", "--sizes", "4097"], 2, "--sizes", "4097 bytes")
+    bad(["c05", "streams", "--device", "cpu", "--chain", "0"], 2, "--chain", "at least 1")
     # More than the machine has: the allocator's message, exit 3.
     bad(["c01", "contiguity-bench", "--device", "cpu", "--m", "10000000", "--n", "10000000", "--k", "2"], 3,
         "out of memory")
