@@ -211,8 +211,7 @@ void run(const Options& o) {
                                 : "attention is recorded through the operators it is made of"));
   report.add_note(fmt::format("the graph holds {} until backward frees it: {:.1f}x the {} of the block's input",
                               mib(held), static_cast<double>(held) / static_cast<double>(x.nbytes()), mib(x.nbytes())));
-  fmt::print("\nNotes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes();
   report.write_json();
   if (!all_finite) throw ExperimentFailed("c01 autograd-inspect: a gradient is not finite");
 }

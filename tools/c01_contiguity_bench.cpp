@@ -249,8 +249,7 @@ void run(const Options& o) {
     report.add_note("LayerNorm-ish: not run for int8 (layer_norm takes floating dtypes)");
   }
   for (const std::string& n : make_notes(mm, ln, device, o, dtype)) report.add_note(n);
-  fmt::print("Notes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes(false);
   report.write_json();
   if (failed) throw ExperimentFailed("c01 contiguity-bench: a result differed from its reference (see above)");
 }

@@ -121,8 +121,7 @@ void run(const CommonOptions& o) {
   report.add_note(
       fmt::format("data pointers not 16-byte aligned (no 16-byte vector loads from the start): {}",
                   misaligned.empty() ? std::string("none") : fmt::format("{}", fmt::join(misaligned, ", "))));
-  fmt::print("\nNotes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes();
   report.write_json();
   if (!all_match) throw ExperimentFailed("c01 layout: a view's elements differ from the storage its strides name");
 }

@@ -25,32 +25,17 @@ struct Options {
   int64_t size = 1024;
 };
 
-// Waits for the device's queued work (nothing on the CPU).
-void wait(Device device) {
-  if (device.is_cuda()) cuda::synchronize(device.index());
-}
-
-// Host milliseconds of `iters` calls of fn, divided by iters, after `warmup` calls; each sample
-// is one call (`each`) or the whole loop with one wait at the end.
-std::vector<double> host_times(Device device, int warmup, int iters, bool each, const std::function<void()>& fn) {
+// Host milliseconds per call of a loop of `iters` calls with one wait at its end, after `warmup`
+// calls: one sample per loop, five loops.
+std::vector<double> queued_times(Device device, int warmup, int iters, const std::function<void()>& fn) {
   for (int i = 0; i < warmup; ++i) fn();
-  wait(device);
+  wait_for(device);
   std::vector<double> samples;
   using clock = std::chrono::steady_clock;
-  if (each) {
-    for (int i = 0; i < iters; ++i) {
-      const auto t0 = clock::now();
-      fn();
-      wait(device);
-      samples.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
-    }
-    return samples;
-  }
-  // One sample per loop: five loops of iters steps, each with a single wait at its end.
   for (int r = 0; r < 5; ++r) {
     const auto t0 = clock::now();
     for (int i = 0; i < iters; ++i) fn();
-    wait(device);
+    wait_for(device);
     samples.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count() / iters);
   }
   return samples;
@@ -78,9 +63,9 @@ void run(const Options& o) {
   fmt::print("=== Queued vs synchronized (y = relu(x @ w), {} x {} {}, {}) ===\n", o.size, o.size,
              long_dtype_name(dtype), device.str());
   progress.update("the queued loop");
-  const std::vector<double> queued = host_times(device, warmup, iters, false, step);
+  const std::vector<double> queued = queued_times(device, warmup, iters, step);
   progress.update("the synchronized loop");
-  const std::vector<double> synced = host_times(device, warmup, iters, true, step);
+  const std::vector<double> synced = host_times_with_wait(device, warmup, iters, step);
   print_row("async (one wait after the loop)", queued, "ms/iter");
   print_row("sync after every step", synced, "ms/iter");
   report.add_measurement("loop", "queued", queued);
@@ -102,7 +87,7 @@ void run(const Options& o) {
   fmt::print("\n=== Calls that wait for the device (after one queued step each) ===\n");
   for (const Call& c : calls) {
     progress.update(c.name);
-    std::vector<double> s = host_times(device, warmup, iters, true, [&] {
+    std::vector<double> s = host_times_with_wait(device, warmup, iters, [&] {
       step();
       c.fn();
     });
@@ -135,7 +120,7 @@ void run(const Options& o) {
       fmt::print("{:<34}{}\n", c.name, message);
       caught.push_back({{"call", c.name}, {"caught", message}});
     }
-    wait(device);
+    wait_for(device);
   }
   report.results()["sync_debug"] = caught;
 
@@ -154,8 +139,7 @@ void run(const Options& o) {
   report.add_note(std::string(device.is_cuda() ? "" : "on a CUDA device, ") +
                   "item(), printing and copies to the CPU read device memory on the host, so each waits for every "
                   "queued step before it; keep them out of a training loop's steps");
-  fmt::print("\nNotes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes();
   report.write_json();
 }
 

@@ -101,8 +101,7 @@ void run(const Options& o) {
         "tf32, the reduced-precision reductions and fp16 accumulation are switches of CUDA's products; "
         "on the CPU they change nothing, so this run leaves them out");
   }
-  fmt::print("\nNotes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes();
   report.write_json();
 }
 

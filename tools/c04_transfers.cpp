@@ -28,24 +28,6 @@ using clock = std::chrono::steady_clock;
 
 double ms_since(clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); }
 
-void wait(Device d) {
-  if (d.is_cuda()) cuda::synchronize(d.index());
-}
-
-// Host time of fn and a wait for the device, per iteration.
-std::vector<double> host_times(Device d, const Options& o, const std::function<void()>& fn) {
-  for (int i = 0; i < o.common.warmup; ++i) fn();
-  wait(d);
-  std::vector<double> s;
-  for (int i = 0; i < o.common.iters; ++i) {
-    const auto t0 = clock::now();
-    fn();
-    wait(d);
-    s.push_back(ms_since(t0));
-  }
-  return s;
-}
-
 std::string size_name(int64_t bytes) {
   if (bytes >= (int64_t{1} << 20)) return fmt::format("{} MiB", bytes >> 20);
   if (bytes >= 1024) return fmt::format("{} KiB", bytes >> 10);
@@ -84,7 +66,8 @@ void run(const Options& o) {
     const Tensor host = random_tensor({n}, DType::Float32, kCPU);
     if (!gpu) {
       Tensor out;
-      std::vector<double> s = host_times(device, o, [&] { out = host.clone(); });
+      std::vector<double> s =
+          host_times_with_wait(device, o.common.warmup, o.common.iters, [&] { out = host.clone(); });
       check_copy(out, host, "clone");
       const double ms = median(s);
       fmt::print("{:>10} {:>14.2f}\n", size_name(bytes), gbs(bytes, ms));
@@ -113,9 +96,9 @@ void run(const Options& o) {
     std::string line = fmt::format("{:>10}", size_name(bytes));
     for (const Copy& c : copies) {
       c.fn();
-      wait(device);
+      wait_for(device);
       c.check();
-      std::vector<double> s = host_times(device, o, c.fn);
+      std::vector<double> s = host_times_with_wait(device, o.common.warmup, o.common.iters, c.fn);
       const double rate = gbs(bytes, median(s));
       line += fmt::format(" {:>14.2f}", rate);
       row[c.name] = rate;
@@ -135,11 +118,11 @@ void run(const Options& o) {
     for (const auto& [name, src, non_blocking] :
          {std::tuple{"blocking, pageable", host, false}, std::tuple{"non_blocking, pageable", host, true},
           std::tuple{"non_blocking, pinned", pinned, true}}) {
-      wait(device);
+      wait_for(device);
       const auto t0 = clock::now();
       Tensor d = src.to(device, non_blocking);
       const double returned = ms_since(t0);
-      wait(device);
+      wait_for(device);
       const double done = ms_since(t0);
       fmt::print("{:<26} returns after {:>9.3f} ms, done after {:>9.3f} ms\n", name, returned, done);
       returns[name] = {{"returned_ms", returned}, {"done_ms", done}};
@@ -162,7 +145,8 @@ void run(const Options& o) {
       }
       c = a.matmul(b);
     };
-    std::vector<double> s1 = host_times(device, o, serial), s2 = host_times(device, o, overlapped);
+    std::vector<double> s1 = host_times_with_wait(device, o.common.warmup, o.common.iters, serial),
+                        s2 = host_times_with_wait(device, o.common.warmup, o.common.iters, overlapped);
     fmt::print(
         "\n=== A {} pinned copy and a 4096 fp16 matmul ===\none stream: {:.3f} ms; the copy on a side "
         "stream: {:.3f} ms ({:.2f}x)\n",
@@ -185,8 +169,7 @@ void run(const Options& o) {
         "no CUDA device: the host-to-host figures are the ceiling a device transfer is compared with; "
         "run with --device cuda:0 on a GPU machine for H2D and D2H");
   }
-  fmt::print("\nNotes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes();
   report.write_json();
 }
 

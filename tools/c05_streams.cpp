@@ -29,23 +29,6 @@ struct Options {
 
 using clock = std::chrono::steady_clock;
 
-void wait(Device d) {
-  if (d.is_cuda()) cuda::synchronize(d.index());
-}
-
-std::vector<double> host_times(Device d, const Options& o, const std::function<void()>& fn) {
-  for (int i = 0; i < o.common.warmup; ++i) fn();
-  wait(d);
-  std::vector<double> s;
-  for (int i = 0; i < o.common.iters; ++i) {
-    const auto t0 = clock::now();
-    fn();
-    wait(d);
-    s.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
-  }
-  return s;
-}
-
 // x <- x @ w, `chain` times (each product depends on the one before).
 Tensor run_chain(Tensor x, const Tensor& w, int chain) {
   for (int i = 0; i < chain; ++i) x = x.matmul(w);
@@ -70,7 +53,7 @@ void run(const Options& o) {
   const Tensor want = run_chain(x1, w, o.chain);
   fmt::print("=== Two chains of {} matmuls ({} x {} {}) on {} ===\n", o.chain, o.size, o.size, long_dtype_name(dtype),
              device.str());
-  std::vector<double> one = host_times(device, o, [&] {
+  std::vector<double> one = host_times_with_wait(device, o.common.warmup, o.common.iters, [&] {
     y1 = run_chain(x1, w, o.chain);
     y2 = run_chain(x2, w, o.chain);
   });
@@ -82,7 +65,7 @@ void run(const Options& o) {
         "stream is measured against; run with --device cuda:0 on a GPU machine");
   } else {
     const cuda::Stream side = cuda::get_stream_from_pool(false, device.index());
-    std::vector<double> two = host_times(device, o, [&] {
+    std::vector<double> two = host_times_with_wait(device, o.common.warmup, o.common.iters, [&] {
       // The side stream starts after the inputs are ready on the current stream.
       side.wait_stream(cuda::current_stream(device.index()));
       {
@@ -104,7 +87,8 @@ void run(const Options& o) {
     // Events against a host clock around one matmul.
     fmt::print("\n=== One {} matmul: CUDA events against a host clock ===\n", o.size);
     std::vector<double> ev = time_iterations(device, o.common.warmup, o.common.iters, [&] { y1 = x1.matmul(w); });
-    std::vector<double> host = host_times(device, o, [&] { y1 = x1.matmul(w); });
+    std::vector<double> host =
+        host_times_with_wait(device, o.common.warmup, o.common.iters, [&] { y1 = x1.matmul(w); });
     fmt::print("{:<34}{:>10.4f} ms\n{:<34}{:>10.4f} ms\n", "events (device time)", median(ev), "host clock and a wait",
                median(host));
     report.add_measurement("one matmul", "events", ev);
@@ -118,7 +102,7 @@ void run(const Options& o) {
     fmt::print("\n=== record_stream ===\n");
     nlohmann::json reuse = nlohmann::json::object();
     for (bool record : {false, true}) {
-      wait(device);
+      wait_for(device);
       Tensor buf = random_tensor({o.size, o.size}, dtype, device);
       const void* address = buf.data_ptr();
       side.wait_stream(cuda::current_stream(device.index()));
@@ -134,12 +118,11 @@ void run(const Options& o) {
                  reused ? "is the same memory, handed out while the side stream may still read it"
                         : "is other memory: the freed block waits for the side stream");
       reuse[record ? "with_record_stream" : "without_record_stream"] = reused;
-      wait(device);
+      wait_for(device);
     }
     report.results()["block_reused_at_once"] = reuse;
   }
-  fmt::print("\nNotes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes();
   report.write_json();
 }
 

@@ -105,8 +105,7 @@ void run(const Options& o) {
                     "launch, queued without waiting",
                     device.str(), medians[device.str() + " (queued)"] * 1e6));
   }
-  fmt::print("\nNotes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes();
   report.write_json();
 }
 

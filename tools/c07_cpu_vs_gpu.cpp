@@ -105,8 +105,7 @@ void run(const Options& o) {
   report.add_note(
       "an element-wise add reads two tensors and writes one: copying them costs more than computing them, "
       "so the copies decide where the GPU pays off for it, and the arithmetic decides it for matmul");
-  fmt::print("Notes:\n");
-  for (const auto& n : report.document()["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  report.print_notes(false);
   report.write_json();
 }
 

@@ -163,6 +163,11 @@ void Report::add_measurement(const std::string& group, const std::string& name, 
 
 void Report::add_note(const std::string& note) { doc_["notes"].push_back(note); }
 
+void Report::print_notes(bool blank_first) const {
+  fmt::print("{}Notes:\n", blank_first ? "\n" : "");
+  for (const auto& n : doc_["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+}
+
 void write_file_atomically(const std::string& path, const std::string& text, const char* option) {
   const std::string tmp = path + ".partial";
   {

@@ -78,6 +78,8 @@ class Report {
   nlohmann::json& results() { return doc_["results"]; }
   void set_option(const std::string& key, nlohmann::json value) { doc_["options"][key] = std::move(value); }
   void add_note(const std::string& note);
+  // Prints "Notes:" and each note as a "  - " line (after a blank line when `blank_first`).
+  void print_notes(bool blank_first = true) const;
   const nlohmann::json& document() const { return doc_; }
   // Writes the document to the --json file, if one was given (write_document).
   void write_json() const;

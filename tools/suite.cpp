@@ -122,26 +122,23 @@ void run(const Options& o, const std::string& only, const std::string& what) {
 
 }  // namespace
 
-void add_suite(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("suite", "Every experiment with its defaults, one JSON file for all");
+// A command that runs the plan's steps (of chapter `only`, or all): its options and its callback.
+void add_runner(CLI::App* cmd, const std::string& only, const std::string& what) {
   auto o = std::make_shared<Options>();
   cmd->add_option("--device", o->common.device,
                   "cpu, cuda or cuda:N (default: cuda:0 when a GPU is present, else cpu)");
-  cmd->add_flag("--quick", o->quick, "small sizes: under a minute on a GPU");
+  cmd->add_flag("--quick", o->quick, "small sizes: under a minute on a GPU, seconds on the CPU");
   cmd->add_option("--json", o->common.json, "write every report here, in one document");
   cmd->add_flag("--quiet", o->common.quiet, "no progress lines and no notes on stderr");
-  cmd->callback([o] { run(*o, "", "suite"); });
+  cmd->callback([o, only, what] { run(*o, only, what); });
+}
+
+void add_suite(CLI::App& app) {
+  add_runner(app.add_subcommand("suite", "Every experiment with its defaults, one JSON file for all"), "", "suite");
 }
 
 void add_c01_all(CLI::App& chapter) {
-  CLI::App* cmd = chapter.add_subcommand("all", "The chapter's four experiments with their defaults");
-  auto o = std::make_shared<Options>();
-  cmd->add_option("--device", o->common.device,
-                  "cpu, cuda or cuda:N (default: cuda:0 when a GPU is present, else cpu)");
-  cmd->add_flag("--quick", o->quick, "small sizes, as suite --quick");
-  cmd->add_option("--json", o->common.json, "write the four reports here, in one document (the suite's form)");
-  cmd->add_flag("--quiet", o->common.quiet, "no progress lines and no notes on stderr");
-  cmd->callback([o] { run(*o, "c01", "c01 all"); });
+  add_runner(chapter.add_subcommand("all", "The chapter's four experiments with their defaults"), "c01", "c01 all");
 }
 
 }  // namespace anatomy::tools

@@ -40,6 +40,23 @@ std::vector<double> time_iterations(Device device, int warmup, int iters, const 
   return samples;
 }
 
+void wait_for(Device device) {
+  if (device.is_cuda()) cuda::synchronize(device.index());
+}
+
+std::vector<double> host_times_with_wait(Device device, int warmup, int iters, const std::function<void()>& fn) {
+  for (int i = 0; i < warmup; ++i) fn();
+  wait_for(device);
+  std::vector<double> samples;
+  for (int i = 0; i < iters; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    wait_for(device);
+    samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return samples;
+}
+
 Progress::Progress(std::string label, bool quiet)
     : label_(std::move(label)),
       enabled_(!quiet && isatty(STDERR_FILENO) == 1),

@@ -15,6 +15,12 @@ namespace anatomy::tools {
 
 std::vector<double> time_iterations(Device device, int warmup, int iters, const std::function<void()>& fn);
 
+// Waits for the work queued on a CUDA device (nothing on the CPU).
+void wait_for(Device device);
+// Host milliseconds of each call of fn followed by a wait for the device, after `warmup` calls
+// and a wait: what a program that waits sees (transfers, synchronized loops).
+std::vector<double> host_times_with_wait(Device device, int warmup, int iters, const std::function<void()>& fn);
+
 // A single updating progress line on stderr for runs longer than about two seconds: nothing
 // until two seconds have passed, nothing when stderr is not a terminal or with --quiet; the line
 // is cleared when the Progress ends.
