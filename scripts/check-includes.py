@@ -18,7 +18,7 @@ Above the library, testing/ (and the umbrella header anatomy.h) may include any 
 may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
 (tests/README.md). tools/ and bench/ are users of the library and include only the public
 headers, anatomy/anatomy.h and anatomy/cuda.h, plus testing/ (the op table, the allocator traces,
-the simulated device's snapshot) and their own folder's files (tools/commands.h;
+the simulated device's snapshot) and their own folder's files (tools/chapters.h;
 bench/peer/peer.h, included by its own name). tests/gpu/ follows the same rule (its helpers,
 gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
 internal component (the caching allocator's policy, the CUDA allocator's lookups) and a GPU test

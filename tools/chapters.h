@@ -28,6 +28,8 @@ void add_c05_streams(CLI::App& chapter);
 void add_dispatch_trace(CLI::App& chapter);
 // c06 dispatch: overhead [--batch N]: host time of one small call by dispatch path.
 void add_c06_overhead(CLI::App& chapter);
+// c06 dispatch: custom-backend: a device registered from outside the engine.
+void add_c06_custom_backend(CLI::App& chapter);
 // c07 cpu-vs-gpu (seed 003): matmul and add over sizes on both, with and without the copies.
 void add_c07_cpu_vs_gpu(CLI::App& chapter);
 // suite [--quick]: every experiment that writes a report, one JSON document for all.

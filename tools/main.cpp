@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   CLI::App* c06 = chapter("c06", "dispatch: the dispatcher's steps and what they cost");
   anatomy::tools::add_dispatch_trace(*c06);
   anatomy::tools::add_c06_overhead(*c06);
+  anatomy::tools::add_c06_custom_backend(*c06);
   anatomy::tools::add_c07_cpu_vs_gpu(*chapter("c07", "cpu-vs-gpu (seed 003): where the GPU starts to pay off"));
   anatomy::tools::add_suite(app);
   try {

@@ -45,6 +45,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c04", "transfers", {"--sizes", gpu ? "4096,1048576,16777216" : "4096,1048576", "--iters", "5"}});
     steps.push_back({"c05", "streams", {"--size", gpu ? "1024" : "128", "--iters", "5"}});
     steps.push_back({"c06", "overhead", {"--iters", "10"}});
+    steps.push_back({"c06", "custom-backend", {}});
     steps.push_back({"c07", "cpu-vs-gpu", {"--sizes", gpu ? "64,256,1024,2048" : "64,128,256", "--iters", "5"}});
   } else {
     steps.push_back({"c01", "contiguity-bench", {}});
@@ -54,6 +55,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c04", "transfers", {}});
     steps.push_back({"c05", "streams", {}});
     steps.push_back({"c06", "overhead", {}});
+    steps.push_back({"c06", "custom-backend", {}});
     steps.push_back({"c07", "cpu-vs-gpu", {}});
   }
   return steps;
@@ -98,11 +100,13 @@ void run(const Options& o, const std::string& only, const std::string& what) {
     if (!only.empty() && s.chapter != only) continue;
     const std::string file = (dir / fmt::format("{}-{}.json", s.chapter, s.experiment)).string();
     std::vector<std::string> args = {"gpu-anatomy", s.chapter, s.experiment};
-    if (s.experiment != "device-info") args.insert(args.end(), {"--device", device.str()});
+    // device-info reports every device, and custom-backend's device is its own.
+    const bool takes_device = s.experiment != "device-info" && s.experiment != "custom-backend";
+    if (takes_device) args.insert(args.end(), {"--device", device.str()});
     args.insert(args.end(), s.args.begin(), s.args.end());
     fmt::print("\n##### gpu-anatomy {}\n", fmt::join(args.begin() + 1, args.end(), " "));
     args.insert(args.end(), {"--json", file});
-    if (o.common.quiet && s.experiment != "device-info") args.push_back("--quiet");
+    if (o.common.quiet && takes_device) args.push_back("--quiet");
     const int rc = run_self(args);
     if (rc != 0) {
       doc["failed"].push_back({{"chapter", s.chapter}, {"experiment", s.experiment}, {"exit_status", rc}});

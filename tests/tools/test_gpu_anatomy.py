@@ -131,6 +131,10 @@ def outputs(tmp):
     check("-> CPU (add, backends/cpu/binary_cpu.cpp)" in out, f"c06 overhead: the trace of a + b:\n{out}")
     rows = re.findall(r"^(cpu.*?) +(\d+) ns/call", out, re.M)
     check(len(rows) == 4 and all(int(t) > 0 for _, t in rows), f"c06 overhead: four CPU paths:\n{out}")
+    out, doc = report(["c06", "custom-backend"], os.path.join(tmp, "c06b.json"))
+    for needle in ("-> PrivateUse1 (demo_empty, tools/c06_custom_backend.cpp)", "matches (a view on demo, then a copy)",
+                   "NotImplementedError: aten::add.Tensor: no kernel for PrivateUse1"):
+        check(needle in out, f"c06 custom-backend: {needle!r} in:\n{out}")
     out, doc = report(["c01", "layout", "--device", "cpu"], os.path.join(tmp, "layout.json"))
     rows = [l for l in out.splitlines() if l.endswith("matches") or l.endswith("DIFFERS")]
     check(len(rows) == 10 and all(l.endswith("matches") for l in rows), f"layout: ten rows that match:\n{out}")
@@ -163,10 +167,11 @@ def suite(tmp):
     names = [(r["chapter"], r["experiment"]) for r in doc["reports"]]
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
                     ("c01", "autograd-inspect"), ("c02", "precision"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
+                    ("c06", "custom-backend"),
                     ("c07", "cpu-vs-gpu")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 10, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 11, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
