@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Figures from gpu-anatomy's JSON reports (docs/cli.md): one figure per experiment that timed
-something, one panel per group of measurements (matmul, layer_norm, loop, ...), a bar per
-measurement at its median with a p10-p90 whisker, and PyTorch's bar beside ours where the run had
-a peer. Written as SVG and PNG into the output folder, named <chapter>-<experiment>.
+something. Measurements over sizes (named "n=64", "cpu n=64", ...) become curves, time against n
+on log scales with the p10-p90 band; the others, one panel per group of measurements (matmul,
+layer_norm, loop, ...), a bar per measurement at its median with a p10-p90 whisker, and PyTorch's
+bar beside ours where the run had a peer. Written as SVG and PNG into the output folder, named
+<chapter>-<experiment>.
 
 usage: scripts/plot-report.py REPORT.json [OUT_DIR]   (a report, or gpu-anatomy suite's document)
 
@@ -10,6 +12,7 @@ Runs with Debian's interpreter and python3-matplotlib (scripts/setup.sh installs
 """
 import json
 import os
+import re
 import sys
 
 import matplotlib
@@ -22,6 +25,41 @@ def reports_in(doc):
     return doc["reports"] if doc.get("schema") == "gpu-anatomy-suite/1" else [doc]
 
 
+SIZED = re.compile(r"^(.*?)\s*n=(\d+)$")
+
+
+def curves(groups):
+    """{panel: {series: [(n, median, p10, p90)]}} when every measurement is over a size, else None.
+    Groups of one series each (c02: a group per precision) share one panel."""
+    if not all(SIZED.match(m["name"]) for ms in groups.values() for m in ms):
+        return None
+    panels = {}
+    single = all(len({SIZED.match(m["name"]).group(1) for m in ms}) == 1 for ms in groups.values())
+    for group, ms in groups.items():
+        for m in ms:
+            prefix, n = SIZED.match(m["name"]).groups()
+            panel, series = ("", group) if single else (group, prefix)
+            panels.setdefault(panel, {}).setdefault(series, []).append((int(n), m["median"], m["p10"], m["p90"]))
+    return panels
+
+
+def draw_curves(panels):
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3.6 * len(panels)), squeeze=False)
+    for ax, (panel, series) in zip(axes[:, 0], panels.items()):
+        for name, points in series.items():
+            points.sort()
+            ns = [p[0] for p in points]
+            ax.plot(ns, [p[1] for p in points], marker="o", label=name)
+            ax.fill_between(ns, [p[2] for p in points], [p[3] for p in points], alpha=0.2)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("n", fontsize=9)
+        ax.set_ylabel(f"{panel + ': ' if panel else ''}ms (median, p10-p90)", fontsize=9)
+        ax.legend(fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+    return fig
+
+
 def plot(report, out_dir):
     """Writes the report's figure; returns the files written (none when nothing was timed)."""
     groups = {}
@@ -29,6 +67,23 @@ def plot(report, out_dir):
         groups.setdefault(m["group"], []).append(m)
     if not groups:
         return []
+    panels = curves(groups)
+    fig = draw_curves(panels) if panels else draw_bars(groups)
+    opts = report.get("options", {})
+    dtype = f", {opts['dtype']}" if "dtype" in opts else ""
+    fig.suptitle(f"{report['chapter']} {report['experiment']} on {report['device']} ({report['device_name']}{dtype})",
+                 fontsize=10)
+    fig.tight_layout()
+    base = os.path.join(out_dir, f"{report['chapter']}-{report['experiment']}")
+    written = []
+    for ext in ("svg", "png"):
+        fig.savefig(f"{base}.{ext}", dpi=110)
+        written.append(f"{base}.{ext}")
+    plt.close(fig)
+    return written
+
+
+def draw_bars(groups):
     fig, axes = plt.subplots(len(groups), 1, figsize=(8, 1.2 + 0.45 * sum(len(g) + 1 for g in groups.values())),
                              squeeze=False)
     for ax, (group, ms) in zip(axes[:, 0], groups.items()):
@@ -49,18 +104,7 @@ def plot(report, out_dir):
         ax.set_yticks(list(ys), names, fontsize=8)
         ax.invert_yaxis()
         ax.set_xlabel(f"{group}: ms (median, p10-p90)", fontsize=9)
-    opts = report.get("options", {})
-    dtype = f", {opts['dtype']}" if "dtype" in opts else ""
-    fig.suptitle(f"{report['chapter']} {report['experiment']} on {report['device']} ({report['device_name']}{dtype})",
-                 fontsize=10)
-    fig.tight_layout()
-    base = os.path.join(out_dir, f"{report['chapter']}-{report['experiment']}")
-    written = []
-    for ext in ("svg", "png"):
-        fig.savefig(f"{base}.{ext}", dpi=110)
-        written.append(f"{base}.{ext}")
-    plt.close(fig)
-    return written
+    return fig
 
 
 def main():
