@@ -103,7 +103,9 @@ int main(int argc, char** argv) {
   anatomy::tools::add_c01_layout(*c01);
   anatomy::tools::add_c01_all(*c01);
   anatomy::tools::add_c02_precision(*chapter("c02", "precision (seed 000): what fp32, tf32, fp16, bf16 and int8 cost"));
-  anatomy::tools::add_memory_snapshot(*chapter("c03", "memory: the caching allocator's summary and snapshot"));
+  CLI::App* c03 = chapter("c03", "memory: the caching allocator's policy, summary and snapshot");
+  anatomy::tools::add_c03_memory(*c03);
+  anatomy::tools::add_memory_snapshot(*c03);
   anatomy::tools::add_c04_transfers(*chapter("c04", "transfers (seed 003): moving data between host and device"));
   anatomy::tools::add_c05_streams(*chapter("c05", "streams (seed 003): queues of work on one device"));
   CLI::App* c06 = chapter("c06", "dispatch: the dispatcher's steps and what they cost");

@@ -119,6 +119,16 @@ def outputs(tmp):
     check(len(rows) == 4 and all(float(t) > 0 for _, t in rows), f"c07: four CPU rows:\n{out}")
     if doc:
         check(len(doc["measurements"]) == 4, "c07: four measurements")
+    out, doc = report(["c03", "fragmentation", "--conf", "", "--conf", "max_split_size_mb:64"],
+                      os.path.join(tmp, "c03f.json"))
+    rows = re.findall(r"^(\(the defaults\)|max_split_size_mb:64) .* ([0-9.]+) +\d+ +\d+$", out, re.M)
+    check(len(rows) == 2 and all(float(r) >= 1 for _, r in rows), f"c03 fragmentation: two settings:\n{out}")
+    out, doc = report(["c03", "oom", "--device-mib", "1024", "--fraction", "0.5", "--block-mib", "128"],
+                      os.path.join(tmp, "c03o.json"))
+    check("handed out before one was refused: 4 " in out and "the same request succeeds" in out,
+          f"c03 oom: four blocks, then a recovery:\n{out}")
+    if doc:
+        check("out of memory" in doc["results"]["message"] and doc["results"]["recovered"], "c03 oom: the JSON")
     out, doc = report(["c04", "transfers", "--device", "cpu", "--sizes", "4096,65536", "--iters", "2"],
                       os.path.join(tmp, "c04.json"))
     rows = re.findall(r"^ +(\d+ KiB) +([0-9.]+)$", out, re.M)
@@ -166,12 +176,12 @@ def suite(tmp):
         check(False, f"suite: the JSON does not validate: {e.message}")
     names = [(r["chapter"], r["experiment"]) for r in doc["reports"]]
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
-                    ("c01", "autograd-inspect"), ("c02", "precision"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
+                    ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
                     ("c06", "custom-backend"),
                     ("c07", "cpu-vs-gpu")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 11, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 13, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
@@ -224,6 +234,8 @@ def errors(tmp):
     bad(["c06", "overhead", "--device", "cpu", "--batch", "0"], 2, "--batch", "at least 1")
     bad(["c04", "transfers", "--device", "cpu", "--sizes", "4097"], 2, "--sizes", "4097 bytes")
     bad(["c05", "streams", "--device", "cpu", "--chain", "0"], 2, "--chain", "at least 1")
+    bad(["c03", "fragmentation", "--conf", "expandable_segment:True"], 2, "--conf", "expandable_segment")
+    bad(["c03", "oom", "--fraction", "1.5"], 2, "--fraction", "1.5")
     # More than the machine has: the allocator's message, exit 3.
     bad(["c01", "contiguity-bench", "--device", "cpu", "--m", "10000000", "--n", "10000000", "--k", "2"], 3,
         "out of memory")
