@@ -2,6 +2,7 @@
 # The whole GPU check in one command, for the GPU test machine (docs: shared GPU.md):
 #   configure and build (CUDA on, sm_90), run the GPU tests (ctest -L gpu), run them again under
 #   compute-sanitizer memcheck and racecheck, record `gpu-anatomy c00 device-info --json FILE`, run
+#   gpu-anatomy's suite --quick and c01 contiguity-bench at three sizes (reports and figures), run
 #   every anatomy_bench* benchmark that was built, with JSON output, and run anatomy_peer_torch
 #   (anatomy next to libtorch, built when torch is importable) into peer-report.md.
 #
@@ -231,6 +232,21 @@ step_device_info() {
   "$build/tools/gpu-anatomy" c00 device-info --json "$out/device-info.json" >"$out/device-info.log" 2>&1
 }
 
+# gpu-anatomy's experiments on the GPU: suite --quick, then c01 contiguity-bench at issue 21's three
+# sizes (fp16 2048, bf16 4096, fp32 8192), with their reports and figures (docs/cli.md).
+step_suite() {
+  if ! $has_gpu; then return 3; fi
+  local tool="$build/tools/gpu-anatomy" rc=0 dtype n
+  "$tool" suite --quick --device cuda:0 --json "$out/gpu-anatomy-suite.json" >"$out/suite.log" 2>&1 || rc=1
+  for cfg in "fp16 2048" "bf16 4096" "fp32 8192"; do
+    read -r dtype n <<<"$cfg"
+    "$tool" c01 contiguity-bench --device cuda:0 --dtype "$dtype" --m "$n" --n "$n" --k "$n" --iters 50 \
+      --json "$out/c01-contiguity-$dtype-$n.json" >>"$out/suite.log" 2>&1 || rc=1
+  done
+  python3 "$root/scripts/plot-report.py" "$out/gpu-anatomy-suite.json" "$out/plots" >>"$out/suite.log" 2>&1 || true
+  return "$rc"
+}
+
 step_benchmarks() {
   local found=0 failed=0 bench name
   while IFS= read -r bench; do
@@ -330,6 +346,7 @@ run_step gpu-tests step_gpu_tests ctest-gpu.log
 run_step memcheck step_memcheck sanitizer-memcheck.log
 run_step racecheck step_racecheck sanitizer-racecheck.log
 run_step device-info step_device_info device-info.log
+run_step suite step_suite suite.log
 run_step benchmarks step_benchmarks benchmarks.log
 run_step peer step_peer peer.log
 finish

@@ -4,7 +4,10 @@ text it must print, positive finite figures, a JSON report that validates agains
 docs/gpu-anatomy.schema.json), and every bad input (its one-line message and exit status, and no
 file left behind).
 
-usage: test_gpu_anatomy.py GPU_ANATOMY SCHEMA {outputs,errors,suite}
+The group "gpu" runs suite --quick and c01 all --quick on cuda:0 (a GPU test: it prints
+[anatomy-skip] where there is no CUDA device).
+
+usage: test_gpu_anatomy.py GPU_ANATOMY SCHEMA {outputs,errors,suite,gpu}
 """
 import json
 import math
@@ -13,8 +16,6 @@ import re
 import subprocess
 import sys
 import tempfile
-
-import jsonschema
 
 TOOL, SCHEMA_PATH, GROUP = sys.argv[1], sys.argv[2], sys.argv[3]
 with open(SCHEMA_PATH) as f:
@@ -33,6 +34,15 @@ def check(cond, what):
     return cond
 
 
+def validate(doc, what):
+    """Checks doc against the schema (jsonschema is imported here: the GPU machine may lack it)."""
+    import jsonschema
+    try:
+        jsonschema.validate(doc, SCHEMA)
+    except jsonschema.ValidationError as e:
+        check(False, f"{what}: the JSON does not validate: {e.message}")
+
+
 def report(args, path):
     """Runs an experiment with --json path; returns (stdout, the validated document)."""
     rc, out, err = run(*args, "--json", path)
@@ -40,10 +50,7 @@ def report(args, path):
         return out, None
     with open(path) as f:
         doc = json.load(f)
-    try:
-        jsonschema.validate(doc, SCHEMA)
-    except jsonschema.ValidationError as e:
-        check(False, f"{args}: the JSON does not validate: {e.message}")
+    validate(doc, args)
     for m in doc["measurements"]:
         for key in ("median", "p10", "p90"):
             check(math.isfinite(m[key]) and m[key] > 0, f"{args}: {m['name']} {key} = {m[key]}")
@@ -170,10 +177,7 @@ def suite(tmp):
         return
     with open(path) as f:
         doc = json.load(f)
-    try:
-        jsonschema.validate(doc, SCHEMA)
-    except jsonschema.ValidationError as e:
-        check(False, f"suite: the JSON does not validate: {e.message}")
+    validate(doc, "suite")
     names = [(r["chapter"], r["experiment"]) for r in doc["reports"]]
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
                     ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
@@ -195,11 +199,31 @@ def suite(tmp):
     if check(rc == 0, f"c01 all: exit {rc}: {err.strip()}"):
         with open(path) as f:
             doc = json.load(f)
-        jsonschema.validate(doc, SCHEMA)
+        validate(doc, "c01 all")
         check([r["experiment"] for r in doc["reports"]] == ["layout", "contiguity-bench", "sync-points",
                                                              "autograd-inspect"], "c01 all: chapter 01's four")
     bad = subprocess.run([sys.executable, script, os.path.join(tmp, "missing.json")], capture_output=True, text=True)
     check(bad.returncode == 1 and "plot-report: error" in bad.stderr, "plot-report: a missing file is one error line")
+
+
+def gpu(tmp):
+    """suite --quick and c01 all --quick on cuda:0, where there is one."""
+    if "no CUDA device" in run("c00", "device-info")[1]:
+        print("[anatomy-skip] no CUDA device")
+        return
+    for args, count in ((["suite", "--quick"], 13), (["c01", "all", "--quick"], 4)):
+        path = os.path.join(tmp, "gpu.json")
+        rc, out, err = run(*args, "--device", "cuda:0", "--json", path, "--quiet")
+        if not check(rc == 0, f"{args} on cuda:0: exit {rc}: {err.strip()}\n{out[-3000:]}"):
+            continue
+        with open(path) as f:
+            doc = json.load(f)
+        check(len(doc["reports"]) == count and doc["failed"] == [], f"{args} on cuda:0: {count} reports")
+        check(all(r["device"] in ("cuda:0", "cpu") for r in doc["reports"]), f"{args}: the devices")
+        try:
+            validate(doc, f"{args} on cuda:0")
+        except ImportError:
+            print("jsonschema is not installed here: the schema check is left to the CPU tests")
 
 
 def errors(tmp):
@@ -251,7 +275,7 @@ def errors(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    {"outputs": outputs, "errors": errors, "suite": suite}[GROUP](tmp)
+    {"outputs": outputs, "errors": errors, "suite": suite, "gpu": gpu}[GROUP](tmp)
 for f in failures:
     print("FAILED:", f)
 print(f"{GROUP}: {'ok' if not failures else f'{len(failures)} failure(s)'}")
