@@ -47,12 +47,6 @@ void reset_peak(Device d) {
   else alloc::reset_cpu_peak_stats();
 }
 
-// Bytes in KiB below a MiB, else in MiB.
-std::string mib(int64_t bytes) {
-  const double b = static_cast<double>(bytes);
-  return bytes < 1024 * 1024 ? fmt::format("{:.1f} KiB", b / 1024.0) : fmt::format("{:.2f} MiB", b / (1024.0 * 1024.0));
-}
-
 struct Block {
   std::vector<std::pair<std::string, Tensor>> params;
   const Tensor& get(const std::string& name) const {
@@ -192,7 +186,7 @@ void run(const Options& o) {
   fmt::print(
       "held by the graph between forward and backward: {}\npeak of the step (above the parameters and "
       "input): {}\n",
-      mib(held), mib(peak));
+      bytes_string(held), bytes_string(peak));
   report.results()["gradients"] = grads;
   report.results()["node_counts"] = counts;
   report.results()["graph_held_bytes"] = held;
@@ -210,7 +204,8 @@ void run(const Options& o) {
       attention != counts.end() ? "attention is one node of its own (its backward is one kernel call)"
                                 : "attention is recorded through the operators it is made of"));
   report.add_note(fmt::format("the graph holds {} until backward frees it: {:.1f}x the {} of the block's input",
-                              mib(held), static_cast<double>(held) / static_cast<double>(x.nbytes()), mib(x.nbytes())));
+                              bytes_string(held), static_cast<double>(held) / static_cast<double>(x.nbytes()),
+                              bytes_string(x.nbytes())));
   report.print_notes();
   report.write_json();
   if (!all_finite) throw ExperimentFailed("c01 autograd-inspect: a gradient is not finite");

@@ -47,19 +47,15 @@ std::vector<Variant> make_variants(const Options& o, DType dtype, Device device)
   return v;
 }
 
-std::string tuple_string(IntArrayRef v) {
-  return v.size() == 1 ? fmt::format("({},)", v[0]) : fmt::format("({})", fmt::join(v, ", "));
-}
-
 nlohmann::json describe(const Variant& v) {
   const Tensor& a = v.a;
   const int64_t offset_bytes = a.storage_offset() * static_cast<int64_t>(a.element_size());
   fmt::print("[A variant: {}]\n", v.name);
-  fmt::print("  shape          : {}\n", tuple_string(a.sizes()));
+  fmt::print("  shape          : {}\n", shape_tuple(a.sizes()));
   fmt::print("  dtype          : {}\n", long_dtype_name(a.dtype()));
   fmt::print("  device         : {}\n", a.device().str());
   fmt::print("  is_contiguous  : {}\n", a.is_contiguous() ? "yes" : "no");
-  fmt::print("  strides        : {}\n", tuple_string(a.strides()));
+  fmt::print("  strides        : {}\n", shape_tuple(a.strides()));
   fmt::print("  storage_offset : {}\n", a.storage_offset());
   fmt::print("  offset_bytes   : {}  (mod 128 = {})\n\n", offset_bytes, offset_bytes % 128);
   return {{"name", v.name},

@@ -40,10 +40,6 @@ bool matches_storage(const Tensor& v) {
   return true;
 }
 
-std::string tuple_string(IntArrayRef v) {
-  return v.size() == 1 ? fmt::format("({},)", v[0]) : fmt::format("({})", fmt::join(v, ", "));
-}
-
 void run(const CommonOptions& o) {
   const Device device = resolve_device(o.device, o.quiet);
   const DType dtype = resolve_dtype(o.dtype);
@@ -95,8 +91,8 @@ void run(const CommonOptions& o) {
     if (cl) channels_last.push_back(row.name);
     if (address % 16 != 0) misaligned.push_back(row.name);
     all_match = all_match && ok;
-    fmt::print("{:<32} {:<16} {:<18} {:>6} {:>9} {:>10} {:>13} {:>7} {:>8}\n", row.name, tuple_string(v.sizes()),
-               tuple_string(v.strides()), v.storage_offset(), address % 128, v.is_contiguous() ? "yes" : "no",
+    fmt::print("{:<32} {:<16} {:<18} {:>6} {:>9} {:>10} {:>13} {:>7} {:>8}\n", row.name, shape_tuple(v.sizes()),
+               shape_tuple(v.strides()), v.storage_offset(), address % 128, v.is_contiguous() ? "yes" : "no",
                v.dim() == 4 ? (cl ? "yes" : "no") : "-", shared ? "yes" : "no", ok ? "matches" : "DIFFERS");
     table.push_back({{"view", row.name},
                      {"shape", std::vector<int64_t>(v.sizes().begin(), v.sizes().end())},

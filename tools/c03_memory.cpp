@@ -17,8 +17,6 @@
 namespace anatomy::tools {
 namespace {
 
-std::string mib(int64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
-
 struct FragmentationOptions {
   CommonOptions common;
   std::vector<std::string> confs = {"", "expandable_segments:True"};
@@ -43,9 +41,9 @@ void run_fragmentation(const FragmentationOptions& o) {
       throw UsageError(e.what());
     }
     const std::string name = f.conf.empty() ? "(the defaults)" : f.conf;
-    fmt::print("{:<34} {:>14} {:>14} {:>14} {:>10.3f} {:>9} {:>7}\n", name, mib(f.peak_requested),
-               mib(f.peak_allocated), mib(f.peak_reserved), f.reserved_over_allocated(), f.provider_allocs,
-               f.provider_maps);
+    fmt::print("{:<34} {:>14} {:>14} {:>14} {:>10.3f} {:>9} {:>7}\n", name, bytes_string(f.peak_requested),
+               bytes_string(f.peak_allocated), bytes_string(f.peak_reserved), f.reserved_over_allocated(),
+               f.provider_allocs, f.provider_maps);
     rows.push_back({{"conf", f.conf},
                     {"allocations", f.allocations},
                     {"peak_requested_bytes", f.peak_requested},
@@ -59,7 +57,7 @@ void run_fragmentation(const FragmentationOptions& o) {
   report.results()["settings"] = rows;
   if (!results.empty()) {
     report.add_note(fmt::format("the trace makes {} allocations; its live bytes peak at {}", results[0].allocations,
-                                mib(results[0].peak_requested)));
+                                bytes_string(results[0].peak_requested)));
   }
   for (size_t i = 1; i < results.size(); ++i) {
     const auto& a = results[0];
@@ -68,7 +66,7 @@ void run_fragmentation(const FragmentationOptions& o) {
         "{} reserves {:.1f}% {} than {} at the peak ({} against {})", b.conf.empty() ? "the defaults" : b.conf,
         100.0 * std::abs(static_cast<double>(b.peak_reserved - a.peak_reserved)) / static_cast<double>(a.peak_reserved),
         b.peak_reserved <= a.peak_reserved ? "less" : "more", a.conf.empty() ? "the defaults" : a.conf,
-        mib(b.peak_reserved), mib(a.peak_reserved)));
+        bytes_string(b.peak_reserved), bytes_string(a.peak_reserved)));
   }
   report.print_notes();
   report.write_json();
@@ -94,7 +92,8 @@ void run_oom(const OomOptions& o) {
   fmt::print("=== Out of memory on purpose (simulated device of {} MiB, per_process_memory_fraction:{}) ===\n",
              o.device_mib, o.fraction);
   fmt::print("blocks of {} handed out before one was refused: {} (reserved then: {}; allowed: {})\n",
-             mib(r.block_bytes), r.blocks_before_oom, mib(r.reserved_at_oom), mib(r.allowed_bytes));
+             bytes_string(r.block_bytes), r.blocks_before_oom, bytes_string(r.reserved_at_oom),
+             bytes_string(r.allowed_bytes));
   fmt::print("the allocator's message:\n  {}\n", r.message.empty() ? "(none: the fraction never refused)" : r.message);
   fmt::print("after freeing them and empty_cache(), the same request {}\n\n{}",
              r.recovered ? "succeeds: the process goes on" : "FAILS", r.summary);

@@ -28,12 +28,6 @@ using clock = std::chrono::steady_clock;
 
 double ms_since(clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); }
 
-std::string size_name(int64_t bytes) {
-  if (bytes >= (int64_t{1} << 20)) return fmt::format("{} MiB", bytes >> 20);
-  if (bytes >= 1024) return fmt::format("{} KiB", bytes >> 10);
-  return fmt::format("{} B", bytes);
-}
-
 double gbs(int64_t bytes, double ms) { return static_cast<double>(bytes) / (ms * 1e-3) / 1e9; }
 
 // The copy is right: every element of `got` equals `want`'s.
@@ -62,7 +56,7 @@ void run(const Options& o) {
   nlohmann::json rows = nlohmann::json::array();
   for (int64_t bytes : sizes) {
     const int64_t n = bytes / 4;
-    progress.update(size_name(bytes));
+    progress.update(bytes_string(bytes));
     const Tensor host = random_tensor({n}, DType::Float32, kCPU);
     if (!gpu) {
       Tensor out;
@@ -70,8 +64,8 @@ void run(const Options& o) {
           host_times_with_wait(device, o.common.warmup, o.common.iters, [&] { out = host.clone(); });
       check_copy(out, host, "clone");
       const double ms = median(s);
-      fmt::print("{:>10} {:>14.2f}\n", size_name(bytes), gbs(bytes, ms));
-      report.add_measurement("host copy", size_name(bytes), std::move(s));
+      fmt::print("{:>10} {:>14.2f}\n", bytes_string(bytes), gbs(bytes, ms));
+      report.add_measurement("host copy", bytes_string(bytes), std::move(s));
       rows.push_back({{"bytes", bytes}, {"clone_gbs", gbs(bytes, ms)}});
       continue;
     }
@@ -93,7 +87,7 @@ void run(const Options& o) {
          [&] { check_copy(pinned_out, host, "D2H pinned"); }},
     };
     nlohmann::json row = {{"bytes", bytes}};
-    std::string line = fmt::format("{:>10}", size_name(bytes));
+    std::string line = fmt::format("{:>10}", bytes_string(bytes));
     for (const Copy& c : copies) {
       c.fn();
       wait_for(device);
@@ -102,7 +96,7 @@ void run(const Options& o) {
       const double rate = gbs(bytes, median(s));
       line += fmt::format(" {:>14.2f}", rate);
       row[c.name] = rate;
-      report.add_measurement(c.name, size_name(bytes), std::move(s));
+      report.add_measurement(c.name, bytes_string(bytes), std::move(s));
     }
     fmt::print("{}\n", line);
     rows.push_back(row);
@@ -113,7 +107,7 @@ void run(const Options& o) {
     // How long each kind of copy keeps the host, at the largest size.
     const int64_t n = sizes.back() / 4;
     const Tensor host = random_tensor({n}, DType::Float32, kCPU), pinned = cuda::pin_memory(host);
-    fmt::print("\n=== How long a {} host-to-device copy keeps the host ===\n", size_name(sizes.back()));
+    fmt::print("\n=== How long a {} host-to-device copy keeps the host ===\n", bytes_string(sizes.back()));
     nlohmann::json returns = nlohmann::json::object();
     for (const auto& [name, src, non_blocking] :
          {std::tuple{"blocking, pageable", host, false}, std::tuple{"non_blocking, pageable", host, true},
@@ -150,7 +144,7 @@ void run(const Options& o) {
     fmt::print(
         "\n=== A {} pinned copy and a 4096 fp16 matmul ===\none stream: {:.3f} ms; the copy on a side "
         "stream: {:.3f} ms ({:.2f}x)\n",
-        size_name(sizes.back()), median(s1), median(s2), median(s1) / median(s2));
+        bytes_string(sizes.back()), median(s1), median(s2), median(s1) / median(s2));
     report.add_measurement("copy and matmul", "one stream", std::move(s1));
     report.add_measurement("copy and matmul", "copy on a side stream", std::move(s2));
   }
@@ -160,7 +154,7 @@ void run(const Options& o) {
     report.add_note(
         fmt::format("at {}, pinned memory moves {:.2f}x faster to the device than pageable "
                     "(pageable copies are staged through a pinned buffer by the driver)",
-                    size_name(sizes.back()), last["H2D pinned"].get<double>() / last["H2D pageable"].get<double>()));
+                    bytes_string(sizes.back()), last["H2D pinned"].get<double>() / last["H2D pageable"].get<double>()));
     report.add_note(
         "a non_blocking copy from pinned memory returns before it is done: the host can queue the "
         "next work while the copy engine runs; from pageable memory it cannot");

@@ -8,7 +8,6 @@
 // second stream is compared with) and says so.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -26,8 +25,6 @@ struct Options {
   int64_t size = 2048;
   int chain = 4;
 };
-
-using clock = std::chrono::steady_clock;
 
 // x <- x @ w, `chain` times (each product depends on the one before).
 Tensor run_chain(Tensor x, const Tensor& w, int chain) {

@@ -6,7 +6,6 @@
 // column is measured, which the run says.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <memory>
 
 #include "anatomy/cuda.h"

@@ -94,6 +94,19 @@ std::string long_dtype_name(DType t) {
   }
 }
 
+std::string shape_tuple(IntArrayRef v) {
+  return v.size() == 1 ? fmt::format("({},)", v[0]) : fmt::format("({})", fmt::join(v, ", "));
+}
+
+std::string bytes_string(int64_t bytes) {
+  constexpr int64_t kKiB = 1024, kMiB = 1024 * 1024;
+  if (bytes < kKiB) return fmt::format("{} B", bytes);
+  const int64_t unit = bytes < kMiB ? kKiB : kMiB;
+  const char* name = bytes < kMiB ? "KiB" : "MiB";
+  if (bytes % unit == 0) return fmt::format("{} {}", bytes / unit, name);
+  return fmt::format("{:.1f} {}", static_cast<double>(bytes) / static_cast<double>(unit), name);
+}
+
 void check_positive(const char* option, int64_t value) {
   if (value < 1) throw UsageError(fmt::format("{}: the size must be at least 1, got {}", option, value));
 }

@@ -57,6 +57,12 @@ Device resolve_device(const std::string& text, bool quiet);
 DType resolve_dtype(const std::string& text);
 // The dtype as PyTorch spells it after "torch.": float16, bfloat16, float32, float64, int8.
 std::string long_dtype_name(DType t);
+// Sizes and strides as Python prints a tuple: (2048, 1), (5,).
+std::string shape_tuple(IntArrayRef v);
+// Bytes for people: "512 B", "4 KiB", "144.5 KiB", "256 MiB", "4580.1 MiB" (whole numbers when
+// exact, one decimal otherwise; MiB from 1 MiB up, so large figures stay comparable).
+std::string bytes_string(int64_t bytes);
+
 // A size option that must be at least 1 (UsageError naming the option otherwise).
 void check_positive(const char* option, int64_t value);
 // A comma-separated list of sizes ("64,256,1024"), each at least 1.
