@@ -22,8 +22,10 @@
 
 // Thread-locals on every operator call's path (the dispatcher's key sets, the small-block
 // caches): the initial-exec model reads them with one fs-relative load instead of a call to
-// __tls_get_addr. They are a few dozen bytes in all, well within the static TLS space glibc
-// reserves for libraries loaded later with dlopen (a Python module).
+// __tls_get_addr. The model makes the library's whole TLS block static, and glibc keeps only
+// about a kilobyte of static TLS for libraries loaded later with dlopen (a Python module loads
+// libanatomy so): the library's thread_locals are a few hundred bytes in all, and anything
+// larger lives on the heap behind a thread-local pointer (core/thread_block_cache.h).
 #if defined(__GNUC__) || defined(__clang__)
 #define ANATOMY_TLS_FAST __attribute__((tls_model("initial-exec")))
 #else

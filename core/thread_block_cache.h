@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 
 #include "anatomy/core/macros.h"
 
@@ -72,9 +73,15 @@ class ThreadBlockCache {
     return first_use();
   }
   // Out of line: the hot path above stays a load and a compare, with no guard to spill for.
+  //
+  // The cache (kilobytes of lists) is on the heap, owned by a thread-local pointer: a thread_local
+  // object that size would be part of the library's static TLS block, which the initial-exec
+  // accesses (ANATOMY_TLS_FAST) require to fit in the few hundred bytes glibc keeps for libraries
+  // loaded by dlopen, as the Python module loads libanatomy ("cannot allocate memory in static
+  // TLS block" otherwise).
   ANATOMY_NOINLINE static ThreadBlockCache* first_use() {
-    thread_local ThreadBlockCache owner;
-    slot_.cache = &owner;
+    thread_local std::unique_ptr<ThreadBlockCache> owner(new ThreadBlockCache);
+    slot_.cache = owner.get();
     return slot_.cache;
   }
 

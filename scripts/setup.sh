@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what anatomy needs to build and test, from Debian packages only.
-# Does nothing when everything is already there. Uses sudo when not root.
+# Installs what anatomy needs to build and test: C and C++ libraries and tools from Debian's
+# packages, then the project's virtual environment (.venv, Debian's python3) with the Python
+# packages of scripts/python-requirements.txt from PyPI. Does nothing when everything is already
+# there. Uses sudo when not root.
 # scripts/run.sh and scripts/test.sh call it first; -q prints nothing when nothing is missing.
 set -euo pipefail
 quiet=0
@@ -19,11 +21,26 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   [ "$quiet" = 1 ] || echo "setup: all ${#packages[@]} packages present"
-  exit 0
+else
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  echo "setup: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-echo "setup: installing ${missing[*]}"
-"${sudo_cmd[@]}" apt-get update -q
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The virtual environment, on Debian's interpreter (whose headers python3-dev installed): made
+# once, and brought up to date whenever the requirements file changes (a stamp holds its hash).
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=$root/.venv
+requirements=$root/scripts/python-requirements.txt
+stamp=$venv/.requirements.sha256
+wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && [ -x "$venv/bin/python" ]; then
+  [ "$quiet" = 1 ] || echo "setup: .venv up to date"
+  exit 0
+fi
+echo "setup: making .venv from scripts/python-requirements.txt"
+[ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+echo "$wanted" >"$stamp"

@@ -1,0 +1,12 @@
+// anatomy._C: the extension module behind the Python package (interop/python/anatomy/ wraps it).
+#include <nanobind/nanobind.h>
+
+#include "bindings.h"
+
+NB_MODULE(_C, m) {
+  using namespace anatomy::python;
+  m.doc() = "anatomy's engine: tensors, operators, autograd and devices (import anatomy, not this module)";
+  bind_errors(m);
+  bind_dtypes_devices(m);
+  bind_tensor(m);
+}
