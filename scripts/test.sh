@@ -10,7 +10,9 @@
 #   3. builds a CPU-only configuration with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the tests there;
 #   4. installs the package into a temporary prefix, then builds and runs tests/consumer (a
-#      separate CMake project that does find_package(anatomy)) against it.
+#      separate CMake project that does find_package(anatomy)) against it;
+#   5. installs the Python package with `pip install .` (CPU only) into a temporary folder and
+#      runs the Python tests against it (scripts/test-pip-install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -46,3 +48,6 @@ cmake -S tests/consumer -B "$prefix/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Releas
   -DCMAKE_PREFIX_PATH="$prefix/install" >/dev/null
 cmake --build "$prefix/consumer" -j "$jobs"
 (cd "$prefix/consumer" && ctest)
+
+step "pip install . and the Python tests against the installed package"
+scripts/test-pip-install.sh
