@@ -44,17 +44,19 @@ void bind_cuda_streams(nb::module_& m) {
   m.def("_cuda_device_count", &cuda::device_count);
   m.def("_cuda_unavailable_reason", &cuda::unavailable_reason);
   m.def("_cuda_current_device", &cuda::current_device);
-  m.def("_cuda_set_device", [](nb::handle device) { cuda::set_device(cuda_device_index(device)); });
-  m.def("_cuda_synchronize", [](nb::handle device) { cuda::synchronize(cuda_device_index(device)); });
+  m.def("_cuda_set_device", [](nb::handle device) { cuda::set_device(cuda_device_index(device)); }, nb::arg("device"));
+  m.def(
+      "_cuda_synchronize", [](nb::handle device) { cuda::synchronize(cuda_device_index(device)); },
+      nb::arg("device").none());
   m.def("_cuda_get_device_name", [](nb::handle device) {
     int index = cuda_device_index(device);
     return cuda::get_device_properties(index < 0 ? cuda::current_device() : index).name;
-  });
+  }, nb::arg("device").none());
   m.def("_cuda_get_device_capability", [](nb::handle device) {
     int index = cuda_device_index(device);
     cuda::DeviceProperties p = cuda::get_device_properties(index < 0 ? cuda::current_device() : index);
     return nb::make_tuple(p.major, p.minor);
-  });
+  }, nb::arg("device").none());
 
   nb::class_<cuda::Stream>(m, "Stream", "A CUDA stream: a queue of device work, as torch.cuda.Stream.")
       .def(
@@ -72,6 +74,14 @@ void bind_cuda_streams(nb::module_& m) {
       .def("query", &cuda::Stream::query)
       .def("wait_event", &cuda::Stream::wait, nb::arg("event"))
       .def("wait_stream", &cuda::Stream::wait_stream, nb::arg("stream"))
+      .def(
+          "record_event",
+          [](const cuda::Stream& s, nb::handle event) -> nb::object {
+            nb::object e = event.is_none() ? nb::cast(cuda::Event()) : nb::borrow(event);
+            nb::cast<cuda::Event&>(e).record(s);
+            return e;
+          },
+          nb::arg("event").none() = nb::none(), "Records `event` (a new one when None) on the stream; returns it.")
       .def("__eq__", [](const cuda::Stream& a, const cuda::Stream& b) { return a == b; })
       .def("__hash__", [](const cuda::Stream& s) { return std::hash<uintptr_t>()(handle_value(s.handle())); })
       .def("__repr__", [](const cuda::Stream& s) {

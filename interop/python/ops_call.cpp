@@ -154,6 +154,9 @@ void bind_ops(nb::module_& m) {
                      for (const auto& r : self.overload->schema().returns) out.emplace_back(arg_type_name(r.type));
                      return out;
                    })
+      // inspect.signature reads it: anatomy/ops.py builds it from `arguments`.
+      .def_prop_ro("__signature__",
+                   [](nb::handle self) { return nb::module_::import_("anatomy.ops").attr("signature")(self); })
       .def_prop_ro("is_inplace_or_out", [](const OpOverload& self) { return self.overload->schema().is_inplace_or_out(); })
       .def("__repr__", [](const OpOverload& self) { return fmt::format("<OpOverload '{}'>", self.overload->op.name()); });
 

@@ -8,6 +8,7 @@ import, from C++ or with anatomy.library, is found too; ``dir(anatomy.ops.aten)`
 """
 
 import inspect
+import keyword
 
 from . import _C
 
@@ -90,11 +91,12 @@ def signature(overload):
         name, schema_type, kwarg_only = info[:3]
         kind = inspect.Parameter.KEYWORD_ONLY if kwarg_only else inspect.Parameter.POSITIONAL_OR_KEYWORD
         default = info[3] if len(info) > 3 else inspect.Parameter.empty
+        # A schema may name an argument with a Python keyword (random_.from's "from"): the
+        # signature shows it as from_; a call passes it positionally or as **{"from": v}.
+        if keyword.iskeyword(name):
+            name += "_"
         params.append(inspect.Parameter(name, kind, default=default, annotation=_annotation(schema_type)))
     returns = [_annotation(r) for r in overload.returns]
     ret = "None" if not returns else returns[0] if len(returns) == 1 else f"tuple[{', '.join(returns)}]"
     return inspect.Signature(params, return_annotation=ret)
 
-
-# inspect.signature(anatomy.ops.aten.add.Tensor) reads the schema.
-OpOverload.__signature__ = property(signature)
