@@ -51,7 +51,9 @@ nb::dict alloc_conf_dict(const alloc::AllocConf& c) {
   nb::dict out;
   out["backend"] = c.backend == alloc::AllocBackend::Native ? "native" : "cudaMallocAsync";
   // No limit reads as None, as an unset max_split_size_mb.
-  out["max_split_size"] = c.max_split_size == std::numeric_limits<size_t>::max() ? nb::object(nb::none()) : nb::object(nb::int_(c.max_split_size));
+  out["max_split_size"] = c.max_split_size == std::numeric_limits<size_t>::max()
+                              ? nb::object(nb::none())
+                              : nb::object(nb::int_(c.max_split_size));
   out["max_non_split_rounding_size"] = c.max_non_split_rounding_size;
   nb::list divisions;
   for (size_t d : c.roundup_power2_divisions) divisions.append(d);
@@ -71,19 +73,24 @@ nb::dict alloc_conf_dict(const alloc::AllocConf& c) {
 
 void bind_cuda_memory(nb::module_& m) {
   auto device_arg = nb::arg("device") = nb::none();
-  m.def("_cuda_memory_stats", [](nb::handle d) { return stats_dict(cuda::memory_stats(cuda_device_index(d))); },
-        device_arg);
-  m.def("_cuda_memory_allocated", [](nb::handle d) { return cuda::memory_allocated(cuda_device_index(d)); },
-        device_arg);
-  m.def("_cuda_max_memory_allocated", [](nb::handle d) { return cuda::max_memory_allocated(cuda_device_index(d)); },
-        device_arg);
-  m.def("_cuda_memory_reserved", [](nb::handle d) { return cuda::memory_reserved(cuda_device_index(d)); },
-        device_arg);
-  m.def("_cuda_max_memory_reserved", [](nb::handle d) { return cuda::max_memory_reserved(cuda_device_index(d)); },
-        device_arg);
-  m.def("_cuda_reset_peak_memory_stats", [](nb::handle d) { cuda::reset_peak_memory_stats(cuda_device_index(d)); },
-        device_arg);
-  m.def("_cuda_memory_summary", [](nb::handle d) { return cuda::memory_summary(cuda_device_index(d)); }, device_arg);
+  m.def(
+      "_cuda_memory_stats", [](nb::handle d) { return stats_dict(cuda::memory_stats(cuda_device_index(d))); },
+      device_arg);
+  m.def(
+      "_cuda_memory_allocated", [](nb::handle d) { return cuda::memory_allocated(cuda_device_index(d)); }, device_arg);
+  m.def(
+      "_cuda_max_memory_allocated", [](nb::handle d) { return cuda::max_memory_allocated(cuda_device_index(d)); },
+      device_arg);
+  m.def(
+      "_cuda_memory_reserved", [](nb::handle d) { return cuda::memory_reserved(cuda_device_index(d)); }, device_arg);
+  m.def(
+      "_cuda_max_memory_reserved", [](nb::handle d) { return cuda::max_memory_reserved(cuda_device_index(d)); },
+      device_arg);
+  m.def(
+      "_cuda_reset_peak_memory_stats", [](nb::handle d) { cuda::reset_peak_memory_stats(cuda_device_index(d)); },
+      device_arg);
+  m.def(
+      "_cuda_memory_summary", [](nb::handle d) { return cuda::memory_summary(cuda_device_index(d)); }, device_arg);
   m.def("_cuda_empty_cache", &cuda::empty_cache);
   m.def(
       "_cuda_record_memory_history",

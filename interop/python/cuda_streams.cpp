@@ -44,19 +44,26 @@ void bind_cuda_streams(nb::module_& m) {
   m.def("_cuda_device_count", &cuda::device_count);
   m.def("_cuda_unavailable_reason", &cuda::unavailable_reason);
   m.def("_cuda_current_device", &cuda::current_device);
-  m.def("_cuda_set_device", [](nb::handle device) { cuda::set_device(cuda_device_index(device)); }, nb::arg("device"));
+  m.def(
+      "_cuda_set_device", [](nb::handle device) { cuda::set_device(cuda_device_index(device)); }, nb::arg("device"));
   m.def(
       "_cuda_synchronize", [](nb::handle device) { cuda::synchronize(cuda_device_index(device)); },
       nb::arg("device").none());
-  m.def("_cuda_get_device_name", [](nb::handle device) {
-    int index = cuda_device_index(device);
-    return cuda::get_device_properties(index < 0 ? cuda::current_device() : index).name;
-  }, nb::arg("device").none());
-  m.def("_cuda_get_device_capability", [](nb::handle device) {
-    int index = cuda_device_index(device);
-    cuda::DeviceProperties p = cuda::get_device_properties(index < 0 ? cuda::current_device() : index);
-    return nb::make_tuple(p.major, p.minor);
-  }, nb::arg("device").none());
+  m.def(
+      "_cuda_get_device_name",
+      [](nb::handle device) {
+        int index = cuda_device_index(device);
+        return cuda::get_device_properties(index < 0 ? cuda::current_device() : index).name;
+      },
+      nb::arg("device").none());
+  m.def(
+      "_cuda_get_device_capability",
+      [](nb::handle device) {
+        int index = cuda_device_index(device);
+        cuda::DeviceProperties p = cuda::get_device_properties(index < 0 ? cuda::current_device() : index);
+        return nb::make_tuple(p.major, p.minor);
+      },
+      nb::arg("device").none());
 
   nb::class_<cuda::Stream>(m, "Stream", "A CUDA stream: a queue of device work, as torch.cuda.Stream.")
       .def(
@@ -92,8 +99,7 @@ void bind_cuda_streams(nb::module_& m) {
   nb::class_<cuda::Event>(m, "Event", "A marker in a stream's queue, to wait on and to time with, as torch.cuda.Event.")
       .def(nb::init<bool, bool>(), nb::arg("enable_timing") = false, nb::arg("blocking") = false)
       .def(
-          "record",
-          [](cuda::Event& e, std::optional<cuda::Stream> s) { s ? e.record(*s) : e.record(); },
+          "record", [](cuda::Event& e, std::optional<cuda::Stream> s) { s ? e.record(*s) : e.record(); },
           nb::arg("stream") = nb::none())
       .def(
           "wait",

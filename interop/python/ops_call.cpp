@@ -100,9 +100,8 @@ struct OpOverload {
     if (!overload->bind(args, kwargs, stack, nullptr) &&
         !overload->bind(args, kwargs, stack, nullptr, /*numbers_as_tensors=*/true)) {
       overload->bind(args, kwargs, stack, &why, /*numbers_as_tensors=*/true);
-      throw nb::type_error(fmt::format("{}(): {} (schema: {})", overload->op.name(), why,
-                                       overload->schema().to_string())
-                               .c_str());
+      throw nb::type_error(
+          fmt::format("{}(): {} (schema: {})", overload->op.name(), why, overload->schema().to_string()).c_str());
     }
     return overload->call(stack, args, kwargs);
   }
@@ -140,9 +139,7 @@ void bind_ops(nb::module_& m) {
                          "One overload of an operator (anatomy.ops.aten.add.Tensor), called with its schema.")
       .def(
           "__call__",
-          [](const OpOverload& self, nb::args args, nb::kwargs kwargs) {
-            return self.call(args.ptr(), kwargs.ptr());
-          },
+          [](const OpOverload& self, nb::args args, nb::kwargs kwargs) { return self.call(args.ptr(), kwargs.ptr()); },
           nb::sig("def __call__(self, *args: object, **kwargs: object) -> object"))
       .def_prop_ro("name", [](const OpOverload& self) { return self.overload->op.name(); })
       .def_prop_ro("overload_name", [](const OpOverload& self) { return self.overload->overload_name(); })
@@ -157,8 +154,10 @@ void bind_ops(nb::module_& m) {
       // inspect.signature reads it: anatomy/ops.py builds it from `arguments`.
       .def_prop_ro("__signature__",
                    [](nb::handle self) { return nb::module_::import_("anatomy.ops").attr("signature")(self); })
-      .def_prop_ro("is_inplace_or_out", [](const OpOverload& self) { return self.overload->schema().is_inplace_or_out(); })
-      .def("__repr__", [](const OpOverload& self) { return fmt::format("<OpOverload '{}'>", self.overload->op.name()); });
+      .def_prop_ro("is_inplace_or_out",
+                   [](const OpOverload& self) { return self.overload->schema().is_inplace_or_out(); })
+      .def("__repr__",
+           [](const OpOverload& self) { return fmt::format("<OpOverload '{}'>", self.overload->op.name()); });
 
   nb::class_<OpOverloadPacket>(m, "OpOverloadPacket", nb::dynamic_attr(),
                                "The overloads of one operator name (anatomy.ops.aten.add); a call picks the first "

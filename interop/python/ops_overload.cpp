@@ -83,9 +83,8 @@ bool Overload::bind(PyObject* args, PyObject* kwargs, Stack& stack, std::string*
       PyObject *key, *value;
       Py_ssize_t pos = 0;
       while (PyDict_Next(kwargs, &pos, &key, &value)) {
-        auto known = std::find_if(names.begin(), names.end(), [&](const nb::object& n) {
-          return PyUnicode_Compare(n.ptr(), key) == 0;
-        });
+        auto known = std::find_if(names.begin(), names.end(),
+                                  [&](const nb::object& n) { return PyUnicode_Compare(n.ptr(), key) == 0; });
         if (known == names.end()) {
           *why = fmt::format("unexpected keyword argument '{}'", nb::str(key).c_str());
           break;

@@ -23,7 +23,7 @@ struct Overload {
   explicit Overload(dispatch::OperatorHandle handle);
 
   dispatch::OperatorHandle op;
-  std::vector<nb::object> names;                         // the arguments' names, as interned str
+  std::vector<nb::object> names;                          // the arguments' names, as interned str
   std::vector<std::optional<dispatch::IValue>> defaults;  // parsed once from the schema's literals
   size_t max_positional = 0;                              // the arguments before '*'
   // Per return: the argument whose write alias it shares ("Tensor(a!) out" -> "Tensor(a!)"), so
