@@ -9,4 +9,8 @@ NB_MODULE(_C, m) {
   bind_errors(m);
   bind_dtypes_devices(m);
   bind_tensor(m);
+  bind_ops(m);
+  bind_library(m);
+  bind_cuda_streams(m);
+  bind_cuda_memory(m);
 }

@@ -27,3 +27,13 @@ __all__ = [
     "bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
     "half", "float", "double", "int", "long",
 ]
+
+# anatomy.ops (every operator from its schema), anatomy.library (operators from Python) and
+# anatomy.cuda (devices, streams, events, device memory).
+from . import cuda, library, ops  # noqa: E402
+from ._C import memory_format  # noqa: E402
+
+contiguous_format = memory_format.contiguous_format
+channels_last = memory_format.channels_last
+preserve_format = memory_format.preserve_format
+__all__ += ["cuda", "library", "ops", "memory_format", "contiguous_format", "channels_last", "preserve_format"]

@@ -1,0 +1,19 @@
+# Type stub of anatomy/ops.py: its namespaces are made on first use (module __getattr__), which
+# editors cannot see in the source.
+import inspect
+
+from ._C import OpOverload as OpOverload
+from ._C import OpOverloadPacket as OpOverloadPacket
+
+class OpNamespace:
+    def __init__(self, name: str) -> None: ...
+    def __getattr__(self, op: str) -> OpOverloadPacket: ...
+    def __dir__(self) -> list[str]: ...
+
+aten: OpNamespace
+
+def signature(overload: OpOverload) -> inspect.Signature: ...
+def __getattr__(ns: str) -> OpNamespace: ...
+def __dir__() -> list[str]: ...
+
+__all__: list[str]

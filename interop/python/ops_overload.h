@@ -1,0 +1,57 @@
+// One operator overload as anatomy.ops calls it: its handle, its arguments' Python names and
+// parsed defaults, and the binding of a Python call (positional then keyword arguments) onto a
+// boxed Stack. Shared by the overload packets (ops_call.cpp) and the registration of Python
+// kernels (ops_library.cpp).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "anatomy/anatomy.h"
+
+namespace anatomy::python {
+
+namespace nb = nanobind;
+
+struct Overload {
+  explicit Overload(dispatch::OperatorHandle handle);
+
+  dispatch::OperatorHandle op;
+  std::vector<nb::object> names;                          // the arguments' names, as interned str
+  std::vector<std::optional<dispatch::IValue>> defaults;  // parsed once from the schema's literals
+  size_t max_positional = 0;                              // the arguments before '*'
+  // Per return: the argument whose write alias it shares ("Tensor(a!) out" -> "Tensor(a!)"), so
+  // that an in-place or out= call returns the very object it was given, as PyTorch does; or -1.
+  std::vector<int> returns_argument;
+
+  const dispatch::Schema& schema() const { return op.schema(); }
+  // "default" for the overload without a name, as torch.ops spells it.
+  std::string overload_name() const;
+
+  // Binds args (a tuple) and kwargs (a dict or null) onto `stack`. On failure returns false and,
+  // when `why` is given, says why ("argument 'other' must be Tensor, not str"); the first pass of
+  // overload resolution passes null so that a failing overload costs no message.
+  // `numbers_as_tensors`: a Python number may stand for a Tensor argument (try_to_ivalue).
+  bool bind(PyObject* args, PyObject* kwargs, dispatch::Stack& stack, std::string* why,
+            bool numbers_as_tensors = false) const;
+  // Calls the operator with a bound stack; returns None, one value, or a tuple.
+  nb::object call(dispatch::Stack& stack, PyObject* args, PyObject* kwargs) const;
+  // The Python value bound to argument i (nullptr when it took its default).
+  PyObject* argument_object(size_t i, PyObject* args, PyObject* kwargs) const;
+};
+
+// Incremented by every registration made through anatomy.library, so that overload packets made
+// before it look their overloads up again.
+extern std::atomic<uint64_t> ops_registry_generation;
+
+// The qualified names ("aten::add.Tensor") of the overloads of ns::name, in the order a packet
+// tries them: the overload without a name first, then by name.
+std::vector<std::string> overload_names(const std::string& ns, const std::string& name);
+
+}  // namespace anatomy::python
