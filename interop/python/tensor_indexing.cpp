@@ -21,6 +21,16 @@ std::optional<int64_t> slice_bound(PyObject* bound, const char* what) {
   return to_int(nb::handle(bound), what);
 }
 
+// PyTorch reports an index tensor of a floating dtype as a bad index (IndexError), not as a bad
+// dtype.
+Tensor index_tensor(Tensor t) {
+  if (is_floating(t.dtype())) {
+    throw IndexError(
+        fmt::format("tensors used as indices must be long, int, byte or bool tensors, got {}", name(t.dtype())));
+  }
+  return t;
+}
+
 TensorIndex to_index(nb::handle h, const Tensor& self) {
   PyObject* o = h.ptr();
   if (o == Py_None) return TensorIndex(indexing::None);
@@ -32,17 +42,12 @@ TensorIndex to_index(nb::handle h, const Tensor& self) {
     return TensorIndex(indexing::Slice(slice_bound(s->start, "slice start"), slice_bound(s->stop, "slice stop"),
                                        slice_bound(s->step, "slice step")));
   }
-  if (nb::isinstance<Tensor>(h)) return TensorIndex(nb::cast<Tensor>(h));
+  if (nb::isinstance<Tensor>(h)) return TensorIndex(index_tensor(nb::cast<Tensor>(h)));
   // NumPy integers and other objects with __index__.
   if (PyIndex_Check(o) && !PySequence_Check(o)) return TensorIndex(to_int(h, "index"));
   // A list or an array of indices or booleans: an index tensor, on the indexed tensor's device.
   if (PySequence_Check(o) || PyObject_CheckBuffer(o)) {
-    Tensor t = tensor_from_data(h, nb::none(), nb::cast(self.device()));
-    if (is_floating(t.dtype())) {
-      throw IndexError(fmt::format("tensors used as indices must be long, int, byte or bool tensors, got {}",
-                                   name(t.dtype())));
-    }
-    return TensorIndex(std::move(t));
+    return TensorIndex(index_tensor(tensor_from_data(h, nb::none(), nb::cast(self.device()))));
   }
   throw TypeError(fmt::format("only integers, slices (`:`), ellipsis (`...`), None and long, int or bool tensors are "
                               "valid indices, got {}",
@@ -91,8 +96,8 @@ void set_item(const Tensor& self, nb::handle key, nb::handle value) {
 
 void bind_tensor_indexing(nb::module_& m) {
   TensorClass cls = tensor_class(m);
-  cls.def("__getitem__", &get_item);
-  cls.def("__setitem__", &set_item);
+  cls.def("__getitem__", &get_item, nb::arg("indices").none());
+  cls.def("__setitem__", &set_item, nb::arg("indices").none(), nb::arg("value").none());
 }
 
 }  // namespace anatomy::python
