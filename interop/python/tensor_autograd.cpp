@@ -1,6 +1,15 @@
 // Autograd from Python: a tensor's requires_grad, grad, grad_fn, is_leaf, retain_grad, detach and
 // backward; grad_fn as an anatomy.autograd.Node (its name, its next functions); grad mode and
 // inference mode switches for the context managers of anatomy/autograd.py; autograd.grad.
+// Note [Grad mode across the library boundary]: the grad mode and inference mode flags are inline
+// thread_local variables of the engine's headers (autograd/grad_mode.h). The module is compiled
+// with hidden visibility, which would give it a private copy of each flag, so that no_grad()
+// would switch a flag the library never reads. Declared with default visibility here, the
+// module's references bind to the library's one definition (a unique symbol).
+#pragma GCC visibility push(default)
+#include "anatomy/anatomy.h"
+#pragma GCC visibility pop
+
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
