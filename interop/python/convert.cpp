@@ -22,6 +22,11 @@ DType to_dtype(nb::handle h, std::string_view what) {
   throw TypeError(fmt::format("{} must be an anatomy.dtype or a dtype's name, got {}", what, python_type_name(h)));
 }
 
+std::optional<DType> to_optional_dtype(nb::handle h, std::string_view what) {
+  if (h.is_none()) return std::nullopt;
+  return to_dtype(h, what);
+}
+
 Device to_device(nb::handle h, std::string_view what) {
   if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
   if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string>(h));

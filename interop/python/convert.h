@@ -24,6 +24,9 @@ Device to_device(nb::handle h, std::string_view what = "device");
 // bool, int (that fits int64), float, or a one-element Tensor (its value, as item() reads it).
 Scalar to_scalar(nb::handle h, std::string_view what = "value");
 bool is_scalar(nb::handle h);  // whether to_scalar would take h (no tensor)
+// dtype= of the reductions and softmax: None, or as to_dtype. (Not nanobind's enum cast, which
+// would take a plain int as a dtype.)
+std::optional<DType> to_optional_dtype(nb::handle h, std::string_view what = "dtype");
 // An int, or a sequence of ints (tuple, list, anatomy.Size...): sizes, dims, strides.
 std::vector<int64_t> to_int_list(nb::handle h, std::string_view what = "size");
 // An int that fits int64 (a Python bool is refused: True is not a dimension).

@@ -43,10 +43,12 @@ void bind_products(TensorClass& cls, nb::module_& m) {
 }
 
 void bind_activations(TensorClass& cls, nb::module_& m) {
-  def_method_and_function(cls, m, "softmax", [](T t, int64_t dim, Dtype dtype) { return t.softmax(dim, dtype); },
+  def_method_and_function(cls, m, "softmax", [](T t, int64_t dim, nb::handle dtype_arg) {
+        const Dtype dtype = to_optional_dtype(dtype_arg); return t.softmax(dim, dtype); },
                           nb::arg("dim"), nb::arg("dtype") = nb::none());
   def_method_and_function(cls, m, "log_softmax",
-                          [](T t, int64_t dim, Dtype dtype) { return t.log_softmax(dim, dtype); }, nb::arg("dim"),
+                          [](T t, int64_t dim, nb::handle dtype_arg) {
+        const Dtype dtype = to_optional_dtype(dtype_arg); return t.log_softmax(dim, dtype); }, nb::arg("dim"),
                           nb::arg("dtype") = nb::none());
   def_method_and_function(cls, m, "gelu", [](T t, std::string_view approximate) { return t.gelu(approximate); },
                           nb::kw_only(), nb::arg("approximate") = "none");

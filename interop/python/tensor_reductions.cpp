@@ -74,7 +74,8 @@ void bind_sum_like(TensorClass& cls, nb::module_& m) {
 #define ANATOMY_PY_SUM_LIKE(name)                                                                     \
   def_method_and_function(                                                                           \
       cls, m, #name,                                                                                 \
-      [](T t, nb::handle dim, bool keepdim, Dtype dtype) {                                           \
+      [](T t, nb::handle dim, bool keepdim, nb::handle dtype_arg) { \
+        const Dtype dtype = to_optional_dtype(dtype_arg);                                           \
         std::optional<std::vector<int64_t>> dims = to_optional_dims(dim);                            \
         return anatomy::name(t, dims_ref(dims), keepdim, dtype);                                     \
       },                                                                                             \
@@ -173,9 +174,11 @@ void bind_values_and_indices(TensorClass& cls, nb::module_& m) {
       cls, m, "aminmax",
       [](T t, std::optional<int64_t> dim, bool keepdim) { return pair(return_types.aminmax, t.aminmax(dim, keepdim)); },
       nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  def_method_and_function(cls, m, "cumsum", [](T t, int64_t dim, Dtype dtype) { return t.cumsum(dim, dtype); },
+  def_method_and_function(cls, m, "cumsum", [](T t, int64_t dim, nb::handle dtype_arg) {
+        const Dtype dtype = to_optional_dtype(dtype_arg); return t.cumsum(dim, dtype); },
                           nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
-  def_method_and_function(cls, m, "cumprod", [](T t, int64_t dim, Dtype dtype) { return t.cumprod(dim, dtype); },
+  def_method_and_function(cls, m, "cumprod", [](T t, int64_t dim, nb::handle dtype_arg) {
+        const Dtype dtype = to_optional_dtype(dtype_arg); return t.cumprod(dim, dtype); },
                           nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
 }
 
