@@ -9,9 +9,9 @@ namespace anatomy::python {
 
 namespace nb = nanobind;
 
-void bind_errors(nb::module_& m);          // errors.cpp: engine errors as Python exceptions
-void bind_dtypes_devices(nb::module_& m);  // dtypes_devices.cpp: anatomy.dtype, anatomy.device
-void bind_tensor(nb::module_& m);          // tensor.cpp: anatomy.Tensor, its metadata and protocols
+void bind_errors(nb::module_& m);              // errors.cpp: engine errors as Python exceptions
+void bind_dtypes_devices(nb::module_& m);      // dtypes_devices.cpp: anatomy.dtype, anatomy.device
+void bind_tensor(nb::module_& m);              // tensor.cpp: anatomy.Tensor, its metadata and protocols
 void bind_tensor_arithmetic(nb::module_& m);   // tensor_arithmetic.cpp: operators, element-wise ops
 void bind_tensor_views(nb::module_& m);        // tensor_views.cpp: view, reshape, permute, ...
 void bind_tensor_conversions(nb::module_& m);  // tensor_conversions.cpp: to, cuda, float, clone, copy_

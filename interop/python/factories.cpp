@@ -13,17 +13,19 @@ namespace anatomy::python {
 
 namespace {
 
-#define ANATOMY_PY_OPTIONS                                                                     \
-  nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),                \
-      nb::arg("requires_grad") = false
+#define ANATOMY_PY_OPTIONS \
+  nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false
 
 using Size = const nb::args&;
 using H = nb::handle;
 
 void bind_sized(nb::module_& m) {
-#define ANATOMY_PY_SIZED(name)                                                                       \
-  m.def(                                                                                            \
-      #name, [](Size size, H dtype, H device, bool rg) { return name(sizes_from_args(size), to_options(dtype, device, rg)); }, \
+#define ANATOMY_PY_SIZED(name)                                             \
+  m.def(                                                                   \
+      #name,                                                               \
+      [](Size size, H dtype, H device, bool rg) {                          \
+        return name(sizes_from_args(size), to_options(dtype, device, rg)); \
+      },                                                                   \
       nb::arg("size"), ANATOMY_PY_OPTIONS);
   ANATOMY_PY_SIZED(zeros)
   ANATOMY_PY_SIZED(ones)
@@ -87,8 +89,8 @@ void bind_ranges(nb::module_& m) {
 }
 
 void bind_like(nb::module_& m) {
-#define ANATOMY_PY_LIKE(name)                                                                                   \
-  m.def(                                                                                                       \
+#define ANATOMY_PY_LIKE(name)                                                                                    \
+  m.def(                                                                                                         \
       #name, [](const Tensor& t, H dtype, H device, bool rg) { return name(t, to_options(dtype, device, rg)); }, \
       nb::arg("input"), ANATOMY_PY_OPTIONS);
   ANATOMY_PY_LIKE(zeros_like)

@@ -81,8 +81,7 @@ void bind_tensor_methods(nb::module_& m) {
   TensorClass cls = tensor_class(m);
   const auto ref = nb::rv_policy::reference;
   cls.def_prop_rw(
-      "requires_grad", [](T t) { return t.requires_grad(); },
-      [](Tensor& t, bool value) { t.requires_grad_(value); });
+      "requires_grad", [](T t) { return t.requires_grad(); }, [](Tensor& t, bool value) { t.requires_grad_(value); });
   cls.def(
       "requires_grad_", [](Tensor& t, bool value) -> const Tensor& { return t.requires_grad_(value); },
       nb::arg("requires_grad") = true, ref);
@@ -95,7 +94,8 @@ void bind_tensor_methods(nb::module_& m) {
   cls.def_prop_ro("is_inference", &Tensor::is_inference);
   cls.def("retain_grad", &Tensor::retain_grad);
   def_method_and_function(cls, m, "detach", [](T t) { return t.detach(); });
-  cls.def("detach_", [](T t) -> const Tensor& { return t.detach_(); }, ref);
+  cls.def(
+      "detach_", [](T t) -> const Tensor& { return t.detach_(); }, ref);
   cls.def(
       "backward",
       [](T t, std::optional<Tensor> gradient, std::optional<bool> retain_graph, bool create_graph) {
@@ -116,16 +116,15 @@ void bind_modes(nb::module_& m) {
       "_autograd_grad",
       [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, std::optional<bool> retain_graph,
          bool create_graph, bool allow_unused) {
-        std::vector<Tensor> grads =
-            autograd::grad(tensors_or_none(outputs, "grad(): outputs"), tensors_or_none(inputs, "grad(): inputs"),
-                           tensors_or_none(grad_outputs, "grad(): grad_outputs"), retain_graph, create_graph,
-                           allow_unused);
+        std::vector<Tensor> grads = autograd::grad(
+            tensors_or_none(outputs, "grad(): outputs"), tensors_or_none(inputs, "grad(): inputs"),
+            tensors_or_none(grad_outputs, "grad(): grad_outputs"), retain_graph, create_graph, allow_unused);
         nb::list out;
         for (const Tensor& g : grads) out.append(optional_tensor(g));
         return nb::tuple(out);
       },
-      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs") = nb::none(),
-      nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false, nb::arg("allow_unused") = false);
+      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs") = nb::none(), nb::arg("retain_graph") = nb::none(),
+      nb::arg("create_graph") = false, nb::arg("allow_unused") = false);
   m.def(
       "_autograd_backward",
       [](nb::handle tensors, nb::handle grad_tensors, std::optional<bool> retain_graph, bool create_graph) {

@@ -80,10 +80,10 @@ void bind_tensor_conversions(nb::module_& m) {
     const char* name;
     DType dtype;
   };
-  for (Shorthand s : {Shorthand{"float", DType::Float32}, Shorthand{"double", DType::Float64},
-                      Shorthand{"half", DType::Float16}, Shorthand{"bfloat16", DType::BFloat16},
-                      Shorthand{"long", DType::Int64}, Shorthand{"int", DType::Int32}, Shorthand{"char", DType::Int8},
-                      Shorthand{"byte", DType::UInt8}, Shorthand{"bool", DType::Bool}}) {
+  for (Shorthand s :
+       {Shorthand{"float", DType::Float32}, Shorthand{"double", DType::Float64}, Shorthand{"half", DType::Float16},
+        Shorthand{"bfloat16", DType::BFloat16}, Shorthand{"long", DType::Int64}, Shorthand{"int", DType::Int32},
+        Shorthand{"char", DType::Int8}, Shorthand{"byte", DType::UInt8}, Shorthand{"bool", DType::Bool}}) {
     cls.def(s.name, [dtype = s.dtype](T t) { return t.to(dtype); });
   }
   cls.def(
@@ -96,11 +96,12 @@ void bind_tensor_conversions(nb::module_& m) {
   cls.def("contiguous", [](T t) { return t.contiguous(); });
   def_method_and_function(cls, m, "clone", [](T t) { return t.clone(); });
   def_in_place(
-      cls, "copy_", [](T t, T src, bool non_blocking) -> InPlace { return t.copy_(src, non_blocking); },
-      nb::arg("src"), nb::arg("non_blocking") = false);
-  def_in_place(cls, "fill_", [](T t, const Scalar& v) -> InPlace { return t.fill_(v); }, nb::arg("value"));
-  def_in_place(cls, "fill_", [](T t, T v) -> InPlace { return t.fill_(only_element(v, "fill_")); },
-               nb::arg("value"));
+      cls, "copy_", [](T t, T src, bool non_blocking) -> InPlace { return t.copy_(src, non_blocking); }, nb::arg("src"),
+      nb::arg("non_blocking") = false);
+  def_in_place(
+      cls, "fill_", [](T t, const Scalar& v) -> InPlace { return t.fill_(v); }, nb::arg("value"));
+  def_in_place(
+      cls, "fill_", [](T t, T v) -> InPlace { return t.fill_(only_element(v, "fill_")); }, nb::arg("value"));
   def_in_place(cls, "zero_", [](T t) -> InPlace { return t.zero_(); });
   def_in_place(
       cls, "uniform_", [](T t, double from, double to) -> InPlace { return t.uniform_(from, to); },

@@ -42,8 +42,8 @@ void walk(nb::handle h, size_t depth, NestedValues& out) {
     return;
   }
   if (depth != out.sizes.size() && out.sizes_known) {
-    throw ValueError(fmt::format("tensor: a number at dim {} where a sequence of length {} was expected", depth,
-                                 out.sizes[depth]));
+    throw ValueError(
+        fmt::format("tensor: a number at dim {} where a sequence of length {} was expected", depth, out.sizes[depth]));
   }
   out.sizes_known = true;
   if (depth != out.sizes.size()) {
@@ -60,8 +60,8 @@ void walk(nb::handle h, size_t depth, NestedValues& out) {
 
 DType buffer_dtype(const Py_buffer& view) {
   std::string_view format = view.format != nullptr ? view.format : "B";
-  if (!format.empty() && (format[0] == '<' || format[0] == '=' || format[0] == '@' || format[0] == '!' ||
-                          format[0] == '>')) {
+  if (!format.empty() &&
+      (format[0] == '<' || format[0] == '=' || format[0] == '@' || format[0] == '!' || format[0] == '>')) {
     if (format[0] == '>' || format[0] == '!') throw TypeError("tensor: big-endian buffers are not supported");
     format.remove_prefix(1);
   }
@@ -77,8 +77,8 @@ DType buffer_dtype(const Py_buffer& view) {
     if ((c == 'i' || c == 'l' || c == 'q') && size == 4) return DType::Int32;
     if ((c == 'i' || c == 'l' || c == 'q') && size == 8) return DType::Int64;
   }
-  throw TypeError(fmt::format("tensor: a buffer of format '{}' (itemsize {}) has no anatomy dtype", format,
-                              view.itemsize));
+  throw TypeError(
+      fmt::format("tensor: a buffer of format '{}' (itemsize {}) has no anatomy dtype", format, view.itemsize));
 }
 
 Tensor from_buffer(nb::handle data) {

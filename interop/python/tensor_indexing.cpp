@@ -49,9 +49,10 @@ TensorIndex to_index(nb::handle h, const Tensor& self) {
   if (PySequence_Check(o) || PyObject_CheckBuffer(o)) {
     return TensorIndex(index_tensor(tensor_from_data(h, nb::none(), nb::cast(self.device()))));
   }
-  throw TypeError(fmt::format("only integers, slices (`:`), ellipsis (`...`), None and long, int or bool tensors are "
-                              "valid indices, got {}",
-                              nb::type_name(h.type()).c_str()));
+  throw TypeError(
+      fmt::format("only integers, slices (`:`), ellipsis (`...`), None and long, int or bool tensors are "
+                  "valid indices, got {}",
+                  nb::type_name(h.type()).c_str()));
 }
 
 // A tuple is one index per entry; anything else is one index (a list is a list of indices into
@@ -83,8 +84,9 @@ void set_item(const Tensor& self, nb::handle key, nb::handle value) {
   if (nb::isinstance<Tensor>(value)) {
     const Tensor& v = nb::cast<const Tensor&>(value);
     // The value takes the destination's dtype and device first, as PyTorch's setitem does.
-    indexing::set_item(self, indices, v.dtype() == self.dtype() && v.device() == self.device() ? v
-                                                                                              : v.to(self.device(), self.dtype()));
+    indexing::set_item(
+        self, indices,
+        v.dtype() == self.dtype() && v.device() == self.device() ? v : v.to(self.device(), self.dtype()));
   } else if (is_scalar(value) || (PyNumber_Check(value.ptr()) && !PySequence_Check(value.ptr()))) {
     indexing::set_item(self, indices, to_scalar(value, "value"));
   } else {

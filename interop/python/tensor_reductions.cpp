@@ -71,14 +71,14 @@ void def_spread(TensorClass& cls, nb::module_& m, const char* name, F f) {
 }
 
 void bind_sum_like(TensorClass& cls, nb::module_& m) {
-#define ANATOMY_PY_SUM_LIKE(name)                                                                     \
-  def_method_and_function(                                                                           \
-      cls, m, #name,                                                                                 \
-      [](T t, nb::handle dim, bool keepdim, nb::handle dtype_arg) { \
-        const Dtype dtype = to_optional_dtype(dtype_arg);                                           \
-        std::optional<std::vector<int64_t>> dims = to_optional_dims(dim);                            \
-        return anatomy::name(t, dims_ref(dims), keepdim, dtype);                                     \
-      },                                                                                             \
+#define ANATOMY_PY_SUM_LIKE(name)                                         \
+  def_method_and_function(                                                \
+      cls, m, #name,                                                      \
+      [](T t, nb::handle dim, bool keepdim, nb::handle dtype_arg) {       \
+        const Dtype dtype = to_optional_dtype(dtype_arg);                 \
+        std::optional<std::vector<int64_t>> dims = to_optional_dims(dim); \
+        return anatomy::name(t, dims_ref(dims), keepdim, dtype);          \
+      },                                                                  \
       nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = nb::none());
   ANATOMY_PY_SUM_LIKE(sum)
   ANATOMY_PY_SUM_LIKE(mean)
@@ -86,13 +86,13 @@ void bind_sum_like(TensorClass& cls, nb::module_& m) {
   ANATOMY_PY_SUM_LIKE(nansum)
   ANATOMY_PY_SUM_LIKE(nanmean)
 #undef ANATOMY_PY_SUM_LIKE
-#define ANATOMY_PY_DIMS_KEEPDIM(name)                                                                         \
-  def_method_and_function(                                                                                   \
-      cls, m, #name,                                                                                         \
-      [](T t, nb::handle dim, bool keepdim) {                                                                \
-        std::optional<std::vector<int64_t>> dims = to_optional_dims(dim);                                    \
-        return anatomy::name(t, dims_ref(dims), keepdim);                                                    \
-      },                                                                                                     \
+#define ANATOMY_PY_DIMS_KEEPDIM(name)                                     \
+  def_method_and_function(                                                \
+      cls, m, #name,                                                      \
+      [](T t, nb::handle dim, bool keepdim) {                             \
+        std::optional<std::vector<int64_t>> dims = to_optional_dims(dim); \
+        return anatomy::name(t, dims_ref(dims), keepdim);                 \
+      },                                                                  \
       nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   ANATOMY_PY_DIMS_KEEPDIM(amax)
   ANATOMY_PY_DIMS_KEEPDIM(amin)
@@ -100,12 +100,12 @@ void bind_sum_like(TensorClass& cls, nb::module_& m) {
   ANATOMY_PY_DIMS_KEEPDIM(any)
   ANATOMY_PY_DIMS_KEEPDIM(logsumexp)
 #undef ANATOMY_PY_DIMS_KEEPDIM
-  def_method_and_function(cls, m, "argmax",
-                          [](T t, std::optional<int64_t> dim, bool keepdim) { return t.argmax(dim, keepdim); },
-                          nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  def_method_and_function(cls, m, "argmin",
-                          [](T t, std::optional<int64_t> dim, bool keepdim) { return t.argmin(dim, keepdim); },
-                          nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_method_and_function(
+      cls, m, "argmax", [](T t, std::optional<int64_t> dim, bool keepdim) { return t.argmax(dim, keepdim); },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_method_and_function(
+      cls, m, "argmin", [](T t, std::optional<int64_t> dim, bool keepdim) { return t.argmin(dim, keepdim); },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   def_method_and_function(
       cls, m, "count_nonzero",
       [](T t, nb::handle dim) {
@@ -126,33 +126,36 @@ void bind_sum_like(TensorClass& cls, nb::module_& m) {
 
 void bind_values_and_indices(TensorClass& cls, nb::module_& m) {
   nb::module_ sub = m.def_submodule("return_types", "Named tuples of (values, indices), as torch.return_types.");
-  return_types = {make_return_type(sub, "max"),      make_return_type(sub, "min"),
-                  make_return_type(sub, "sort"),     make_return_type(sub, "topk"),
-                  make_return_type(sub, "median"),   make_return_type(sub, "kthvalue"),
-                  make_return_type(sub, "mode"),     make_return_type(sub, "cummax"),
-                  make_return_type(sub, "cummin"),   make_return_type(sub, "aminmax", "min", "max")};
+  return_types = {make_return_type(sub, "max"),    make_return_type(sub, "min"),
+                  make_return_type(sub, "sort"),   make_return_type(sub, "topk"),
+                  make_return_type(sub, "median"), make_return_type(sub, "kthvalue"),
+                  make_return_type(sub, "mode"),   make_return_type(sub, "cummax"),
+                  make_return_type(sub, "cummin"), make_return_type(sub, "aminmax", "min", "max")};
   // max() of everything, max(dim, keepdim) with indices, max(other): the maximum of two tensors.
   def_method_and_function(cls, m, "max", [](T t) { return t.max(); });
   def_method_and_function(
       cls, m, "max", [](T t, int64_t dim, bool keepdim) { return pair(return_types.max, t.max(dim, keepdim)); },
       nb::arg("dim"), nb::arg("keepdim") = false);
-  def_method_and_function(cls, m, "max", [](T t, T other) { return t.maximum(other); }, nb::arg("other"));
+  def_method_and_function(
+      cls, m, "max", [](T t, T other) { return t.maximum(other); }, nb::arg("other"));
   def_method_and_function(cls, m, "min", [](T t) { return t.min(); });
   def_method_and_function(
       cls, m, "min", [](T t, int64_t dim, bool keepdim) { return pair(return_types.min, t.min(dim, keepdim)); },
       nb::arg("dim"), nb::arg("keepdim") = false);
-  def_method_and_function(cls, m, "min", [](T t, T other) { return t.minimum(other); }, nb::arg("other"));
+  def_method_and_function(
+      cls, m, "min", [](T t, T other) { return t.minimum(other); }, nb::arg("other"));
   def_method_and_function(cls, m, "median", [](T t) { return t.median(); });
   def_method_and_function(
       cls, m, "median",
-      [](T t, int64_t dim, bool keepdim) { return pair(return_types.median, t.median(dim, keepdim)); },
-      nb::arg("dim"), nb::arg("keepdim") = false);
+      [](T t, int64_t dim, bool keepdim) { return pair(return_types.median, t.median(dim, keepdim)); }, nb::arg("dim"),
+      nb::arg("keepdim") = false);
   def_method_and_function(
       cls, m, "sort",
       [](T t, int64_t dim, bool descending) { return pair(return_types.sort, t.sort(dim, descending)); },
       nb::arg("dim") = -1, nb::arg("descending") = false);
-  def_method_and_function(cls, m, "argsort", [](T t, int64_t dim, bool descending) { return t.argsort(dim, descending); },
-                          nb::arg("dim") = -1, nb::arg("descending") = false);
+  def_method_and_function(
+      cls, m, "argsort", [](T t, int64_t dim, bool descending) { return t.argsort(dim, descending); },
+      nb::arg("dim") = -1, nb::arg("descending") = false);
   def_method_and_function(
       cls, m, "topk",
       [](T t, int64_t k, int64_t dim, bool largest, bool sorted) {
@@ -161,25 +164,35 @@ void bind_values_and_indices(TensorClass& cls, nb::module_& m) {
       nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
   def_method_and_function(
       cls, m, "kthvalue",
-      [](T t, int64_t k, int64_t dim, bool keepdim) { return pair(return_types.kthvalue, t.kthvalue(k, dim, keepdim)); },
+      [](T t, int64_t k, int64_t dim, bool keepdim) {
+        return pair(return_types.kthvalue, t.kthvalue(k, dim, keepdim));
+      },
       nb::arg("k"), nb::arg("dim") = -1, nb::arg("keepdim") = false);
   def_method_and_function(
       cls, m, "mode", [](T t, int64_t dim, bool keepdim) { return pair(return_types.mode, t.mode(dim, keepdim)); },
       nb::arg("dim") = -1, nb::arg("keepdim") = false);
-  def_method_and_function(cls, m, "cummax", [](T t, int64_t dim) { return pair(return_types.cummax, t.cummax(dim)); },
-                          nb::arg("dim"));
-  def_method_and_function(cls, m, "cummin", [](T t, int64_t dim) { return pair(return_types.cummin, t.cummin(dim)); },
-                          nb::arg("dim"));
+  def_method_and_function(
+      cls, m, "cummax", [](T t, int64_t dim) { return pair(return_types.cummax, t.cummax(dim)); }, nb::arg("dim"));
+  def_method_and_function(
+      cls, m, "cummin", [](T t, int64_t dim) { return pair(return_types.cummin, t.cummin(dim)); }, nb::arg("dim"));
   def_method_and_function(
       cls, m, "aminmax",
       [](T t, std::optional<int64_t> dim, bool keepdim) { return pair(return_types.aminmax, t.aminmax(dim, keepdim)); },
       nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  def_method_and_function(cls, m, "cumsum", [](T t, int64_t dim, nb::handle dtype_arg) {
-        const Dtype dtype = to_optional_dtype(dtype_arg); return t.cumsum(dim, dtype); },
-                          nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
-  def_method_and_function(cls, m, "cumprod", [](T t, int64_t dim, nb::handle dtype_arg) {
-        const Dtype dtype = to_optional_dtype(dtype_arg); return t.cumprod(dim, dtype); },
-                          nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+  def_method_and_function(
+      cls, m, "cumsum",
+      [](T t, int64_t dim, nb::handle dtype_arg) {
+        const Dtype dtype = to_optional_dtype(dtype_arg);
+        return t.cumsum(dim, dtype);
+      },
+      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+  def_method_and_function(
+      cls, m, "cumprod",
+      [](T t, int64_t dim, nb::handle dtype_arg) {
+        const Dtype dtype = to_optional_dtype(dtype_arg);
+        return t.cumprod(dim, dtype);
+      },
+      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
 }
 
 }  // namespace

@@ -21,29 +21,32 @@ void bind_tensor_views(nb::module_& m) {
   TensorClass cls = tensor_class(m);
   cls.def("view", [](T t, const nb::args& size) { return t.view(sizes_from_args(size)); });
   cls.def("reshape", [](T t, const nb::args& shape) { return t.reshape(sizes_from_args(shape, "shape")); });
-  m.def("reshape", [](T t, nb::handle shape) { return t.reshape(to_int_list(shape, "shape")); }, nb::arg("input"),
-        nb::arg("shape"));
+  m.def(
+      "reshape", [](T t, nb::handle shape) { return t.reshape(to_int_list(shape, "shape")); }, nb::arg("input"),
+      nb::arg("shape"));
   cls.def("expand", [](T t, const nb::args& size) { return t.expand(sizes_from_args(size)); });
   cls.def("permute", [](T t, const nb::args& dims) { return t.permute(sizes_from_args(dims, "dims")); });
-  m.def("permute", [](T t, nb::handle dims) { return t.permute(to_int_list(dims, "dims")); }, nb::arg("input"),
-        nb::arg("dims"));
+  m.def(
+      "permute", [](T t, nb::handle dims) { return t.permute(to_int_list(dims, "dims")); }, nb::arg("input"),
+      nb::arg("dims"));
   cls.def("repeat", [](T t, const nb::args& repeats) { return t.repeat(sizes_from_args(repeats, "repeats")); });
   cls.def("tile", [](T t, const nb::args& dims) { return t.tile(sizes_from_args(dims, "dims")); });
   cls.def("flip", [](T t, const nb::args& dims) { return t.flip(sizes_from_args(dims, "dims")); });
-  m.def("flip", [](T t, nb::handle dims) { return t.flip(to_int_list(dims, "dims")); }, nb::arg("input"),
-        nb::arg("dims"));
+  m.def(
+      "flip", [](T t, nb::handle dims) { return t.flip(to_int_list(dims, "dims")); }, nb::arg("input"),
+      nb::arg("dims"));
   cls.def("view_as", &Tensor::view_as, nb::arg("other"));
   cls.def("reshape_as", &Tensor::reshape_as, nb::arg("other"));
   cls.def("expand_as", &Tensor::expand_as, nb::arg("other"));
-  def_method_and_function(cls, m, "broadcast_to", [](T t, nb::handle size) { return t.broadcast_to(to_int_list(size)); },
-                          nb::arg("size"));
+  def_method_and_function(
+      cls, m, "broadcast_to", [](T t, nb::handle size) { return t.broadcast_to(to_int_list(size)); }, nb::arg("size"));
 
   def_method_and_function(cls, m, "t", [](T t) { return t.t(); });
   cls.def_prop_ro("T", &Tensor::T);
   cls.def_prop_ro("mT", &Tensor::mT);
   for (const char* name : {"transpose", "swapaxes", "swapdims"}) {
-    def_method_and_function(cls, m, name, [](T t, int64_t a, int64_t b) { return t.transpose(a, b); },
-                            nb::arg("dim0"), nb::arg("dim1"));
+    def_method_and_function(
+        cls, m, name, [](T t, int64_t a, int64_t b) { return t.transpose(a, b); }, nb::arg("dim0"), nb::arg("dim1"));
   }
   def_method_and_function(
       cls, m, "squeeze",
@@ -58,7 +61,8 @@ void bind_tensor_views(nb::module_& m) {
         return out;
       },
       nb::arg("dim") = nb::none());
-  def_method_and_function(cls, m, "unsqueeze", [](T t, int64_t dim) { return t.unsqueeze(dim); }, nb::arg("dim"));
+  def_method_and_function(
+      cls, m, "unsqueeze", [](T t, int64_t dim) { return t.unsqueeze(dim); }, nb::arg("dim"));
   def_method_and_function(
       cls, m, "flatten", [](T t, int64_t start, int64_t end) { return t.flatten(start, end); },
       nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
@@ -68,10 +72,11 @@ void bind_tensor_views(nb::module_& m) {
   def_method_and_function(
       cls, m, "narrow", [](T t, int64_t dim, int64_t start, int64_t length) { return t.narrow(dim, start, length); },
       nb::arg("dim"), nb::arg("start"), nb::arg("length"));
-  def_method_and_function(cls, m, "select", [](T t, int64_t dim, int64_t index) { return t.select(dim, index); },
-                          nb::arg("dim"), nb::arg("index"));
-  def_method_and_function(cls, m, "unbind", [](T t, int64_t dim) { return nb::tuple(nb::cast(t.unbind(dim))); },
-                          nb::arg("dim") = 0);
+  def_method_and_function(
+      cls, m, "select", [](T t, int64_t dim, int64_t index) { return t.select(dim, index); }, nb::arg("dim"),
+      nb::arg("index"));
+  def_method_and_function(
+      cls, m, "unbind", [](T t, int64_t dim) { return nb::tuple(nb::cast(t.unbind(dim))); }, nb::arg("dim") = 0);
   def_method_and_function(
       cls, m, "split",
       [](T t, nb::handle split_size, int64_t dim) {
@@ -79,9 +84,9 @@ void bind_tensor_views(nb::module_& m) {
         return nb::tuple(nb::cast(t.split_with_sizes(to_int_list(split_size, "split_size"), dim)));
       },
       nb::arg("split_size_or_sections"), nb::arg("dim") = 0);
-  def_method_and_function(cls, m, "chunk",
-                          [](T t, int64_t chunks, int64_t dim) { return nb::tuple(nb::cast(t.chunk(chunks, dim))); },
-                          nb::arg("chunks"), nb::arg("dim") = 0);
+  def_method_and_function(
+      cls, m, "chunk", [](T t, int64_t chunks, int64_t dim) { return nb::tuple(nb::cast(t.chunk(chunks, dim))); },
+      nb::arg("chunks"), nb::arg("dim") = 0);
   def_method_and_function(
       cls, m, "movedim",
       [](T t, nb::handle source, nb::handle destination) {
@@ -94,11 +99,14 @@ void bind_tensor_views(nb::module_& m) {
   def_method_and_function(
       cls, m, "roll",
       [](T t, nb::handle shifts, nb::handle dims) {
-        return t.roll(to_int_list(shifts, "shifts"), dims.is_none() ? std::vector<int64_t>{} : to_int_list(dims, "dims"));
+        return t.roll(to_int_list(shifts, "shifts"),
+                      dims.is_none() ? std::vector<int64_t>{} : to_int_list(dims, "dims"));
       },
       nb::arg("shifts"), nb::arg("dims") = nb::none());
-  def_method_and_function(cls, m, "tril", [](T t, int64_t k) { return t.tril(k); }, nb::arg("diagonal") = 0);
-  def_method_and_function(cls, m, "triu", [](T t, int64_t k) { return t.triu(k); }, nb::arg("diagonal") = 0);
+  def_method_and_function(
+      cls, m, "tril", [](T t, int64_t k) { return t.tril(k); }, nb::arg("diagonal") = 0);
+  def_method_and_function(
+      cls, m, "triu", [](T t, int64_t k) { return t.triu(k); }, nb::arg("diagonal") = 0);
 }
 
 }  // namespace anatomy::python
