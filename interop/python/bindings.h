@@ -9,9 +9,17 @@ namespace anatomy::python {
 
 namespace nb = nanobind;
 
-void bind_errors(nb::module_& m);          // errors.cpp: engine errors as Python exceptions
-void bind_dtypes_devices(nb::module_& m);  // dtypes_devices.cpp: anatomy.dtype, anatomy.device
-void bind_tensor(nb::module_& m);          // tensor.cpp: anatomy.Tensor
+void bind_errors(nb::module_& m);              // errors.cpp: engine errors as Python exceptions
+void bind_dtypes_devices(nb::module_& m);      // dtypes_devices.cpp: anatomy.dtype, anatomy.device
+void bind_tensor(nb::module_& m);              // tensor.cpp: anatomy.Tensor, its metadata and protocols
+void bind_tensor_arithmetic(nb::module_& m);   // tensor_arithmetic.cpp: operators, element-wise ops
+void bind_tensor_views(nb::module_& m);        // tensor_views.cpp: view, reshape, permute, ...
+void bind_tensor_conversions(nb::module_& m);  // tensor_conversions.cpp: to, cuda, float, clone, copy_
+void bind_tensor_reductions(nb::module_& m);   // tensor_reductions.cpp: sum, max, std, sort, ...
+void bind_tensor_math(nb::module_& m);         // tensor_math.cpp: matmul, softmax, where, cat, ...
+void bind_tensor_indexing(nb::module_& m);     // tensor_indexing.cpp: x[...] and x[...] = v
+void bind_tensor_autograd(nb::module_& m);     // tensor_autograd.cpp: grad, backward, grad modes
+void bind_factories(nb::module_& m);           // factories.cpp: tensor, zeros, arange, rand, ...
 void bind_ops(nb::module_& m);             // ops_call.cpp: anatomy.ops' overload packets
 void bind_library(nb::module_& m);         // ops_library.cpp: anatomy.library (Python kernels)
 void bind_cuda_streams(nb::module_& m);    // cuda_streams.cpp: anatomy.cuda's devices, streams, events

@@ -22,6 +22,11 @@ DType to_dtype(nb::handle h, std::string_view what) {
   throw TypeError(fmt::format("{} must be an anatomy.dtype or a dtype's name, got {}", what, python_type_name(h)));
 }
 
+std::optional<DType> to_optional_dtype(nb::handle h, std::string_view what) {
+  if (h.is_none()) return std::nullopt;
+  return to_dtype(h, what);
+}
+
 Device to_device(nb::handle h, std::string_view what) {
   if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
   if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string>(h));
@@ -83,6 +88,35 @@ std::vector<int64_t> to_int_list(nb::handle h, std::string_view what) {
   out.reserve(nb::len(seq));
   for (nb::handle item : seq) out.push_back(to_int(item, what));
   return out;
+}
+
+std::optional<std::vector<int64_t>> to_optional_dims(nb::handle h, std::string_view what) {
+  if (h.is_none()) return std::nullopt;
+  return to_int_list(h, what);
+}
+
+std::vector<int64_t> sizes_from_args(const nb::args& args, std::string_view what) {
+  if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) return to_int_list(args[0], what);
+  std::vector<int64_t> out;
+  out.reserve(args.size());
+  for (nb::handle item : args) out.push_back(to_int(item, what));
+  return out;
+}
+
+TensorOptions to_options(nb::handle dtype, nb::handle device, bool requires_grad) {
+  TensorOptions o;
+  if (!dtype.is_none()) o = o.dtype(to_dtype(dtype));
+  if (!device.is_none()) o = o.device(to_device(device));
+  return o.requires_grad(requires_grad);
+}
+
+// Python's number protocols need one element, as PyTorch's do (RuntimeError otherwise).
+Scalar only_element(const Tensor& t, std::string_view what) {
+  if (t.numel() != 1) {
+    throw Error(fmt::format("{}: only a tensor of one element can be converted to a Python scalar, this one has {}",
+                            what, t.numel()));
+  }
+  return t.item();
 }
 
 nb::object from_scalar(const Scalar& s) {

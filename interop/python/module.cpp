@@ -9,6 +9,14 @@ NB_MODULE(_C, m) {
   bind_errors(m);
   bind_dtypes_devices(m);
   bind_tensor(m);
+  bind_tensor_arithmetic(m);
+  bind_tensor_views(m);
+  bind_tensor_conversions(m);
+  bind_tensor_reductions(m);
+  bind_tensor_math(m);
+  bind_tensor_indexing(m);
+  bind_tensor_autograd(m);
+  bind_factories(m);
   bind_ops(m);
   bind_library(m);
   bind_cuda_streams(m);

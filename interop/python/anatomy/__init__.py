@@ -3,8 +3,24 @@
 The engine lives in the extension module anatomy._C; this package gives it PyTorch's spellings.
 """
 
+import builtins as _builtins
+
 from . import _C
 from ._C import OutOfMemoryError, Tensor, device, dtype
+from ._C import return_types
+from ._size import Size
+
+_C._set_size_type(Size)
+
+# The factories and the functions that mirror Tensor methods (anatomy.add, anatomy.sum, ...): the
+# bound C++ functions themselves, with nothing in between.
+_FUNCTIONS = [name for name in dir(_C) if not name.startswith("_") and callable(getattr(_C, name))
+              and name not in ("Tensor", "device", "dtype", "OutOfMemoryError", "Node")]
+globals().update({name: getattr(_C, name) for name in _FUNCTIONS})
+
+from . import autograd  # noqa: E402 (needs _C's functions above)
+from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402
+from ._C import is_grad_enabled, is_inference_mode_enabled  # noqa: E402
 
 # One name per dtype, as torch spells them, and PyTorch's aliases.
 bool = dtype.bool  # noqa: A001 (shadows the builtin inside this module only, as torch.bool does)
@@ -23,10 +39,12 @@ int = int32  # noqa: A001
 long = int64
 
 __all__ = [
-    "OutOfMemoryError", "Tensor", "device", "dtype",
+    "OutOfMemoryError", "Tensor", "device", "dtype", "Size", "return_types", "autograd",
+    "no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled",
+    "is_inference_mode_enabled",
     "bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
     "half", "float", "double", "int", "long",
-]
+] + _builtins.sorted(_FUNCTIONS)
 
 # anatomy.ops (every operator from its schema), anatomy.library (operators from Python) and
 # anatomy.cuda (devices, streams, events, device memory).
