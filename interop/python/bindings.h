@@ -20,9 +20,9 @@ void bind_tensor_math(nb::module_& m);         // tensor_math.cpp: matmul, softm
 void bind_tensor_indexing(nb::module_& m);     // tensor_indexing.cpp: x[...] and x[...] = v
 void bind_tensor_autograd(nb::module_& m);     // tensor_autograd.cpp: grad, backward, grad modes
 void bind_factories(nb::module_& m);           // factories.cpp: tensor, zeros, arange, rand, ...
-void bind_ops(nb::module_& m);             // ops_call.cpp: anatomy.ops' overload packets
-void bind_library(nb::module_& m);         // ops_library.cpp: anatomy.library (Python kernels)
-void bind_cuda_streams(nb::module_& m);    // cuda_streams.cpp: anatomy.cuda's devices, streams, events
-void bind_cuda_memory(nb::module_& m);     // cuda_memory.cpp: anatomy.cuda's memory statistics
+void bind_ops(nb::module_& m);                 // ops_call.cpp: anatomy.ops' overload packets
+void bind_library(nb::module_& m);             // ops_library.cpp: anatomy.library (Python kernels)
+void bind_cuda_streams(nb::module_& m);        // cuda_streams.cpp: anatomy.cuda's devices, streams, events
+void bind_cuda_memory(nb::module_& m);         // cuda_memory.cpp: anatomy.cuda's memory statistics
 
 }  // namespace anatomy::python

@@ -21,7 +21,11 @@ bool is_none(nb::handle h) { return h.is_none(); }
 bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
 // An int for an int argument: a Python int or anything with __index__ (NumPy's integers), not a
 // bool, since True is not a dimension.
-bool is_int_like(nb::handle h) { return !PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr()); }
+// A tensor has __index__ (a one-element integer tensor converts), but an `int` argument takes
+// a Python integer only, so that max(t, other) binds max.other rather than max.dim.
+bool is_int_like(nb::handle h) {
+  return !PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr()) && !nb::isinstance<Tensor>(h);
+}
 // A number for a Scalar argument: bool, int, float, or a real number of another library (NumPy's
 // float64...), but not a tensor, whose overload is a separate one.
 bool is_number(nb::handle h) {
