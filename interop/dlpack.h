@@ -17,19 +17,28 @@
 namespace anatomy::interop {
 
 // Exports `t` without a copy. The returned tensor keeps t's storage alive until the consumer
-// calls its deleter (exactly once); sizes and strides are in elements, strides always given.
-// A CPU tensor (pinned or not) is kDLCPU, a CUDA tensor kDLCUDA with its device index. Throws a
-// typed anatomy error naming to_dlpack for what DLPack cannot say (a dtype it has no code for).
+// calls its deleter (exactly once); sizes and strides are in elements, strides always given (1
+// for a dim of one element, as PyTorch exports), `data` is t's first element and byte_offset 0.
+// A CPU tensor (pinned or not) is kDLCPU, a CUDA tensor kDLCUDA with its device index (the
+// current device for a tensor on "cuda" without one). Throws a typed anatomy error naming
+// to_dlpack for what DLPack cannot say: an undefined tensor (ValueError), a meta tensor
+// (DeviceError).
 DLManagedTensor* to_dlpack(const Tensor& t);
 
-// The same as DLPack 1.x's DLManagedTensorVersioned. `flags` is a mask of
+// The same as DLPack 1.x's DLManagedTensorVersioned (version 1.1). `flags` is a mask of
 // DLPACK_FLAG_BITMASK_READ_ONLY and DLPACK_FLAG_BITMASK_IS_COPIED, passed through (the caller
-// says whether `t` is a copy it made for this export).
+// says whether `t` is a copy it made for this export); other bits are a ValueError.
 DLManagedTensorVersioned* to_dlpack_versioned(const Tensor& t, uint64_t flags = 0);
 
 // Imports without a copy. On success the tensor owns `managed`: its deleter (when not null) is
-// called once, when the last tensor viewing that memory goes. On failure nothing changes: a typed
-// anatomy error names from_dlpack and the offending field, and `managed` is still the caller's.
+// called once, on the thread that drops the last tensor viewing that memory. On failure nothing
+// changes: a typed anatomy error names from_dlpack and the offending field, and `managed` is
+// still the caller's (so a capsule that failed to import can be kept, or given back to its
+// deleter, by the caller). Takes kDLCPU, kDLCUDAHost (a CPU tensor) and kDLCUDA; the dtypes
+// anatomy has, one lane each; any strides >= 0 (null: row-major) and a byte_offset aligned to
+// the element size. A versioned tensor must be of major version 1 (NotImplementedError
+// otherwise, without reading past the version); its read-only flag is not kept (anatomy has no
+// read-only tensors; docs/interop.md, "Read-only tensors").
 Tensor from_dlpack(DLManagedTensor* managed);
 Tensor from_dlpack(DLManagedTensorVersioned* managed);
 
@@ -37,8 +46,9 @@ Tensor from_dlpack(DLManagedTensorVersioned* managed);
 // uses `t` on `consumer_stream`, that stream waits for the work queued so far on the current
 // stream of t's device, through an event: the host never waits. `consumer_stream` is spelled as
 // the protocol spells it for CUDA: 1 is the legacy default stream, 2 the per-thread default
-// stream, any other value a cudaStream_t; -1 means "do not synchronize". Nothing happens for a
-// tensor that is not on a CUDA device, or when the consumer's stream is the current one.
+// stream, any other value a cudaStream_t of t's device; -1 means "do not synchronize", and 0
+// or another negative value is a ValueError. Nothing happens for a tensor that is not on a CUDA
+// device, or when the consumer's stream is the current one.
 void order_for_consumer(const Tensor& t, std::intptr_t consumer_stream);
 
 }  // namespace anatomy::interop

@@ -17,13 +17,15 @@ may include it.
 Above the library, testing/ (and the umbrella header anatomy.h) may include any of it, and so
 may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
 (tests/README.md). tools/ and bench/ are users of the library and include only the public
-headers, anatomy/anatomy.h and anatomy/cuda.h, plus testing/ (the op table, the allocator traces,
-the simulated device's snapshot) and their own folder's files (tools/chapters.h;
-bench/peer/peer.h, included by its own name). tests/gpu/ follows the same rule (its helpers,
+headers, anatomy/anatomy.h, anatomy/cuda.h and anatomy/interop/dlpack.h, plus testing/ (the
+op table, the allocator traces, the simulated device's snapshot) and their own folder's files
+(tools/chapters.h; bench/peer/peer.h, included by its own name). tests/gpu/ follows the same rule (its helpers,
 gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
 internal component (the caching allocator's policy, the CUDA allocator's lookups) and a GPU test
 of internal machinery (the CUDA memory provider, the raw stream handles, the pinned allocator)
 include it by a listed exception, so that reaching past the public headers is a decision.
+interop/ (DLPack) is compiled into the library but written as a user of it: it includes
+anatomy/anatomy.h, anatomy/cuda.h and its own folder only.
 
 The known exceptions, each with the change that removes it or the reason it stays, are listed in
 scripts/include-exceptions.txt: an include that breaks these rules and is not listed fails the
@@ -55,11 +57,15 @@ ALLOWED = {
     "backends/no_cuda": {"core", "alloc", "cuda.h"},
     "cuda.h": {"core", "alloc"},
 }
-# Users of the library: what their files may include (besides a listed exception).
+# The public headers: the umbrella header, the device API and DLPack's exchange.
+PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h")
+# Users of the library: what their files may include (besides a listed exception). interop/ is
+# built into the library but, like a user, reaches it through the public headers only.
 PUBLIC_ONLY = {
-    "tools": ("anatomy.h", "cuda.h", "testing/", "tools/"),
-    "bench": ("anatomy.h", "cuda.h", "testing/", "bench/"),
-    "tests/gpu": ("anatomy.h", "cuda.h", "testing/"),
+    "tools": PUBLIC_HEADERS + ("testing/", "tools/"),
+    "bench": PUBLIC_HEADERS + ("testing/", "bench/"),
+    "tests/gpu": PUBLIC_HEADERS + ("testing/",),
+    "interop": ("anatomy.h", "cuda.h", "interop/"),
 }
 
 

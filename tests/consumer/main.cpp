@@ -1,8 +1,10 @@
-// The README's embedding example, built against the installed package, and the device API
-// through <anatomy/cuda.h>, which works in every build: with CUDA and a GPU, with CUDA and no
-// GPU, and without CUDA (where every call that needs a device throws).
+// The README's embedding example, built against the installed package, the device API through
+// <anatomy/cuda.h>, which works in every build: with CUDA and a GPU, with CUDA and no GPU, and
+// without CUDA (where every call that needs a device throws), and a DLPack round trip through
+// <anatomy/interop/dlpack.h> (which includes the system's <dlpack/dlpack.h>).
 #include <anatomy/anatomy.h>
 #include <anatomy/cuda.h>
+#include <anatomy/interop/dlpack.h>
 
 #include <iostream>
 
@@ -34,6 +36,13 @@ int main() {
   }
   anatomy::Tensor z = anatomy::ones({4}, device).mul(2).sum().cpu();
   ok = ok && z.item<float>() == 8.0f;
+
+  // Out through DLPack and back in, both ABIs: the same memory, no copy.
+  DLManagedTensorVersioned* versioned = anatomy::interop::to_dlpack_versioned(x.t());
+  ok = ok && versioned->version.major == 1 && versioned->dl_tensor.strides[0] == 1;
+  anatomy::Tensor back = anatomy::interop::from_dlpack(versioned);
+  anatomy::Tensor again = anatomy::interop::from_dlpack(anatomy::interop::to_dlpack(back));
+  ok = ok && again.data_ptr() == x.t().data_ptr() && again.equal(x.t());
   std::cout << (ok ? "consumer: ok" : "consumer: FAILED") << "\n";
   return ok ? 0 : 1;
 }
