@@ -21,4 +21,5 @@ NB_MODULE(_C, m) {
   bind_library(m);
   bind_cuda_streams(m);
   bind_cuda_memory(m);
+  bind_dlpack(m);
 }
