@@ -4,7 +4,8 @@
 #   compute-sanitizer memcheck and racecheck, record `gpu-anatomy c00 device-info --json FILE`, run
 #   gpu-anatomy's suite --quick and c01 contiguity-bench at three sizes (reports and figures), run
 #   every anatomy_bench* benchmark that was built, with JSON output, and run anatomy_peer_torch
-#   (anatomy next to libtorch, built when torch is importable) into peer-report.md.
+#   (anatomy next to libtorch, built when torch is importable) into peer-report.md, and measure the
+#   Python package's call overhead beside torch's (bench/python/overhead.py, step `python`).
 #
 #   scripts/gpu-check.sh [OUT_DIR]      (default: $OUT, else ./gpu-check-out)
 #
@@ -293,6 +294,18 @@ step_peer() {
   fi
 }
 
+# The Python package's call overhead beside torch's, in one process (bench/python/overhead.py):
+# host time of `a + b` and anatomy.ops.aten.add on the CPU and CUDA. Needs the module, which the
+# build makes where Python and nanobind are found.
+step_python() {
+  if [ ! -d "$build/python/anatomy" ]; then
+    echo "the Python package was not built (no Python with nanobind at configure time)" >"$out/python.log"
+    return 3
+  fi
+  PYTHONPATH="$build/python" python3 "$root/bench/python/overhead.py" --json "$out/python-overhead.json" \
+    >"$out/python.log" 2>&1
+}
+
 # ---- driver ----
 
 declare -a summary=()
@@ -349,4 +362,5 @@ run_step device-info step_device_info device-info.log
 run_step suite step_suite suite.log
 run_step benchmarks step_benchmarks benchmarks.log
 run_step peer step_peer peer.log
+run_step python step_python python.log
 finish
