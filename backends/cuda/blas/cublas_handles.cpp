@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -68,12 +69,15 @@ struct ThreadHandles {
   cudaStream_t bound_stream = nullptr;
   bool bound = false;
 };
-thread_local std::array<ThreadHandles, kMaxDevices> t_handles;
+// On the heap, made at the thread's first cuBLAS call: 2 KiB of thread_local would not fit the
+// static TLS a dlopen'd libanatomy may have (core/macros.h, ANATOMY_TLS_FAST).
+thread_local std::unique_ptr<std::array<ThreadHandles, kMaxDevices>> t_handles;
 
 ThreadHandles& thread_handles(int device) {
   ANATOMY_CHECK(device >= 0 && device < kMaxDevices, DeviceError, "cuBLAS: device index {} is beyond the {} supported",
                 device, kMaxDevices);
-  return t_handles[device];
+  if (!t_handles) t_handles = std::make_unique<std::array<ThreadHandles, kMaxDevices>>();
+  return (*t_handles)[device];
 }
 
 }  // namespace
