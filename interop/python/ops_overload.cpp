@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 
 #include "ivalue_convert.h"
 
@@ -28,23 +27,37 @@ PyObject* CallArgs::keyword(PyObject* name) const {
 }
 
 namespace {
-// This thread's call stacks, one per nesting depth; a deque keeps each in place while deeper
-// ones are added.
-struct StackPool {
-  std::deque<Stack> stacks;
-  size_t depth = 0;
+// This thread's idle stacks, a free list: a call takes one and gives it back, so a nested call
+// (a Python kernel calling anatomy.ops) takes another. A plain pointer, so that reaching it costs
+// no thread_local initialization check.
+thread_local StackLease::Node* idle_stacks = nullptr;
+
+// Frees this thread's stacks when it exits (no call is in flight then, so all are idle).
+struct FreeIdleStacks {
+  ~FreeIdleStacks() {
+    while (StackLease::Node* s = idle_stacks) {
+      idle_stacks = s->next;
+      delete s;
+    }
+  }
 };
-thread_local StackPool stack_pool;
 }  // namespace
 
 StackLease::StackLease() {
-  if (stack_pool.depth == stack_pool.stacks.size()) stack_pool.stacks.emplace_back();
-  stack_ = &stack_pool.stacks[stack_pool.depth++];
+  if (idle_stacks) {
+    node_ = idle_stacks;
+    idle_stacks = node_->next;
+    return;
+  }
+  thread_local FreeIdleStacks free_at_exit;  // set up with the thread's first stack
+  (void)free_at_exit;
+  node_ = new Node;
 }
 
 StackLease::~StackLease() {
-  stack_->clear();
-  --stack_pool.depth;
+  node_->stack.clear();
+  node_->next = idle_stacks;
+  idle_stacks = node_;
 }
 
 Overload::Overload(dispatch::OperatorHandle handle) : op(handle) {

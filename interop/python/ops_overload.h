@@ -34,19 +34,24 @@ struct CallArgs {
   PyObject* keyword(PyObject* name) const;
 };
 
-// The Stack of one anatomy.ops call, taken from a per-thread pool so that a call allocates none:
-// one stack per nesting depth, since a Python kernel (anatomy.library) may call anatomy.ops while
-// the outer call's stack is in use. Released empty, so that the call's tensors go with it.
+// The Stack of one anatomy.ops call, taken from a per-thread pool so that a call allocates none;
+// a Python kernel (anatomy.library) that calls anatomy.ops while the outer call's stack is in use
+// takes another. Given back empty, so that the call's tensors go with it.
 class StackLease {
  public:
+  struct Node {  // an idle stack is on its thread's free list
+    dispatch::Stack stack;
+    Node* next = nullptr;
+  };
+
   StackLease();
   ~StackLease();
   StackLease(const StackLease&) = delete;
   StackLease& operator=(const StackLease&) = delete;
-  dispatch::Stack& operator*() const { return *stack_; }
+  dispatch::Stack& operator*() const { return node_->stack; }
 
  private:
-  dispatch::Stack* stack_;
+  Node* node_;
 };
 
 struct Overload {
