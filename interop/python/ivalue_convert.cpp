@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include "convert.h"
+#include "tensor_object.h"
 
 namespace anatomy::python {
 
@@ -18,14 +20,11 @@ using dispatch::IValue;
 namespace {
 
 bool is_none(nb::handle h) { return h.is_none(); }
-bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
 // An int for an int argument: a Python int or anything with __index__ (NumPy's integers), not a
 // bool, since True is not a dimension.
 // A tensor has __index__ (a one-element integer tensor converts), but an `int` argument takes
 // a Python integer only, so that max(t, other) binds max.other rather than max.dim.
-bool is_int_like(nb::handle h) {
-  return !PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr()) && !nb::isinstance<Tensor>(h);
-}
+bool is_int_like(nb::handle h) { return !PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr()) && !is_tensor(h); }
 // A number for a Scalar argument: bool, int, float, or a real number of another library (NumPy's
 // float64...), but not a tensor, whose overload is a separate one.
 bool is_number(nb::handle h) {
@@ -137,6 +136,10 @@ bool try_to_ivalue(nb::handle h, ArgType type, IValue& out, bool numbers_as_tens
   }
   switch (base) {
     case ArgType::Tensor:
+      if (const Tensor* t = exact_tensor(h)) {
+        out = *t;
+        return true;
+      }
       if (is_tensor(h)) {
         out = nb::cast<Tensor>(h);
         return true;
@@ -149,7 +152,7 @@ bool try_to_ivalue(nb::handle h, ArgType type, IValue& out, bool numbers_as_tens
       {
         std::vector<Tensor> list;
         list.reserve(nb::len(h));
-        for (nb::handle item : nb::borrow<nb::sequence>(h)) list.push_back(nb::cast<Tensor>(item));
+        for (nb::handle item : nb::borrow<nb::sequence>(h)) list.push_back(to_tensor(item));
         out = std::move(list);
       }
       return true;
@@ -252,17 +255,24 @@ nb::object from_ivalue(const IValue& v) {
           return from_scalar(x);
         } else if constexpr (std::is_same_v<T, std::vector<Tensor>>) {
           nb::list out;
-          for (const Tensor& t : x) out.append(nb::cast(t));
+          for (const Tensor& t : x) out.append(tensor_object(t));
           return out;
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           nb::list out;
           for (int64_t i : x) out.append(nb::int_(i));
           return out;
+        } else if constexpr (std::is_same_v<T, Tensor>) {
+          return tensor_object(x);
         } else {
           return nb::cast(x);
         }
       },
       v.variant());
+}
+
+nb::object from_ivalue(IValue&& v) {
+  if (v.is<Tensor>()) return tensor_object(std::move(v.get<Tensor>()));
+  return from_ivalue(std::as_const(v));
 }
 
 void bind_memory_format(nb::module_& m) {

@@ -35,6 +35,8 @@ dispatch::IValue parse_default(const dispatch::Argument& arg);
 // An IValue as a Python value: Tensor, list of Tensors, bool/int/float, anatomy.dtype,
 // anatomy.device, str, anatomy.memory_format, or None.
 nb::object from_ivalue(const dispatch::IValue& v);
+// The same, moving a Tensor out of `v` rather than taking a new handle to it (a call's results).
+nb::object from_ivalue(dispatch::IValue&& v);
 
 // anatomy.memory_format (contiguous_format, channels_last, preserve_format), registered once even
 // when another part of the module binds MemoryFormat too.

@@ -8,12 +8,17 @@
 // a few conversions and one boxed dispatch. The registry only grows: a packet reloads its overloads
 // when anatomy.library registered something since (a counter), or when no overload binds (an
 // operator registered from C++ after the packet was made).
+//
+// Both classes are called through per-instance vectorcall (PEP 590): the interpreter calls the
+// function stored in the object with the arguments where they lie, with no args tuple, kwargs dict
+// or bound __call__ method in between, and the call's Stack comes from a per-thread pool.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <fmt/format.h>
 
 #include "bindings.h"
+#include "errors.h"
 #include "ivalue_convert.h"
 #include "ops_overload.h"
 
@@ -21,9 +26,53 @@ namespace anatomy::python {
 
 namespace {
 
+// The vectorcall function of a class T below: T::call with the arguments in place, the C++
+// exceptions turned into Python ones as nanobind's function wrapper would.
+template <typename T>
+PyObject* vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) noexcept {
+  try {
+    CallArgs call_args{args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames};
+    return nb::inst_ptr<T>(self)->call(call_args).release().ptr();
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+PyObject* refuse_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyErr_Format(PyExc_TypeError, "cannot create '%s' instances", type->tp_name);
+  return nullptr;
+}
+
+// The type slots of a class called through vectorcall: tp_call for callers that hold a tuple and
+// dict anyway (PyObject_Call), and a tp_new that refuses, so that every instance is made from C++
+// (make_callable) with its vectorcall member set.
+const PyType_Slot callable_slots[] = {{Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+                                      {Py_tp_new, reinterpret_cast<void*>(refuse_new)},
+                                      {0, nullptr}};
+
+// The Python object of `value`, whose class starts with the member `vectorcallfunc vectorcall`.
+// nanobind keeps the C++ object inside the Python instance at a fixed offset; the type learns the
+// member's offset from its first instance and every later one is checked against it.
+template <typename T>
+nb::object make_callable(T value) {
+  nb::object obj = nb::cast(std::move(value));
+  auto* type = reinterpret_cast<PyTypeObject*>(obj.type().ptr());
+  Py_ssize_t offset = reinterpret_cast<char*>(&nb::inst_ptr<T>(obj)->vectorcall) - reinterpret_cast<char*>(obj.ptr());
+  if (!PyType_HasFeature(type, Py_TPFLAGS_HAVE_VECTORCALL)) {
+    type->tp_vectorcall_offset = offset;
+    type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+  }
+  ANATOMY_INTERNAL_ASSERT(type->tp_vectorcall_offset == offset, "{}: the vectorcall member moved in the instance",
+                          type->tp_name);
+  return obj;
+}
+
 class OpOverloadPacket {
  public:
   OpOverloadPacket(std::string ns, std::string name) : ns_(std::move(ns)), name_(std::move(name)) { reload(); }
+
+  vectorcallfunc vectorcall = &python::vectorcall<OpOverloadPacket>;
 
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }
@@ -42,19 +91,19 @@ class OpOverloadPacket {
     return !overloads_.empty();
   }
 
-  nb::object call(PyObject* args, PyObject* kwargs) {
+  nb::object call(const CallArgs& args) {
     if (generation_ != ops_registry_generation.load(std::memory_order_relaxed)) reload();
-    dispatch::Stack stack;
+    StackLease stack;
     for (bool numbers_as_tensors : {false, true}) {
       for (const auto& o : overloads_) {
-        if (o->bind(args, kwargs, stack, nullptr, numbers_as_tensors)) return o->call(stack, args, kwargs);
+        if (o->bind(args, *stack, nullptr, numbers_as_tensors)) return o->call(*stack, args);
       }
     }
     // An overload registered from C++ since the packet was made may be the one that binds.
     size_t before = overloads_.size();
     reload();
-    if (overloads_.size() != before) return call(args, kwargs);
-    throw_no_match(args, kwargs);
+    if (overloads_.size() != before) return call(args);
+    throw_no_match(args);
   }
 
   std::string doc() const {
@@ -65,19 +114,18 @@ class OpOverloadPacket {
   }
 
  private:
-  [[noreturn]] void throw_no_match(PyObject* args, PyObject* kwargs) const {
+  [[noreturn]] void throw_no_match(const CallArgs& args) const {
     std::vector<std::string> given;
-    for (nb::handle a : nb::borrow<nb::tuple>(args)) given.push_back(python_type_name(a));
-    if (kwargs) {
-      for (auto [k, v] : nb::borrow<nb::dict>(kwargs)) {
-        given.push_back(fmt::format("{}={}", nb::str(k).c_str(), python_type_name(v)));
-      }
+    for (size_t i = 0; i < args.npos; ++i) given.push_back(python_type_name(args.values[i]));
+    for (size_t j = 0; j < args.nkw(); ++j) {
+      given.push_back(
+          fmt::format("{}={}", nb::str(args.keyword_name(j)).c_str(), python_type_name(args.keyword_value(j))));
     }
     std::string tried;
     dispatch::Stack stack;
     for (const auto& o : overloads_) {
       std::string why;
-      o->bind(args, kwargs, stack, &why, /*numbers_as_tensors=*/true);
+      o->bind(args, stack, &why, /*numbers_as_tensors=*/true);
       tried += fmt::format("\n  {}: {}", o->schema().to_string(), why);
     }
     throw nb::type_error(fmt::format("{}() got arguments ({}) that bind no overload; tried:{}", qualified_name(),
@@ -92,18 +140,20 @@ class OpOverloadPacket {
 
 // anatomy.ops.aten.add.Tensor: one overload, called with exactly its schema.
 struct OpOverload {
+  explicit OpOverload(std::shared_ptr<const Overload> o) : overload(std::move(o)) {}
+
+  vectorcallfunc vectorcall = &python::vectorcall<OpOverload>;
   std::shared_ptr<const Overload> overload;
 
-  nb::object call(PyObject* args, PyObject* kwargs) const {
-    dispatch::Stack stack;
-    std::string why;
-    if (!overload->bind(args, kwargs, stack, nullptr) &&
-        !overload->bind(args, kwargs, stack, nullptr, /*numbers_as_tensors=*/true)) {
-      overload->bind(args, kwargs, stack, &why, /*numbers_as_tensors=*/true);
+  nb::object call(const CallArgs& args) const {
+    StackLease stack;
+    if (!overload->bind(args, *stack, nullptr) && !overload->bind(args, *stack, nullptr, /*numbers_as_tensors=*/true)) {
+      std::string why;
+      overload->bind(args, *stack, &why, /*numbers_as_tensors=*/true);
       throw nb::type_error(
           fmt::format("{}(): {} (schema: {})", overload->op.name(), why, overload->schema().to_string()).c_str());
     }
-    return overload->call(stack, args, kwargs);
+    return overload->call(*stack, args);
   }
 };
 
@@ -125,7 +175,7 @@ nb::list argument_info(const Overload& o) {
 }
 
 nb::object make_overload(const std::shared_ptr<const Overload>& o) {
-  nb::object obj = nb::cast(OpOverload{o});
+  nb::object obj = make_callable(OpOverload(o));
   nb::setattr(obj, "__doc__", nb::str(fmt::format("{}\n", o->schema().to_string()).c_str()));
   return obj;
 }
@@ -135,12 +185,8 @@ nb::object make_overload(const std::shared_ptr<const Overload>& o) {
 void bind_ops(nb::module_& m) {
   bind_memory_format(m);
 
-  nb::class_<OpOverload>(m, "OpOverload", nb::dynamic_attr(),
+  nb::class_<OpOverload>(m, "OpOverload", nb::dynamic_attr(), nb::type_slots(callable_slots),
                          "One overload of an operator (anatomy.ops.aten.add.Tensor), called with its schema.")
-      .def(
-          "__call__",
-          [](const OpOverload& self, nb::args args, nb::kwargs kwargs) { return self.call(args.ptr(), kwargs.ptr()); },
-          nb::sig("def __call__(self, *args: object, **kwargs: object) -> object"))
       .def_prop_ro("name", [](const OpOverload& self) { return self.overload->op.name(); })
       .def_prop_ro("overload_name", [](const OpOverload& self) { return self.overload->overload_name(); })
       .def_prop_ro("schema", [](const OpOverload& self) { return self.overload->schema().to_string(); })
@@ -159,13 +205,9 @@ void bind_ops(nb::module_& m) {
       .def("__repr__",
            [](const OpOverload& self) { return fmt::format("<OpOverload '{}'>", self.overload->op.name()); });
 
-  nb::class_<OpOverloadPacket>(m, "OpOverloadPacket", nb::dynamic_attr(),
+  nb::class_<OpOverloadPacket>(m, "OpOverloadPacket", nb::dynamic_attr(), nb::type_slots(callable_slots),
                                "The overloads of one operator name (anatomy.ops.aten.add); a call picks the first "
                                "whose schema binds the arguments.")
-      .def(
-          "__call__",
-          [](OpOverloadPacket& self, nb::args args, nb::kwargs kwargs) { return self.call(args.ptr(), kwargs.ptr()); },
-          nb::sig("def __call__(self, *args: object, **kwargs: object) -> object"))
       .def(
           "__getattr__",
           [](nb::handle self, const std::string& overload_name) -> nb::object {
@@ -202,7 +244,7 @@ void bind_ops(nb::module_& m) {
           throw nb::attribute_error(fmt::format("no operator named '{}::{}'", ns, name).c_str());
         }
         std::string doc = packet.doc();
-        nb::object obj = nb::cast(std::move(packet));
+        nb::object obj = make_callable(std::move(packet));
         nb::setattr(obj, "__doc__", nb::str(doc.c_str()));
         return obj;
       },

@@ -14,6 +14,52 @@ using dispatch::Stack;
 
 std::atomic<uint64_t> ops_registry_generation{0};
 
+PyObject* CallArgs::keyword(PyObject* name) const {
+  size_t n = nkw();
+  // Keyword names written in the source are interned, as `name` is: the identity test finds them.
+  for (size_t j = 0; j < n; ++j) {
+    if (keyword_name(j) == name) return keyword_value(j);
+  }
+  for (size_t j = 0; j < n; ++j) {
+    if (PyUnicode_Compare(keyword_name(j), name) == 0) return keyword_value(j);
+  }
+  return nullptr;
+}
+
+namespace {
+// This thread's idle stacks, a free list: a call takes one and gives it back, so a nested call
+// (a Python kernel calling anatomy.ops) takes another. A plain pointer, so that reaching it costs
+// no thread_local initialization check.
+thread_local StackLease::Node* idle_stacks = nullptr;
+
+// Frees this thread's stacks when it exits (no call is in flight then, so all are idle).
+struct FreeIdleStacks {
+  ~FreeIdleStacks() {
+    while (StackLease::Node* s = idle_stacks) {
+      idle_stacks = s->next;
+      delete s;
+    }
+  }
+};
+}  // namespace
+
+StackLease::StackLease() {
+  if (idle_stacks) {
+    node_ = idle_stacks;
+    idle_stacks = node_->next;
+    return;
+  }
+  thread_local FreeIdleStacks free_at_exit;  // set up with the thread's first stack
+  (void)free_at_exit;
+  node_ = new Node;
+}
+
+StackLease::~StackLease() {
+  node_->stack.clear();
+  node_->next = idle_stacks;
+  idle_stacks = node_;
+}
+
 Overload::Overload(dispatch::OperatorHandle handle) : op(handle) {
   const dispatch::Schema& s = op.schema();
   for (const dispatch::Argument& a : s.arguments) {
@@ -37,10 +83,10 @@ std::string Overload::overload_name() const {
   return name.empty() ? "default" : name;
 }
 
-bool Overload::bind(PyObject* args, PyObject* kwargs, Stack& stack, std::string* why, bool numbers_as_tensors) const {
+bool Overload::bind(const CallArgs& args, Stack& stack, std::string* why, bool numbers_as_tensors) const {
   const auto& arguments = schema().arguments;
-  size_t npos = static_cast<size_t>(PyTuple_GET_SIZE(args));
-  size_t nkw = kwargs ? static_cast<size_t>(PyDict_GET_SIZE(kwargs)) : 0;
+  size_t npos = args.npos;
+  size_t nkw = args.nkw();
   if (npos > max_positional) {
     if (why) *why = fmt::format("takes {} positional arguments but {} were given", max_positional, npos);
     return false;
@@ -49,9 +95,9 @@ bool Overload::bind(PyObject* args, PyObject* kwargs, Stack& stack, std::string*
   stack.reserve(arguments.size());
   size_t used_kw = 0;
   for (size_t i = 0; i < arguments.size(); ++i) {
-    PyObject* value = i < npos ? PyTuple_GET_ITEM(args, i) : nullptr;
+    PyObject* value = i < npos ? args.values[i] : nullptr;
     if (nkw != 0) {
-      if (PyObject* kw = PyDict_GetItem(kwargs, names[i].ptr())) {
+      if (PyObject* kw = args.keyword(names[i].ptr())) {
         if (value) {
           if (why) *why = fmt::format("got multiple values for argument '{}'", arguments[i].name);
           return false;
@@ -68,21 +114,19 @@ bool Overload::bind(PyObject* args, PyObject* kwargs, Stack& stack, std::string*
       stack.push_back(*defaults[i]);
       continue;
     }
-    IValue v;
-    if (!try_to_ivalue(value, arguments[i].type, v, numbers_as_tensors)) {
+    // Converted in place, on the stack.
+    if (!try_to_ivalue(value, arguments[i].type, stack.emplace_back(), numbers_as_tensors)) {
       if (why) {
         *why = fmt::format("argument '{}' must be {}, not {}", arguments[i].name,
                            dispatch::arg_type_name(arguments[i].type), python_type_name(value));
       }
       return false;
     }
-    stack.push_back(std::move(v));
   }
   if (used_kw != nkw) {
     if (why) {
-      PyObject *key, *value;
-      Py_ssize_t pos = 0;
-      while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      for (size_t j = 0; j < nkw; ++j) {
+        PyObject* key = args.keyword_name(j);
         auto known = std::find_if(names.begin(), names.end(),
                                   [&](const nb::object& n) { return PyUnicode_Compare(n.ptr(), key) == 0; });
         if (known == names.end()) {
@@ -96,21 +140,21 @@ bool Overload::bind(PyObject* args, PyObject* kwargs, Stack& stack, std::string*
   return true;
 }
 
-PyObject* Overload::argument_object(size_t i, PyObject* args, PyObject* kwargs) const {
-  if (i < static_cast<size_t>(PyTuple_GET_SIZE(args))) return PyTuple_GET_ITEM(args, i);
-  return kwargs ? PyDict_GetItem(kwargs, names[i].ptr()) : nullptr;
+PyObject* Overload::argument_object(size_t i, const CallArgs& args) const {
+  if (i < args.npos) return args.values[i];
+  return args.keyword(names[i].ptr());
 }
 
-nb::object Overload::call(Stack& stack, PyObject* args, PyObject* kwargs) const {
+nb::object Overload::call(Stack& stack, const CallArgs& args) const {
   op.call_boxed(stack);
   size_t n = returns_argument.size();
   auto result = [&](size_t r) -> nb::object {
     if (returns_argument[r] >= 0) {
-      if (PyObject* given = argument_object(static_cast<size_t>(returns_argument[r]), args, kwargs)) {
+      if (PyObject* given = argument_object(static_cast<size_t>(returns_argument[r]), args)) {
         return nb::borrow(given);
       }
     }
-    return from_ivalue(stack[stack.size() - n + r]);
+    return from_ivalue(std::move(stack[stack.size() - n + r]));
   };
   if (n == 0) return nb::none();
   if (n == 1) return result(0);

@@ -10,6 +10,7 @@
 
 #include "bindings.h"
 #include "convert.h"
+#include "tensor_object.h"
 
 namespace anatomy::python {
 
@@ -53,6 +54,7 @@ nb::object to_list(const Tensor& self) {
 
 void bind_tensor(nb::module_& m) {
   nb::class_<Tensor> cls(m, "Tensor", "A view of typed memory on a device: sizes, strides, an offset and a dtype.");
+  set_tensor_type(cls);
   m.def("_set_size_type", [](nb::handle type) {
     Py_XDECREF(size_type);
     size_type = type.inc_ref().ptr();

@@ -276,6 +276,31 @@ def test_library_errors():
         anatomy.ops.pyops_test.raises(A.ones([1], device="meta"))
 
 
+# ---- the call path: vectorcall, pooled stacks, re-entrancy ----
+
+def test_calls_through_every_calling_convention():
+    a, b = A.ones([2]), A.ones([2])
+    assert values(A.add(*[a, b], **{"alpha": 2})) == [3.0, 3.0]  # tuple and dict (PyObject_Call)
+    name = "".join(["al", "pha"])  # a keyword name that is not interned
+    assert values(A.add.Tensor(a, b, **{name: 3})) == [4.0, 4.0]
+    assert values(type(A.add).__call__(A.add, a, b)) == [2.0, 2.0]
+    with pytest.raises(TypeError, match="cannot create 'OpOverloadPacket' instances"):
+        type(A.add)()
+    with pytest.raises(TypeError, match="cannot create 'OpOverload' instances"):
+        type(A.add.Tensor).__new__(type(A.add.Tensor))
+
+
+def test_nested_python_kernels_call_ops_again():
+    # Each level runs while the calls around it hold their stacks.
+    anatomy.library.define("pyops_nest::inner(Tensor x) -> Tensor")
+    anatomy.library.impl("pyops_nest::inner", "CPU", lambda x: A.mul(x, 3))
+    anatomy.library.define("pyops_nest::outer(Tensor x) -> Tensor")
+    anatomy.library.impl("pyops_nest::outer", "CPU", lambda x: anatomy.ops.pyops_nest.inner(A.add(x, x)))
+    a = A.ones([2])
+    assert values(anatomy.ops.pyops_nest.outer(a)) == [6.0, 6.0]
+    assert values(A.add(anatomy.ops.pyops_nest.outer.default(a), a)) == [7.0, 7.0]
+
+
 def test_nan_default_parse_and_float_values():
     r = A.full([1], math.inf)
     assert item(r) == math.inf
