@@ -131,11 +131,22 @@ struct arg_traits<std::optional<T>> {
 template <typename T>
 using arg_traits_of = arg_traits<std::remove_cvref_t<T>>;
 
+// Boxes a kernel's return value, which the kernel no longer needs: a Tensor is moved into its
+// IValue rather than copied (a copy costs a reference-count round trip on every boxed call).
+template <typename R>
+IValue box_return(R& v) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<R>, Tensor>) {
+    return IValue(std::move(v));
+  } else {
+    return arg_traits_of<R>::box(v);
+  }
+}
+
 // ---- returns ----
 template <typename R>
 struct return_traits {  // a single value
   static std::vector<ArgType> types() { return {arg_traits_of<R>::type}; }
-  static void push(Stack& s, R&& v) { s.push_back(arg_traits_of<R>::box(v)); }
+  static void push(Stack& s, R&& v) { s.push_back(box_return(v)); }
   static R pop(Stack& s) {
     IValue v = std::move(s.back());
     s.pop_back();
@@ -160,7 +171,7 @@ template <typename... Rs>
 struct return_traits<std::tuple<Rs...>> {
   static std::vector<ArgType> types() { return {arg_traits_of<Rs>::type...}; }
   static void push(Stack& s, std::tuple<Rs...>&& v) {
-    std::apply([&](auto&... r) { (s.push_back(arg_traits_of<decltype(r)>::box(r)), ...); }, v);
+    std::apply([&](auto&... r) { (s.push_back(box_return(r)), ...); }, v);
   }
   static std::tuple<Rs...> pop(Stack& s) {
     size_t base = s.size() - sizeof...(Rs);
