@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Figures from gpu-anatomy's JSON reports (docs/cli.md): one figure per experiment that timed
 something. Measurements over sizes (named "n=64", "cpu n=64", "round trip bytes=1024", ...) become
-curves, time against n (or bytes) on log scales with the p10-p90 band; the others, one panel per group of measurements (matmul,
-layer_norm, loop, ...), a bar per measurement at its median with a p10-p90 whisker, and PyTorch's
-bar beside ours where the run had a peer. Written as SVG and PNG into the output folder, named
+curves, time against n (or the tensor's bytes) on log scales with the p10-p90 band; the others,
+one panel per group of measurements (matmul, layer_norm, loop, ...), a bar per measurement at its
+median with a p10-p90 whisker, and PyTorch's bar beside ours where the run had a peer. Written as SVG and PNG into the output folder, named
 <chapter>-<experiment>.
 
 usage: scripts/plot-report.py REPORT.json [OUT_DIR]   (a report, or gpu-anatomy suite's document)

@@ -5,9 +5,9 @@
 // calls the capsule's deleter). Every capsule and every imported tensor must point at the
 // original's memory, or the run fails: a copy would make the time grow with the size. A clone of
 // the same tensor, which copies every byte, is timed beside them for contrast. An exchange call
-// takes well under a microsecond, so each sample is a batch of calls (host_batch_times), with
-// the capsules to import made before the timed part and what the calls made released after it,
-// so that each column times one step.
+// takes well under a microsecond, so each sample is a batch of calls (host_batch_time), with the
+// capsules to import made before the timed part and what the calls made released after it, so
+// that each column times one step; the samples are taken in rounds over all the sizes.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,6 +40,13 @@ struct Options {
   int batch = 100;
 };
 
+// One size: its tensor and the samples of each step, in milliseconds per call.
+struct Exchange {
+  int64_t bytes;
+  Tensor t;
+  std::vector<double> exports, imports, trips, clones;
+};
+
 // One size's medians, in microseconds per call.
 struct Row {
   int64_t bytes;
@@ -54,61 +61,66 @@ double us(const std::vector<double>& samples_ms) { return median(samples_ms) * 1
                   step, bytes_string(bytes)));
 }
 
-// Times the exchange steps and the clone of `t`, adding them to the report.
-Row measure(const Options& o, const Tensor& t, int64_t bytes, Report& report) {
-  const int warmup = o.common.warmup, iters = o.common.iters, batch = o.batch;
-  std::vector<DLManagedTensorVersioned*> capsules(static_cast<size_t>(batch));
-  std::vector<Tensor> imported(static_cast<size_t>(batch));
+// The capsules and imported tensors of one batch, reused by every size.
+struct Batch {
+  std::vector<DLManagedTensorVersioned*> capsules;
+  std::vector<Tensor> imported;
+};
+
+// Times one batch of each step on e.t, keeping the samples unless this is a warm-up round.
+void time_round(Exchange& e, Batch& b, bool keep) {
+  const Tensor& t = e.t;
   const void* data = t.data_ptr();
+  const int batch = static_cast<int>(b.capsules.size());
   const auto none = [] {};
   // Gives every capsule back to its deleter, having checked that it viewed t's memory.
   const auto release_capsules = [&] {
     bool same = true;
-    for (DLManagedTensorVersioned*& m : capsules) {
+    for (DLManagedTensorVersioned*& m : b.capsules) {
       same = same && m->dl_tensor.data == data;
       m->deleter(m);
       m = nullptr;
     }
-    if (!same) copied("an export", bytes);
+    if (!same) copied("an export", e.bytes);
   };
   const auto make_capsules = [&] {
-    for (DLManagedTensorVersioned*& m : capsules) m = interop::to_dlpack_versioned(t);
+    for (DLManagedTensorVersioned*& m : b.capsules) m = interop::to_dlpack_versioned(t);
   };
   // Drops the imported tensors (each calls its capsule's deleter), having checked their memory.
   const auto drop_imported = [&] {
     bool same = true;
-    for (Tensor& u : imported) {
+    for (Tensor& u : b.imported) {
       same = same && u.data_ptr() == data;
       u = Tensor();
     }
-    if (!same) copied("an import", bytes);
+    if (!same) copied("an import", e.bytes);
   };
   bool round_trip_same = true;
-  const std::string at = fmt::format("bytes={}", bytes);
-  std::vector<double> exports = host_batch_times(
-      warmup, iters, batch, none, [&](int i) { capsules[i] = interop::to_dlpack_versioned(t); }, release_capsules);
-  std::vector<double> imports = host_batch_times(
-      warmup, iters, batch, make_capsules, [&](int i) { imported[i] = interop::from_dlpack(capsules[i]); },
-      drop_imported);
-  std::vector<double> trips = host_batch_times(
-      warmup, iters, batch, none,
+  const double exported = host_batch_time(
+      batch, none, [&](int i) { b.capsules[i] = interop::to_dlpack_versioned(t); }, release_capsules);
+  const double imported = host_batch_time(
+      batch, make_capsules, [&](int i) { b.imported[i] = interop::from_dlpack(b.capsules[i]); }, drop_imported);
+  const double trip = host_batch_time(
+      batch, none,
       [&](int) {
         const Tensor u = interop::from_dlpack(interop::to_dlpack_versioned(t));
         round_trip_same = round_trip_same && u.data_ptr() == data;
       },
       none);
-  if (!round_trip_same) copied("a round trip", bytes);
-  const int clone_iters = static_cast<int>(std::clamp<int64_t>(iters * kCloneBytesPerRun / bytes, 3, iters));
-  std::vector<double> clones = host_times_with_wait(t.device(), std::min(warmup, 1), clone_iters, [&] {
-    const Tensor c = t.clone();
-    (void)c;
+  if (!round_trip_same) copied("a round trip", e.bytes);
+  if (!keep) return;
+  e.exports.push_back(exported);
+  e.imports.push_back(imported);
+  e.trips.push_back(trip);
+}
+
+// The clone of e.t, timed with the copy's wait; large ones take fewer samples.
+void time_clones(Exchange& e, const CommonOptions& c) {
+  const int iters = static_cast<int>(std::clamp<int64_t>(c.iters * kCloneBytesPerRun / e.bytes, 3, c.iters));
+  e.clones = host_times_with_wait(e.t.device(), std::min(c.warmup, 1), iters, [&] {
+    const Tensor copy = e.t.clone();
+    (void)copy;
   });
-  const Row row{bytes, us(exports), us(imports), us(trips), us(clones)};
-  report.add_measurement("dlpack", "export " + at, std::move(exports));
-  report.add_measurement("dlpack", "import " + at, std::move(imports));
-  report.add_measurement("dlpack", "round trip " + at, std::move(trips));
-  report.add_measurement("dlpack", "clone " + at, std::move(clones));
-  return row;
 }
 
 void run(const Options& o) {
@@ -128,17 +140,36 @@ void run(const Options& o) {
              device.str(), o.batch);
   fmt::print("{:>10} {:>10} {:>10} {:>11} {:>14} {:>11}\n", "size", "export", "import", "round trip", "clone",
              "clone GB/s");
+  std::vector<Exchange> exchanges;
+  for (int64_t bytes : sizes) {
+    progress.update(fmt::format("making the tensor of {}", bytes_string(bytes)));
+    exchanges.push_back({bytes, random_tensor({bytes / 4}, DType::Float32, device), {}, {}, {}, {}});
+  }
+  wait_for(device);
+  // Rounds over the sizes, not one size after the other: a neighbour that takes the CPU for a
+  // while then slows a sample of every size instead of every sample of one.
+  Batch b{std::vector<DLManagedTensorVersioned*>(static_cast<size_t>(o.batch)),
+          std::vector<Tensor>(static_cast<size_t>(o.batch))};
+  for (int round = -o.common.warmup; round < o.common.iters; ++round) {
+    progress.update(fmt::format("round {} of {}", round + o.common.warmup + 1, o.common.warmup + o.common.iters));
+    for (Exchange& e : exchanges) time_round(e, b, round >= 0);
+  }
   std::vector<Row> rows;
   nlohmann::json table = nlohmann::json::array();
-  for (int64_t bytes : sizes) {
-    progress.update(bytes_string(bytes));
-    const Tensor t = random_tensor({bytes / 4}, DType::Float32, device);
-    wait_for(device);
-    const Row r = measure(o, t, bytes, report);
-    const double clone_gbs = static_cast<double>(bytes) / (r.clone_us * 1e-6) / 1e9;
-    fmt::print("{:>10} {:>10.3f} {:>10.3f} {:>11.3f} {:>14.3f} {:>11.2f}\n", bytes_string(bytes), r.export_us,
+  for (Exchange& e : exchanges) {
+    progress.update(fmt::format("clone of {}", bytes_string(e.bytes)));
+    time_clones(e, o.common);
+    const Row r{e.bytes, us(e.exports), us(e.imports), us(e.trips), us(e.clones)};
+    const std::string at = fmt::format("bytes={}", e.bytes);
+    report.add_measurement("dlpack", "export " + at, std::move(e.exports));
+    report.add_measurement("dlpack", "import " + at, std::move(e.imports));
+    report.add_measurement("dlpack", "round trip " + at, std::move(e.trips));
+    report.add_measurement("dlpack", "clone " + at, std::move(e.clones));
+    e.t = Tensor();  // freed once measured: the larger clones that follow need the memory
+    const double clone_gbs = static_cast<double>(r.bytes) / (r.clone_us * 1e-6) / 1e9;
+    fmt::print("{:>10} {:>10.3f} {:>10.3f} {:>11.3f} {:>14.3f} {:>11.2f}\n", bytes_string(r.bytes), r.export_us,
                r.import_us, r.round_trip_us, r.clone_us, clone_gbs);
-    table.push_back({{"bytes", bytes},
+    table.push_back({{"bytes", r.bytes},
                      {"export_us", r.export_us},
                      {"import_us", r.import_us},
                      {"round_trip_us", r.round_trip_us},

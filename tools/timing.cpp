@@ -57,18 +57,14 @@ std::vector<double> host_times_with_wait(Device device, int warmup, int iters, c
   return samples;
 }
 
-std::vector<double> host_batch_times(int warmup, int iters, int batch, const std::function<void()>& before,
-                                     const std::function<void(int)>& call, const std::function<void()>& after) {
-  std::vector<double> samples;
-  for (int k = -warmup; k < iters; ++k) {
-    before();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < batch; ++i) call(i);
-    const auto t1 = std::chrono::steady_clock::now();
-    after();
-    if (k >= 0) samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count() / batch);
-  }
-  return samples;
+double host_batch_time(int batch, const std::function<void()>& before, const std::function<void(int)>& call,
+                       const std::function<void()>& after) {
+  before();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < batch; ++i) call(i);
+  const auto t1 = std::chrono::steady_clock::now();
+  after();
+  return std::chrono::duration<double, std::milli>(t1 - t0).count() / batch;
 }
 
 Progress::Progress(std::string label, bool quiet)

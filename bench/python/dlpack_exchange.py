@@ -9,15 +9,16 @@ anatomy and torch see a device, else on the CPU: the host time of `anatomy.from_
 the peer's tensor, of `torch.from_dlpack(a)` with a an anatomy tensor (the import of x, so both
 name the same memory), and of the round trip `torch.from_dlpack(anatomy.from_dlpack(x))`. The
 peer is PyTorch when it imports, NumPy otherwise (`numpy.from_dlpack`, on the CPU). Each figure
-is the median of `repeats` runs of `number` calls (overhead.py's `measure`), in microseconds per
-call. Before a case is timed, the data pointer of its result is checked against x's: a copy
-fails the run (exit status 1). Issue 22 asks for the round trip in at most 2 us, constant in the
-size; the last line says whether this run's was (flat: the largest median within 1.5x of the
-smallest).
+is the median of `repeats` runs of `number` calls (overhead.py's `measure`; the runs go round the
+sizes), in microseconds per call. Before a case is timed, the data pointer of its result is
+checked against x's: a copy fails the run (exit status 1). Issue 22 asks for the round trip in at
+most 2 us, constant in the size; the last line says whether this run's was (flat: the largest
+median within 1.5x of the smallest).
 """
 
 import argparse
 import json
+import statistics
 import sys
 
 from overhead import measure
@@ -52,22 +53,36 @@ def numpy_peer(np):
             "from_dlpack": np.from_dlpack, "ptr": lambda x: x.__array_interface__["data"][0], "sync": None}
 
 
-def exchange(anatomy, peer, nbytes, number, repeats):
-    """One size's row: the three cases' medians in us, each checked to share x's memory first."""
+def cases(anatomy, peer):
+    """{JSON key: (the statement timed, how to find its result's data pointer)}."""
+    return {"to_anatomy_us": ("anatomy.from_dlpack(x)", lambda r: r.data_ptr()),
+            "from_anatomy_us": ("peer_from_dlpack(a)", peer["ptr"]),
+            "round_trip_us": ("peer_from_dlpack(anatomy.from_dlpack(x))", peer["ptr"])}
+
+
+def prepare(anatomy, peer, nbytes):
+    """The names the statements use at one size, each statement run once and checked to share x's
+    memory (the very statement that is timed, outside the timing)."""
     x = peer["make"](nbytes // 4)
-    a = anatomy.from_dlpack(x)
-    env = {"anatomy": anatomy, "peer_from_dlpack": peer["from_dlpack"], "x": x, "a": a}
-    cases = {"to_anatomy_us": ("anatomy.from_dlpack(x)", lambda r: r.data_ptr()),
-             "from_anatomy_us": ("peer_from_dlpack(a)", peer["ptr"]),
-             "round_trip_us": ("peer_from_dlpack(anatomy.from_dlpack(x))", peer["ptr"])}
-    row = {"bytes": nbytes}
-    for key, (stmt, ptr) in cases.items():
-        # The check runs the very statement that is timed, once, outside the timing.
+    env = {"anatomy": anatomy, "peer_from_dlpack": peer["from_dlpack"], "x": x, "a": anatomy.from_dlpack(x)}
+    for stmt, ptr in cases(anatomy, peer).values():
         if ptr(eval(stmt, env)) != peer["ptr"](x):
             raise RuntimeError(f"{stmt} at {size_string(nbytes)}: the result is not x's memory (a copy was made)")
-        row[key] = measure(stmt, env, number, repeats, peer["sync"]) * 1e6
-    row["zero_copy"] = True
-    return row
+    return env
+
+
+def exchange_rows(anatomy, peer, sizes, number, repeats):
+    """A row per size: each case's median in us per call."""
+    envs = [prepare(anatomy, peer, nbytes) for nbytes in sizes]
+    samples = [{key: [] for key in cases(anatomy, peer)} for _ in sizes]
+    # Rounds over the sizes, not one size after the other: a neighbour that takes the CPU for a
+    # while then slows a run of every size instead of every run of one.
+    for _ in range(repeats):
+        for env, runs in zip(envs, samples):
+            for key, (stmt, _) in cases(anatomy, peer).items():
+                runs[key].append(measure(stmt, env, number, 1, peer["sync"]))
+    return [{"bytes": nbytes, **{key: statistics.median(v) * 1e6 for key, v in runs.items()}, "zero_copy": True}
+            for nbytes, runs in zip(sizes, samples)]
 
 
 def verdict(rows):
@@ -105,7 +120,7 @@ def main(argv=None):
         peer = numpy_peer(numpy)
 
     try:
-        rows = [exchange(anatomy, peer, nbytes, number, repeats) for nbytes in sizes]
+        rows = exchange_rows(anatomy, peer, sizes, number, repeats)
     except RuntimeError as e:
         print(f"dlpack_exchange: error: {e}", file=sys.stderr)
         return 1

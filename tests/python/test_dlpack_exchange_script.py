@@ -65,7 +65,7 @@ def test_a_copy_fails_the_zero_copy_check(monkeypatch):
     import dlpack_exchange
 
     peer = dlpack_exchange.numpy_peer(numpy)
-    assert dlpack_exchange.exchange(anatomy, peer, 1024, 10, 1)["zero_copy"] is True
+    assert [r["zero_copy"] for r in dlpack_exchange.exchange_rows(anatomy, peer, [1024, 4096], 10, 1)] == [True] * 2
     copying = dict(peer, from_dlpack=lambda a: numpy.array(numpy.from_dlpack(a)))
     with pytest.raises(RuntimeError, match=r"peer_from_dlpack\(a\) at 1 KiB: the result is not x's memory"):
-        dlpack_exchange.exchange(anatomy, copying, 1024, 10, 1)
+        dlpack_exchange.exchange_rows(anatomy, copying, [1024], 10, 1)
