@@ -32,6 +32,9 @@ constexpr double kFlatRatio = 1.5;
 // Clones of more than this many bytes take fewer samples (at least 3): a copy of 1 GiB takes
 // most of a second on a CPU, and its spread is small against the exchange's.
 constexpr int64_t kCloneBytesPerRun = int64_t{16} << 20;
+// A batch's capsules and imported tensors are all alive at once; a bound keeps a typo from
+// asking for more memory than the machine has.
+constexpr int kMaxBatch = 1'000'000;
 
 struct Options {
   CommonOptions common;
@@ -129,6 +132,7 @@ void run(const Options& o) {
     if (b % 4 != 0) throw UsageError(fmt::format("--sizes: {} bytes is not a whole number of fp32 elements", b));
   }
   check_positive("--batch", o.batch);
+  if (o.batch > kMaxBatch) throw UsageError(fmt::format("--batch: at most {}, got {}", kMaxBatch, o.batch));
   const Device device = resolve_device(o.common.device, o.common.quiet);
   Report report("c08", "dlpack", o.common, device);
   report.set_option("sizes", sizes);

@@ -293,6 +293,7 @@ def errors(tmp):
     bad(["c08", "dlpack", "--device", "cpu", "--sizes", "1023"], 2, "--sizes", "1023 bytes")
     bad(["c08", "dlpack", "--device", "cpu", "--sizes", ""], 2, "--sizes")
     bad(["c08", "dlpack", "--device", "cpu", "--batch", "0"], 2, "--batch", "at least 1")
+    bad(["c08", "dlpack", "--device", "cpu", "--batch", "2000000000"], 2, "--batch", "at most 1000000")
     bad(["c08", "dlpack", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c08", "dlpak"], 2, "unknown experiment 'dlpak'", "did you mean 'dlpack'?")
     bad(["c03", "fragmentation", "--conf", "expandable_segment:True"], 2, "--conf", "expandable_segment")
