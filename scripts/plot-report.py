@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Figures from gpu-anatomy's JSON reports (docs/cli.md): one figure per experiment that timed
-something. Measurements over sizes (named "n=64", "cpu n=64", ...) become curves, time against n
-on log scales with the p10-p90 band; the others, one panel per group of measurements (matmul,
-layer_norm, loop, ...), a bar per measurement at its median with a p10-p90 whisker, and PyTorch's
-bar beside ours where the run had a peer. Written as SVG and PNG into the output folder, named
+something. Measurements over sizes (named "n=64", "cpu n=64", "round trip bytes=1024", ...) become
+curves, time against n (or the tensor's bytes) on log scales with the p10-p90 band; the others,
+one panel per group of measurements (matmul, layer_norm, loop, ...), a bar per measurement at its
+median with a p10-p90 whisker, and PyTorch's bar beside ours where the run had a peer. Written as SVG and PNG into the output folder, named
 <chapter>-<experiment>.
 
 usage: scripts/plot-report.py REPORT.json [OUT_DIR]   (a report, or gpu-anatomy suite's document)
@@ -19,31 +19,42 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 
 def reports_in(doc):
     return doc["reports"] if doc.get("schema") == "gpu-anatomy-suite/1" else [doc]
 
 
-SIZED = re.compile(r"^(.*?)\s*n=(\d+)$")
+SIZED = re.compile(r"^(.*?)\s*(n|bytes)=(\d+)$")
 
 
 def curves(groups):
-    """{panel: {series: [(n, median, p10, p90)]}} when every measurement is over a size, else None.
-    Groups of one series each (c02: a group per precision) share one panel."""
+    """({panel: {series: [(n, median, p10, p90)]}}, "n" or "bytes") when every measurement is over
+    a size, else (None, None). Groups of one series each (c02: a group per precision) share one
+    panel."""
     if not all(SIZED.match(m["name"]) for ms in groups.values() for m in ms):
-        return None
-    panels = {}
+        return None, None
+    panels, axes = {}, set()
     single = all(len({SIZED.match(m["name"]).group(1) for m in ms}) == 1 for ms in groups.values())
     for group, ms in groups.items():
         for m in ms:
-            prefix, n = SIZED.match(m["name"]).groups()
+            prefix, axis, n = SIZED.match(m["name"]).groups()
+            axes.add(axis)
             panel, series = ("", group) if single else (group, prefix)
             panels.setdefault(panel, {}).setdefault(series, []).append((int(n), m["median"], m["p10"], m["p90"]))
-    return panels
+    return panels, ("bytes" if axes == {"bytes"} else "n")
 
 
-def draw_curves(panels):
+def bytes_label(value, _pos=None):
+    """1024 -> "1 KiB", as gpu-anatomy prints sizes."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= size:
+            return f"{value / size:g} {unit}"
+    return f"{value:g} B"
+
+
+def draw_curves(panels, axis):
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3.6 * len(panels)), squeeze=False)
     for ax, (panel, series) in zip(axes[:, 0], panels.items()):
         for name, points in series.items():
@@ -53,7 +64,9 @@ def draw_curves(panels):
             ax.fill_between(ns, [p[2] for p in points], [p[3] for p in points], alpha=0.2)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel("n", fontsize=9)
+        if axis == "bytes":
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(bytes_label))
+        ax.set_xlabel("tensor size" if axis == "bytes" else "n", fontsize=9)
         ax.set_ylabel(f"{panel + ': ' if panel else ''}ms (median, p10-p90)", fontsize=9)
         ax.legend(fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
@@ -67,8 +80,8 @@ def plot(report, out_dir):
         groups.setdefault(m["group"], []).append(m)
     if not groups:
         return []
-    panels = curves(groups)
-    fig = draw_curves(panels) if panels else draw_bars(groups)
+    panels, axis = curves(groups)
+    fig = draw_curves(panels, axis) if panels else draw_bars(groups)
     opts = report.get("options", {})
     dtype = f", {opts['dtype']}" if "dtype" in opts else ""
     fig.suptitle(f"{report['chapter']} {report['experiment']} on {report['device']} ({report['device_name']}{dtype})",

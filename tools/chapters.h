@@ -34,6 +34,8 @@ void add_c06_overhead(CLI::App& chapter);
 void add_c06_custom_backend(CLI::App& chapter);
 // c07 cpu-vs-gpu (seed 003): matmul and add over sizes on both, with and without the copies.
 void add_c07_cpu_vs_gpu(CLI::App& chapter);
+// c08 interop: dlpack [--sizes L] [--quick] [--batch N]: export, import and round trip against a copy.
+void add_c08_dlpack(CLI::App& chapter);
 // suite [--quick]: every experiment that writes a report, one JSON document for all.
 void add_suite(CLI::App& app);
 

@@ -49,6 +49,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c06", "overhead", {"--iters", "10"}});
     steps.push_back({"c06", "custom-backend", {}});
     steps.push_back({"c07", "cpu-vs-gpu", {"--sizes", gpu ? "64,256,1024,2048" : "64,128,256", "--iters", "5"}});
+    steps.push_back({"c08", "dlpack", {"--quick"}});
   } else {
     steps.push_back({"c01", "contiguity-bench", {}});
     steps.push_back({"c01", "sync-points", {}});
@@ -61,6 +62,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c06", "overhead", {}});
     steps.push_back({"c06", "custom-backend", {}});
     steps.push_back({"c07", "cpu-vs-gpu", {}});
+    steps.push_back({"c08", "dlpack", {}});
   }
   return steps;
 }

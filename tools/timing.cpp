@@ -1,4 +1,4 @@
-// time_iterations and Progress (timing.h).
+// time_iterations, the host timers and Progress (timing.h).
 #include "anatomy/tools/timing.h"
 
 #include <fmt/format.h>
@@ -55,6 +55,16 @@ std::vector<double> host_times_with_wait(Device device, int warmup, int iters, c
     samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return samples;
+}
+
+double host_batch_time(int batch, const std::function<void()>& before, const std::function<void(int)>& call,
+                       const std::function<void()>& after) {
+  before();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < batch; ++i) call(i);
+  const auto t1 = std::chrono::steady_clock::now();
+  after();
+  return std::chrono::duration<double, std::milli>(t1 - t0).count() / batch;
 }
 
 Progress::Progress(std::string label, bool quiet)

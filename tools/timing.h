@@ -20,6 +20,11 @@ void wait_for(Device device);
 // Host milliseconds of each call of fn followed by a wait for the device, after `warmup` calls
 // and a wait: what a program that waits sees (transfers, synchronized loops).
 std::vector<double> host_times_with_wait(Device device, int warmup, int iters, const std::function<void()>& fn);
+// Host milliseconds per call of one batch, for calls too short to time one by one (a clock read
+// costs tens of nanoseconds): call(i) for i = 0..batch-1, timed together and divided by `batch`.
+// `before` prepares the batch's inputs and `after` releases what its calls made, both untimed.
+double host_batch_time(int batch, const std::function<void()>& before, const std::function<void(int)>& call,
+                       const std::function<void()>& after);
 
 // A single updating progress line on stderr for runs longer than about two seconds: nothing
 // until two seconds have passed, nothing when stderr is not a terminal or with --quiet; the line

@@ -157,16 +157,46 @@ def outputs(tmp):
     check(len(rows) == 10 and all(l.endswith("matches") for l in rows), f"layout: ten rows that match:\n{out}")
     if doc:
         check(len(doc["results"]["views"]) == 10, "layout: ten views in the JSON")
+    dlpack(tmp)
     out, doc = report(["c00", "device-info"], os.path.join(tmp, "device.json"))
     check("cpu: " in out, "device-info: the CPU line")
     if doc:
         check(doc["results"]["cpu"]["logical_cores"] >= 1, "device-info: the CPU's cores")
     rc, out, _ = run("--help")
-    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "suite")),
+    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "c08", "suite")),
           "--help lists the chapters")
     rc, out, _ = run("c01", "--help")
     check(rc == 0 and all(e in out for e in ("contiguity-bench", "sync-points", "autograd-inspect", "layout")),
           "c01 --help lists the experiments")
+
+
+def dlpack(tmp):
+    """c08 dlpack --quick: a row per size from 1 KiB to 1 MiB, every figure positive, the line
+    that judges the round trip, and the JSON's rows agreeing with the table."""
+    out, doc = report(["c08", "dlpack", "--device", "cpu", "--quick", "--iters", "3", "--batch", "10"],
+                      os.path.join(tmp, "c08.json"))
+    rows = re.findall(r"^ +(\d+ [KM]iB) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+)$", out, re.M)
+    check([r[0] for r in rows] == ["1 KiB", "4 KiB", "16 KiB", "64 KiB", "256 KiB", "1 MiB"],
+          f"c08 dlpack: the quick sizes:\n{out}")
+    check(all(float(v) > 0 for r in rows for v in r[1:]), "c08 dlpack: positive figures")
+    verdict = re.search(r"^round trip from 1 KiB to 1 MiB: ([0-9.]+) to ([0-9.]+) us, max/min ([0-9.]+): "
+                        r"(flat|NOT flat) \(max/min <= 1.5\), (within|ABOVE) 2 us$", out, re.M)
+    check(verdict is not None, f"c08 dlpack: the round trip's verdict:\n{out}")
+    check("no copy at any of the 6 sizes" in out, "c08 dlpack: the zero-copy note")
+    if doc and verdict:
+        check(doc["options"]["sizes"] == [1024 * 4**k for k in range(6)] and doc["options"]["quick"],
+              "c08 dlpack: the options")
+        check(len(doc["measurements"]) == 4 * 6, "c08 dlpack: export, import, round trip and clone per size")
+        check([r["bytes"] for r in doc["results"]["rows"]] == doc["options"]["sizes"], "c08 dlpack: a row per size")
+        rt = doc["results"]["round_trip"]
+        check(rt["flat"] == (verdict.group(4) == "flat") and rt["within_limit"] == (verdict.group(5) == "within"),
+              "c08 dlpack: the JSON's verdict is the printed one")
+        check(math.isclose(rt["max_over_min"], rt["max_us"] / rt["min_us"]), "c08 dlpack: max/min")
+    # Sizes of the caller's choice, not multiples of 4 KiB.
+    out, doc = report(["c08", "dlpack", "--device", "cpu", "--sizes", "4,1000", "--iters", "2", "--batch", "3"],
+                      os.path.join(tmp, "c08s.json"))
+    if doc:
+        check([r["bytes"] for r in doc["results"]["rows"]] == [4, 1000], "c08 dlpack --sizes: the rows")
 
 
 def suite(tmp):
@@ -182,15 +212,15 @@ def suite(tmp):
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
                     ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
                     ("c06", "custom-backend"),
-                    ("c07", "cpu-vs-gpu")],
+                    ("c07", "cpu-vs-gpu"), ("c08", "dlpack")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 13, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 14, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
     check(p.returncode == 0, f"plot-report: exit {p.returncode}: {p.stderr}")
-    for name in ("c01-contiguity-bench", "c01-sync-points", "c02-precision", "c07-cpu-vs-gpu"):
+    for name in ("c01-contiguity-bench", "c01-sync-points", "c02-precision", "c07-cpu-vs-gpu", "c08-dlpack"):
         for ext in ("svg", "png"):
             f = os.path.join(plots, f"{name}.{ext}")
             check(os.path.exists(f) and os.path.getsize(f) > 1000, f"plot-report: {f}")
@@ -211,7 +241,7 @@ def gpu(tmp):
     if "no CUDA device" in run("c00", "device-info")[1]:
         print("[anatomy-skip] no CUDA device")
         return
-    for args, count in ((["suite", "--quick"], 13), (["c01", "all", "--quick"], 4)):
+    for args, count in ((["suite", "--quick"], 14), (["c01", "all", "--quick"], 4)):
         path = os.path.join(tmp, "gpu.json")
         rc, out, err = run(*args, "--device", "cuda:0", "--json", path, "--quiet")
         if not check(rc == 0, f"{args} on cuda:0: exit {rc}: {err.strip()}\n{out[-3000:]}"):
@@ -258,6 +288,14 @@ def errors(tmp):
     bad(["c06", "overhead", "--device", "cpu", "--batch", "0"], 2, "--batch", "at least 1")
     bad(["c04", "transfers", "--device", "cpu", "--sizes", "4097"], 2, "--sizes", "4097 bytes")
     bad(["c05", "streams", "--device", "cpu", "--chain", "0"], 2, "--chain", "at least 1")
+    bad(["c08", "dlpack", "--device", "cpu", "--sizes", "1024,x"], 2, "--sizes", "'1024,x'")
+    bad(["c08", "dlpack", "--device", "cpu", "--sizes", "0"], 2, "--sizes", "at least 1")
+    bad(["c08", "dlpack", "--device", "cpu", "--sizes", "1023"], 2, "--sizes", "1023 bytes")
+    bad(["c08", "dlpack", "--device", "cpu", "--sizes", ""], 2, "--sizes")
+    bad(["c08", "dlpack", "--device", "cpu", "--batch", "0"], 2, "--batch", "at least 1")
+    bad(["c08", "dlpack", "--device", "cpu", "--batch", "2000000000"], 2, "--batch", "at most 1000000")
+    bad(["c08", "dlpack", "--device", "cpu", "--iters", "0"], 2, "--iters")
+    bad(["c08", "dlpak"], 2, "unknown experiment 'dlpak'", "did you mean 'dlpack'?")
     bad(["c03", "fragmentation", "--conf", "expandable_segment:True"], 2, "--conf", "expandable_segment")
     bad(["c03", "oom", "--fraction", "1.5"], 2, "--fraction", "1.5")
     # More than the machine has: the allocator's message, exit 3.
@@ -267,6 +305,7 @@ def errors(tmp):
     if "no CUDA device" in run("c00", "device-info")[1]:
         bad(["c01", "layout", "--device", "cuda:0"], 2, "--device cuda:0", "no CUDA device")
         bad(["c01", "layout", "--device", "cuda:7"], 2, "--device cuda:7", "no CUDA device")
+        bad(["c08", "dlpack", "--device", "cuda:0", "--quick"], 2, "--device cuda:0", "no CUDA device")
     else:
         bad(["c01", "layout", "--device", "cuda:99"], 2, "--device cuda:99", "cuda:0 (")
     target = os.path.join(tmp, "missing-folder", "out.json")
