@@ -16,12 +16,11 @@ most 2 us, constant in the size; the last line says whether this run's was (flat
 median within 1.5x of the smallest).
 """
 
-import argparse
 import json
 import statistics
 import sys
 
-from overhead import measure
+from overhead import measure, timing_arguments
 
 LIMIT_US = 2.0
 FLAT_RATIO = 1.5
@@ -94,16 +93,9 @@ def verdict(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="sizes to 1 MiB, few calls and repeats (a smoke run)")
-    parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
-    parser.add_argument("--number", type=int, default=None, help="calls per timed run")
-    parser.add_argument("--repeats", type=int, default=None, help="timed runs (the median is reported)")
-    args = parser.parse_args(argv)
-    number = args.number if args.number is not None else (1000 if args.quick else 10000)
-    repeats = args.repeats if args.repeats is not None else (5 if args.quick else 15)
-    if number < 1 or repeats < 1:
-        parser.error("--number and --repeats must be at least 1")
+    args = timing_arguments(__doc__, "sizes to 1 MiB, few calls and repeats (a smoke run)", (10000, 1000), (15, 5),
+                            argv)
+    number, repeats = args.number, args.repeats
     sizes = QUICK_SIZES if args.quick else SIZES
 
     import anatomy

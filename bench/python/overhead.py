@@ -56,15 +56,25 @@ def torch_cases(torch, device):
     return env, sync, {"a + b": "a + b", "anatomy.ops.aten.add(a, b)": "torch.ops.aten.add(a, b)"}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few calls and repeats (a smoke run)")
+def timing_arguments(doc, quick_help, numbers, repeats, argv=None):
+    """The options of the timing scripts: --quick, --json, --number and --repeats, the last two
+    defaulting to numbers[quick] and repeats[quick] ((full, quick) pairs)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--number", type=int, default=None, help="calls per timed run")
     parser.add_argument("--repeats", type=int, default=None, help="timed runs (the median is reported)")
     args = parser.parse_args(argv)
-    number = args.number or (2000 if args.quick else 200000)
-    repeats = args.repeats or (3 if args.quick else 15)
+    args.number = args.number if args.number is not None else numbers[args.quick]
+    args.repeats = args.repeats if args.repeats is not None else repeats[args.quick]
+    if args.number < 1 or args.repeats < 1:
+        parser.error("--number and --repeats must be at least 1")
+    return args
+
+
+def main(argv=None):
+    args = timing_arguments(__doc__, "few calls and repeats (a smoke run)", (200000, 2000), (15, 3), argv)
+    number, repeats = args.number, args.repeats
 
     import anatomy
 
