@@ -568,6 +568,9 @@ std::vector<SampleInput> closeness_samples(DType t) {
   size_t i = 0;
   for (SampleInput s : elementwise_samples(2, t, {small()}, /*mixed=*/false)) {
     if (s.tensors[0].dtype() != s.tensors[1].dtype()) continue;
+    // isclose takes two tensors, never a Python number: no wrapped-number sample (on CUDA it
+    // would be a CPU tensor next to a device one, which the closeness ops refuse).
+    if (s.tensors[1].impl()->is_wrapped_number()) continue;
     if (s.tensors[0].sizes() == s.tensors[1].sizes() && s.tensors[0].numel() > 0) {
       const Tensor copy_self =
           random_tensor(std::vector<int64_t>(s.tensors[0].sizes().begin(), s.tensors[0].sizes().end()), DType::Bool);
@@ -631,14 +634,17 @@ void add_closeness(std::vector<OpInfo>& ops) {
   };
   ops.push_back(isclose);
 
-  // allclose and equal return a bool; the entries wrap it in a 0-dim bool tensor.
+  // allclose and equal return a bool; the entries wrap it in a 0-dim bool tensor on the inputs'
+  // device, as every entry's results are.
   OpInfo allclose = isclose;
   allclose.name = "allclose";
   allclose.notes = "isclose everywhere, a bool (here as a 0-dim tensor)";
   allclose.schemas = {"allclose"};
   allclose.op = [](const SampleInput& s) {
-    return std::vector<Tensor>{scalar_tensor(
-        anatomy::allclose(s.tensors[0], s.tensors[1], s.scalars[0], s.scalars[1], s.ints[0] != 0), DType::Bool)};
+    return std::vector<Tensor>{
+        scalar_tensor(anatomy::allclose(s.tensors[0], s.tensors[1], s.scalars[0], s.scalars[1], s.ints[0] != 0),
+                      DType::Bool)
+            .to(s.tensors[0].device())};
   };
   allclose.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     const RefTensor each = map_binary(in[0], in[1], DType::Bool, [&](double a, double b) {
@@ -660,7 +666,8 @@ void add_closeness(std::vector<OpInfo>& ops) {
   equal.notes = "the same sizes and values (NaN is not equal to NaN), a bool (here as a 0-dim tensor)";
   equal.schemas = {"equal"};
   equal.op = [](const SampleInput& s) {
-    return std::vector<Tensor>{scalar_tensor(anatomy::equal(s.tensors[0], s.tensors[1]), DType::Bool)};
+    return std::vector<Tensor>{
+        scalar_tensor(anatomy::equal(s.tensors[0], s.tensors[1]), DType::Bool).to(s.tensors[0].device())};
   };
   equal.reference = [](const std::vector<RefTensor>& in, const SampleInput&) {
     bool same = in[0].shape == in[1].shape;

@@ -2,6 +2,7 @@
 #include "anatomy/tools/suggest.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace anatomy::tools {
 namespace {
