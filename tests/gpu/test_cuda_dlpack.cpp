@@ -139,13 +139,13 @@ TEST_CASE("cuda dlpack: order_for_consumer makes the consumer's stream wait, the
   CHECK(t.sum().item<float>() == 1024.0f);
 }
 
-TEST_CASE("cuda dlpack: order_for_consumer refuses a stream of another device") {
+TEST_CASE("cuda dlpack: order_for_consumer refuses a stream it cannot use") {
   ANATOMY_REQUIRE_GPU();
-  if (cuda::device_count() < 2) {
-    std::cout << "[anatomy-skip] one CUDA device: no stream of another device to refuse" << std::endl;
-    return;
-  }
   const Tensor t = ones({2}, TensorOptions().device(Device("cuda:0")));
+  // 0 names no stream in the protocol (1 is the legacy default), and below -1 nothing.
+  CHECK_THROWS_AS(interop::order_for_consumer(t, 0), ValueError);
+  CHECK_THROWS_AS(interop::order_for_consumer(t, -2), ValueError);
+  if (cuda::device_count() < 2) return;  // a stream of another device needs a second device
   const cuda::Stream other = cuda::get_stream_from_pool(false, 1);
   CHECK_THROWS_AS(interop::order_for_consumer(t, protocol_value(other)), DeviceError);
 }
