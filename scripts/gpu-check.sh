@@ -75,7 +75,10 @@ step_configure() {
 }
 
 step_build() {
-  cmake --build "$build" -j "$jobs" >"$out/build.log" 2>&1
+  # Ninja keeps going after a file that fails (-k 0), so that one run shows every compile error.
+  local keep_going=()
+  if [ -f "$build/build.ninja" ]; then keep_going=(-- -k 0); fi
+  cmake --build "$build" -j "$jobs" "${keep_going[@]}" >"$out/build.log" 2>&1
 }
 
 step_gpu_tests() {

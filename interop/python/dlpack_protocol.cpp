@@ -96,7 +96,8 @@ std::pair<Tensor, bool> exported_tensor(const Tensor& t, nb::handle dl_device, s
                                        target.str(), t.device().str())
                                .c_str());
   }
-  if (copy == true || !same_device) return {t.to(target).clone(), true};
+  if (!same_device) return {t.to(target), true};  // a transfer is a copy already
+  if (copy == true) return {t.clone(), true};
   return {t, false};
 }
 
