@@ -314,7 +314,7 @@ step_python() {
     echo "the Python package was not built (no Python with nanobind at configure time)" >"$out/python.log"
     return 3
   fi
-  PYTHONPATH="$build/python" python3 "$root/bench/python/overhead.py" --json "$out/python-overhead.json" \
+  PYTHONPATH="$build/python" python3 -X faulthandler "$root/bench/python/overhead.py" --json "$out/python-overhead.json" \
     >"$out/python.log" 2>&1
 }
 
