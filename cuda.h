@@ -1,5 +1,6 @@
 // <anatomy/cuda.h>: the CUDA device API, as torch.cuda and c10::cuda offer it: devices, streams,
-// events, the caching allocator's memory statistics and snapshots, and the sync-debug mode.
+// events, the caching allocator's memory statistics and snapshots, CUDA graphs, and the sync-debug
+// mode.
 //
 //   #include <anatomy/anatomy.h>
 //   #include <anatomy/cuda.h>
@@ -39,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -328,6 +330,129 @@ void record_stream(const Tensor& tensor, const Stream& stream);
 Tensor pin_memory(const Tensor& t);
 // Whether t's memory is page-locked host memory (from pin_memory or any cudaHostAlloc).
 bool is_pinned(const Tensor& t);
+
+// ---- graphs ----
+//
+// CUDA graphs (docs/cuda-graphs.md), as torch.cuda.CUDAGraph and torch.cuda.graph: the work a
+// stretch of code queues on a stream is captured once, not run, and replayed later with one
+// launch, which saves the host's per-kernel cost.
+//
+//   cuda::Graph graph;
+//   {
+//     cuda::GraphCapture capture(graph);  // a side stream becomes current; the capture begins
+//     y = (x * w).relu();                 // recorded, not run; y comes from the graph's pool
+//   }                                     // the capture ends and the graph is instantiated
+//   x.copy_(next_batch);                  // inputs and outputs are static: same memory
+//   graph.replay();                       // y now holds the result for next_batch
+//
+// Allocations made while a graph captures come from a private pool of the caching allocator that
+// lives as long as the graph (or any graph or GraphPool sharing it): a replay writes to the
+// addresses the capture saw, so that memory is never handed to anyone else. Work that cannot be
+// captured (item(), printing, copies to or from pageable host memory, synchronize(), event
+// queries, a first cuBLAS product on the capture stream) throws DeviceError naming the call, and
+// the capture is ended cleanly: run it once on the capture stream before capturing (a warm-up).
+
+// CUDA's cudaStreamCaptureMode: which other calls may run while a capture is underway. Global:
+// no thread may make an unsafe call (anything that could make the host wait on captured work);
+// ThreadLocal: the capturing thread may not; Relaxed: nobody is stopped.
+enum class CaptureMode { Global, ThreadLocal, Relaxed };
+
+// A private pool of a device's caching allocator, kept alive by every GraphPool and Graph that
+// refers to it (copying a GraphPool is one more user). Graphs captured with the same pool share
+// its memory: capture them in the order they will be replayed. The default GraphPool is none (a
+// capture makes a pool of its own).
+class GraphPool {
+ public:
+  GraphPool() = default;
+  GraphPool(const GraphPool& other);
+  GraphPool& operator=(const GraphPool& other);
+  GraphPool(GraphPool&& other) noexcept;
+  GraphPool& operator=(GraphPool&& other) noexcept;
+  ~GraphPool();
+
+  bool is_none() const { return id_ == 0; }
+  int device_index() const { return device_; }
+  uint64_t id() const { return id_; }  // the allocator's pool id (memory_summary's "private pool <id>")
+
+ private:
+  friend class Graph;
+  friend GraphPool graph_pool_handle(int device);
+  GraphPool(int device, uint64_t id) : device_(device), id_(id) {}  // adopts one use of the pool
+  void release() noexcept;
+
+  int device_ = -1;
+  uint64_t id_ = 0;
+};
+
+// A new private pool on `device` (-1: the current device) for graphs to share, as
+// torch.cuda.graph_pool_handle().
+GraphPool graph_pool_handle(int device = -1);
+
+// One CUDA graph: captured from the calling thread's current stream between capture_begin and
+// capture_end, then replayed any number of times. Movable, not copyable.
+class Graph {
+ public:
+  Graph();
+  ~Graph();  // reset()
+  Graph(Graph&& other) noexcept;
+  Graph& operator=(Graph&& other) noexcept;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Begins capturing the calling thread's current stream of the current device, which must not
+  // be the default stream (CUDA cannot capture the legacy default stream: DeviceError). The
+  // capture's allocations (on that stream, and on streams it forks into the capture) come from
+  // `pool`, or from a new pool when `pool` is none. DeviceError when this graph is capturing or
+  // holds a graph (reset() first), or when the stream is already capturing.
+  void capture_begin(const GraphPool& pool = {}, CaptureMode mode = CaptureMode::Global);
+  // Ends the capture (from the thread and on the stream that began it) and instantiates the
+  // graph. DeviceError when nothing is being captured, or when CUDA invalidated the capture (an
+  // uncapturable call the engine could not see): the capture is over and the graph is empty.
+  void capture_end();
+  // Launches the graph on the calling thread's current stream of the graph's device.
+  void replay();
+  // Destroys the graph and gives up its pool (the memory stays while tensors or other users hold
+  // it); the Graph can capture again. Ends a capture underway first.
+  void reset() noexcept;
+
+  bool is_capturing() const;
+  bool has_graph() const;  // captured and instantiated, ready to replay
+  // The pool of the capture or the graph (none before the first capture_begin and after reset).
+  GraphPool pool() const;
+  // The stream the graph was captured from (the default stream before a capture).
+  Stream capture_stream() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The stream GraphCapture captures on unless told otherwise: one per device, made on the first
+// request (as torch.cuda.graph's default capture stream). Run a warm-up on it before capturing,
+// so that cuBLAS's workspace for the stream exists.
+Stream graph_capture_stream(int device = -1);
+
+// A capture for a scope, as torch.cuda.graph: makes `stream` (graph_capture_stream() when
+// omitted) current, begins the capture, and on exit ends it and restores the stream. When the
+// scope is left by an exception the capture is abandoned (the graph stays empty); otherwise the
+// destructor ends it and throws what capture_end throws.
+class GraphCapture {
+ public:
+  explicit GraphCapture(Graph& graph, const GraphPool& pool = {}, CaptureMode mode = CaptureMode::Global);
+  GraphCapture(Graph& graph, const Stream& stream, const GraphPool& pool = {}, CaptureMode mode = CaptureMode::Global);
+  ~GraphCapture() noexcept(false);
+  GraphCapture(const GraphCapture&) = delete;
+  GraphCapture& operator=(const GraphCapture&) = delete;
+
+ private:
+  Graph& graph_;
+  StreamGuard guard_;
+  int uncaught_;
+};
+
+// Whether the calling thread's current stream of the current device is being captured.
+bool is_current_stream_capturing();
 
 // ---- sync debug ----
 

@@ -167,6 +167,7 @@ void CachingAllocator::begin_allocate_to_pool(PoolId pool, StreamFilter filter) 
 void CachingAllocator::end_allocate_to_pool(PoolId pool) {
   std::lock_guard<AllocatorMutex> g(impl_->mutex);
   impl_->drop_use(impl_->private_pools.end_routing(pool));
+  impl_->insert_deferred_events();
 }
 
 PoolStats CachingAllocator::pool_stats(PoolId pool) const {

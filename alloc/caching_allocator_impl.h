@@ -61,9 +61,20 @@ struct CachingAllocator::Impl {
   mutable AllocatorMutex mutex;
   BlockPool small{{}, true, this}, large{{}, false, this};
   // Allocated blocks by pointer, for raw_free and record_stream (a DataPtr carries its Block).
-  // The active blocks (docs/allocator.md) are these and those in outstanding_events.
+  // The active blocks (docs/allocator.md) are these, those in outstanding_events and those in
+  // blocks_awaiting_events.
   PointerMap<Block*> allocated_blocks;
   std::map<StreamId, std::deque<std::pair<EventId, Block*>>> outstanding_events;
+  // Note [Allocating while a graph captures]
+  // A route to a private pool is in force while a CUDA graph captures, and a capture forbids
+  // querying or recording events outside it (CUDA would invalidate the capture). So while any
+  // route is in force, as PyTorch's allocator while captures are underway: malloc processes no
+  // events, a freed block that other streams used waits here with its stream uses instead of
+  // getting events (insert_events runs for it when the last route ends), and a request past the
+  // cache skips the out-of-memory ladder's last rung, which synchronizes the device (the rungs
+  // that release wholly free cached segments stay, as in PyTorch; the CUDA provider releases with
+  // the capturing thread's mode relaxed).
+  std::vector<Block*> blocks_awaiting_events;
   MemoryStats stats;
   size_t total_reserved = 0;
   // The most ever reserved at once; reset_peak_stats leaves it (Note [Releasing before a new peak]).
@@ -105,6 +116,7 @@ struct CachingAllocator::Impl {
     for (const auto& [stream, queue] : outstanding_events) {
       for (const auto& entry : queue) f(entry.second);
     }
+    for (Block* b : blocks_awaiting_events) f(b);
   }
 
   void trace(TraceAction action, const void* address, size_t size, StreamId stream) {
@@ -140,6 +152,9 @@ struct CachingAllocator::Impl {
   void free_block(Block* block);
   Block* merge_free_run(Block* block, Block* before, Block* after, BlockPool& pool);
   void process_events();
+  void insert_events(Block* block);
+  // Records the events of blocks_awaiting_events once no route is in force.
+  void insert_deferred_events();
   void finish_event(std::pair<EventId, Block*> entry);
   void insert_into_blocks(Block* block);
   void insert_keeping_age(Block* block);

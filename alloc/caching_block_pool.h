@@ -43,7 +43,8 @@ ANATOMY_HOT_INLINE void CachingAllocator::Impl::delete_block(Block* block) {
 // A cached block when one fits; otherwise malloc_past_cache (caching_segments.cpp) reserves.
 inline Block* CachingAllocator::Impl::malloc(size_t orig_size, StreamId stream) {
   if (orig_size > kMaxRequest) throw_too_large(orig_size, stream);
-  process_events();
+  // Note [Allocating while a graph captures]: no event is queried while a route is in force.
+  if (ANATOMY_LIKELY(!private_pools.routing())) process_events();
   size_t size = rounded_size(orig_size);
   BlockPool& pool = pool_for(size, stream);
   FoundBlock found = conf.caching ? get_free_block(pool, size, stream) : FoundBlock{};
@@ -173,8 +174,17 @@ inline void CachingAllocator::Impl::free_unlisted(Block* block) {
     free_block(block);
     return;
   }
-  // Other streams may still be using it: reuse waits for an event on each (Note in
-  // docs/allocator.md, "record_stream"); process_events() finishes the free later.
+  if (ANATOMY_UNLIKELY(private_pools.routing())) {  // Note [Allocating while a graph captures]
+    block->event_count = 1;                         // active, neither free nor mergeable, until its events are recorded
+    blocks_awaiting_events.push_back(block);
+    return;
+  }
+  insert_events(block);
+}
+
+// Other streams may still be using `block`: its reuse waits for an event recorded on each (Note
+// in docs/allocator.md, "record_stream"); process_events() finishes the free later.
+inline void CachingAllocator::Impl::insert_events(Block* block) {
   for (StreamId s : block->stream_uses) {
     EventId e = provider.create_event();
     provider.record_event(e, s);

@@ -31,6 +31,9 @@ Block* CachingAllocator::Impl::malloc_past_cache(size_t orig_size, size_t size, 
   // With caching off every request is a reservation of its own, released when freed.
   // With expandable segments a segment grows by the request (rounded up to its pages).
   size_t alloc_size = conf.caching && !expandable_for(pool) ? allocation_size(size) : size;
+  // While a route is in force the ladder does not synchronize (Note [Allocating while a graph
+  // captures]).
+  const bool may_synchronize = !private_pools.routing();
   if (conf.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
   release_cached_segments_before_new_peak(pool, alloc_size);
   FoundBlock found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
@@ -38,7 +41,7 @@ Block* CachingAllocator::Impl::malloc_past_cache(size_t orig_size, size_t size, 
   // the first rung frees oversize blocks only for the ordinary pools.
   if (!found.block && !pool.private_pool && release_available_cached_blocks(pool, size, stream))
     found = alloc_block_or_cached(pool, size, alloc_size, stream, false);
-  if (!found.block) {
+  if (!found.block && may_synchronize) {
     release_cached_blocks();
     found = alloc_block_or_cached(pool, size, alloc_size, stream, true);
   }
@@ -135,6 +138,15 @@ double CachingAllocator::Impl::allowed_memory() const {
 bool CachingAllocator::Impl::exceeds_memory_fraction(size_t nbytes) const {
   return conf.per_process_memory_fraction < 1.0 &&
          static_cast<double>(total_reserved + reserving + nbytes) > allowed_memory();
+}
+
+void CachingAllocator::Impl::insert_deferred_events() {
+  if (private_pools.routing()) return;
+  for (Block* block : blocks_awaiting_events) {
+    block->event_count = 0;  // the placeholder of free_unlisted
+    insert_events(block);
+  }
+  blocks_awaiting_events.clear();
 }
 
 void CachingAllocator::Impl::synchronize_and_free_events() {

@@ -86,6 +86,7 @@ ROOMS = {
     "reduce": {"runtime", "memory", "common", "elementwise"},
     "norm": {"runtime", "memory", "common", "elementwise", "reduce"},
     "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
+    "graph": {"runtime", "memory"},
 }
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]anatomy/([^">]+)[">]')

@@ -88,6 +88,38 @@ Tensor pin_memory(const Tensor&) { built_without_cuda("pin_memory"); }
 // Nothing is page-locked without CUDA.
 bool is_pinned(const Tensor&) { return false; }
 
+// ---- graphs ----
+// No pool ever exists here (graph_pool_handle throws), so a GraphPool is always none.
+
+GraphPool::GraphPool(const GraphPool&) = default;
+GraphPool& GraphPool::operator=(const GraphPool&) = default;
+GraphPool::GraphPool(GraphPool&&) noexcept = default;
+GraphPool& GraphPool::operator=(GraphPool&&) noexcept = default;
+GraphPool::~GraphPool() = default;
+void GraphPool::release() noexcept {}
+GraphPool graph_pool_handle(int) { built_without_cuda("graph_pool_handle"); }
+
+struct Graph::Impl {};
+Graph::Graph() : impl_(std::make_unique<Impl>()) {}
+Graph::~Graph() = default;
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+void Graph::capture_begin(const GraphPool&, CaptureMode) { built_without_cuda("Graph::capture_begin"); }
+void Graph::capture_end() { built_without_cuda("Graph::capture_end"); }
+void Graph::replay() { built_without_cuda("Graph::replay"); }
+void Graph::reset() noexcept {}
+bool Graph::is_capturing() const { return false; }
+bool Graph::has_graph() const { return false; }
+GraphPool Graph::pool() const { return {}; }
+Stream Graph::capture_stream() const { return Stream(0, nullptr); }
+Stream graph_capture_stream(int) { built_without_cuda("graph_capture_stream"); }
+GraphCapture::GraphCapture(Graph& graph, const GraphPool& pool, CaptureMode mode)
+    : GraphCapture(graph, graph_capture_stream(), pool, mode) {}
+GraphCapture::GraphCapture(Graph& graph, const Stream& stream, const GraphPool&, CaptureMode)
+    : graph_(graph), guard_(stream), uncaught_(0) {}  // StreamGuard throws first
+GraphCapture::~GraphCapture() noexcept(false) = default;
+bool is_current_stream_capturing() { return false; }
+
 // ---- sync debug ----
 // Kept, so a program sets it the same way in every build; no call waits for a device here.
 

@@ -21,5 +21,6 @@ NB_MODULE(_C, m) {
   bind_library(m);
   bind_cuda_streams(m);
   bind_cuda_memory(m);
+  bind_cuda_graphs(m);
   bind_dlpack(m);
 }

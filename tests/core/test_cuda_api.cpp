@@ -124,6 +124,18 @@ TEST_CASE("cuda api: without a device, each function that needs one names itself
   check_needs_device("memory_stats", [] { (void)cuda::memory_stats(); });
   check_needs_device("memory_snapshot", [] { (void)cuda::memory_snapshot(); });
   check_needs_device("pin_memory", [] { (void)cuda::pin_memory(ones({2})); });
+  check_needs_device("graph_pool_handle", [] { (void)cuda::graph_pool_handle(); });
+  check_needs_device("graph_capture_stream", [] { (void)cuda::graph_capture_stream(); });
+  cuda::Graph graph;  // a Graph needs no device until it captures
+  CHECK_FALSE(graph.is_capturing());
+  CHECK_FALSE(graph.has_graph());
+  CHECK(graph.pool().is_none());
+  graph.reset();
+  check_needs_device("Graph::capture_begin", [&] { graph.capture_begin(); });
+  check_needs_device("Graph::capture_end", [&] { graph.capture_end(); });
+  check_needs_device("Graph::replay", [&] { graph.replay(); });
+  check_needs_device("graph_capture_stream", [&] { cuda::GraphCapture capture(graph); });
+  CHECK_FALSE(graph.is_capturing());
   // Freeing a cache no device holds is nothing to do.
   cuda::empty_cache();
   // Nothing was left half-done: the CPU still works.

@@ -35,6 +35,10 @@ def test_no_device():
     lambda: cuda.memory_snapshot(),
     lambda: cuda.record_memory_history(True),
     lambda: cuda.get_device_name(),
+    lambda: cuda.graph_pool_handle(),
+    lambda: cuda.graph_capture_stream(),
+    lambda: cuda.CUDAGraph().capture_begin(),
+    lambda: cuda.CUDAGraph().replay(),
 ])
 def test_calls_that_need_a_device_raise_the_engines_error(call):
     with pytest.raises((NotImplementedError, RuntimeError), match="built without CUDA|CUDA is not available"):
@@ -76,3 +80,15 @@ def test_alloc_conf(monkeypatch):
 def test_cuda_tensors_need_a_device():
     with pytest.raises((NotImplementedError, RuntimeError)):
         anatomy.ops.aten.ones([1], device="cuda")
+
+
+def test_graph_without_a_device():
+    g = cuda.CUDAGraph()
+    assert not g.is_capturing and not g.has_graph
+    g.reset()
+    with pytest.raises((NotImplementedError, RuntimeError), match="built without CUDA|CUDA is not available"):
+        with cuda.graph(g):
+            pass
+    assert not g.is_capturing
+    with pytest.raises(ValueError, match="capture_error_mode must be"):
+        g.capture_begin(capture_error_mode="loose")

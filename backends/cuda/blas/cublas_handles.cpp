@@ -12,6 +12,7 @@
 
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
+#include "anatomy/backends/cuda/runtime/capture.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/error.h"
@@ -94,6 +95,9 @@ BlasWorkspace blas_workspace() {
   std::lock_guard<std::mutex> g(r.mutex);
   auto it = r.workspaces.find({device, stream});
   if (it == r.workspaces.end()) {
+    // A graph would keep the capture's workspace block for ever; run a product on the stream
+    // once before capturing (docs/cuda-graphs.md, "Warm-up").
+    check_not_capturing("cuBLAS", "allocating the stream's cuBLAS workspace");
     const size_t bytes = workspace_bytes(device);
     BlasWorkspace ws{raw_alloc(bytes, stream_id(stream), device), bytes};
     it = r.workspaces.emplace(std::make_pair(device, stream), ws).first;

@@ -40,6 +40,7 @@
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/pinned_allocator.h"
+#include "anatomy/backends/cuda/runtime/capture.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -178,6 +179,9 @@ void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
   DeviceGuard guard(device);
   Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
   const cudaStream_t stream = current_stream();
+  if (ANATOMY_UNLIKELY(captures_underway()) && !is_pinned(host.data_ptr())) {
+    check_not_capturing("aten::copy_", "a copy from pageable host memory");
+  }
   ANATOMY_CUDA_CHECK(
       cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, stream));
   if (non_blocking) record_pinned_use(host.data_ptr(), stream);  // reused only after the copy

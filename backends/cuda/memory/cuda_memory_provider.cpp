@@ -4,7 +4,9 @@
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 
 #include <cstdint>
+#include <optional>
 
+#include "anatomy/backends/cuda/runtime/capture.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -67,6 +69,14 @@ CudaMemoryProvider::CudaMemoryProvider(int device)
 
 void* CudaMemoryProvider::reserve(size_t nbytes) {
   DeviceGuard guard(index_);
+  // A capture on this thread grows its private pool with cudaMalloc, which global and
+  // thread-local capture modes forbid: the thread's mode is relaxed for the call, as PyTorch's
+  // cudaMallocMaybeCapturing does. Another thread's global capture forbids it outright.
+  std::optional<RelaxedCaptureMode> relaxed;
+  if (ANATOMY_UNLIKELY(captures_underway())) {
+    if (thread_is_capturing()) relaxed.emplace();
+    else check_not_capturing("the CUDA caching allocator", "a cudaMalloc to grow the cache");
+  }
   void* ptr = nullptr;
   const cudaError_t err = cudaMalloc(&ptr, nbytes);
   if (err == cudaErrorMemoryAllocation) {
@@ -79,6 +89,8 @@ void* CudaMemoryProvider::reserve(size_t nbytes) {
 
 void CudaMemoryProvider::release(void* ptr, size_t /*nbytes*/) {
   DeviceGuard guard(index_);
+  std::optional<RelaxedCaptureMode> relaxed;  // as reserve: the ladder may release while this thread captures
+  if (ANATOMY_UNLIKELY(captures_underway()) && thread_is_capturing()) relaxed.emplace();
   ANATOMY_CUDA_CHECK(cudaFree(ptr));
 }
 

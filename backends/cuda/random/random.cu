@@ -71,6 +71,10 @@ struct IntegerMap {
 template <typename T, bool Contiguous, typename Map>
 __global__ void random_kernel(T* data, StridedLayout<1> layout, int64_t n, PhiloxPosition pos, Map map) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  if (pos.graph_state != nullptr) {  // replayed in a CUDA graph: this replay's seed and base
+    pos.seed = pos.graph_state[0];
+    pos.offset += pos.graph_state[1];
+  }
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     const T v = map(philox_element_block(pos.seed, pos.offset, static_cast<uint64_t>(i)));
     if constexpr (Contiguous) {

@@ -23,10 +23,14 @@ struct RandomOutput {
   StridedLayout<1> layout;  // used when !contiguous
 };
 
-// The stream position of element 0: the generator's seed and the first reserved counter.
+// The stream position of element 0: the generator's seed and the first reserved counter. In a
+// CUDA graph (Note [Random numbers in CUDA graphs], runtime/capture.h) the seed and the base
+// offset are read from `graph_state` ({seed, base}, device memory written before each replay)
+// and `offset` is the position within the graph: seed = graph_state[0], offset += graph_state[1].
 struct PhiloxPosition {
   uint64_t seed = 0;
   uint64_t offset = 0;
+  const uint64_t* graph_state = nullptr;
 };
 
 // from + span * u, u uniform on the dtype's grid in [0, 1); span is `to - from`, computed on the

@@ -5,12 +5,14 @@
 // with the same seed and offset as the CPU generator, the same numbers.
 //
 // The CUDA generator is default_generator(DeviceType::CUDA), separate from the CPU's (as in
-// PyTorch), one for all CUDA devices; manual_seed seeds both.
+// PyTorch), one for all CUDA devices; manual_seed seeds both. While a CUDA graph captures the
+// stream, the counters come from the graph instead (Note [Random numbers in CUDA graphs]).
 #include <cmath>
 #include <limits>
 
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/random/random.h"
+#include "anatomy/backends/cuda/runtime/capture.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/dtype_visit.h"
@@ -34,10 +36,16 @@ void fill_random(const Tensor& self, const char* op, Launch&& launch) {
   out.numel = self.numel();
   out.contiguous = self.is_contiguous();
   if (!out.contiguous && out.numel > 0) out.layout = make_strided_layout<1>(self.sizes(), {self.strides()}, op);
-  Generator& gen = default_generator(DeviceType::CUDA);
-  PhiloxPosition pos{gen.seed(), gen.reserve(static_cast<uint64_t>(out.numel))};
+  DeviceGuard guard(self.device());
+  PhiloxPosition pos;
+  CaptureRng* graph = captures_underway() ? capture_rng(current_stream()) : nullptr;
+  if (ANATOMY_UNLIKELY(graph != nullptr)) {  // Note [Random numbers in CUDA graphs]
+    pos = {0, graph->reserve(static_cast<uint64_t>(out.numel)), graph->device_state};
+  } else {
+    Generator& gen = default_generator(DeviceType::CUDA);
+    pos = {gen.seed(), gen.reserve(static_cast<uint64_t>(out.numel))};
+  }
   if (out.numel > 0) {
-    DeviceGuard guard(self.device());
     launch(out, pos, current_stream());
   }
   self.impl()->bump_version();

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "anatomy/backends/cuda/runtime/capture.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -49,6 +50,7 @@ void Event::record(const Stream& stream) {
 
 bool Event::query() const {
   if (event_ == nullptr) return true;
+  check_not_capturing("Event::query", "an event query");
   const cudaError_t err = cudaEventQuery(event_);
   if (err == cudaErrorNotReady) {
     (void)cudaGetLastError();  // "not yet" is an answer, not an error for the next check
@@ -60,6 +62,7 @@ bool Event::query() const {
 
 void Event::synchronize() const {
   if (event_ == nullptr) return;
+  check_not_capturing("Event::synchronize", "a wait for an event");
   ANATOMY_CUDA_CHECK(cudaEventSynchronize(event_));
   raise_pending_index_error(device_);
 }

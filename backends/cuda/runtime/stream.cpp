@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "anatomy/backends/cuda/runtime/capture.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/backends/cuda/runtime/event.h"
@@ -57,6 +58,7 @@ void create_pool(DevicePool& pool, int device) {
 
 void Stream::synchronize() const {
   check_available("Stream::synchronize");
+  check_not_capturing("Stream::synchronize", "a wait for a stream");
   DeviceGuard guard(device_);
   ANATOMY_CUDA_CHECK(cudaStreamSynchronize(handle_));
   raise_pending_index_error(device_);
@@ -64,6 +66,7 @@ void Stream::synchronize() const {
 
 bool Stream::query() const {
   check_available("Stream::query");
+  check_not_capturing("Stream::query", "a stream query");
   DeviceGuard guard(device_);
   const cudaError_t err = cudaStreamQuery(handle_);
   if (err == cudaErrorNotReady) {

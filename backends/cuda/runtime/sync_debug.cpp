@@ -1,6 +1,8 @@
 // The sync-debug mode's switch and its report (see sync_debug.h).
 #include "anatomy/backends/cuda/runtime/sync_debug.h"
 
+#include "anatomy/backends/cuda/runtime/capture.h"
+
 #include <atomic>
 #include <cstdio>
 
@@ -18,6 +20,7 @@ void set_sync_debug_mode(SyncDebugMode mode) noexcept { g_mode.store(mode, std::
 SyncDebugMode sync_debug_mode() noexcept { return g_mode.load(std::memory_order_relaxed); }
 
 void check_synchronization(const char* op, const char* what) {
+  check_not_capturing(op, what);  // a wait cannot be captured in a CUDA graph
   if (ANATOMY_LIKELY(sync_debug_mode() == SyncDebugMode::Off)) return;
   detail::report_synchronization(op, what);
 }

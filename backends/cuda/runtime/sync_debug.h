@@ -21,9 +21,10 @@ namespace detail {
 void report_synchronization(const char* op, const char* what);
 }  // namespace detail
 
-// Called by each synchronizing call before it waits. `op` names the operator or function that
-// asked ("aten::_local_scalar_dense", "cuda::synchronize"), `what` the wait itself. Warn prints
-// one line to stderr; Error throws DeviceError and nothing waits.
+// Called by each synchronizing call before it waits. While a CUDA graph capture that the wait
+// would break is underway, throws DeviceError first (check_not_capturing, capture.h). `op` names the operator or
+// function that asked ("aten::_local_scalar_dense", "cuda::synchronize"), `what` the wait itself. Warn prints one line
+// to stderr; Error throws DeviceError and nothing waits.
 void check_synchronization(const char* op, const char* what);
 
 }  // namespace anatomy::cuda

@@ -13,10 +13,13 @@ from . import _C
 Stream = _C.Stream
 Event = _C.Event
 StreamContext = _C.StreamContext
+CUDAGraph = _C.CUDAGraph
+GraphPool = _C.GraphPool
 
 __all__ = [
-    "Event", "Stream", "StreamContext", "alloc_conf", "current_device", "current_stream", "default_stream",
-    "device_count", "empty_cache", "get_device_capability", "get_device_name", "is_available",
+    "CUDAGraph", "Event", "GraphPool", "Stream", "StreamContext", "alloc_conf", "current_device", "current_stream", "default_stream",
+    "device_count", "empty_cache", "get_device_capability", "graph", "graph_capture_stream", "graph_pool_handle",
+    "is_current_stream_capturing", "get_device_name", "is_available",
     "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_snapshot",
     "memory_stats", "memory_summary", "record_memory_history", "reset_peak_memory_stats", "set_device",
     "set_stream", "stream", "synchronize", "unavailable_reason",
@@ -140,3 +143,57 @@ def alloc_conf():
     A device's allocator reads them when it is made (at its first allocation). ValueError when
     the variable is malformed."""
     return _C._cuda_alloc_conf()
+
+
+def graph_pool_handle(device=None):
+    """A private pool for CUDA graphs captured in order to share, as torch.cuda.graph_pool_handle()."""
+    return _C._cuda_graph_pool_handle(device)
+
+
+def graph_capture_stream(device=None):
+    """The stream `graph` captures on unless told otherwise (one per device); warm up on it first."""
+    return _C._cuda_graph_capture_stream(device)
+
+
+def is_current_stream_capturing():
+    """Whether the current stream is being captured into a CUDA graph."""
+    return _C._cuda_is_current_stream_capturing()
+
+
+class graph:
+    """`with anatomy.cuda.graph(g):` captures the block into CUDAGraph `g`, as torch.cuda.graph.
+
+    The block runs on `stream` (graph_capture_stream() when None), made current for it; its
+    allocations come from `pool` (a new pool when None). Leaving the block normally ends the capture
+    and instantiates the graph; leaving it by an exception abandons the capture. Unlike
+    torch.cuda.graph, entering neither synchronizes the device nor empties the cache: warm up on the
+    capture stream first (docs/cuda-graphs.md).
+    """
+
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global"):
+        self.cuda_graph = cuda_graph
+        self.pool = pool
+        self.capture_stream = stream
+        self.capture_error_mode = capture_error_mode
+        self._stream_context = None
+
+    def __enter__(self):
+        capture_stream = self.capture_stream if self.capture_stream is not None else graph_capture_stream()
+        self._stream_context = StreamContext(capture_stream)
+        self._stream_context.__enter__()
+        try:
+            self.cuda_graph.capture_begin(self.pool, capture_error_mode=self.capture_error_mode)
+        except BaseException:
+            self._stream_context.__exit__(None, None, None)
+            raise
+        return None
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is not None:
+                self.cuda_graph.reset()  # abandons the capture
+            else:
+                self.cuda_graph.capture_end()
+        finally:
+            self._stream_context.__exit__(None, None, None)
+        return False

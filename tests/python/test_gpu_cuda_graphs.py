@@ -1,0 +1,83 @@
+"""anatomy.cuda.graph and CUDAGraph on a device (docs/cuda-graphs.md): a captured chain replays
+with the inputs' new values, graphs share a pool, random ops draw fresh numbers per replay, and an
+uncapturable call raises and ends the capture (skipped without a device, conftest.py)."""
+
+import pytest
+
+import anatomy
+from anatomy import cuda
+
+A = anatomy.ops.aten
+
+
+def warm_up(fn):
+    with cuda.stream(cuda.graph_capture_stream()):
+        fn()
+    cuda.synchronize()
+
+
+def test_graph_replays_with_new_inputs():
+    x = A.zeros([1024], device="cuda")
+
+    def chain():
+        y = x
+        for _ in range(10):
+            y = y * 2.0 + 1.0
+        return y
+
+    warm_up(chain)
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        assert cuda.is_current_stream_capturing()
+        out = chain()
+    assert g.has_graph and not g.is_capturing
+    for v in (0.0, 1.0, -3.0):
+        x.fill_(v)
+        g.replay()
+        expected = v
+        for _ in range(10):
+            expected = expected * 2.0 + 1.0
+        assert out.cpu().tolist() == [expected] * 1024
+
+
+def test_graphs_share_a_pool():
+    x = A.ones([256], device="cuda")
+    warm_up(lambda: (x + 1.0).exp())
+    pool = cuda.graph_pool_handle()
+    first, second = cuda.CUDAGraph(), cuda.CUDAGraph()
+    with cuda.graph(first, pool=pool):
+        mid = x + 1.0
+    with cuda.graph(second, pool=pool):
+        out = mid.exp()
+    assert first.pool().id == second.pool().id == pool.id
+    first.replay()
+    second.replay()
+    assert abs(out.cpu().tolist()[0] - 7.38905609893065) < 1e-5
+    assert f"private pool {pool.id}" in cuda.memory_summary()
+
+
+def test_random_ops_draw_fresh_numbers_per_replay():
+    u = A.empty([512], device="cuda")
+    warm_up(lambda: u.uniform_())
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        u.uniform_()
+    g.replay()
+    first = u.cpu().tolist()
+    g.replay()
+    assert u.cpu().tolist() != first
+
+
+def test_uncapturable_call_raises_and_ends_the_capture():
+    x = A.ones([8], device="cuda")
+    warm_up(lambda: x.sum())
+    g = cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="cannot be captured in a CUDA graph"):
+        with cuda.graph(g):
+            x.sum().item()
+    assert not g.is_capturing and not g.has_graph
+    assert x.sum().item() == 8.0
+    with cuda.graph(g):
+        y = x * 3.0
+    g.replay()
+    assert y.cpu().tolist() == [3.0] * 8
