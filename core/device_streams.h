@@ -28,6 +28,10 @@ struct DeviceStreams {
   // is freed, its allocator must not hand the memory out again before that work is done (the
   // caching allocator's record_stream). Memory the allocator did not make is left alone.
   void (*record_stream)(const Tensor& tensor, uint64_t id);
+  // Whether the calling thread's current stream of `device` is being captured into a graph (CUDA
+  // graphs): work that must not be frozen into a replay (AdamW's host-side step count) checks it.
+  // nullptr: never.
+  bool (*is_capturing)(Device device);
 };
 
 // The streams of a device type; nullptr when its backend registered none (CPU, Meta, a build

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "anatomy/autograd/grad_mode.h"
+#include "anatomy/core/device_streams.h"
 #include "anatomy/dispatch/ops.h"
 
 namespace anatomy::optim {
@@ -35,6 +36,25 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options)
                 "SGD: Nesterov momentum requires a momentum and zero dampening");
 }
 
+namespace {
+
+// A step whose arithmetic depends on host state that changes per step cannot be captured into a
+// CUDA graph: a replay would repeat the capture's value (docs/cuda-graphs.md).
+void check_not_captured(const std::vector<Tensor>& params, const char* op) {
+  Device last = Device(DeviceType::CPU);
+  for (const Tensor& p : params) {
+    if (p.device() == last) continue;
+    last = p.device();
+    const DeviceStreams* streams = device_streams(last.type());
+    ANATOMY_CHECK(streams == nullptr || streams->is_capturing == nullptr || !streams->is_capturing(last), ValueError,
+                  "{}: cannot be captured in a CUDA graph: its bias correction uses a step count kept on the host, "
+                  "which a replay would not advance (capture SGD's step, or run this one eagerly)",
+                  op);
+  }
+}
+
+}  // namespace
+
 void SGD::step() {
   autograd::NoGradGuard no_grad;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -64,6 +84,7 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions options)
 
 void AdamW::step() {
   autograd::NoGradGuard no_grad;
+  check_not_captured(params_, "AdamW::step");
   ++steps_;
   const double bias1 = 1 - std::pow(opt_.beta1, static_cast<double>(steps_));
   const double bias2 = 1 - std::pow(opt_.beta2, static_cast<double>(steps_));

@@ -57,8 +57,8 @@ ALLOWED = {
     "backends/no_cuda": {"core", "alloc", "cuda.h"},
     "cuda.h": {"core", "alloc"},
 }
-# The public headers: the umbrella header, the device API and DLPack's exchange.
-PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h")
+# The public headers: the umbrella header, the device API, DLPack's exchange and make_graphed.
+PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graphed.h")
 # Users of the library: what their files may include (besides a listed exception). interop/ is
 # built into the library but, like a user, reaches it through the public headers only.
 PUBLIC_ONLY = {
@@ -66,6 +66,7 @@ PUBLIC_ONLY = {
     "bench": PUBLIC_HEADERS + ("testing/", "bench/"),
     "tests/gpu": PUBLIC_HEADERS + ("testing/",),
     "interop": ("anatomy.h", "cuda.h", "interop/"),
+    "graphed": ("anatomy.h", "cuda.h", "graphed/"),
 }
 
 

@@ -39,7 +39,9 @@ struct TestStreams {
     ++calls;
     records.push_back(id);
   }
-  static constexpr DeviceStreams table{&current_stream, &set_current_stream, &wait_stream, &record_stream};
+  static bool is_capturing(Device) { return false; }
+  static constexpr DeviceStreams table{&current_stream, &set_current_stream, &wait_stream, &record_stream,
+                                       &is_capturing};
 };
 
 // Installs `streams` for `type` for a scope, restoring what was registered before.

@@ -14,6 +14,7 @@
 
 #include "anatomy/anatomy.h"
 #include "anatomy/cuda.h"
+#include "anatomy/graphed/make_graphed.h"
 
 using namespace anatomy;
 
@@ -140,4 +141,11 @@ TEST_CASE("cuda api: without a device, each function that needs one names itself
   cuda::empty_cache();
   // Nothing was left half-done: the CPU still works.
   CHECK(to_string(ones({2})) == "tensor([1., 1.])");
+}
+
+TEST_CASE("make_graphed: its arguments are checked before any device work") {
+  auto fn = [](const std::vector<Tensor>& in) { return in; };
+  CHECK_THROWS_WITH_AS(cuda::make_graphed(fn, {}), doctest::Contains("make_graphed: no sample inputs"), ValueError);
+  CHECK_THROWS_WITH_AS(cuda::make_graphed(fn, {ones({2})}), doctest::Contains("must be a CUDA tensor, got one on cpu"),
+                       ValueError);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "anatomy/backends/cuda/memory/record_stream.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/stream.h"
 #include "anatomy/core/device_streams.h"
@@ -29,7 +30,16 @@ void wait_stream_id(Device device, uint64_t waiter, uint64_t producer) {
 
 void record_stream_id(const Tensor& tensor, uint64_t id) { record_stream(tensor, stream_of(tensor.device(), id)); }
 
-constexpr DeviceStreams kCudaStreams{&current_stream_id, &set_current_stream_id, &wait_stream_id, &record_stream_id};
+bool is_capturing(Device device) {
+  const Stream s = current_stream(device.index());
+  if (s.is_default()) return false;  // never captured; asking could break another thread's capture
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  ANATOMY_CUDA_CHECK(cudaStreamIsCapturing(s.handle(), &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+constexpr DeviceStreams kCudaStreams{&current_stream_id, &set_current_stream_id, &wait_stream_id, &record_stream_id,
+                                     &is_capturing};
 
 const bool registered = [] {
   set_device_streams(DeviceType::CUDA, &kCudaStreams);
