@@ -9,10 +9,11 @@
 namespace peer {
 
 at::Tensor to_torch(const anatomy::Tensor& t) {
-  ANATOMY_CHECK(t.device().is_cpu() && t.is_contiguous() && t.dtype() == anatomy::DType::Float32, ValueError,
-                "to_torch: expected a contiguous fp32 CPU tensor");
+  const bool int64 = t.dtype() == anatomy::DType::Int64;
+  ANATOMY_CHECK(t.device().is_cpu() && t.is_contiguous() && (t.dtype() == anatomy::DType::Float32 || int64), ValueError,
+                "to_torch: expected a contiguous fp32 or int64 CPU tensor");
   std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
-  return at::from_blob(t.data_ptr(), sizes, at::kFloat).clone();
+  return at::from_blob(t.data_ptr(), sizes, int64 ? at::kLong : at::kFloat).clone();
 }
 
 std::string compare(const anatomy::Tensor& got, const at::Tensor& want, Tolerance tol) {

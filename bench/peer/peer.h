@@ -55,7 +55,7 @@ struct CaseDefaults {
   static constexpr Tolerance kTol{0, 1e-6};
 };
 
-// A copy of a contiguous anatomy CPU tensor as a torch CPU tensor.
+// A copy of a contiguous anatomy CPU tensor (fp32 or int64) as a torch CPU tensor.
 at::Tensor to_torch(const anatomy::Tensor& t);
 // Empty when `got` (any device) matches `want` within `tol`; otherwise what differs.
 std::string compare(const anatomy::Tensor& got, const at::Tensor& want, Tolerance tol);

@@ -1,7 +1,9 @@
 // How a scatter writes one value into its target, written once for every backend: the CPU's
-// scatter loops (backends/cpu/index_utils.h) and the CUDA scatter kernel
-// (backends/cuda/index/index_scatter.cu) both instantiate scatter_combine, so repeated indices
-// combine to the same values on both. The modes are scatter_'s plain write, scatter_add_'s and
+// scatter loops (backends/cpu/index_utils.h) and the CUDA scatter kernels
+// (backends/cuda/index/index_scatter.cu, and segmented_combine.h of the sorted path) all
+// instantiate scatter_combine, so repeated indices combine to the same values on both (the sorted
+// path combines partial results: every mode is associative, floating sums and products up to
+// rounding). The modes are scatter_'s plain write, scatter_add_'s and
 // index_put_(accumulate)'s sum, and the reductions of scatter_reduce_ (mean is a sum divided
 // afterwards, dispatch/ops/scatter_registration.h). The arithmetic is the element-wise binary
 // functors' (add, mul, maximum, minimum): fp16/bf16 through float, integers wrapping, bool as

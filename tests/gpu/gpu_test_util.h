@@ -99,6 +99,24 @@ inline bool same_numbers(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+// Sets the sync-debug mode for a scope (tests must not leave it on): in Error mode, a call that
+// makes the host wait for the device throws.
+struct SyncDebugScope {
+  explicit SyncDebugScope(cuda::SyncDebugMode mode) { cuda::set_sync_debug_mode(mode); }
+  ~SyncDebugScope() { cuda::set_sync_debug_mode(cuda::SyncDebugMode::Off); }
+};
+
+// The message of the IndexError that the next wait for the device raises ("" when none does):
+// a bad index in device memory is reported there (Note [Bad indices on the device]).
+inline std::string pending_index_error() {
+  try {
+    cuda::synchronize();
+  } catch (const IndexError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // The same view on the GPU: a storage as large as the source's reach, the same strides and
 // storage offset, filled from the CPU tensor.
 inline Tensor to_cuda_same_layout(const Tensor& t) {

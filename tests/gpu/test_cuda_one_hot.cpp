@@ -13,14 +13,10 @@
 using namespace anatomy;
 using gpu_test::kCuda;
 using gpu_test::same_values;
+using gpu_test::SyncDebugScope;
 using gpu_test::values_of;
 
 namespace {
-
-struct SyncDebugScope {
-  explicit SyncDebugScope(cuda::SyncDebugMode mode) { cuda::set_sync_debug_mode(mode); }
-  ~SyncDebugScope() { cuda::set_sync_debug_mode(cuda::SyncDebugMode::Off); }
-};
 
 void check_one_hot(const Tensor& x, int64_t num_classes) {
   const Tensor got = one_hot(x.to(kCuda), num_classes);

@@ -17,6 +17,7 @@
 using namespace anatomy;
 using gpu_test::kCuda;
 using gpu_test::same_values;
+using gpu_test::SyncDebugScope;
 using gpu_test::values_of;
 
 namespace {
@@ -76,11 +77,6 @@ Tensor product_sample(IntArrayRef sizes, DType d) {
   if (is_floating(d)) return exp((rand(sizes, DType::Float64) - 0.5) * 0.01).to(d);
   return randint(d == DType::Bool ? 0 : 1, d == DType::Bool ? 2 : 4, sizes, d);
 }
-
-struct SyncDebugScope {
-  explicit SyncDebugScope(cuda::SyncDebugMode mode) { cuda::set_sync_debug_mode(mode); }
-  ~SyncDebugScope() { cuda::set_sync_debug_mode(cuda::SyncDebugMode::Off); }
-};
 
 }  // namespace
 

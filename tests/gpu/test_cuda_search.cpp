@@ -15,15 +15,11 @@
 using namespace anatomy;
 using gpu_test::kCuda;
 using gpu_test::same_values;
+using gpu_test::SyncDebugScope;
 using gpu_test::to_cuda_same_layout;
 using gpu_test::values_of;
 
 namespace {
-
-struct SyncDebugScope {
-  explicit SyncDebugScope(cuda::SyncDebugMode mode) { cuda::set_sync_debug_mode(mode); }
-  ~SyncDebugScope() { cuda::set_sync_debug_mode(cuda::SyncDebugMode::Off); }
-};
 
 std::vector<DType> ordered_dtypes() {
   std::vector<DType> out;

@@ -13,6 +13,7 @@
 using namespace anatomy;
 using gpu_test::kCuda;
 using gpu_test::same_values;
+using gpu_test::SyncDebugScope;
 using gpu_test::values_of;
 
 namespace {
@@ -23,11 +24,6 @@ Tensor half_zeros(IntArrayRef sizes, DType d) { return gpu_test::sample(sizes, d
 Tensor random_mask(IntArrayRef sizes) { return rand(sizes) < 0.5; }
 
 Tensor identity(const Tensor& t) { return t; }
-
-struct SyncDebugScope {
-  explicit SyncDebugScope(cuda::SyncDebugMode mode) { cuda::set_sync_debug_mode(mode); }
-  ~SyncDebugScope() { cuda::set_sync_debug_mode(cuda::SyncDebugMode::Off); }
-};
 
 template <typename ViewFn>
 void check_nonzero(const Tensor& base, ViewFn view) {

@@ -8,16 +8,7 @@
 
 using namespace anatomy;
 using gpu_test::kCuda;
-
-namespace {
-
-// Sets the mode for a scope (tests must not leave it on).
-struct SyncDebugScope {
-  explicit SyncDebugScope(cuda::SyncDebugMode mode) { cuda::set_sync_debug_mode(mode); }
-  ~SyncDebugScope() { cuda::set_sync_debug_mode(cuda::SyncDebugMode::Off); }
-};
-
-}  // namespace
+using gpu_test::SyncDebugScope;
 
 TEST_CASE("cuda sync debug: item, cpu and synchronize raise in error mode, naming the op") {
   ANATOMY_REQUIRE_GPU();

@@ -11,6 +11,11 @@
 //   for scatter_, and sums, products, maxima and minima combine in index order (no atomics,
 //   scatter_combine of dispatch/ops/scatter_functors.h), so the results are the CPU's bit for bit. The kernel runs
 //   after the table kernel of its call and does nothing when that found a bad index (Note [Bad indices on the device]).
+//   A walk with few positions outside the serial dims and long serial walks (a 1-D index_add_ of
+//   16M values is one thread's 16M steps) goes to the sorted path instead (sorted_scatter_fits,
+//   launch.h; Note [Sorted scatter on CUDA], index_scatter_sorted.cu): the same order for each
+//   element, combined in a fixed tree, so integers, writes, maxima and minima stay the CPU's bits
+//   and floating sums and products may round differently (the same from run to run).
 #include <type_traits>
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"

@@ -2,6 +2,9 @@
 // launches of the gather and scatter kernels over the CPU's walks.
 #include "anatomy/backends/cuda/index/index_table.h"
 
+#include <optional>
+
+#include "anatomy/backends/cuda/common/cub_temp.h"
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/index/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
@@ -27,6 +30,17 @@ IndexTableArgs table_args(const Tensor& index, IntArrayRef shape, const char* op
 }
 
 const char* op_name(const IndexErrorSink& sink) { return reinterpret_cast<const char*>(sink.op); }
+
+// The largest element offset from t's first element, the bound of the sorted scatter's keys;
+// nullopt when a stride is negative.
+std::optional<uint64_t> element_extent(const Tensor& t) {
+  uint64_t extent = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.strides()[d] < 0) return std::nullopt;
+    if (t.sizes()[d] > 0) extent += static_cast<uint64_t>(t.sizes()[d] - 1) * static_cast<uint64_t>(t.strides()[d]);
+  }
+  return extent;
+}
 
 }  // namespace
 
@@ -121,7 +135,8 @@ void scatter_by_table(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_stri
                       IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, ScatterMode mode,
                       const IndexErrorSink& sink, const char* op) {
   // The dims where dst's base does not move may write one element more than once: they run in
-  // order inside a thread (Note [Deterministic scatter on CUDA]).
+  // order inside a thread (Note [Deterministic scatter on CUDA]), or, when that leaves too few
+  // threads, through a sort by target (Note [Sorted scatter on CUDA]).
   DimVector par_sizes, ser_sizes;
   std::array<DimVector, 3> par_strides, ser_strides;
   const std::array<IntArrayRef, 3> strides{dst_strides, src_strides, table_strides};
@@ -135,8 +150,16 @@ void scatter_by_table(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_stri
   DeviceGuard guard(tensor_device_index(dst));
   const StridedLayout<3> par = make_strided_layout<3>(par_sizes, {par_strides[0], par_strides[1], par_strides[2]}, op);
   const StridedLayout<3> ser = make_strided_layout<3>(ser_sizes, {ser_strides[0], ser_strides[1], ser_strides[2]}, op);
-  const bool ok = launch_index_scatter(dst.dtype(), dst.data_ptr(), src.data_ptr(), table.data_ptr<int64_t>(), par,
-                                       n_par, ser, n_ser, mode, sink, current_stream());
+  const std::optional<uint64_t> extent = element_extent(dst);
+  bool ok = false;
+  if (extent && sorted_scatter_fits(n_par, n_ser)) {
+    ScratchBlocks scratch(dst.device());  // freed when this returns: safe on one stream (cub_temp.h)
+    ok = launch_index_scatter_sorted(dst.dtype(), dst.data_ptr(), src.data_ptr(), table.data_ptr<int64_t>(), par, n_par,
+                                     ser, n_ser, *extent, mode, sink, scratch.fn(), current_stream());
+  } else {
+    ok = launch_index_scatter(dst.dtype(), dst.data_ptr(), src.data_ptr(), table.data_ptr<int64_t>(), par, n_par, ser,
+                              n_ser, mode, sink, current_stream());
+  }
   ANATOMY_CHECK(ok, TypeError, "{}: dtype {} is not supported", op, name(dst.dtype()));
 }
 

@@ -42,8 +42,9 @@ void gather_by_table(IntArrayRef sizes, const Tensor& out, IntArrayRef out_strid
                      IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, const char* op);
 
 // dst[dst_base(p) + table[offset_pos(p)]] = combine(that element, src[p]) over `sizes` (mode:
-// dispatch/ops/scatter_functors.h), in the CPU's
-// order for every element of dst (Note [Deterministic scatter on CUDA], index_scatter.cu); does
+// dispatch/ops/scatter_functors.h), in the CPU's order for every element of dst (Note
+// [Deterministic scatter on CUDA], index_scatter.cu; a walk with few non-colliding positions
+// sorts by target instead, Note [Sorted scatter on CUDA], index_scatter_sorted.cu); does
 // nothing when the sink's call flag is set.
 void scatter_by_table(IntArrayRef sizes, const Tensor& dst, IntArrayRef dst_strides, const Tensor& src,
                       IntArrayRef src_strides, const Tensor& table, IntArrayRef table_strides, ScatterMode mode,

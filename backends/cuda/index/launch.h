@@ -6,14 +6,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "anatomy/backends/cuda/common/scratch.h"
 #include "anatomy/backends/cuda/common/strided_layout.h"
 #include "anatomy/backends/cuda/runtime/index_error.h"
 #include "anatomy/core/dtype.h"
 #include "anatomy/dispatch/ops/scatter_functors.h"
 
 // ---- index -------------------------------------------------------------------------------------
-// Launchers of the indexing kernels (index_offsets.cu, index_gather.cu, index_scatter.cu), called
-// by index_cuda.cpp (reading ops) and scatter_cuda.cpp (writing ops) through index_table.h.
+// Launchers of the indexing kernels (index_offsets.cu, index_gather.cu, index_scatter.cu,
+// index_scatter_sorted.cu), called by index_cuda.cpp (reading ops) and scatter_cuda.cpp
+// (writing ops) through index_table.h.
 //
 // Every indexing op is the CPU's two steps (backends/cpu/index_utils.h) on the device:
 //   1. a table of int64 element offsets into the indexed tensor, one entry per index position,
@@ -68,6 +70,29 @@ void launch_index_gather_rows(void* out, const void* src, const int64_t* table, 
 bool launch_index_scatter(DType dtype, void* dst, const void* src, const int64_t* table,
                           const StridedLayout<3>& parallel, int64_t n_parallel, const StridedLayout<3>& serial,
                           int64_t n_serial, ScatterMode mode, const IndexErrorSink& sink, cudaStream_t stream);
+
+// The serial walks above leave the GPU idle when the parallel positions are few: a 1-D
+// index_add_ of 16M values is one thread's 16M steps. A walk of at most kSortedScatterMaxParallel
+// parallel positions (a few percent of the threads a GPU keeps resident) and at least
+// kSortedScatterMinSerial serial ones (shorter walks finish before a sort would) takes the sorted
+// path instead (Note [Sorted scatter on CUDA], index_scatter_sorted.cu), whose positions are
+// 32-bit.
+inline constexpr int64_t kSortedScatterMaxParallel = 8192;
+inline constexpr int64_t kSortedScatterMinSerial = 256;
+inline bool sorted_scatter_fits(int64_t n_parallel, int64_t n_serial) {
+  return n_parallel <= kSortedScatterMaxParallel && n_serial >= kSortedScatterMinSerial &&
+         n_parallel * n_serial < (int64_t{1} << 32);
+}
+
+// The scatter of launch_index_scatter for a walk that sorted_scatter_fits, whose targets lie in
+// [0, dst_extent] elements from dst (every stride of dst non-negative): each element of dst is
+// written once, with its values combined in the CPU's order in a fixed association (the CPU's
+// bits except for floating sums and products). Device memory from `scratch`; nothing waits.
+// Returns false for a dtype it does not take.
+bool launch_index_scatter_sorted(DType dtype, void* dst, const void* src, const int64_t* table,
+                                 const StridedLayout<3>& parallel, int64_t n_parallel, const StridedLayout<3>& serial,
+                                 int64_t n_serial, uint64_t dst_extent, ScatterMode mode, const IndexErrorSink& sink,
+                                 const ScratchFn& scratch, cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 

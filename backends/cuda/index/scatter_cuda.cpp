@@ -4,7 +4,8 @@
 // does nothing when that flag is set, so a bad index changes no element of self and raises the
 // CPU's IndexError at the next wait for the device (Note [Bad indices on the device]). Repeated
 // indices are written in the CPU's order, without atomics: the results are the CPU's bit for bit
-// (Note [Deterministic scatter on CUDA], index_scatter.cu).
+// (Note [Deterministic scatter on CUDA], index_scatter.cu), except the floating sums and products
+// of the sorted path, which associate differently (Note [Sorted scatter on CUDA]).
 //
 // Index tensors and sources must be on self's device (DeviceError), except index_put_'s indices
 // and masks, which may be CPU tensors (copied to the device), as in PyTorch. A bool mask becomes

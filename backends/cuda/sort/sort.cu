@@ -84,11 +84,6 @@ __global__ void gather_kernel(const U* in, U* values, int64_t* indices, StridedL
   }
 }
 
-template <typename T>
-T* scratch_of(const ScratchFn& scratch, int64_t count) {
-  return static_cast<T*>(scratch(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T)));
-}
-
 // The number of low bits that hold every value in [0, max_value] (at least 1).
 int bits_for(uint64_t max_value) {
   int bits = 1;

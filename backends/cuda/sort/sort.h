@@ -8,8 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 
+#include "anatomy/backends/cuda/common/scratch.h"
 #include "anatomy/backends/cuda/common/strided_layout.h"
 #include "anatomy/core/dtype.h"
 
@@ -33,10 +33,6 @@ struct SortRows {
   bool descending = false;
   bool sorted = true;  // false: the k picked elements in index order (topk only)
 };
-
-// Device memory of at least `bytes` bytes, usable on the launch's stream until the caller returns
-// (sort_cuda.cpp hands out blocks of the caching allocator).
-using ScratchFn = std::function<void*(size_t bytes)>;
 
 // Queues the whole sort on `stream`. Returns false for a dtype it does not take.
 bool launch_sort_rows(const SortRows& q, const ScratchFn& scratch, cudaStream_t stream);

@@ -5,8 +5,8 @@
 // the keys, the CUB sorts and the gather. The outputs are fresh contiguous tensors, as on the
 // CPU. Nothing here waits for the device.
 #include <climits>
-#include <vector>
 
+#include "anatomy/backends/cuda/common/cub_temp.h"
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -45,17 +45,10 @@ void select_rows(const Tensor& self, int64_t dim, int64_t k, bool descending, bo
   }
   q.starts = make_strided_layout<2>(sizes, {IntArrayRef(in_strides), IntArrayRef(out_strides)}, op);
 
-  // Blocks of the caching allocator on this stream; freeing them when this returns is safe, as
-  // the next user of a block on the same stream runs after the sort.
-  std::vector<Tensor> blocks;
-  const TensorOptions bytes = TensorOptions().dtype(DType::UInt8).device(self.device());
-  const ScratchFn scratch = [&](size_t size) {
-    blocks.push_back(empty({static_cast<int64_t>(size)}, bytes));
-    return blocks.back().data_ptr();
-  };
   DeviceGuard guard(self.device());
+  ScratchBlocks scratch(self.device());  // freed when this returns: safe on one stream (cub_temp.h)
   const bool launched =
-      small_topk_fits(q) ? launch_topk_small(q, current_stream()) : launch_sort_rows(q, scratch, current_stream());
+      small_topk_fits(q) ? launch_topk_small(q, current_stream()) : launch_sort_rows(q, scratch.fn(), current_stream());
   ANATOMY_CHECK(launched, NotImplementedError, "{}: CUDA takes no {} input", op, name(self.dtype()));
 }
 

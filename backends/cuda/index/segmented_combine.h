@@ -1,0 +1,145 @@
+// The segmented combine of the sorted scatter (Note [Sorted scatter on CUDA],
+// index_scatter_sorted.cu): entries sorted by their target, equal targets in the CPU's order,
+// combined per target without atomics, in levels of fixed shape. Written once for the device
+// kernels and for a CPU test that runs every "thread" of every level in a loop
+// (tests/core/test_segmented_combine.cpp): plain arrays and ANATOMY_HOST_DEVICE functions,
+// nothing that needs CUDA or fmt.
+//
+// Note [Segmented combine in levels]
+//   A level is a sequence of m entries, each a key (a dst element), a value and flags: valid,
+//   starts (the first piece of its key's segment) and ends (the last). The valid entries, in
+//   order, are the pieces of the segments not yet written, each segment's pieces adjacent.
+//   Level 0 is the sorted entries themselves, every segment whole.
+//   Thread t of a level walks the kSegmentChunk entries of its chunk in order, skipping invalid
+//   ones, and combines the runs it meets with scatter_combine (associative in every mode:
+//   Assign keeps the right operand, max and min the first of equal values, NaN the canonical
+//   one). A run that both starts and ends inside the chunk is complete: the thread writes
+//   dst[key] = scatter_combine(dst[key], total), and no other thread writes that element. A run
+//   still open at the chunk's beginning (no start seen) becomes slot 2t of the next level (ends
+//   set when its end was seen); the run open at the chunk's end becomes slot 2t + 1 (starts
+//   set); a chunk that is one open piece throughout fills slot 2t only. Unused slots are
+//   invalid. So the next level, of 2 * ceil(m / kSegmentChunk) slots, again holds each open
+//   segment's pieces in order and adjacent, its first piece starting and its last ending.
+//   Levels repeat until one has at most kSegmentChunk entries: its one thread sees every
+//   remaining segment whole and completes them all. The level sizes follow from the entry count
+//   alone, so the host queues every level without reading anything back.
+//   The association is fixed (left to right in a chunk, then the chunks' partials left to
+//   right), so results do not change from run to run; integers (wrapping), bool, Assign, max
+//   and min are the sequential fold's exactly, floating sums and products round differently.
+#pragma once
+
+#include <cstdint>
+
+#include "anatomy/core/macros.h"
+#include "anatomy/dispatch/ops/scatter_functors.h"
+
+namespace anatomy::cuda {
+
+// Entries walked by one thread of a level.
+inline constexpr int64_t kSegmentChunk = 32;
+
+// SegmentPiece::flags.
+inline constexpr uint8_t kPieceValid = 1;
+inline constexpr uint8_t kPieceStarts = 2;
+inline constexpr uint8_t kPieceEnds = 4;
+
+// One entry of a level: a value (or a partial combination of a segment's values) for dst
+// element `key`.
+template <typename T>
+struct SegmentPiece {
+  uint64_t key;
+  T value;
+  uint8_t flags;  // kPiece* bits; 0 for an unused slot
+};
+
+// The threads (chunks) of a level of m entries.
+ANATOMY_HOST_DEVICE constexpr int64_t segment_chunks(int64_t m) { return (m + kSegmentChunk - 1) / kSegmentChunk; }
+
+// The slots that a level of m entries writes for the next one.
+ANATOMY_HOST_DEVICE constexpr int64_t next_level_size(int64_t m) { return 2 * segment_chunks(m); }
+
+// The slots of the two buffers the levels of n entries write into, alternately: level 0 writes
+// buffer 0, level 1 buffer 1, level 2 buffer 0 again, ... (a level reads the other one).
+struct SegmentBuffers {
+  int64_t size[2];
+};
+constexpr SegmentBuffers segment_buffers(int64_t n) {
+  const int64_t first = next_level_size(n);
+  return {{first, next_level_size(first)}};
+}
+
+// Calls level(l, m) for each level l = 0, 1, ... of a combine over n > 0 sorted entries, m being
+// its entry count: n for level 0, next_level_size of the previous one's after; the last has
+// m <= kSegmentChunk. Level l writes buffer l % 2 of segment_buffers(n).
+template <typename F>
+void for_each_segment_level(int64_t n, F&& level) {
+  int64_t m = n;
+  for (int l = 0;; ++l) {
+    level(l, m);
+    if (m <= kSegmentChunk) return;
+    m = next_level_size(m);
+  }
+}
+
+// Level 0's entries: keys sorted (any unsigned type; equal keys adjacent, in the CPU's order)
+// and value_at(i), the value of entry i. Every entry is valid; the flags come from the neighbours.
+template <typename K, typename T, typename ValueAt>
+struct SortedEntries {
+  const K* keys;
+  int64_t m;
+  ValueAt value_at;
+
+  ANATOMY_HOST_DEVICE SegmentPiece<T> operator()(int64_t i) const {
+    const K key = keys[i];
+    uint8_t flags = kPieceValid;
+    if (i == 0 || keys[i - 1] != key) flags |= kPieceStarts;
+    if (i == m - 1 || keys[i + 1] != key) flags |= kPieceEnds;
+    return {static_cast<uint64_t>(key), value_at(i), flags};
+  }
+};
+
+// The entries of a later level: the slots the previous level wrote.
+template <typename T>
+struct PieceEntries {
+  const SegmentPiece<T>* pieces;
+
+  ANATOMY_HOST_DEVICE SegmentPiece<T> operator()(int64_t i) const { return pieces[i]; }
+};
+
+// Thread `chunk` of a level of m entries (Note [Segmented combine in levels]): completes the
+// runs that start and end in its chunk through write(key, total) and writes slots 2 * chunk and
+// 2 * chunk + 1 of `next`.
+template <ScatterMode Mode, typename T, typename Entries, typename Write>
+ANATOMY_HOST_DEVICE void combine_segment_chunk(const Entries& entries, int64_t m, int64_t chunk, SegmentPiece<T>* next,
+                                               const Write& write) {
+  const int64_t begin = chunk * kSegmentChunk;
+  const int64_t end = begin + kSegmentChunk < m ? begin + kSegmentChunk : m;
+  SegmentPiece<T> left{}, right{};  // invalid unless a piece is left open
+  SegmentPiece<T> run{};
+  bool open = false;     // a run is being combined
+  bool started = false;  // ... and its start is in this chunk
+  for (int64_t i = begin; i < end; ++i) {
+    const SegmentPiece<T> e = entries(i);
+    if ((e.flags & kPieceValid) == 0) continue;
+    if ((e.flags & kPieceStarts) != 0 || !open) {
+      run = e;
+      open = true;
+      started = (e.flags & kPieceStarts) != 0;
+    } else {
+      run.value = scatter_combine<Mode, T>(run.value, e.value);
+    }
+    if ((e.flags & kPieceEnds) != 0) {
+      if (started) write(run.key, run.value);
+      else left = {run.key, run.value, static_cast<uint8_t>(kPieceValid | kPieceEnds)};
+      open = false;
+    }
+  }
+  if (open) {
+    if (started) right = {run.key, run.value, static_cast<uint8_t>(kPieceValid | kPieceStarts)};
+    else left = {run.key, run.value, kPieceValid};  // the whole chunk is inside one segment
+  }
+  next[2 * chunk] = left;
+  next[2 * chunk + 1] = right;
+}
+
+}  // namespace anatomy::cuda
