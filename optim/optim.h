@@ -48,6 +48,12 @@ struct AdamWOptions {
   double beta2 = 0.999;
   double eps = 1e-8;
   double weight_decay = 1e-2;
+  // As PyTorch's capturable=True: each parameter's step count is a 0-d fp64 tensor on its device
+  // and the bias corrections are computed there, so a step can be captured into a CUDA graph and
+  // each replay advances the count (a few more kernels per parameter). Without it the count is a
+  // host integer and a step refuses a capture (a replay would repeat the captured correction).
+  // Either way the state is made at a parameter's first step, which must run before a capture.
+  bool capturable = false;
 };
 
 class AdamW final : public Optimizer {
@@ -58,7 +64,10 @@ class AdamW final : public Optimizer {
  private:
   AdamWOptions opt_;
   std::vector<Tensor> exp_avg_, exp_avg_sq_;
+  std::vector<Tensor> step_counts_;  // capturable: per parameter, on its device
   int64_t steps_ = 0;
+
+  void capturable_step();
 };
 
 }  // namespace anatomy::optim
