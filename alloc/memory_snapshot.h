@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "anatomy/core/json_string.h"
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/memory_history.h"
 
@@ -54,7 +55,7 @@ std::string_view block_state(const BlockInfo& block);
 // [{"name": op, "filename": "", "line": 0}] (anatomy records no Python stack), empty when unknown.
 std::string to_json(const MemorySnapshot& snapshot);
 
-// `text` as a JSON string literal, quotes included.
-std::string json_string(std::string_view text);
+// `text` as a JSON string literal, quotes included (core/json_string.h).
+using anatomy::json_string;
 
 }  // namespace anatomy::alloc

@@ -28,6 +28,10 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
                          bool create_graph = false, bool allow_unused = false);
 
+// The node whose backward the calling thread's engine is running now (the profiler attributes
+// the operators it calls to it); nullptr outside a backward.
+const Node* current_backward_node();
+
 // The grad_fn tree of `t`: one node per line, indented by depth, with saved tensor shapes and
 // the edges' input numbers. A node reached twice is printed once and referred to after.
 std::string print_graph(const Tensor& t);

@@ -92,6 +92,20 @@ void run_tensor_pre_hooks(const Node& node, variable_list& in) {
 // Whether the innermost backward on this thread is an autograd::grad call.
 thread_local bool tls_captures_inputs = false;
 
+// The node whose apply() runs on this thread (current_backward_node, autograd.h).
+constinit thread_local const Node* tls_current_node = nullptr;
+
+class CurrentNodeScope {
+ public:
+  explicit CurrentNodeScope(const Node* node) : saved_(tls_current_node) { tls_current_node = node; }
+  CurrentNodeScope(const CurrentNodeScope&) = delete;
+  CurrentNodeScope& operator=(const CurrentNodeScope&) = delete;
+  ~CurrentNodeScope() { tls_current_node = saved_; }
+
+ private:
+  const Node* saved_;
+};
+
 class CapturesInputsScope {
  public:
   explicit CapturesInputsScope(bool on) : saved_(tls_captures_inputs) { tls_captures_inputs = on; }
@@ -188,7 +202,11 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
     if (!st.needed) continue;
     variable_list received;
     if (!node->post_hooks().empty()) received = in;
-    variable_list out = node->apply(std::move(in));
+    variable_list out;
+    {
+      CurrentNodeScope current(node);
+      out = node->apply(std::move(in));
+    }
     if (AnomalyMode::is_enabled()) check_no_nan(*node, out);
     // A copy of each hook, by index, over the hooks there were: a hook may register more.
     for (size_t i = 0, n = node->post_hooks().size(); i < n; ++i) {
@@ -220,5 +238,7 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
   streams.finish();
   return captured;
 }
+
+const Node* current_backward_node() { return tls_current_node; }
 
 }  // namespace anatomy::autograd

@@ -2,8 +2,8 @@
 //
 // A DispatchKeySet is a 64-bit bitset; a key's priority is its bit position, so the key that
 // handles a call is the highest bit of the call's set. Backends sit at the bottom, then
-// BackendSelect (factories choosing a backend), the autograd keys, Autocast, and the Tracer on
-// top. This header is a leaf: TensorImpl includes it, and it includes nothing of the project.
+// BackendSelect (factories choosing a backend), the autograd keys, Autocast, the Tracer, and the
+// Profiler on top. This header is a leaf: TensorImpl includes it, and it includes nothing of the project.
 #pragma once
 
 #include <bit>
@@ -27,7 +27,8 @@ namespace anatomy {
   _(AutogradMeta, Autograd)             \
   _(AutogradPrivateUse1, Autograd)      \
   _(Autocast, Functionality)            \
-  _(Tracer, Functionality)
+  _(Tracer, Functionality)              \
+  _(Profiler, Functionality)
 
 enum class DispatchKey : uint8_t {
 #define ANATOMY_DK_ENUM(k, kind) k,

@@ -57,16 +57,18 @@ ALLOWED = {
     "backends/no_cuda": {"core", "alloc", "cuda.h"},
     "cuda.h": {"core", "alloc"},
 }
-# The public headers: the umbrella header, the device API, DLPack's exchange and make_graphed.
-PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graphed.h")
+# The public headers: the umbrella header, the device API, DLPack's exchange, make_graphed and
+# the profiler.
+PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graphed.h", "profiler/profiler.h")
 # Users of the library: what their files may include (besides a listed exception). interop/ is
 # built into the library but, like a user, reaches it through the public headers only.
 PUBLIC_ONLY = {
     "tools": PUBLIC_HEADERS + ("testing/", "tools/"),
     "bench": PUBLIC_HEADERS + ("testing/", "bench/"),
     "tests/gpu": PUBLIC_HEADERS + ("testing/",),
-    "interop": ("anatomy.h", "cuda.h", "interop/"),
+    "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h"),
     "graphed": ("anatomy.h", "cuda.h", "graphed/"),
+    "profiler": ("anatomy.h", "cuda.h", "alloc/cpu_allocator.h", "core/json_string.h", "profiler/"),
 }
 
 

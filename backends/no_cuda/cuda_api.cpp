@@ -120,6 +120,17 @@ GraphCapture::GraphCapture(Graph& graph, const Stream& stream, const GraphPool&,
 GraphCapture::~GraphCapture() noexcept(false) = default;
 bool is_current_stream_capturing() { return false; }
 
+// ---- NVTX ----
+// No tool can attach to a build without CUDA: ranges and marks are nothing.
+
+nvtx::Range::Range(const char*) {}
+nvtx::Range::~Range() {}
+void nvtx::mark(const char*) {}
+void nvtx::set_op_ranges_enabled(bool on) {
+  if (on) built_without_cuda("nvtx::set_op_ranges_enabled");
+}
+bool nvtx::op_ranges_enabled() { return false; }
+
 // ---- sync debug ----
 // Kept, so a program sets it the same way in every build; no call waits for a device here.
 

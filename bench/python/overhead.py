@@ -10,7 +10,11 @@ synchronized before and after each timed run, never inside it.
 
 Cases: `a + b` (the Tensor method), `anatomy.ops.aten.add(a, b)` (the schema-bound call), each on
 the CPU and, when a device is there, on CUDA; the same statements with torch when it imports
-(`torch.ops.aten.add`), and the ratio anatomy / torch per row.
+(`torch.ops.aten.add`), and the ratio anatomy / torch per row. The row "a + b, profiled" times
+`a + b` on the CPU inside an active profiler (anatomy.profiler.profile against
+torch.profiler.profile with CPU activity), a fresh one per run so that the events of one run
+are all it holds (a tenth of the calls per run: every call is recorded); its difference from the
+"a + b" row is each profiler's cost per operator.
 """
 
 import argparse
@@ -31,6 +35,18 @@ def measure(stmt, env, number, repeats, sync=None):
         runs.append(timer.timeit(number=number) / number)
         if sync:
             sync()
+    return statistics.median(runs)
+
+
+def measure_profiled(stmt, env, number, repeats, profiler):
+    """measure() with a fresh `profiler()` context around each timed run."""
+    timer = timeit.Timer(stmt, globals=env)
+    with profiler():
+        timer.timeit(number=max(number // 10, 10))
+    runs = []
+    for _ in range(repeats):
+        with profiler():
+            runs.append(timer.timeit(number=number) / number)
     return statistics.median(runs)
 
 
@@ -95,6 +111,23 @@ def main(argv=None):
                 row["torch_us"] = measure(tstmts[label], tenv, number, repeats, tsync) * 1e6
                 row["ratio"] = row["anatomy_us"] / row["torch_us"]
             rows.append(row)
+
+    # The profilers' cost per operator, on the CPU.
+    import anatomy.profiler
+
+    cpu_env = anatomy_cases("cpu")[0]
+    row = {"device": "cpu", "case": "a + b, profiled",
+           "anatomy_us": measure_profiled("a + b", cpu_env, max(number // 10, 10), repeats,
+                                          anatomy.profiler.profile) * 1e6}
+    if torch is not None:
+        tcpu_env = torch_cases(torch, "cpu")[0]
+
+        def torch_profile():
+            return torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
+
+        row["torch_us"] = measure_profiled("a + b", tcpu_env, max(number // 10, 10), repeats, torch_profile) * 1e6
+        row["ratio"] = row["anatomy_us"] / row["torch_us"]
+    rows.append(row)
 
     print(f"host time per call, median of {repeats} runs of {number} calls (us)")
     header = f"{'device':<7}{'case':<30}{'anatomy':>10}{'torch':>10}{'ratio':>8}"

@@ -22,5 +22,6 @@ NB_MODULE(_C, m) {
   bind_cuda_streams(m);
   bind_cuda_memory(m);
   bind_cuda_graphs(m);
+  bind_profiler(m);
   bind_dlpack(m);
 }

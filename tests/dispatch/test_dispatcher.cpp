@@ -284,6 +284,7 @@ TEST_CASE("dispatch table: a direct kernel beats CompositeExplicitAutograd, whic
         "  CompositeImplicitAutograd  implicit_kernel\n"
         "  CompositeExplicitAutograd  explicit_kernel\n"
         "computed table (highest priority first):\n"
+        "  Profiler                   profiler_fallback [fallback]\n"
         "  Tracer                     tracer_fallback [fallback]\n"
         "  Autocast                   fallthrough [fallback]\n"
         "  AutogradPrivateUse1        autograd_fallback [fallback]\n"

@@ -24,6 +24,7 @@ def test_quick_run_prints_a_table_and_json(tmp_path):
     # a + b is measured where anatomy.Tensor binds __add__, and said to be missing otherwise.
     assert any(row.split()[1:4] == ["a", "+", "b"] for row in rows) or "no __add__" in "".join(notes)
     assert any("anatomy.ops.aten.add(a, b)" in row for row in rows)
+    assert any(row.split()[1:5] == ["a", "+", "b,", "profiled"] for row in rows)
     number = r"\d+\.\d{3}"
     for row in rows:
         assert re.match(rf"^(cpu|cuda)\s+\S.*\s+{number}\s+({number}|-)\s+(\d+\.\d\d|-)$", row), row

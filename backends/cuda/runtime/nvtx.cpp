@@ -1,11 +1,10 @@
-// NVTX ranges (see nvtx.h): user ranges, markers, and a range around every dispatched operator
-// while op ranges are on (dispatch/current_op.h's op-range hooks).
-#include "anatomy/backends/cuda/runtime/nvtx.h"
-
+// NVTX ranges (declared in cuda.h): user ranges, markers, and a range around every dispatched
+// operator while op ranges are on (dispatch/current_op.h's op-range hooks).
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
 
+#include "anatomy/cuda.h"
 #include "anatomy/dispatch/current_op.h"
 
 namespace anatomy::cuda::nvtx {

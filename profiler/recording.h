@@ -1,0 +1,67 @@
+// What a Profile records while it is active (profiler.h): one log per thread, filled by the
+// Profiler dispatch key's fallback and by Ranges (recording.cpp), merged into one list of events
+// when the profile stops. Internal to profiler/.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "anatomy/cuda.h"
+#include "anatomy/profiler/profiler.h"
+
+namespace anatomy::profiler {
+
+using Clock = std::chrono::steady_clock;
+
+// The CUDA events around one operator, turned into device times when the profile stops.
+struct DeviceSpan {
+  size_t event;  // index in its thread's log
+  cuda::Event start{/*enable_timing=*/true}, end{/*enable_timing=*/true};
+};
+
+struct ThreadLog {
+  int thread = 0;
+  std::vector<Event> events;
+  std::vector<int64_t> open;  // the events begun and not yet ended, innermost last
+  std::vector<std::unique_ptr<DeviceSpan>> spans;
+};
+
+struct Recording {
+  ProfileOptions options;
+  Clock::time_point start;
+  std::atomic<bool> active{false};
+  std::mutex mutex;  // logs, references
+  std::vector<std::unique_ptr<ThreadLog>> logs;
+  // Per device: an event recorded when the device's first span began, with its host time, from
+  // which device times are placed on the profile's clock.
+  struct Reference {
+    cuda::Event event{/*enable_timing=*/true};
+    double host_us = 0;
+  };
+  std::map<int, std::unique_ptr<Reference>> references;
+  std::vector<Event> merged;  // after stop
+
+  double now_us() const { return std::chrono::duration<double, std::micro>(Clock::now() - start).count(); }
+  ThreadLog& new_log();  // under `mutex`
+};
+
+// The calling thread's recording, or nullptr (recording.cpp).
+Recording* thread_recording();
+ThreadLog* thread_log();
+// Makes the calling thread record into `r` (its dispatch key set includes Profiler), or stops it.
+void attach_thread(const std::shared_ptr<Recording>& r);
+void detach_thread();
+
+// Begins an event on the calling thread's log (nesting under the innermost open one) and returns
+// its index; ends it.
+int64_t begin_event(Recording& r, ThreadLog& log, std::string name, bool is_range);
+void end_event(Recording& r, ThreadLog& log, int64_t index);
+
+// Waits for every span's events and fills the device times; merges the logs (recording.cpp).
+void finish(Recording& r);
+
+}  // namespace anatomy::profiler

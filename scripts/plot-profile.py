@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""A timeline picture of a profile's Chrome trace (anatomy's Profile::export_chrome_trace,
+docs/profiler.md), for docs and for people without a trace viewer at hand: a row per host thread
+and per device stream, each operator a bar from its start to its end, nested operators stacked
+under their parents, device spans in the colour of their operator.
+
+usage: scripts/plot-profile.py TRACE.json OUT_BASENAME   (writes OUT_BASENAME.svg and .png)
+
+Runs with Debian's interpreter and python3-matplotlib (scripts/setup.sh installs it).
+"""
+import json
+import sys
+import zlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+DEPTHS_SHOWN = 4  # host rows show this many nesting levels
+
+
+def colour(name):
+    return plt.get_cmap("tab20")(zlib.crc32(name.encode()) % 20)
+
+
+def rows_of(events, names):
+    """(label, [(start, duration, name, level)]) per row: host threads first, then device streams."""
+    rows = {}
+    for e in events:
+        if e.get("ph") != "X":
+            continue
+        if e["pid"] == 0:
+            key = (0, e["tid"])
+            label = f"thread {e['tid']}"
+            level = min(e.get("args", {}).get("depth", 0), DEPTHS_SHOWN - 1)
+        else:
+            key = (e["pid"], str(e["tid"]))
+            label = f"{names.get(e['pid'], 'device')} {e['tid']}"
+            level = 0
+        rows.setdefault(key, (label, []))[1].append((e["ts"], e["dur"], e["name"], level))
+    return [rows[k] for k in sorted(rows, key=lambda k: (k[0], str(k[1])))]
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
+        return 2
+    try:
+        with open(argv[1]) as f:
+            trace = json.load(f)
+    except (OSError, ValueError) as err:
+        print(f"plot-profile: error: {argv[1]}: {err}", file=sys.stderr)
+        return 1
+    events = trace.get("traceEvents", [])
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    rows = rows_of(events, names)
+    if not rows:
+        print(f"plot-profile: error: {argv[1]}: no events", file=sys.stderr)
+        return 1
+    fig, ax = plt.subplots(figsize=(12, 1 + 0.9 * len(rows)))
+    legend = {}
+    for r, (label, bars) in enumerate(rows):
+        for start, duration, name, level in bars:
+            height = 0.8 / DEPTHS_SHOWN
+            y = r + 0.4 - (level + 1) * height
+            patch = ax.broken_barh([(start, max(duration, 1e-3))], (y, height * 0.9), facecolors=colour(name))
+            legend.setdefault(name, patch)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([label for label, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("time since the profile started (us)")
+    ax.set_title("anatomy profile: operators on host threads (nested below their callers) and device streams")
+    top = sorted(legend, key=lambda n: -sum(d for row in rows for s, d, m, lv in row[1] if m == n))[:12]
+    ax.legend([legend[n] for n in top], top, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    fig.tight_layout()
+    for ext in ("svg", "png"):
+        fig.savefig(f"{argv[2]}.{ext}", dpi=120)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
