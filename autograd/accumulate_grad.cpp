@@ -45,6 +45,14 @@ bool is_unshared_gradient(const Tensor& t) {
   return t.storage().use_count() == storage_users;
 }
 
+// Whether .grad may take the next gradient in place: it has no autograd history, is contiguous,
+// and nothing but this handle sees its storage (not a gradient given to two leaves, not a seed
+// the caller holds, not a tensor a graph saved).
+bool is_private_grad(const Tensor& grad) {
+  return grad.use_count() == 1 && has_no_history(grad) && grad.is_contiguous() && grad.storage() &&
+         grad.storage().use_count() == 1;
+}
+
 }  // namespace
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
@@ -77,6 +85,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     } else {
       m.grad_ = detach(g).clone();
     }
+  } else if (!GradMode::is_enabled() && is_private_grad(m.grad_)) {
+    // In place, as PyTorch's first-order `grad += new_grad`: .grad keeps its memory, which a
+    // captured optimizer step reads on every replay (docs/cuda-graphs.md), and nothing is allocated.
+    m.grad_.add_(g);
   } else {
     // Out of place: the old .grad may be shared with another gradient or be part of a graph.
     m.grad_ = m.grad_ + g;

@@ -2,8 +2,8 @@
 # The whole GPU check in one command, for the GPU test machine (docs: shared GPU.md):
 #   configure and build (CUDA on, sm_90), run the GPU tests (ctest -L gpu), run them again under
 #   compute-sanitizer memcheck and racecheck, record `gpu-anatomy c00 device-info --json FILE`, run
-#   gpu-anatomy's suite --quick, c01 contiguity-bench at three sizes and c08 dlpack from 1 KiB to 1 GiB
-#   (reports and figures) and, where the Python package imports, bench/python/dlpack_exchange.py, run
+#   gpu-anatomy's suite --quick, c01 contiguity-bench at three sizes, c08 dlpack from 1 KiB to 1 GiB
+#   and c09 graphs (reports and figures) and, where the Python package imports, bench/python/dlpack_exchange.py, run
 #   every anatomy_bench* benchmark that was built, with JSON output, and run anatomy_peer_torch
 #   (anatomy next to libtorch, built when torch is importable) into peer-report.md, and measure the
 #   Python package's call overhead beside torch's (bench/python/overhead.py, step `python`).
@@ -238,9 +238,10 @@ step_device_info() {
 }
 
 # gpu-anatomy's experiments on the GPU: suite --quick, then c01 contiguity-bench at issue 21's three
-# sizes (fp16 2048, bf16 4096, fp32 8192) and c08 dlpack over issue 22's sizes (1 KiB to 1 GiB; its
-# figure replaces the suite's quick one), with their reports and figures (docs/cli.md); then the
-# same exchange from Python against torch, where the package built here imports.
+# sizes (fp16 2048, bf16 4096, fp32 8192), c08 dlpack over issue 22's sizes (1 KiB to 1 GiB) and c09
+# graphs with its defaults (their figures replace the suite's quick ones), with their reports and
+# figures (docs/cli.md); then the same exchange from Python against torch, where the package built
+# here imports.
 step_suite() {
   if ! $has_gpu; then return 3; fi
   local tool="$build/tools/gpu-anatomy" rc=0 dtype n
@@ -251,8 +252,10 @@ step_suite() {
       --json "$out/c01-contiguity-$dtype-$n.json" >>"$out/suite.log" 2>&1 || rc=1
   done
   "$tool" c08 dlpack --device cuda:0 --json "$out/c08-dlpack.json" >>"$out/suite.log" 2>&1 || rc=1
+  "$tool" c09 graphs --device cuda:0 --json "$out/c09-graphs.json" >>"$out/suite.log" 2>&1 || rc=1
   python3 "$root/scripts/plot-report.py" "$out/gpu-anatomy-suite.json" "$out/plots" >>"$out/suite.log" 2>&1 || true
   python3 "$root/scripts/plot-report.py" "$out/c08-dlpack.json" "$out/plots" >>"$out/suite.log" 2>&1 || true
+  python3 "$root/scripts/plot-report.py" "$out/c09-graphs.json" "$out/plots" >>"$out/suite.log" 2>&1 || true
   if PYTHONPATH="$build/python" python3 -c 'import anatomy' 2>/dev/null; then
     PYTHONPATH="$build/python" python3 "$root/bench/python/dlpack_exchange.py" --json "$out/dlpack-exchange.json" \
       >>"$out/suite.log" 2>&1 || rc=1

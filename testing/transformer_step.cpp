@@ -119,6 +119,20 @@ Tensor TransformerTrainer::step(const TransformerBatch& batch) {
   return loss.detach();
 }
 
+TrainingStep transformer_training_step(const TransformerStepConfig& config) {
+  default_generator(config.device.type()).manual_seed(config.seed);
+  auto model = std::make_shared<TransformerModel>(config);
+  TrainingStep s;
+  s.params = model->parameters();
+  s.loss = [model](const std::vector<Tensor>& batch) {
+    ANATOMY_CHECK(batch.size() == 2, ValueError,
+                  "transformer_training_step: a batch is {{tokens, targets}}, got {} tensors", batch.size());
+    return model->loss(batch[0], batch[1]);
+  };
+  s.optimizer = std::make_unique<optim::AdamW>(s.params, config.adamw);
+  return s;
+}
+
 std::vector<double> train_transformer(const TransformerStepConfig& config) {
   default_generator(config.device.type()).manual_seed(config.seed);
   std::vector<Tensor> losses;

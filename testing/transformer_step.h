@@ -20,6 +20,7 @@
 
 #include "anatomy/anatomy.h"
 #include "anatomy/optim/optim.h"
+#include "anatomy/testing/training_step.h"
 
 namespace anatomy::testing {
 
@@ -81,6 +82,10 @@ class TransformerTrainer {
   TransformerModel model_;
   optim::AdamW optimizer_;
 };
+
+// The model and its AdamW as a TrainingStep (training_step.h) whose loss takes {tokens, targets}:
+// the device's generator seeded with config.seed first, so that every call makes the same model.
+TrainingStep transformer_training_step(const TransformerStepConfig& config);
 
 // Seeds the device's generator, builds the model and optimizer and runs one step per entry of
 // config.seq_lens, each on a fresh batch; returns the losses (read back once, after the last

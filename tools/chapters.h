@@ -36,6 +36,9 @@ void add_c06_custom_backend(CLI::App& chapter);
 void add_c07_cpu_vs_gpu(CLI::App& chapter);
 // c08 interop: dlpack [--sizes L] [--quick] [--batch N]: export, import and round trip against a copy.
 void add_c08_dlpack(CLI::App& chapter);
+// c09 graphs: graphs: eager against CUDA graph replays (100 dependent adds, an MLP and a
+// transformer training step), the capture cost, issue 23's targets.
+void add_c09_graphs(CLI::App& chapter);
 // suite [--quick]: every experiment that writes a report, one JSON document for all.
 void add_suite(CLI::App& app);
 

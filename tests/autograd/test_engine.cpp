@@ -238,6 +238,35 @@ TEST_CASE("autograd: .grad never aliases a gradient someone else holds") {
   CHECK(y.grad().sum().item<float>() == 10.0f);
 }
 
+TEST_CASE("autograd: a first-order backward adds into .grad in place when nothing else sees it") {
+  // As PyTorch's `grad += new_grad`: .grad keeps its memory across steps (a CUDA graph's captured
+  // optimizer step reads it there), and the values are the sum.
+  Tensor w = ones({3}).requires_grad_();
+  (w * 2.0).sum().backward();
+  const void* first = w.grad().data_ptr();
+  (w * 3.0).sum().backward();
+  CHECK(w.grad().data_ptr() == first);
+  CHECK(w.grad().sum().item<float>() == 15.0f);
+  // Zeroed in place between steps, as an optimizer's zero_grad(false) does: still the same memory.
+  w.grad().zero_();
+  (w * 4.0).sum().backward();
+  CHECK(w.grad().data_ptr() == first);
+  CHECK(w.grad().sum().item<float>() == 12.0f);
+  // A handle the caller keeps sees .grad as it was: the sum then goes to new memory.
+  const Tensor kept = w.grad();
+  (w * 1.0).sum().backward();
+  CHECK(w.grad().data_ptr() != first);
+  CHECK(kept.sum().item<float>() == 12.0f);
+  CHECK(w.grad().sum().item<float>() == 15.0f);
+  // Building a graph (create_graph): out of place, so the old .grad's history is left alone.
+  Tensor x = ones({2}).requires_grad_();
+  (x * x).sum().backward({}, /*retain_graph=*/false, /*create_graph=*/true);
+  const void* made = x.grad().data_ptr();
+  (x * x).sum().backward({}, false, true);
+  CHECK(x.grad().data_ptr() != made);
+  CHECK(x.grad().sum().item<float>() == 8.0f);
+}
+
 TEST_CASE("autograd: a weight's gradient made through transposed views becomes .grad without a copy") {
   // linear's weight enters the product as w.t(): its gradient is mm(g.t(), x) seen through two
   // transposes, a view whose base only that view holds. .grad takes the storage, as PyTorch's

@@ -97,3 +97,28 @@ TEST_CASE("transformer step: sizes that make no model are refused") {
   const TransformerBatch too_long = anatomy::testing::transformer_batch(c, 21);  // the table holds 20 positions
   CHECK_THROWS_WITH_AS(model.loss(too_long.tokens, too_long.targets), doctest::Contains("exceeds"), ValueError);
 }
+
+TEST_CASE("transformer step: transformer_training_step makes the same model each time, and eager_step trains it") {
+  TransformerStepConfig c = tiny();
+  c.seq_lens = {16};
+  default_generator(DeviceType::CPU).manual_seed(3);
+  std::vector<std::vector<Tensor>> batches;
+  for (int i = 0; i < 6; ++i) {
+    const TransformerBatch b = anatomy::testing::transformer_batch(c, 16);
+    batches.push_back({b.tokens, b.targets});
+  }
+  auto run = [&] {
+    anatomy::testing::TrainingStep s = anatomy::testing::transformer_training_step(c);
+    std::vector<double> losses;
+    for (const auto& b : batches) losses.push_back(anatomy::testing::eager_step(s, b).item<double>());
+    return losses;
+  };
+  const std::vector<double> losses = run();
+  CHECK(losses.back() < losses.front());
+  CHECK(run() == losses);
+  anatomy::testing::TrainingStep s = anatomy::testing::transformer_training_step(c);
+  CHECK_THROWS_WITH_AS(s.loss({batches[0][0]}), doctest::Contains("a batch is {tokens, targets}, got 1"), ValueError);
+  // The graphed step needs CUDA tensors: make_graphed says so, whatever the build.
+  CHECK_THROWS_WITH_AS(anatomy::testing::GraphedStep(std::move(s), batches[0]), doctest::Contains("CUDA tensor"),
+                       ValueError);
+}

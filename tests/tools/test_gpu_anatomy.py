@@ -159,12 +159,13 @@ def outputs(tmp):
     if doc:
         check(len(doc["results"]["views"]) == 10, "layout: ten views in the JSON")
     dlpack(tmp)
+    graphs(tmp)
     out, doc = report(["c00", "device-info"], os.path.join(tmp, "device.json"))
     check("cpu: " in out, "device-info: the CPU line")
     if doc:
         check(doc["results"]["cpu"]["logical_cores"] >= 1, "device-info: the CPU's cores")
     rc, out, _ = run("--help")
-    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "c08", "suite")),
+    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "c08", "c09", "suite")),
           "--help lists the chapters")
     rc, out, _ = run("c01", "--help")
     check(rc == 0 and all(e in out for e in ("contiguity-bench", "sync-points", "autograd-inspect", "layout")),
@@ -200,6 +201,23 @@ def dlpack(tmp):
         check([r["bytes"] for r in doc["results"]["rows"]] == [4, 1000], "c08 dlpack --sizes: the rows")
 
 
+def graphs(tmp):
+    """c09 graphs on the CPU: the reason it needs a CUDA device, exit 0, a report with nothing
+    measured; the same without --device where the build or the machine has no GPU."""
+    out, doc = report(["c09", "graphs", "--device", "cpu", "--iters", "3"], os.path.join(tmp, "c09.json"))
+    check(re.search(r"^c09 graphs needs a CUDA device \(.+\): .*run it with --device cuda:0 on a GPU machine$", out,
+                    re.M) is not None, f"c09 graphs on the CPU: the reason:\n{out}")
+    check("Notes:\n  - nothing measured" in out, f"c09 graphs on the CPU: the note:\n{out}")
+    check("eager/replay" not in out, "c09 graphs on the CPU: no table")
+    if doc:
+        check(doc["measurements"] == [] and doc["results"]["rows"] == [], "c09 graphs on the CPU: nothing measured")
+        check(doc["options"]["iters"] == 3, "c09 graphs: the options")
+    if "no CUDA device" in run("c00", "device-info")[1]:
+        rc, out, err = run("c09", "graphs")
+        check(rc == 0 and "needs a CUDA device" in out and "running on cpu" in err,
+              f"c09 graphs without --device and without a GPU: exit {rc}:\n{out}{err}")
+
+
 def suite(tmp):
     """suite --quick on the CPU: every report in one valid document, then the plots of it."""
     path = os.path.join(tmp, "suite.json")
@@ -213,10 +231,10 @@ def suite(tmp):
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
                     ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
                     ("c06", "custom-backend"),
-                    ("c07", "cpu-vs-gpu"), ("c08", "dlpack")],
+                    ("c07", "cpu-vs-gpu"), ("c08", "dlpack"), ("c09", "graphs")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 14, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 15, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
@@ -242,7 +260,7 @@ def gpu(tmp):
     if "no CUDA device" in run("c00", "device-info")[1]:
         print("[anatomy-skip] no CUDA device")
         return
-    for args, count in ((["suite", "--quick"], 14), (["c01", "all", "--quick"], 4)):
+    for args, count in ((["suite", "--quick"], 15), (["c01", "all", "--quick"], 4)):
         path = os.path.join(tmp, "gpu.json")
         rc, out, err = run(*args, "--device", "cuda:0", "--json", path, "--quiet")
         if not check(rc == 0, f"{args} on cuda:0: exit {rc}: {err.strip()}\n{out[-3000:]}"):
@@ -297,6 +315,9 @@ def errors(tmp):
     bad(["c08", "dlpack", "--device", "cpu", "--batch", "2000000000"], 2, "--batch", "at most 1000000")
     bad(["c08", "dlpack", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c08", "dlpak"], 2, "unknown experiment 'dlpak'", "did you mean 'dlpack'?")
+    bad(["c09", "graph"], 2, "unknown experiment 'graph'", "did you mean 'graphs'?")
+    bad(["c09", "graphs", "--device", "cpu", "--iters", "0"], 2, "--iters")
+    bad(["c09", "graphs", "--device", "cpu", "--sizes", "4"], 2, "unknown option '--sizes'")
     bad(["c03", "fragmentation", "--conf", "expandable_segment:True"], 2, "--conf", "expandable_segment")
     bad(["c03", "oom", "--fraction", "1.5"], 2, "--fraction", "1.5")
     # More than the machine has: the allocator's message, exit 3.
@@ -307,6 +328,7 @@ def errors(tmp):
         bad(["c01", "layout", "--device", "cuda:0"], 2, "--device cuda:0", "no CUDA device")
         bad(["c01", "layout", "--device", "cuda:7"], 2, "--device cuda:7", "no CUDA device")
         bad(["c08", "dlpack", "--device", "cuda:0", "--quick"], 2, "--device cuda:0", "no CUDA device")
+        bad(["c09", "graphs", "--device", "cuda:0"], 2, "--device cuda:0", "no CUDA device")
     else:
         bad(["c01", "layout", "--device", "cuda:99"], 2, "--device cuda:99", "cuda:0 (")
     target = os.path.join(tmp, "missing-folder", "out.json")
