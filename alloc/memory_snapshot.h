@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "anatomy/core/json_string.h"
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/memory_history.h"
+#include "anatomy/core/json_string.h"
 
 namespace anatomy::alloc {
 

@@ -28,7 +28,8 @@ BENCHMARK(BM_AddTiny);
 // restart is not timed).
 void profiled_add(benchmark::State& state, bool record_shapes) {
   const Tensor a = anatomy::ones({1}), b = anatomy::ones({1});
-  auto profile = std::make_unique<anatomy::profiler::Profile>(anatomy::profiler::ProfileOptions{.record_shapes = record_shapes});
+  auto profile =
+      std::make_unique<anatomy::profiler::Profile>(anatomy::profiler::ProfileOptions{.record_shapes = record_shapes});
   int64_t n = 0;
   for (auto _ : state) {
     Tensor c = a + b;

@@ -61,7 +61,7 @@ Range::Range(std::string name) : nvtx_(name.c_str()) {
   Recording* r = thread_recording();
   if (r == nullptr || !r->active.load(std::memory_order_relaxed)) return;
   log_ = thread_log();
-  index_ = begin_event(*r, *log_, std::move(name), true);
+  index_ = begin_range(*r, *log_, std::move(name));
 }
 
 Range::~Range() {

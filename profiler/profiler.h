@@ -41,13 +41,13 @@ struct ProfileOptions {
 
 // One recorded operator call or user range. Times are in microseconds from the profile's start.
 struct Event {
-  std::string name;                      // "aten::add.Tensor", or the Range's name
-  bool is_range = false;                 // a profiler::Range, not an operator
+  std::string name;                       // "aten::add.Tensor", or the Range's name
+  bool is_range = false;                  // a profiler::Range, not an operator
   std::vector<std::string> input_shapes;  // per tensor argument: "[2, 3] float32"; "[]" for a 0-d one
-  std::string key;                       // the backend key that ran it: "CPU", "CUDA", "Meta", ...
-  int thread = 0;                        // 1, 2, ...: threads numbered as they first record
-  int depth = 0;                         // 0: called by the user; n: inside n other events
-  int64_t parent = -1;                   // the index of the enclosing event, or -1
+  std::string key;                        // the backend key that ran it: "CPU", "CUDA", "Meta", ...
+  int thread = 0;                         // 1, 2, ...: threads numbered as they first record
+  int depth = 0;                          // 0: called by the user; n: inside n other events
+  int64_t parent = -1;                    // the index of the enclosing event, or -1
   double cpu_start_us = 0, cpu_end_us = 0;
   // Device time (CUDA operators): the span between events recorded on `stream` before and after
   // the call; -1 when there is none.
@@ -70,7 +70,7 @@ struct ThreadLog;
 class Profile {
  public:
   explicit Profile(ProfileOptions options = {});  // starts recording on the calling thread
-  ~Profile();                                      // stops, if still recording
+  ~Profile();                                     // stops, if still recording
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
@@ -124,7 +124,7 @@ class Range {
 
  private:
   ThreadLog* log_ = nullptr;  // the thread's log it was recorded in, if any
-  int64_t index_ = -1;         // its event there
+  int64_t index_ = -1;        // its event there
   cuda::nvtx::Range nvtx_;
 };
 

@@ -20,10 +20,18 @@ struct ThreadState {
 // A pointer, so that the thread's static TLS stays small (the Python module is loaded with dlopen).
 thread_local ThreadState* t_state = nullptr;
 
-std::string shape_of(const Tensor& t) {
-  std::string_view dtype = torch_name(t.dtype());  // "torch.float32": the name after the dot
+std::string shape_string(const ThreadLog& log, const RawShape& s) {
+  std::string_view dtype = torch_name(s.dtype);  // "torch.float32": the name after the dot
   dtype.remove_prefix(dtype.find('.') + 1);
-  return fmt::format("[{}] {}", fmt::join(t.sizes(), ", "), dtype);
+  const auto first = log.dims.begin() + s.first_dim;
+  return fmt::format("[{}] {}", fmt::join(first, first + s.ndim, ", "), dtype);
+}
+
+void record_shape(ThreadLog& log, const Tensor& t) {
+  const IntArrayRef sizes = t.sizes();
+  log.shapes.push_back({static_cast<uint32_t>(log.dims.size()), static_cast<uint32_t>(sizes.size()), t.dtype()});
+  log.dims.insert(log.dims.end(), sizes.begin(), sizes.end());
+  ++log.event_shapes.back().second;
 }
 
 // The tensors among an operator's arguments (the top `nargs` of the stack).
@@ -56,11 +64,11 @@ void profiler_fallback(const dispatch::OperatorHandle& op, DispatchKeySet ks, di
   }
   Recording& r = *st->recording;
   ThreadLog& log = *st->log;
-  const int64_t index = begin_event(r, log, op.name(), false);
+  const int64_t index = begin_operator(r, log, op.name());
   const size_t nargs = op.schema().arguments.size();
   std::optional<Device> device;
   for_each_tensor(stack, nargs, [&](const Tensor& t) {
-    if (r.options.record_shapes) log.events[index].input_shapes.push_back(shape_of(t));
+    if (r.options.record_shapes) record_shape(log, t);
     if (!device || (t.is_cuda() && !device->is_cuda())) device = t.device();
   });
   const DispatchKey backend = ks.highest_backend();
@@ -131,7 +139,9 @@ void detach_thread() {
   delete st;
 }
 
-int64_t begin_event(Recording& r, ThreadLog& log, std::string name, bool is_range) {
+namespace {
+
+int64_t begin_event(Recording& r, ThreadLog& log, std::string name, bool is_range, const std::string* op_name) {
   Event e;
   e.name = std::move(name);
   e.is_range = is_range;
@@ -144,9 +154,21 @@ int64_t begin_event(Recording& r, ThreadLog& log, std::string name, bool is_rang
   }
   e.cpu_start_us = r.now_us();
   log.events.push_back(std::move(e));
+  log.op_names.push_back(op_name);
+  log.event_shapes.emplace_back(static_cast<uint32_t>(log.shapes.size()), 0);
   const auto index = static_cast<int64_t>(log.events.size() - 1);
   log.open.push_back(index);
   return index;
+}
+
+}  // namespace
+
+int64_t begin_operator(Recording& r, ThreadLog& log, const std::string& op_name) {
+  return begin_event(r, log, std::string(), false, &op_name);
+}
+
+int64_t begin_range(Recording& r, ThreadLog& log, std::string name) {
+  return begin_event(r, log, std::move(name), true, nullptr);
 }
 
 void end_event(Recording& r, ThreadLog& log, int64_t index) {
@@ -167,6 +189,13 @@ void finish(Recording& r) {
       e.device_end_us = ref.host_us + 1e3 * ref.event.elapsed_time(span->end);
     }
     log->spans.clear();
+    // The names and shapes, written out now.
+    for (size_t i = 0; i < log->events.size(); ++i) {
+      Event& e = log->events[i];
+      if (log->op_names[i] != nullptr) e.name = *log->op_names[i];
+      const auto [first, count] = log->event_shapes[i];
+      for (uint32_t k = first; k < first + count; ++k) e.input_shapes.push_back(shape_string(*log, log->shapes[k]));
+    }
   }
   // One list, parents renumbered: the logs one after another, then sorted by start time.
   std::vector<std::pair<double, std::pair<size_t, size_t>>> order;  // (start, (log, index))
@@ -176,7 +205,8 @@ void finish(Recording& r) {
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::vector<int64_t>> new_index(r.logs.size());
   for (size_t l = 0; l < r.logs.size(); ++l) new_index[l].resize(r.logs[l]->events.size());
-  for (size_t k = 0; k < order.size(); ++k) new_index[order[k].second.first][order[k].second.second] = static_cast<int64_t>(k);
+  for (size_t k = 0; k < order.size(); ++k)
+    new_index[order[k].second.first][order[k].second.second] = static_cast<int64_t>(k);
   r.merged.clear();
   r.merged.reserve(order.size());
   for (const auto& [start, at] : order) {

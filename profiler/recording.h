@@ -23,9 +23,24 @@ struct DeviceSpan {
   cuda::Event start{/*enable_timing=*/true}, end{/*enable_timing=*/true};
 };
 
+// One tensor argument's shape, kept as numbers while recording and written out when the profile
+// stops (formatting costs more than the rest of an event).
+struct RawShape {
+  uint32_t first_dim;  // in ThreadLog::dims
+  uint32_t ndim;
+  DType dtype;
+};
+
 struct ThreadLog {
   int thread = 0;
   std::vector<Event> events;
+  // Per event, kept apart from it while recording: the operator's name (the dispatcher's own
+  // string, which lives as long as the program; nullptr for a range, whose Event has its name)
+  // and its shapes (a range [first, first + count) of `shapes`).
+  std::vector<const std::string*> op_names;
+  std::vector<std::pair<uint32_t, uint32_t>> event_shapes;
+  std::vector<RawShape> shapes;
+  std::vector<int64_t> dims;
   std::vector<int64_t> open;  // the events begun and not yet ended, innermost last
   std::vector<std::unique_ptr<DeviceSpan>> spans;
 };
@@ -57,8 +72,9 @@ void attach_thread(const std::shared_ptr<Recording>& r);
 void detach_thread();
 
 // Begins an event on the calling thread's log (nesting under the innermost open one) and returns
-// its index; ends it.
-int64_t begin_event(Recording& r, ThreadLog& log, std::string name, bool is_range);
+// its index: an operator's (its name is the dispatcher's string) or a range's; ends it.
+int64_t begin_operator(Recording& r, ThreadLog& log, const std::string& op_name);
+int64_t begin_range(Recording& r, ThreadLog& log, std::string name);
 void end_event(Recording& r, ThreadLog& log, int64_t index);
 
 // Waits for every span's events and fills the device times; merges the logs (recording.cpp).

@@ -94,9 +94,9 @@ std::string Profile::table(SortBy sort_by, bool group_by_shape, int row_limit) c
   std::string out = rule + "\n" + header + "\n" + rule + "\n";
   for (const Row& r : sorted) {
     const std::string name = r.name.size() > 50 ? r.name.substr(0, 47) + "..." : r.name;
-    std::string line = fmt::format("{:<{}}  {:>12}  {:>7.2f}%  {:>12}  {:>12}", name, name_width, time_string(r.cpu_self),
-                                   cpu_all > 0 ? 100.0 * r.cpu_self / cpu_all : 0.0, time_string(r.cpu_total),
-                                   time_string(r.cpu_total / static_cast<double>(r.count)));
+    std::string line = fmt::format("{:<{}}  {:>12}  {:>7.2f}%  {:>12}  {:>12}", name, name_width,
+                                   time_string(r.cpu_self), cpu_all > 0 ? 100.0 * r.cpu_self / cpu_all : 0.0,
+                                   time_string(r.cpu_total), time_string(r.cpu_total / static_cast<double>(r.count)));
     if (any_cuda) {
       line += fmt::format("  {:>12}  {:>12}  {:>12}", time_string(r.cuda_self), time_string(r.cuda_total),
                           time_string(r.cuda_total / static_cast<double>(r.count)));

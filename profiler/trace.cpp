@@ -33,8 +33,8 @@ std::string Profile::chrome_trace() const {
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     threads.insert(e.thread);
-    std::string args = fmt::format("\"input_shapes\": {}, \"key\": {}, \"depth\": {}", shapes_json(e),
-                                   json_string(e.key), e.depth);
+    std::string args =
+        fmt::format("\"input_shapes\": {}, \"key\": {}, \"depth\": {}", shapes_json(e), json_string(e.key), e.depth);
     if (!e.autograd_node.empty()) {
       args += fmt::format(", \"autograd_node\": {}, \"sequence_nr\": {}", json_string(e.autograd_node),
                           e.autograd_sequence_nr);
@@ -47,29 +47,32 @@ std::string Profile::chrome_trace() const {
     if (e.device_start_us < 0) continue;
     streams.insert({e.device, e.stream});
     const int pid = 1 + e.device;
-    items.push_back(fmt::format(
-        "{{\"name\": {}, \"cat\": \"device\", \"ph\": \"X\", \"pid\": {}, \"tid\": {}, \"ts\": {:.3f}, \"dur\": {:.3f}, "
-        "\"args\": {{\"operator\": {}}}}}",
-        json_string(e.name), pid, json_string(stream_row(e)), e.device_start_us, e.device_us(), i));
-    items.push_back(fmt::format(
-        "{{\"name\": \"launch\", \"cat\": \"flow\", \"ph\": \"s\", \"id\": {}, \"pid\": 0, \"tid\": {}, \"ts\": {:.3f}}}",
-        i, e.thread, e.cpu_start_us));
-    items.push_back(fmt::format(
-        "{{\"name\": \"launch\", \"cat\": \"flow\", \"ph\": \"f\", \"bp\": \"e\", \"id\": {}, \"pid\": {}, \"tid\": {}, "
-        "\"ts\": {:.3f}}}",
-        i, pid, json_string(stream_row(e)), e.device_start_us));
+    items.push_back(
+        fmt::format("{{\"name\": {}, \"cat\": \"device\", \"ph\": \"X\", \"pid\": {}, \"tid\": {}, \"ts\": {:.3f}, "
+                    "\"dur\": {:.3f}, "
+                    "\"args\": {{\"operator\": {}}}}}",
+                    json_string(e.name), pid, json_string(stream_row(e)), e.device_start_us, e.device_us(), i));
+    items.push_back(
+        fmt::format("{{\"name\": \"launch\", \"cat\": \"flow\", \"ph\": \"s\", \"id\": {}, \"pid\": 0, \"tid\": {}, "
+                    "\"ts\": {:.3f}}}",
+                    i, e.thread, e.cpu_start_us));
+    items.push_back(
+        fmt::format("{{\"name\": \"launch\", \"cat\": \"flow\", \"ph\": \"f\", \"bp\": \"e\", \"id\": {}, \"pid\": {}, "
+                    "\"tid\": {}, "
+                    "\"ts\": {:.3f}}}",
+                    i, pid, json_string(stream_row(e)), e.device_start_us));
   }
   // Names for the rows: the host, its threads, each device.
   items.push_back(R"({"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "host"}})");
   for (int t : threads) {
-    items.push_back(fmt::format(R"({{"name": "thread_name", "ph": "M", "pid": 0, "tid": {}, "args": {{"name": "thread {}"}}}})",
-                                t, t));
+    items.push_back(fmt::format(
+        R"({{"name": "thread_name", "ph": "M", "pid": 0, "tid": {}, "args": {{"name": "thread {}"}}}})", t, t));
   }
   std::set<int> devices;
   for (const auto& [d, s] : streams) devices.insert(d);
   for (int d : devices) {
-    items.push_back(fmt::format(R"({{"name": "process_name", "ph": "M", "pid": {}, "args": {{"name": "cuda:{}"}}}})",
-                                1 + d, d));
+    items.push_back(
+        fmt::format(R"({{"name": "process_name", "ph": "M", "pid": {}, "args": {{"name": "cuda:{}"}}}})", 1 + d, d));
   }
   return fmt::format("{{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n{}\n]}}\n", fmt::join(items, ",\n"));
 }
@@ -93,9 +96,9 @@ std::string Profile::to_json() const {
         "\"parent\": {}, \"cpu_start_us\": {:.3f}, \"cpu_end_us\": {:.3f}, \"device\": {}, \"stream\": {}, "
         "\"device_start_us\": {:.3f}, \"device_end_us\": {:.3f}, \"autograd_node\": {}, \"sequence_nr\": {}, "
         "\"memory_delta\": {}}}",
-        json_string(e.name), e.is_range, shapes_json(e), json_string(e.key), e.thread, e.depth, e.parent, e.cpu_start_us,
-        e.cpu_end_us, e.device, e.stream, e.device_start_us, e.device_end_us, json_string(e.autograd_node),
-        e.autograd_sequence_nr, e.memory_delta));
+        json_string(e.name), e.is_range, shapes_json(e), json_string(e.key), e.thread, e.depth, e.parent,
+        e.cpu_start_us, e.cpu_end_us, e.device, e.stream, e.device_start_us, e.device_end_us,
+        json_string(e.autograd_node), e.autograd_sequence_nr, e.memory_delta));
   }
   return fmt::format("{{\"events\": [\n{}\n]}}\n", fmt::join(items, ",\n"));
 }

@@ -58,12 +58,12 @@ def main(argv):
     if not rows:
         print(f"plot-profile: error: {argv[1]}: no events", file=sys.stderr)
         return 1
-    fig, ax = plt.subplots(figsize=(12, 1 + 0.9 * len(rows)))
+    fig, ax = plt.subplots(figsize=(12, max(4.0, 1 + 1.2 * len(rows))))
     legend = {}
     for r, (label, bars) in enumerate(rows):
         for start, duration, name, level in bars:
             height = 0.8 / DEPTHS_SHOWN
-            y = r + 0.4 - (level + 1) * height
+            y = r - 0.4 + level * height  # callers on top (the axis is inverted), callees below
             patch = ax.broken_barh([(start, max(duration, 1e-3))], (y, height * 0.9), facecolors=colour(name))
             legend.setdefault(name, patch)
     ax.set_yticks(range(len(rows)))

@@ -40,8 +40,12 @@ void run(const Options& o) {
   config.batch = o.quick ? 2 : 8;
   const int64_t seq = o.quick ? 16 : 128;
   config.seq_lens = {seq};
-  report.set_option("config", {{"layers", config.layers}, {"hidden", config.hidden}, {"heads", config.heads},
-                               {"vocab", config.vocab}, {"batch", config.batch}, {"seq_len", seq}});
+  report.set_option("config", {{"layers", config.layers},
+                               {"hidden", config.hidden},
+                               {"heads", config.heads},
+                               {"vocab", config.vocab},
+                               {"batch", config.batch},
+                               {"seq_len", seq}});
   manual_seed(config.seed);
   const testing::TransformerModel model(config);
   const testing::TransformerBatch batch = testing::transformer_batch(config, seq);
@@ -90,9 +94,10 @@ void run(const Options& o) {
   report.results()["overhead_us_per_operator"] = per_op_us;
   report.add_note(fmt::format("{} operators in the forward, {} in the backward (each with its autograd node)",
                               forward_ops, backward_ops));
-  report.add_note(fmt::format("the step takes {:.3f} ms, {:.3f} ms profiled: {:.2f} us per operator (target: at most "
-                              "1 us on the CPU)",
-                              plain_ms, profiled_ms, per_op_us));
+  report.add_note(
+      fmt::format("the step takes {:.3f} ms, {:.3f} ms profiled: {:.2f} us per operator (target: at most "
+                  "1 us on the CPU)",
+                  plain_ms, profiled_ms, per_op_us));
   if (!o.trace.empty()) {
     write_file_atomically(o.trace, p.chrome_trace(), "--trace");
     report.add_note(fmt::format("trace written to {} (scripts/plot-profile.py {} <name> draws it)", o.trace, o.trace));
@@ -105,7 +110,8 @@ void run(const Options& o) {
 }  // namespace
 
 void add_c10_profile(CLI::App& chapter) {
-  CLI::App* cmd = chapter.add_subcommand("profile", "where a transformer step's time goes: the profiler's table and trace");
+  CLI::App* cmd =
+      chapter.add_subcommand("profile", "where a transformer step's time goes: the profiler's table and trace");
   auto o = std::make_shared<Options>();
   add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 10, 2});
   cmd->add_option("--trace", o->trace, "write the Chrome trace of the profiled step to this file");

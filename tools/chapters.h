@@ -39,6 +39,9 @@ void add_c08_dlpack(CLI::App& chapter);
 // c09 graphs: graphs: eager against CUDA graph replays (100 dependent adds, an MLP and a
 // transformer training step), the capture cost, issue 23's targets.
 void add_c09_graphs(CLI::App& chapter);
+// c10 profile: profile [--trace F] [--rows N] [--quick]: the profiler's table and trace of a
+// transformer training step, and what profiling costs per operator.
+void add_c10_profile(CLI::App& chapter);
 // suite [--quick]: every experiment that writes a report, one JSON document for all.
 void add_suite(CLI::App& app);
 

@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
   anatomy::tools::add_c07_cpu_vs_gpu(*chapter("c07", "cpu-vs-gpu (seed 003): where the GPU starts to pay off"));
   anatomy::tools::add_c08_dlpack(*chapter("c08", "interop: DLPack exchange without a copy"));
   anatomy::tools::add_c09_graphs(*chapter("c09", "graphs (issue 23): CUDA graphs, captured once and replayed"));
+  anatomy::tools::add_c10_profile(*chapter("c10", "profiler (issue 24): where the time of a step goes"));
   anatomy::tools::add_suite(app);
   try {
     app.parse(argc, argv);  // runs the chosen experiment's callback

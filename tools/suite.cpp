@@ -51,6 +51,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c07", "cpu-vs-gpu", {"--sizes", gpu ? "64,256,1024,2048" : "64,128,256", "--iters", "5"}});
     steps.push_back({"c08", "dlpack", {"--quick"}});
     steps.push_back({"c09", "graphs", {"--iters", "10", "--warmup", "2"}});
+    steps.push_back({"c10", "profile", {"--quick", "--iters", "3"}});
   } else {
     steps.push_back({"c01", "contiguity-bench", {}});
     steps.push_back({"c01", "sync-points", {}});
@@ -65,6 +66,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c07", "cpu-vs-gpu", {}});
     steps.push_back({"c08", "dlpack", {}});
     steps.push_back({"c09", "graphs", {}});
+    steps.push_back({"c10", "profile", {}});
   }
   return steps;
 }

@@ -160,12 +160,13 @@ def outputs(tmp):
         check(len(doc["results"]["views"]) == 10, "layout: ten views in the JSON")
     dlpack(tmp)
     graphs(tmp)
+    profile(tmp)
     out, doc = report(["c00", "device-info"], os.path.join(tmp, "device.json"))
     check("cpu: " in out, "device-info: the CPU line")
     if doc:
         check(doc["results"]["cpu"]["logical_cores"] >= 1, "device-info: the CPU's cores")
     rc, out, _ = run("--help")
-    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "c08", "c09", "suite")),
+    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "c08", "c09", "c10", "suite")),
           "--help lists the chapters")
     rc, out, _ = run("c01", "--help")
     check(rc == 0 and all(e in out for e in ("contiguity-bench", "sync-points", "autograd-inspect", "layout")),
@@ -218,6 +219,33 @@ def graphs(tmp):
               f"c09 graphs without --device and without a GPU: exit {rc}:\n{out}{err}")
 
 
+def profile(tmp):
+    """c10 profile --quick on the CPU: the table with the forward's and backward's operators, the
+    overhead note, the Chrome trace (valid, with both ranges) and its picture."""
+    trace = os.path.join(tmp, "c10-trace.json")
+    out, doc = report(["c10", "profile", "--device", "cpu", "--quick", "--iters", "2", "--trace", trace],
+                      os.path.join(tmp, "c10.json"))
+    for needle in ("Self CPU time total", "aten::matmul", "us per operator", "in the backward"):
+        check(needle in out, f"c10 profile: {needle!r} in:\n{out}")
+    if doc:
+        ops = doc["results"]["operators"]
+        check(ops["forward"] > 10 and ops["backward"] > 10, f"c10 profile: the operators {ops}")
+        check(len(doc["measurements"]) == 2, "c10 profile: the step with and without a profile")
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    ranges = {e["name"] for e in events if e.get("cat") == "user_range"}
+    check(ranges == {"forward", "backward"}, f"c10 profile: the trace's ranges {ranges}")
+    script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-profile.py")
+    picture = os.path.join(tmp, "c10-timeline")
+    p = subprocess.run([sys.executable, script, trace, picture], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"plot-profile: exit {p.returncode}: {p.stderr}")
+    for ext in ("svg", "png"):
+        check(os.path.exists(f"{picture}.{ext}") and os.path.getsize(f"{picture}.{ext}") > 1000, f"plot-profile: {ext}")
+    bad_trace = subprocess.run([sys.executable, script, os.path.join(tmp, "missing.json"), picture],
+                               capture_output=True, text=True, timeout=60)
+    check(bad_trace.returncode == 1 and "plot-profile: error" in bad_trace.stderr, "plot-profile: a missing file")
+
+
 def suite(tmp):
     """suite --quick on the CPU: every report in one valid document, then the plots of it."""
     path = os.path.join(tmp, "suite.json")
@@ -231,10 +259,10 @@ def suite(tmp):
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
                     ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
                     ("c06", "custom-backend"),
-                    ("c07", "cpu-vs-gpu"), ("c08", "dlpack"), ("c09", "graphs")],
+                    ("c07", "cpu-vs-gpu"), ("c08", "dlpack"), ("c09", "graphs"), ("c10", "profile")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 15, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 16, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
@@ -316,6 +344,7 @@ def errors(tmp):
     bad(["c08", "dlpack", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c08", "dlpak"], 2, "unknown experiment 'dlpak'", "did you mean 'dlpack'?")
     bad(["c09", "graph"], 2, "unknown experiment 'graph'", "did you mean 'graphs'?")
+    bad(["c10", "profile", "--device", "cpu", "--rows", "0"], 2, "--rows", "at least 1")
     bad(["c09", "graphs", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c09", "graphs", "--device", "cpu", "--sizes", "4"], 2, "unknown option '--sizes'")
     bad(["c03", "fragmentation", "--conf", "expandable_segment:True"], 2, "--conf", "expandable_segment")
