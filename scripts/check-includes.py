@@ -68,6 +68,7 @@ PUBLIC_ONLY = {
     "tests/gpu": PUBLIC_HEADERS + ("testing/",),
     "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h"),
     "graphed": ("anatomy.h", "cuda.h", "graphed/"),
+    "nn": ("anatomy.h", "cuda.h", "nn/"),
     "profiler": ("anatomy.h", "cuda.h", "alloc/cpu_allocator.h", "core/json_string.h", "profiler/"),
 }
 
