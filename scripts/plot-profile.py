@@ -9,6 +9,7 @@ usage: scripts/plot-profile.py TRACE.json OUT_BASENAME   (writes OUT_BASENAME.sv
 Runs with Debian's interpreter and python3-matplotlib (scripts/setup.sh installs it).
 """
 import json
+import os
 import sys
 import zlib
 
@@ -74,6 +75,7 @@ def main(argv):
     top = sorted(legend, key=lambda n: -sum(d for row in rows for s, d, m, lv in row[1] if m == n))[:12]
     ax.legend([legend[n] for n in top], top, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     fig.tight_layout()
+    os.makedirs(os.path.dirname(argv[2]) or ".", exist_ok=True)
     for ext in ("svg", "png"):
         fig.savefig(f"{argv[2]}.{ext}", dpi=120)
     return 0
