@@ -1,27 +1,59 @@
-// Optimizers: SGD (with momentum, dampening, weight decay, Nesterov) and AdamW, updating
-// parameters in place under no-grad, as torch.optim does.
+// Optimizers, as torch.optim: SGD (momentum, dampening, weight decay, Nesterov), Adam and AdamW
+// (optionally capturable into a CUDA graph), RMSprop. Each updates its parameters in place under
+// no-grad, per parameter group: a group is a list of parameters with its own options, whose
+// learning rate (and any other option) can change between steps (the LR schedulers of
+// optim/lr_scheduler.h do). state_dict() gives the optimizer's state and options as a flat map of
+// tensors, ready for a safetensors checkpoint; load_state_dict() puts them back.
 //
 //   optim::SGD opt({w1, b1, w2, b2}, {.lr = 0.1, .momentum = 0.9});
+//   optim::AdamW opt2({{.params = {w1, w2}, .options = {.lr = 1e-3}},
+//                      {.params = {b1, b2}, .options = {.lr = 1e-3, .weight_decay = 0}}});
 //   for (...) { opt.zero_grad(); loss(...).backward(); opt.step(); }
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "anatomy/core/tensor.h"
 
 namespace anatomy::optim {
 
+// Every optimizer's interface. Parameters are numbered across the groups in order (the numbers
+// of state_dict's "state.<n>." keys, as PyTorch's).
 class Optimizer {
  public:
-  explicit Optimizer(std::vector<Tensor> params);
   virtual ~Optimizer() = default;
   // Clears every parameter's .grad (set_to_none, PyTorch's default) or zeroes it in place.
   void zero_grad(bool set_to_none = true);
   virtual void step() = 0;
+  // Every parameter, over the groups in order.
   const std::vector<Tensor>& params() const { return params_; }
+  virtual size_t num_groups() const = 0;
+  virtual double lr(size_t group = 0) const = 0;
+  // The learning rate of one group (IndexError for a group that does not exist), or of all.
+  virtual void set_lr(size_t group, double lr) = 0;
+  void set_lr(double lr);
+  // "state.<n>.<name>" per parameter n that has state (its step count as a 0-d int64 or fp64
+  // tensor, its buffers) and "param_groups.<g>.<option>" per group option (0-d fp64 CPU tensors).
+  virtual std::map<std::string, Tensor> state_dict() const = 0;
+  // Puts back what state_dict gave (from this optimizer or one built alike): every problem
+  // (a missing or unexpected key, a shape that differs) is reported in one ValueError and
+  // nothing changes. Buffers are copied to their parameter's device and dtype.
+  virtual void load_state_dict(const std::map<std::string, Tensor>& state) = 0;
 
  protected:
+  explicit Optimizer(std::vector<Tensor> params, const char* name);
   std::vector<Tensor> params_;
+  const char* name_;
+};
+
+// A group of parameters with their options.
+template <typename Options>
+struct ParamGroup {
+  std::vector<Tensor> params;
+  Options options;
 };
 
 struct SGDOptions {
@@ -32,22 +64,16 @@ struct SGDOptions {
   bool nesterov = false;
 };
 
-class SGD final : public Optimizer {
- public:
-  SGD(std::vector<Tensor> params, SGDOptions options);
-  void step() override;
-
- private:
-  SGDOptions opt_;
-  std::vector<Tensor> momentum_;  // one buffer per parameter, made at its first step
-};
-
-struct AdamWOptions {
+// Adam's (Decoupled = false) and AdamW's options: the same, but for weight decay's default and
+// meaning (Adam: L2, added to the gradient; AdamW: decoupled, shrinking the parameter).
+template <bool Decoupled>
+struct AdamFamilyOptions {
   double lr = 1e-3;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
-  double weight_decay = 1e-2;
+  double weight_decay = Decoupled ? 1e-2 : 0.0;
+  bool amsgrad = false;  // divide by the running maximum of the second moment
   // As PyTorch's capturable=True: each parameter's step count is a 0-d fp64 tensor on its device
   // and the bias corrections are computed there, so a step can be captured into a CUDA graph and
   // each replay advances the count (a few more kernels per parameter). Without it the count is a
@@ -55,19 +81,70 @@ struct AdamWOptions {
   // Either way the state is made at a parameter's first step, which must run before a capture.
   bool capturable = false;
 };
+using AdamOptions = AdamFamilyOptions<false>;
+using AdamWOptions = AdamFamilyOptions<true>;
 
-class AdamW final : public Optimizer {
- public:
-  AdamW(std::vector<Tensor> params, AdamWOptions options);
-  void step() override;
-
- private:
-  AdamWOptions opt_;
-  std::vector<Tensor> exp_avg_, exp_avg_sq_;
-  std::vector<Tensor> step_counts_;  // capturable: per parameter, on its device
-  int64_t steps_ = 0;
-
-  void capturable_step();
+struct RMSpropOptions {
+  double lr = 1e-2;
+  double alpha = 0.99;  // smoothing of the squared gradient's average
+  double eps = 1e-8;
+  double weight_decay = 0;
+  double momentum = 0;
+  bool centered = false;  // divide by the gradient's estimated variance, not its raw second moment
 };
+
+// The per-parameter state, and the groups, of one optimizer kind.
+template <typename Options>
+class GroupedOptimizer : public Optimizer {
+ public:
+  size_t num_groups() const override { return groups_.size(); }
+  double lr(size_t group = 0) const override { return group_at(group).options.lr; }
+  void set_lr(size_t group, double lr) override;
+  using Optimizer::set_lr;
+  // The groups, whose options may be changed between steps (checked at the next step).
+  std::vector<ParamGroup<Options>>& param_groups() { return groups_; }
+  const std::vector<ParamGroup<Options>>& param_groups() const { return groups_; }
+  std::map<std::string, Tensor> state_dict() const override;
+  void load_state_dict(const std::map<std::string, Tensor>& state) override;
+
+ protected:
+  GroupedOptimizer(std::vector<ParamGroup<Options>> groups, const char* name);
+  const ParamGroup<Options>& group_at(size_t group) const;
+  // Each parameter's named state tensors ("exp_avg", "step", ...), by parameter number.
+  std::vector<std::map<std::string, Tensor>> state_;
+  std::vector<ParamGroup<Options>> groups_;
+};
+
+class SGD final : public GroupedOptimizer<SGDOptions> {
+ public:
+  SGD(std::vector<Tensor> params, SGDOptions options);
+  explicit SGD(std::vector<ParamGroup<SGDOptions>> groups);
+  void step() override;
+};
+
+// Adam and AdamW (decoupled weight decay), as torch.optim's.
+template <bool Decoupled>
+class AdamFamily final : public GroupedOptimizer<AdamFamilyOptions<Decoupled>> {
+ public:
+  using Options = AdamFamilyOptions<Decoupled>;
+  AdamFamily(std::vector<Tensor> params, Options options);
+  explicit AdamFamily(std::vector<ParamGroup<Options>> groups);
+  void step() override;
+};
+using Adam = AdamFamily<false>;
+using AdamW = AdamFamily<true>;
+
+class RMSprop final : public GroupedOptimizer<RMSpropOptions> {
+ public:
+  RMSprop(std::vector<Tensor> params, RMSpropOptions options);
+  explicit RMSprop(std::vector<ParamGroup<RMSpropOptions>> groups);
+  void step() override;
+};
+
+// Scales every gradient of `params` by min(1, max_norm / (total + 1e-6)), total being the norm
+// of all their gradients together (norm_type 2, 1, or infinity), and returns total as a 0-d
+// tensor. Nothing waits for the device: the factor is a tensor. ValueError for a negative
+// max_norm or another norm type.
+Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2.0);
 
 }  // namespace anatomy::optim

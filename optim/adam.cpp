@@ -1,0 +1,91 @@
+// Adam's and AdamW's step (optim.h): torch.optim's single-tensor update, per group, with the step
+// count on the host, or on the device when capturable (then the step can be captured into a CUDA
+// graph and each replay advances it).
+#include <cmath>
+
+#include "anatomy/autograd/grad_mode.h"
+#include "anatomy/dispatch/ops.h"
+#include "anatomy/optim/options_fields.h"
+
+namespace anatomy::optim {
+
+template <bool Decoupled>
+AdamFamily<Decoupled>::AdamFamily(std::vector<Tensor> params, Options options)
+    : AdamFamily(std::vector<ParamGroup<Options>>{{std::move(params), options}}) {}
+
+template <bool Decoupled>
+AdamFamily<Decoupled>::AdamFamily(std::vector<ParamGroup<Options>> groups)
+    : GroupedOptimizer<Options>(std::move(groups), Decoupled ? "AdamW" : "Adam") {}
+
+namespace {
+
+Tensor scalar_like(double v, const Tensor& t) { return scalar_tensor(v, TensorOptions().dtype(t.dtype())); }
+
+// The moments' update, the same on both paths: weight decay, then the averages.
+template <bool Decoupled>
+Tensor update_moments(const AdamFamilyOptions<Decoupled>& o, const Tensor& p, Tensor g,
+                      std::map<std::string, Tensor>& state) {
+  if (o.weight_decay != 0) {
+    if constexpr (Decoupled) p.mul_(scalar_like(1 - o.lr * o.weight_decay, p));
+    else g = g.add(p, o.weight_decay);
+  }
+  state.at("exp_avg").mul_(scalar_like(o.beta1, p)).add_(g, 1 - o.beta1);
+  state.at("exp_avg_sq").mul_(scalar_like(o.beta2, p)).addcmul_(g, g, 1 - o.beta2);
+  if (!o.amsgrad) return state.at("exp_avg_sq");
+  Tensor& max_sq = state.at("max_exp_avg_sq");
+  maximum_out(max_sq, max_sq, state.at("exp_avg_sq"));
+  return max_sq;
+}
+
+}  // namespace
+
+template <bool Decoupled>
+void AdamFamily<Decoupled>::step() {
+  autograd::NoGradGuard no_grad;
+  size_t n = 0;
+  for (size_t gi = 0; gi < this->groups_.size(); ++gi) {
+    const Options& o = this->groups_[gi].options;
+    check_options(o, this->name_, gi);
+    if (!o.capturable) {
+      check_not_captured(this->groups_[gi].params, Decoupled ? "AdamW::step" : "Adam::step",
+                         "its bias correction uses a step count kept on the host, which a replay would not advance "
+                         "(the options' capturable keeps it on the device)");
+    }
+    for (const Tensor& p : this->groups_[gi].params) {
+      std::map<std::string, Tensor>& state = this->state_[n++];
+      const Tensor g = p.grad();
+      if (!g.defined()) continue;
+      if (state.empty()) {
+        check_state_outside_capture(p, this->name_);
+        state["exp_avg"] = zeros_like(p);
+        state["exp_avg_sq"] = zeros_like(p);
+        if (o.amsgrad) state["max_exp_avg_sq"] = zeros_like(p);
+        state["step"] = o.capturable ? zeros({}, TensorOptions().dtype(DType::Float64).device(p.device()))
+                                     : zeros({}, TensorOptions().dtype(DType::Int64));
+      }
+      if (o.amsgrad && !state.count("max_exp_avg_sq")) state["max_exp_avg_sq"] = zeros_like(p);
+      Tensor& count = state.at("step");
+      if (!o.capturable) {
+        count.add_(1);
+        const auto t = static_cast<double>(count.item<int64_t>());
+        const Tensor second = update_moments(o, p, g, state);
+        const double bias1 = 1 - std::pow(o.beta1, t), bias2 = 1 - std::pow(o.beta2, t);
+        const Tensor denom = (second.sqrt() / std::sqrt(bias2)).add_(o.eps);
+        p.addcdiv_(state.at("exp_avg"), denom, -o.lr / bias1);
+        continue;
+      }
+      // Capturable: the count and the corrections are 0-d fp64 tensors on the device.
+      count.add_(1.0);
+      const Tensor second = update_moments(o, p, g, state);
+      const Tensor bias1 = (count * std::log(o.beta1)).exp().neg().add(1.0);  // 1 - beta^t as exp(t log beta)
+      const Tensor bias2 = (count * std::log(o.beta2)).exp().neg().add(1.0);
+      const Tensor denom = (second.sqrt() / bias2.sqrt().to(p.dtype())).add_(o.eps);
+      p.sub_(state.at("exp_avg") / denom * (bias1.reciprocal() * o.lr).to(p.dtype()));
+    }
+  }
+}
+
+template class AdamFamily<false>;
+template class AdamFamily<true>;
+
+}  // namespace anatomy::optim
