@@ -16,10 +16,10 @@ namespace anatomy::nn {
 
 struct AttentionMasks {
   // [N, S] (or [S] unbatched): true (or -inf when floating) marks a key position to ignore.
-  std::optional<Tensor> key_padding_mask;
+  std::optional<Tensor> key_padding_mask = std::nullopt;
   // [L, S] or [N * num_heads, L, S]: bool true = not allowed to attend (PyTorch's meaning), or
   // floating, added to the attention scores.
-  std::optional<Tensor> attn_mask;
+  std::optional<Tensor> attn_mask = std::nullopt;
   bool is_causal = false;
   bool need_weights = false;
 };
