@@ -98,8 +98,8 @@ Tensor MultiheadAttention::forward(const Tensor& query, const Tensor& key, const
     const bool is_2d = m.dim() == 2 && m.size(0) == l && m.size(1) == s;
     const bool is_3d = m.dim() == 3 && m.size(0) == n * num_heads && m.size(1) == l && m.size(2) == s;
     ANATOMY_CHECK(is_2d || is_3d, ValueError,
-                  "MultiheadAttention: attn_mask must be [{}, {}] or [{}, {}, {}], got shape {}", l, s,
-                  n * num_heads, l, s, shape_string(m.sizes()));
+                  "MultiheadAttention: attn_mask must be [{}, {}] or [{}, {}, {}], got shape {}", l, s, n * num_heads,
+                  l, s, shape_string(m.sizes()));
     Tensor a = additive(m, q.dtype(), "attn_mask");
     add_mask(mask, is_3d ? a.reshape({n, num_heads, l, s}) : a);
   }

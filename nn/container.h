@@ -14,44 +14,47 @@
 
 namespace anatomy::nn {
 
-class Sequential : public Module {
+// The children of Sequential and ModuleList, named by position.
+class IndexedModules : public Module {
  public:
-  Sequential() : Module("Sequential") {}
-  // Sequential(std::make_shared<Linear>(4, 8), std::make_shared<ReLU>()).
-  template <typename First, typename... Rest>
-  explicit Sequential(std::shared_ptr<First> first, std::shared_ptr<Rest>... rest) : Sequential() {
-    push_back(std::move(first));
-    (push_back(std::move(rest)), ...);
-  }
-  // The input through each child's forward, in order.
-  Tensor forward(const Tensor& input) override;
   void push_back(std::shared_ptr<Module> module);
   size_t size() const { return modules_.size(); }
   // Index i, negative from the end; IndexError outside.
   std::shared_ptr<Module> operator[](int64_t index) const;
+  auto begin() const { return modules_.begin(); }
+  auto end() const { return modules_.end(); }
+
+ protected:
+  using Module::Module;
+  template <typename... M>
+  void push_all(std::shared_ptr<M>... modules) {
+    (push_back(std::move(modules)), ...);
+  }
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;
 };
 
-// Holds modules; it has no forward of its own (NotImplementedError), as PyTorch's.
-class ModuleList : public Module {
+class Sequential : public IndexedModules {
  public:
-  ModuleList() : Module("ModuleList") {}
-  // ModuleList(std::make_shared<Linear>(4, 8), std::make_shared<ReLU>()).
+  Sequential() : IndexedModules("Sequential") {}
+  // Sequential(std::make_shared<Linear>(4, 8), std::make_shared<ReLU>()).
+  template <typename First, typename... Rest>
+  explicit Sequential(std::shared_ptr<First> first, std::shared_ptr<Rest>... rest) : Sequential() {
+    push_all(std::move(first), std::move(rest)...);
+  }
+  // The input through each child's forward, in order.
+  Tensor forward(const Tensor& input) override;
+};
+
+// Holds modules; it has no forward of its own (NotImplementedError), as PyTorch's.
+class ModuleList : public IndexedModules {
+ public:
+  ModuleList() : IndexedModules("ModuleList") {}
   template <typename First, typename... Rest>
   explicit ModuleList(std::shared_ptr<First> first, std::shared_ptr<Rest>... rest) : ModuleList() {
-    push_back(std::move(first));
-    (push_back(std::move(rest)), ...);
+    push_all(std::move(first), std::move(rest)...);
   }
-  void push_back(std::shared_ptr<Module> module);
-  size_t size() const { return modules_.size(); }
-  std::shared_ptr<Module> operator[](int64_t index) const;
-  auto begin() const { return modules_.begin(); }
-  auto end() const { return modules_.end(); }
-
- private:
-  std::vector<std::shared_ptr<Module>> modules_;
 };
 
 class ModuleDict : public Module {

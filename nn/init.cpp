@@ -22,7 +22,8 @@ double kaiming_std(const Tensor& tensor, double a, std::string_view mode, std::s
                    const char* op) {
   check_tensor(tensor, op);
   const int64_t fan = fan_for_mode(tensor, mode);
-  ANATOMY_CHECK(fan > 0, ValueError, "nn::init::{}: the fan of a tensor of shape {} is 0", op, shape_string(tensor.sizes()));
+  ANATOMY_CHECK(fan > 0, ValueError, "nn::init::{}: the fan of a tensor of shape {} is 0", op,
+                shape_string(tensor.sizes()));
   return calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan));
 }
 
@@ -34,12 +35,18 @@ double xavier_std(const Tensor& tensor, double gain, const char* op) {
   return gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out));
 }
 
+// A tensor without elements has nothing to fill (PyTorch warns and returns it).
+bool empty_fill(const Tensor& tensor, const char* op) {
+  check_tensor(tensor, op);
+  return tensor.numel() == 0;
+}
+
 }  // namespace
 
 double calculate_gain(std::string_view nonlinearity, std::optional<double> param) {
-  if (nonlinearity == "linear" || nonlinearity == "conv1d" || nonlinearity == "conv2d" ||
-      nonlinearity == "conv3d" || nonlinearity == "conv_transpose1d" || nonlinearity == "conv_transpose2d" ||
-      nonlinearity == "conv_transpose3d" || nonlinearity == "sigmoid") {
+  if (nonlinearity == "linear" || nonlinearity == "conv1d" || nonlinearity == "conv2d" || nonlinearity == "conv3d" ||
+      nonlinearity == "conv_transpose1d" || nonlinearity == "conv_transpose2d" || nonlinearity == "conv_transpose3d" ||
+      nonlinearity == "sigmoid") {
     return 1.0;
   }
   if (nonlinearity == "tanh") return 5.0 / 3.0;
@@ -83,12 +90,6 @@ const Tensor& constant_(const Tensor& tensor, const Scalar& value) {
 
 const Tensor& zeros_(const Tensor& tensor) { return constant_(tensor, 0); }
 const Tensor& ones_(const Tensor& tensor) { return constant_(tensor, 1); }
-
-// A tensor without elements has nothing to fill (PyTorch warns and returns it).
-static bool empty_fill(const Tensor& tensor, const char* op) {
-  check_tensor(tensor, op);
-  return tensor.numel() == 0;
-}
 
 const Tensor& xavier_uniform_(const Tensor& tensor, double gain) {
   if (empty_fill(tensor, "xavier_uniform_")) return tensor;

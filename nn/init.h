@@ -40,7 +40,6 @@ const Tensor& kaiming_normal_(const Tensor& tensor, double a = 0.0, std::string_
 
 // N(mean, std) restricted to [a, b], by PyTorch's inverse-CDF method (uniform in the CDF's range,
 // then erfinv), clamped to [a, b] against rounding.
-const Tensor& trunc_normal_(const Tensor& tensor, double mean = 0.0, double std = 1.0, double a = -2.0,
-                            double b = 2.0);
+const Tensor& trunc_normal_(const Tensor& tensor, double mean = 0.0, double std = 1.0, double a = -2.0, double b = 2.0);
 
 }  // namespace anatomy::nn::init

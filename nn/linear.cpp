@@ -30,8 +30,7 @@ Tensor Linear::forward(const Tensor& input) {
 }
 
 std::string Linear::extra_repr() const {
-  return fmt::format("in_features={}, out_features={}, bias={}", in_features, out_features,
-                     py_bool(bias.defined()));
+  return fmt::format("in_features={}, out_features={}, bias={}", in_features, out_features, py_bool(bias.defined()));
 }
 
 namespace {

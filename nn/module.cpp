@@ -16,8 +16,8 @@ Tensor Module::forward(const Tensor& /*input*/) {
 
 void Module::check_new_name(const std::string& name, const char* what) const {
   ANATOMY_CHECK(!name.empty(), ValueError, "{}.register_{}: the name must not be empty", type_name_, what);
-  ANATOMY_CHECK(name.find('.') == std::string::npos, ValueError,
-                "{}.register_{}: the name '{}' must not contain '.'", type_name_, what, name);
+  ANATOMY_CHECK(name.find('.') == std::string::npos, ValueError, "{}.register_{}: the name '{}' must not contain '.'",
+                type_name_, what, name);
   auto taken = [&](const auto& list) {
     for (const auto& entry : list) {
       if constexpr (std::is_same_v<std::decay_t<decltype(entry)>, Slot>) {
@@ -37,8 +37,8 @@ Tensor& Module::register_parameter(const std::string& name, const Tensor& tensor
   Tensor param;
   if (tensor.defined()) {
     ANATOMY_CHECK(!requires_grad || tensor.is_floating_point(), TypeError,
-                  "{}.register_parameter: '{}' is {}, only floating tensors can require grad",
-                  type_name_, name, anatomy::name(tensor.dtype()));
+                  "{}.register_parameter: '{}' is {}, only floating tensors can require grad", type_name_, name,
+                  anatomy::name(tensor.dtype()));
     param = tensor.detach();
     param.requires_grad_(requires_grad);
   }
@@ -186,15 +186,15 @@ Module& Module::to(Device device) {
 }
 
 Module& Module::to(DType dtype) {
-  ANATOMY_CHECK(is_floating(dtype), TypeError,
-                "{}.to: only floating dtypes are accepted, got {}", type_name_, name(dtype));
+  ANATOMY_CHECK(is_floating(dtype), TypeError, "{}.to: only floating dtypes are accepted, got {}", type_name_,
+                name(dtype));
   convert(std::nullopt, dtype);
   return *this;
 }
 
 Module& Module::to(Device device, DType dtype) {
-  ANATOMY_CHECK(is_floating(dtype), TypeError,
-                "{}.to: only floating dtypes are accepted, got {}", type_name_, name(dtype));
+  ANATOMY_CHECK(is_floating(dtype), TypeError, "{}.to: only floating dtypes are accepted, got {}", type_name_,
+                name(dtype));
   convert(device, dtype);
   return *this;
 }
@@ -258,8 +258,8 @@ LoadResult Module::load_state_dict(const StateDict& state_dict, bool strict) {
       mismatches.push_back(fmt::format("the value for {} is an undefined tensor", name));
     } else if (it->second->sizes() != slot->sizes()) {
       mismatches.push_back(fmt::format(
-          "size mismatch for {}: copying a param with shape {} from checkpoint, the shape in current model is {}",
-          name, shape_string(it->second->sizes()), shape_string(slot->sizes())));
+          "size mismatch for {}: copying a param with shape {} from checkpoint, the shape in current model is {}", name,
+          shape_string(it->second->sizes()), shape_string(slot->sizes())));
     }
   }
   for (const auto& [name, _] : state_dict) {

@@ -11,8 +11,8 @@ namespace anatomy::nn {
 // weight = ones, bias = zeros (each only with elementwise_affine; bias also needs bias = true).
 class LayerNorm : public Module {
  public:
-  LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
-            bool bias = true, TensorOptions options = {});
+  LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true, bool bias = true,
+            TensorOptions options = {});
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
   void reset_parameters();

@@ -25,10 +25,10 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead,
       linear1(register_module("linear1", std::make_shared<Linear>(d_model, dim_feedforward, bias, options))),
       dropout(register_module("dropout", std::make_shared<Dropout>(p))),
       linear2(register_module("linear2", std::make_shared<Linear>(dim_feedforward, d_model, bias, options))),
-      norm1(register_module("norm1", std::make_shared<LayerNorm>(std::vector<int64_t>{d_model}, layer_norm_eps, true,
-                                                                 bias, options))),
-      norm2(register_module("norm2", std::make_shared<LayerNorm>(std::vector<int64_t>{d_model}, layer_norm_eps, true,
-                                                                 bias, options))),
+      norm1(register_module(
+          "norm1", std::make_shared<LayerNorm>(std::vector<int64_t>{d_model}, layer_norm_eps, true, bias, options))),
+      norm2(register_module(
+          "norm2", std::make_shared<LayerNorm>(std::vector<int64_t>{d_model}, layer_norm_eps, true, bias, options))),
       dropout1(register_module("dropout1", std::make_shared<Dropout>(p))),
       dropout2(register_module("dropout2", std::make_shared<Dropout>(p))) {}
 

@@ -23,7 +23,8 @@ struct Block : nn::Module {
   Tensor& scale = register_parameter("scale", ones({4}));
   Tensor& steps = register_buffer("steps", zeros({1}, DType::Int64));
   Tensor& cache = register_buffer("cache", zeros({2}), /*persistent=*/false);
-  std::shared_ptr<nn::MultiheadAttention> attn = register_module("attn", std::make_shared<nn::MultiheadAttention>(4, 2));
+  std::shared_ptr<nn::MultiheadAttention> attn =
+      register_module("attn", std::make_shared<nn::MultiheadAttention>(4, 2));
   std::shared_ptr<nn::Linear> fc = register_module("fc", std::make_shared<nn::Linear>(4, 4));
   Block() : Module("Block") {}
   Tensor forward(const Tensor& x) override { return fc->forward(attn->forward(x)) * scale; }
@@ -42,12 +43,11 @@ struct Net : nn::Module {
 TEST_CASE("nn: named_parameters, named_buffers and named_modules use dotted names in registration order") {
   Net net;
   CHECK(names(net.named_parameters()) ==
-        std::vector<std::string>{"embed.weight", "blocks.0.scale", "blocks.0.attn.in_proj_weight",
-                                 "blocks.0.attn.in_proj_bias", "blocks.0.attn.out_proj.weight",
-                                 "blocks.0.attn.out_proj.bias", "blocks.0.fc.weight", "blocks.0.fc.bias",
-                                 "blocks.1.scale", "blocks.1.attn.in_proj_weight", "blocks.1.attn.in_proj_bias",
-                                 "blocks.1.attn.out_proj.weight", "blocks.1.attn.out_proj.bias",
-                                 "blocks.1.fc.weight", "blocks.1.fc.bias"});
+        std::vector<std::string>{
+            "embed.weight", "blocks.0.scale", "blocks.0.attn.in_proj_weight", "blocks.0.attn.in_proj_bias",
+            "blocks.0.attn.out_proj.weight", "blocks.0.attn.out_proj.bias", "blocks.0.fc.weight", "blocks.0.fc.bias",
+            "blocks.1.scale", "blocks.1.attn.in_proj_weight", "blocks.1.attn.in_proj_bias",
+            "blocks.1.attn.out_proj.weight", "blocks.1.attn.out_proj.bias", "blocks.1.fc.weight", "blocks.1.fc.bias"});
   CHECK(names(net.named_buffers()) ==
         std::vector<std::string>{"blocks.0.steps", "blocks.0.cache", "blocks.1.steps", "blocks.1.cache"});
   std::vector<std::string> modules;
@@ -113,7 +113,8 @@ TEST_CASE("nn: to(dtype) converts floating parameters and buffers, keeps leaves 
 }
 
 TEST_CASE("nn: zero_grad clears or zeroes every parameter's grad") {
-  nn::Sequential seq(std::make_shared<nn::Linear>(3, 2), std::make_shared<nn::Tanh>(), std::make_shared<nn::Linear>(2, 1));
+  nn::Sequential seq(std::make_shared<nn::Linear>(3, 2), std::make_shared<nn::Tanh>(),
+                     std::make_shared<nn::Linear>(2, 1));
   seq.forward(randn({5, 3})).sum().backward();
   for (const Tensor& p : seq.parameters()) CHECK(p.grad().defined());
   seq.zero_grad(/*set_to_none=*/false);

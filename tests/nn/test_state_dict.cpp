@@ -43,21 +43,10 @@ bool unchanged(const nn::Module& m, const std::vector<Tensor>& before) {
 TEST_CASE("nn: state_dict keys are PyTorch's and leave out non-persistent buffers") {
   auto model = make_model();
   CHECK(keys(model->state_dict()) ==
-        std::vector<std::string>{"0.weight",
-                                 "0.bias",
-                                 "2.self_attn.in_proj_weight",
-                                 "2.self_attn.in_proj_bias",
-                                 "2.self_attn.out_proj.weight",
-                                 "2.self_attn.out_proj.bias",
-                                 "2.linear1.weight",
-                                 "2.linear1.bias",
-                                 "2.linear2.weight",
-                                 "2.linear2.bias",
-                                 "2.norm1.weight",
-                                 "2.norm1.bias",
-                                 "2.norm2.weight",
-                                 "2.norm2.bias",
-                                 "3.weight"});
+        std::vector<std::string>{"0.weight", "0.bias", "2.self_attn.in_proj_weight", "2.self_attn.in_proj_bias",
+                                 "2.self_attn.out_proj.weight", "2.self_attn.out_proj.bias", "2.linear1.weight",
+                                 "2.linear1.bias", "2.linear2.weight", "2.linear2.bias", "2.norm1.weight",
+                                 "2.norm1.bias", "2.norm2.weight", "2.norm2.bias", "3.weight"});
   nn::Module holder("Holder");
   holder.register_buffer("mean", zeros({3}));
   holder.register_buffer("scratch", zeros({3}), /*persistent=*/false);
