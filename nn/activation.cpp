@@ -7,7 +7,7 @@ namespace anatomy::nn {
 
 namespace {
 
-std::string checked_approximate(std::string approximate) {
+std::string checked_approximate(const std::string& approximate) {
   ANATOMY_CHECK(approximate == "none" || approximate == "tanh", ValueError,
                 "GELU: approximate must be 'none' or 'tanh', got '{}'", approximate);
   return approximate;
@@ -15,7 +15,7 @@ std::string checked_approximate(std::string approximate) {
 
 }  // namespace
 
-GELU::GELU(std::string approximate_) : Module("GELU"), approximate(checked_approximate(std::move(approximate_))) {}
+GELU::GELU(std::string approximate_) : Module("GELU"), approximate(checked_approximate(approximate_)) {}
 
 std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", approximate); }
 

@@ -39,8 +39,14 @@ Tensor& Module::register_parameter(const std::string& name, const Tensor& tensor
     ANATOMY_CHECK(!requires_grad || tensor.is_floating_point(), TypeError,
                   "{}.register_parameter: '{}' is {}, only floating tensors can require grad", type_name_, name,
                   anatomy::name(tensor.dtype()));
-    param = tensor.detach();
-    param.requires_grad_(requires_grad);
+    // A leaf that already has the wanted requires_grad is kept as it is, so two modules can
+    // share (tie) one parameter; anything else is detached into a new leaf.
+    if (tensor.is_leaf() && tensor.requires_grad() == requires_grad) {
+      param = tensor;
+    } else {
+      param = tensor.detach();
+      param.requires_grad_(requires_grad);
+    }
   }
   parameters_.push_back({name, param, true});
   return parameters_.back().tensor;
@@ -160,23 +166,31 @@ void Module::convert(std::optional<Device> device, std::optional<DType> dtype) {
     const bool cast = dtype.has_value() && (t.is_floating_point());
     return std::pair{device.value_or(t.device()), cast ? *dtype : t.dtype()};
   };
-  autograd::NoGradGuard no_grad;
-  for (auto& [_, m] : named_modules()) {
-    for (Slot& slot : m->buffers_) {
-      if (!slot.tensor.defined()) continue;
-      auto [dev, dt] = target(slot.tensor);
-      if (dev != slot.tensor.device() || dt != slot.tensor.dtype()) slot.tensor = slot.tensor.to(dev, dt);
+  // A tensor registered in several slots becomes one converted tensor, so it stays shared.
+  std::vector<std::pair<Tensor, Tensor>> done;
+  auto convert_slot = [&](Slot& slot, bool is_parameter) {
+    const Tensor old = slot.tensor;
+    if (!old.defined()) return;
+    auto [dev, dt] = target(old);
+    if (dev == old.device() && dt == old.dtype()) return;
+    for (const auto& [from, to] : done) {
+      if (from.is_same(old)) {
+        slot.tensor = to;
+        return;
+      }
     }
-    for (Slot& slot : m->parameters_) {
-      const Tensor old = slot.tensor;
-      if (!old.defined()) continue;
-      auto [dev, dt] = target(old);
-      if (dev == old.device() && dt == old.dtype()) continue;
-      Tensor converted = old.detach().to(dev, dt);
+    Tensor converted = old.detach().to(dev, dt);
+    if (is_parameter) {
       converted.requires_grad_(old.requires_grad());
       if (Tensor g = old.grad(); g.defined()) converted.set_grad(g.to(dev, dt));
-      slot.tensor = converted;
     }
+    done.emplace_back(old, converted);
+    slot.tensor = converted;
+  };
+  autograd::NoGradGuard no_grad;
+  for (auto& [_, m] : named_modules()) {
+    for (Slot& slot : m->parameters_) convert_slot(slot, true);
+    for (Slot& slot : m->buffers_) convert_slot(slot, false);
   }
 }
 

@@ -59,7 +59,9 @@ class Module : public std::enable_shared_from_this<Module> {
   // submodules (ValueError otherwise). An undefined tensor registers an absent slot (PyTorch's
   // None: Linear(bias=false)'s bias), left out of the listings and the state_dict. The returned
   // reference stays valid for the module's lifetime and sees to()'s conversions.
-  // A parameter is detached and made a leaf that requires grad (unless requires_grad is false).
+  // A parameter is a leaf that requires grad (unless requires_grad is false): a leaf with that
+  // setting is registered as it is (so passing another module's parameter ties the two, listed
+  // once by named_parameters), any other tensor is detached first.
   Tensor& register_parameter(const std::string& name, const Tensor& tensor, bool requires_grad = true);
   Tensor& register_buffer(const std::string& name, const Tensor& tensor, bool persistent = true);
   template <typename M>

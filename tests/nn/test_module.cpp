@@ -73,6 +73,25 @@ TEST_CASE("nn: a parameter shared by two modules is listed once; an absent bias 
   CHECK_FALSE(a->bias.defined());
 }
 
+TEST_CASE("nn: a parameter tied between two modules stays one tensor, through to(dtype) too") {
+  auto embed = std::make_shared<nn::Embedding>(6, 4);
+  auto head = std::make_shared<nn::Linear>(4, 6, false);
+  nn::Module lm("LM");
+  lm.register_module("embed", embed);
+  lm.register_module("head", head);
+  lm.register_parameter("head_weight", embed->weight);  // tied: the same tensor, listed once
+  CHECK(names(lm.named_parameters()) == std::vector<std::string>{"head_weight", "head.weight"});  // as PyTorch's order
+  CHECK(names(lm.state_dict()) == std::vector<std::string>{"head_weight", "embed.weight", "head.weight"});
+  lm.to(DType::Float64);
+  CHECK(embed->weight.dtype() == DType::Float64);
+  CHECK(lm.named_parameters().size() == 2);
+  CHECK(lm.named_parameters()[0].second.is_same(embed->weight));
+  // A tensor with history is detached into a new leaf.
+  Tensor w = ones({2}).requires_grad_() * 2;
+  nn::Module m("M");
+  CHECK(m.register_parameter("w", w).is_leaf());
+}
+
 TEST_CASE("nn: train() and eval() reach every descendant") {
   Net net;
   CHECK(net.is_training());
@@ -110,6 +129,22 @@ TEST_CASE("nn: to(dtype) converts floating parameters and buffers, keeps leaves 
   block.to(DType::Float64).to(Device(kCPU));
   CHECK(w.is_same(block.fc->weight));
   CHECK_THROWS_AS(block.to(DType::Int32), TypeError);
+}
+
+TEST_CASE("nn: to(device) moves parameters and buffers, which stay leaves that require grad") {
+  nn::Sequential seq(std::make_shared<nn::Linear>(4, 3), std::make_shared<nn::LayerNorm>(std::vector<int64_t>{3}));
+  seq.register_buffer("steps", zeros({1}, DType::Int64));
+  seq.to(kMeta);
+  for (const Tensor& p : seq.parameters()) {
+    CHECK(p.is_meta());
+    CHECK(p.is_leaf());
+    CHECK(p.requires_grad());
+  }
+  CHECK(seq.buffers()[0].is_meta());
+  CHECK(seq.buffers()[0].dtype() == DType::Int64);
+  const Tensor y = seq.forward(empty({2, 4}, kMeta));
+  CHECK(y.is_meta());
+  CHECK(y.sizes() == IntArrayRef{2, 3});
 }
 
 TEST_CASE("nn: zero_grad clears or zeroes every parameter's grad") {
