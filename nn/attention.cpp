@@ -2,6 +2,7 @@
 // additive mask, and scaled_dot_product_attention.
 #include "anatomy/nn/attention.h"
 
+#include <cmath>
 #include <limits>
 
 #include "anatomy/nn/init.h"
@@ -57,9 +58,12 @@ void MultiheadAttention::reset_parameters() {
 }
 
 Tensor MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                   const AttentionMasks& masks) {
-  ANATOMY_CHECK(!masks.need_weights, NotImplementedError,
-                "MultiheadAttention: need_weights is not supported (the attention weights are not formed)");
+                                   const AttentionOptions& options) {
+  return forward_with_weights(query, key, value, options).first;
+}
+
+std::pair<Tensor, Tensor> MultiheadAttention::forward_with_weights(const Tensor& query, const Tensor& key,
+                                                                   const Tensor& value, const AttentionOptions& masks) {
   const int64_t qdim = query.dim();
   ANATOMY_CHECK(qdim == 2 || qdim == 3, ValueError,
                 "MultiheadAttention: query must be 2-D (unbatched) or 3-D (batched), got shape {}",
@@ -111,15 +115,28 @@ Tensor MultiheadAttention::forward(const Tensor& query, const Tensor& key, const
     add_mask(mask, additive(m, q.dtype(), "key_padding_mask").reshape({n, 1, 1, s}));
   }
   bool causal = masks.is_causal;
-  if (causal && mask) {  // merged into the one mask: the engine takes a mask or is_causal
+  if (causal && (mask || masks.need_weights)) {  // one mask: the engine takes a mask or is_causal
     Tensor above = ones({l, s}, TensorOptions().dtype(DType::Bool).device(q.device())).triu(1);
     add_mask(mask, additive(above, q.dtype(), "the causal mask"));
     causal = false;
   }
 
-  Tensor out = scaled_dot_product_attention(q, k, v, mask, is_training() ? dropout : 0.0, causal);
+  const double p = is_training() ? dropout : 0.0;
+  Tensor out, weights;
+  if (masks.need_weights) {
+    // The scores formed here, as scaled_dot_product_attention's math (scale 1/sqrt(head_dim)).
+    Tensor scores = q.matmul(k.transpose(-2, -1)).mul(1.0 / std::sqrt(static_cast<double>(head_dim)));
+    if (mask) scores = scores + *mask;
+    weights = anatomy::dropout(scores.softmax(-1), p, p > 0);
+    out = weights.matmul(v);
+    if (masks.average_attn_weights) weights = weights.mean(std::vector<int64_t>{1});
+    if (!batched) weights = weights.squeeze(0);
+  } else {
+    out = scaled_dot_product_attention(q, k, v, mask, p, causal);
+  }
   out = out_proj->forward(out.transpose(1, 2).reshape({n, l, embed_dim}));
-  return !batched ? out.squeeze(0) : batch_first ? out : out.transpose(0, 1);
+  out = !batched ? out.squeeze(0) : batch_first ? out : out.transpose(0, 1);
+  return {out, weights};
 }
 
 }  // namespace anatomy::nn

@@ -32,7 +32,7 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead,
       dropout1(register_module("dropout1", std::make_shared<Dropout>(p))),
       dropout2(register_module("dropout2", std::make_shared<Dropout>(p))) {}
 
-Tensor TransformerEncoderLayer::forward(const Tensor& src, const AttentionMasks& masks) {
+Tensor TransformerEncoderLayer::forward(const Tensor& src, const AttentionOptions& masks) {
   Tensor h = norm1->forward(src);
   Tensor x = src + dropout1->forward(self_attn->forward(h, h, h, masks));
   Tensor f = linear1->forward(norm2->forward(x));

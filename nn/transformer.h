@@ -24,8 +24,8 @@ class TransformerEncoderLayer : public Module {
 
   // src as MultiheadAttention's query; src_mask is its attn_mask, src_key_padding_mask its
   // key_padding_mask.
-  Tensor forward(const Tensor& src, const AttentionMasks& masks);
-  Tensor forward(const Tensor& src) override { return forward(src, AttentionMasks{}); }
+  Tensor forward(const Tensor& src, const AttentionOptions& masks);
+  Tensor forward(const Tensor& src) override { return forward(src, AttentionOptions{}); }
 
   const std::string activation;
   std::shared_ptr<MultiheadAttention> self_attn;

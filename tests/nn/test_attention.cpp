@@ -95,7 +95,6 @@ TEST_CASE("nn: MultiheadAttention gradients reach every parameter; bad inputs ar
     CHECK(p.grad().abs().sum().item<double>() > 0);
   }
   CHECK(x.grad().defined());
-  CHECK_THROWS_AS(m.forward(x, x, x, {.need_weights = true}), NotImplementedError);
   CHECK_THROWS_AS(m.forward(randn({2, 3, 6})), ValueError);
   CHECK_THROWS_AS(m.forward(randn({8})), ValueError);
   CHECK_THROWS_AS(m.forward(x, randn({2, 5, 8}), randn({2, 4, 8})), ValueError);
@@ -105,6 +104,35 @@ TEST_CASE("nn: MultiheadAttention gradients reach every parameter; bad inputs ar
   nn::MultiheadAttention no_bias(8, 2, 0.0, /*bias=*/false);
   CHECK(no_bias.named_parameters().size() == 2);
   CHECK(no_bias.forward(randn({3, 2, 8})).sizes() == IntArrayRef{3, 2, 8});
+}
+
+TEST_CASE("nn: MultiheadAttention's weights, averaged over the heads or per head") {
+  manual_seed(14);
+  nn::MultiheadAttention m(8, 2);
+  randomize(m);
+  const Tensor x = randn({4, 3, 8});  // [L, N, E]
+  const Tensor pad =
+      tensor<bool>({false, false, false, true, false, true, false, false, false, false, false, false}).reshape({3, 4});
+  const nn::AttentionOptions opts{.key_padding_mask = pad, .is_causal = true, .need_weights = true};
+  auto [out, weights] = m.forward_with_weights(x, x, x, opts);
+  CHECK(out.allclose(m.forward(x, x, x, {.key_padding_mask = pad, .is_causal = true}), 1e-4, 1e-5));
+  // The reference's weights: softmax of the masked scores per head.
+  const Tensor xb = x.transpose(0, 1);
+  const Tensor wq = m.in_proj_weight.narrow(0, 0, 8), wk = m.in_proj_weight.narrow(0, 8, 8);
+  const Tensor qh = (xb.matmul(wq.t()) + m.in_proj_bias.narrow(0, 0, 8)).reshape({3, 4, 2, 4}).transpose(1, 2);
+  const Tensor kh = (xb.matmul(wk.t()) + m.in_proj_bias.narrow(0, 8, 8)).reshape({3, 4, 2, 4}).transpose(1, 2);
+  const Tensor mask = zeros({3, 4}).masked_fill(pad, -kInf).reshape({3, 1, 1, 4}) +
+                      zeros({4, 4}).masked_fill(ones({4, 4}, DType::Bool).triu(1), -kInf);
+  const Tensor per_head = (qh.matmul(kh.transpose(-2, -1)) / 2.0 + mask).softmax(-1);
+  CHECK(weights.sizes() == IntArrayRef{3, 4, 4});
+  CHECK(weights.allclose(per_head.mean(std::vector<int64_t>{1}), 1e-4, 1e-6));
+  nn::AttentionOptions each = opts;
+  each.average_attn_weights = false;
+  CHECK(m.forward_with_weights(x, x, x, each).second.allclose(per_head, 1e-4, 1e-6));
+  // Unbatched: no batch dim; without need_weights no weights.
+  CHECK(m.forward_with_weights(x.select(1, 0), x.select(1, 0), x.select(1, 0), {.need_weights = true}).second.sizes() ==
+        IntArrayRef{4, 4});
+  CHECK_FALSE(m.forward_with_weights(x, x, x, {}).second.defined());
 }
 
 TEST_CASE("nn: TransformerEncoderLayer is the pre-norm block written out with its submodules") {
