@@ -41,7 +41,7 @@ struct LoadResult {
   std::vector<std::string> unexpected_keys;
 };
 
-class Module : public std::enable_shared_from_this<Module> {
+class Module {
  public:
   // type_name: the class name shown in repr and in error messages ("Linear").
   explicit Module(std::string type_name);
