@@ -23,9 +23,6 @@ inline double checked_probability(std::string_view layer, double p) {
   return p;
 }
 
-// PyTorch's tuple text of a shape: "(8,)", "(2, 3)".
-std::string tuple_string(const std::vector<int64_t>& shape);
-
 // Python's repr of a float: "0.5", "1e-05", and "0.0" where fmt would print "0".
 inline std::string py_float(double v) {
   std::string s = fmt::format("{}", v);

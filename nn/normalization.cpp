@@ -6,12 +6,6 @@
 
 namespace anatomy::nn {
 
-std::string tuple_string(const std::vector<int64_t>& shape) {
-  std::string out = "(";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + (shape.size() == 1 ? ",)" : ")");
-}
-
 namespace {
 
 std::vector<int64_t> checked_shape(std::string_view layer, std::vector<int64_t> shape) {
@@ -43,7 +37,7 @@ Tensor LayerNorm::forward(const Tensor& input) {
 }
 
 std::string LayerNorm::extra_repr() const {
-  return fmt::format("{}, eps={}, elementwise_affine={}", tuple_string(normalized_shape), py_float(eps),
+  return fmt::format("{}, eps={}, elementwise_affine={}", shape_string(normalized_shape), py_float(eps),
                      py_bool(elementwise_affine));
 }
 
@@ -63,7 +57,7 @@ void RMSNorm::reset_parameters() {
 Tensor RMSNorm::forward(const Tensor& input) { return rms_norm(input, normalized_shape, maybe(weight), eps); }
 
 std::string RMSNorm::extra_repr() const {
-  return fmt::format("{}, eps={}, elementwise_affine={}", tuple_string(normalized_shape),
+  return fmt::format("{}, eps={}, elementwise_affine={}", shape_string(normalized_shape),
                      eps ? py_float(*eps) : std::string("None"), py_bool(elementwise_affine));
 }
 
