@@ -61,7 +61,10 @@ Tensor& Module::register_buffer(const std::string& name, const Tensor& tensor, b
 void Module::add_child(const std::string& name, std::shared_ptr<Module> module) {
   check_new_name(name, "module");
   ANATOMY_CHECK(module != nullptr, ValueError, "{}.register_module: the module '{}' is null", type_name_, name);
-  ANATOMY_CHECK(module.get() != this, ValueError, "{}.register_module: '{}' is the module itself", type_name_, name);
+  // A cycle would make every walk of the tree endless.
+  for (const auto& [_, m] : module->named_modules()) {
+    ANATOMY_CHECK(m != this, ValueError, "{}.register_module: '{}' is this module or contains it", type_name_, name);
+  }
   children_.emplace_back(name, std::move(module));
 }
 
@@ -94,13 +97,13 @@ std::vector<std::pair<std::string, Module*>> Module::named_modules() {
   return out;
 }
 
-NamedTensors Module::named_parameters(bool recurse) const {
+NamedTensors Module::named_slots(bool recurse, std::deque<Slot> Module::*list) const {
   NamedTensors out;
   auto* self = const_cast<Module*>(this);  // named_modules only reads
   for (const auto& [prefix, m] : recurse ? self->named_modules() : decltype(self->named_modules()){{"", self}}) {
-    for (const Slot& slot : m->parameters_) {
+    for (const Slot& slot : m->*list) {
       if (!slot.tensor.defined()) continue;
-      bool repeated = false;  // a parameter shared by two modules is listed once, as PyTorch's
+      bool repeated = false;  // a tensor registered twice is listed once, as PyTorch's
       for (const auto& [_, t] : out) repeated = repeated || t.is_same(slot.tensor);
       if (!repeated) out.emplace_back(join(prefix, slot.name), slot.tensor);
     }
@@ -108,16 +111,9 @@ NamedTensors Module::named_parameters(bool recurse) const {
   return out;
 }
 
-NamedTensors Module::named_buffers(bool recurse) const {
-  NamedTensors out;
-  auto* self = const_cast<Module*>(this);
-  for (const auto& [prefix, m] : recurse ? self->named_modules() : decltype(self->named_modules()){{"", self}}) {
-    for (const Slot& slot : m->buffers_) {
-      if (slot.tensor.defined()) out.emplace_back(join(prefix, slot.name), slot.tensor);
-    }
-  }
-  return out;
-}
+NamedTensors Module::named_parameters(bool recurse) const { return named_slots(recurse, &Module::parameters_); }
+
+NamedTensors Module::named_buffers(bool recurse) const { return named_slots(recurse, &Module::buffers_); }
 
 std::vector<Tensor> Module::parameters(bool recurse) const {
   std::vector<Tensor> out;
@@ -263,6 +259,10 @@ LoadResult Module::load_state_dict(const StateDict& state_dict, bool strict) {
   LoadResult result;
   std::vector<std::string> mismatches;
   std::set<std::string> expected;
+  // Each value converted to its tensor's device and dtype before anything is copied, so a value
+  // that cannot be converted (a Meta tensor's missing data, say) fails the load cleanly.
+  std::vector<std::pair<Tensor*, Tensor>> staged;
+  autograd::NoGradGuard no_grad;
   for (const auto& [name, slot] : slots) {
     expected.insert(name);
     auto it = given.find(name);
@@ -274,6 +274,13 @@ LoadResult Module::load_state_dict(const StateDict& state_dict, bool strict) {
       mismatches.push_back(fmt::format(
           "size mismatch for {}: copying a param with shape {} from checkpoint, the shape in current model is {}", name,
           shape_string(it->second->sizes()), shape_string(slot->sizes())));
+    } else {
+      try {
+        staged.emplace_back(slot, it->second->to(slot->device(), slot->dtype()));
+      } catch (const Error& e) {
+        mismatches.push_back(fmt::format("the value for {} cannot be converted to {} on {}: {}", name,
+                                         anatomy::name(slot->dtype()), slot->device().str(), e.what()));
+      }
     }
   }
   for (const auto& [name, _] : state_dict) {
@@ -291,10 +298,7 @@ LoadResult Module::load_state_dict(const StateDict& state_dict, bool strict) {
   for (const auto& m : mismatches) problems += "\n\t" + m + ".";
   ANATOMY_CHECK(problems.empty(), ValueError, "Error(s) in loading state_dict for {}:{}", type_name_, problems);
 
-  autograd::NoGradGuard no_grad;
-  for (const auto& [name, slot] : slots) {
-    if (auto it = given.find(name); it != given.end()) slot->copy_(*it->second);
-  }
+  for (const auto& [slot, value] : staged) slot->copy_(value);
   return result;
 }
 

@@ -76,6 +76,7 @@ class Module {
   std::vector<Tensor> parameters(bool recurse = true) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
   // This module (name "") first, then every descendant; a module reached twice is listed once.
+  // (A module cannot contain itself: register_module refuses a cycle.)
   std::vector<std::pair<std::string, Module*>> named_modules();
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
   std::vector<std::shared_ptr<Module>> children() const;
@@ -102,8 +103,9 @@ class Module {
   // Persistent buffers and parameters by dotted name, detached (same storage, no history).
   StateDict state_dict() const;
   // Copies each value into the registered tensor (no-grad copy_, keeping its device and dtype).
-  // A shape mismatch always fails; strict also fails on a missing or unexpected key. A failure is
-  // one ValueError naming every problem, and changes nothing. Returns the missing and unexpected
+  // A shape mismatch, or a value that cannot be converted to its tensor's device and dtype, always
+  // fails; strict also fails on a missing or unexpected key. A failure is one ValueError naming
+  // every problem, and changes nothing (the values are converted before the first copy). Returns the missing and unexpected
   // keys (both empty after a strict load).
   LoadResult load_state_dict(const StateDict& state_dict, bool strict = true);
 
@@ -135,6 +137,8 @@ class Module {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
 
   void check_new_name(const std::string& name, const char* what) const;
+  // The defined tensors of `list` in this module (and its descendants), each once, dotted names.
+  NamedTensors named_slots(bool recurse, std::deque<Slot> Module::*list) const;
   void convert(std::optional<Device> device, std::optional<DType> dtype);
   // Persistent slots of this module and its descendants, with dotted names, as references.
   void collect_state(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out);

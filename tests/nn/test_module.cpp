@@ -228,6 +228,14 @@ TEST_CASE("nn: bad registrations and bad layer arguments are typed errors naming
   CHECK_THROWS_AS(lin.register_module("", std::make_shared<nn::ReLU>()), ValueError);
   CHECK_THROWS_AS(lin.register_module("bias", std::make_shared<nn::ReLU>()), ValueError);
   CHECK_THROWS_AS(lin.register_module("relu", std::shared_ptr<nn::ReLU>()), ValueError);
+  // A cycle is refused: a module inside itself, directly or through a child.
+  auto outer = std::make_shared<nn::Sequential>();
+  auto inner = std::make_shared<nn::Sequential>();
+  outer->push_back(inner);
+  CHECK_THROWS_AS(inner->push_back(outer), ValueError);
+  CHECK_THROWS_AS(outer->push_back(outer), ValueError);
+  CHECK(outer->size() == 1);
+  CHECK(inner->size() == 0);
   CHECK_THROWS_AS(lin.register_parameter("steps", zeros({1}, DType::Int64)), TypeError);
   CHECK(lin.named_parameters().size() == 2);  // the failed registrations left nothing behind
 

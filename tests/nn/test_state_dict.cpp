@@ -104,6 +104,19 @@ TEST_CASE("nn: a strict load names every missing key, unexpected key and shape m
                      "current model is (8, 4)") != std::string::npos);
   CHECK(unchanged(*model, before));
 
+  // A value that cannot be copied (a Meta tensor has no data) fails the load before any copy.
+  nn::StateDict meta_sd = model->state_dict();
+  meta_sd.back().second = meta_sd.back().second.to(kMeta);
+  std::string meta_message;
+  try {
+    model->load_state_dict(meta_sd);
+  } catch (const ValueError& e) {
+    meta_message = e.what();
+  }
+  CAPTURE(meta_message);
+  CHECK(meta_message.find("the value for 3.weight cannot be converted to fp32 on cpu") != std::string::npos);
+  CHECK(unchanged(*model, before));
+
   // Non-strict: the missing and unexpected keys are returned, a shape mismatch still fails.
   CHECK_THROWS_AS(model->load_state_dict(sd, /*strict=*/false), ValueError);
   CHECK(unchanged(*model, before));
