@@ -105,8 +105,8 @@ class Module {
   // Copies each value into the registered tensor (no-grad copy_, keeping its device and dtype).
   // A shape mismatch, or a value that cannot be converted to its tensor's device and dtype, always
   // fails; strict also fails on a missing or unexpected key. A failure is one ValueError naming
-  // every problem, and changes nothing (the values are converted before the first copy). Returns the missing and
-  // unexpected keys (both empty after a strict load).
+  // every problem, and changes nothing (the values are converted before the first copy).
+  // Returns the missing and unexpected keys (both empty after a strict load).
   LoadResult load_state_dict(const StateDict& state_dict, bool strict = true);
 
   // ---- printing ----
