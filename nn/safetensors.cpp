@@ -71,9 +71,9 @@ void write_all(int fd, const void* data, size_t size, const std::string& path) {
   }
 }
 
-// The tensors of `header`, whose bytes start at `base`. With `keep` (a CPU load of a mapping),
-// each tensor whose bytes are aligned to its element size is a view of them that holds `keep`;
-// every other tensor is a copy.
+// The tensors of `header`, whose bytes start at `base`. With `keep` (a load of a mapping), each
+// tensor whose bytes are aligned to its element size is first a view of them that holds `keep`;
+// every other tensor a host copy. For another device the view or copy is then copied there.
 Loaded materialize(safetensors::Header header, const uint8_t* base, const std::shared_ptr<Mapping>& keep,
                    Device device) {
   Loaded out;
@@ -158,8 +158,8 @@ Loaded load(const std::string& path, Device device) {
   auto mapping = std::make_shared<Mapping>(data, size);
   safetensors::Header header = safetensors::parse_header(mapping->data(), size, path);
   const uint8_t* base = mapping->data() + header.data_start;
-  // For another device the tensors are copied, and the mapping goes when this returns.
-  return materialize(std::move(header), base, device.is_cpu() ? mapping : nullptr, device);
+  // For another device the views are copied there, and the mapping goes when this returns.
+  return materialize(std::move(header), base, mapping, device);
 }
 
 Loaded load_bytes(const void* data, size_t size, Device device, const std::string& name) {

@@ -83,8 +83,10 @@ class StrictKeys {
 
 // A non-negative integer that fits int64 (JSON numbers past 2^64 are parsed as floats).
 uint64_t count(const json& value, const std::string& file, const std::string& field) {
-  if (value.is_number_integer() && value.get<int64_t>() < 0 && !value.is_number_unsigned()) {
-    malformed(file, "{} is negative ({})", field, value.get<int64_t>());
+  // nlohmann-json keeps an integer written with a minus sign as signed: a negative one or -0.
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    if (value.get<int64_t>() < 0) malformed(file, "{} is negative ({})", field, value.get<int64_t>());
+    return 0;
   }
   if (!value.is_number_unsigned()) malformed(file, "{} is not a non-negative integer (it is {})", field, value.dump());
   const uint64_t v = value.get<uint64_t>();

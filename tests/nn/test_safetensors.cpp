@@ -369,3 +369,16 @@ TEST_CASE("safetensors: a shape of more than 64 dims is refused") {
                        doctest::Contains("load: 'deep.safetensors': tensor 't': shape has 65 dims, more than 64"),
                        ValueError);
 }
+
+TEST_CASE("safetensors: header spellings the reference reads") {
+  // Whitespace around the JSON, an entry's unknown field (ignored), -0 as a shape entry, and an
+  // empty __metadata__.
+  const std::string bytes =
+      file_bytes(R"(  {"__metadata__":{}, "x": {"dtype":"U8", "shape":[-0, 2], "data_offsets":[0,0], "extra":[1]},)"
+                 R"( "y": {"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}}    )",
+                 std::string("\x01\x00", 2));
+  nn::Loaded loaded = nn::load_bytes(bytes.data(), bytes.size());
+  CHECK(loaded.metadata.empty());
+  CHECK(loaded.tensors.at("x").sizes() == IntArrayRef{0, 2});
+  check_same(loaded.tensors.at("y"), tensor({true, false}));
+}
