@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include <map>
+
 #include "anatomy/anatomy.h"
 
 namespace anatomy::nn {
@@ -108,6 +110,11 @@ class Module {
   // every problem, and changes nothing (the values are converted before the first copy).
   // Returns the missing and unexpected keys (both empty after a strict load).
   LoadResult load_state_dict(const StateDict& state_dict, bool strict = true);
+  // The state_dict as a safetensors file (nn/safetensors.h), and back: load reads the file on the
+  // CPU (views of its mapping) and load_state_dict copies them in, so a file that PyTorch's
+  // safetensors.torch.save_file(model.state_dict()) wrote loads too (nn/checkpoint.cpp).
+  void save(const std::string& path, const std::map<std::string, std::string>& metadata = {}) const;
+  LoadResult load(const std::string& path, bool strict = true);
 
   // ---- printing ----
   // PyTorch's repr: "Sequential(\n  (0): Linear(in_features=4, out_features=8, bias=True)\n)".

@@ -12,4 +12,5 @@
 #include "anatomy/nn/linear.h"
 #include "anatomy/nn/module.h"
 #include "anatomy/nn/normalization.h"
+#include "anatomy/nn/safetensors.h"
 #include "anatomy/nn/transformer.h"

@@ -57,9 +57,9 @@ ALLOWED = {
     "backends/no_cuda": {"core", "alloc", "cuda.h"},
     "cuda.h": {"core", "alloc"},
 }
-# The public headers: the umbrella header, the device API, DLPack's exchange, make_graphed and
-# the profiler.
-PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graphed.h", "profiler/profiler.h")
+# The public headers: the umbrella header, the device API, DLPack's exchange, make_graphed, the
+# profiler and nn/.
+PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graphed.h", "profiler/profiler.h", "nn/")
 # Users of the library: what their files may include (besides a listed exception). interop/ is
 # built into the library but, like a user, reaches it through the public headers only.
 PUBLIC_ONLY = {

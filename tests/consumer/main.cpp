@@ -1,10 +1,16 @@
 // The README's embedding example, built against the installed package, the device API through
 // <anatomy/cuda.h>, which works in every build: with CUDA and a GPU, with CUDA and no GPU, and
 // without CUDA (where every call that needs a device throws), and a DLPack round trip through
-// <anatomy/interop/dlpack.h> (which includes the system's <dlpack/dlpack.h>).
+// <anatomy/interop/dlpack.h> (which includes the system's <dlpack/dlpack.h>), and a checkpoint
+// through <anatomy/nn/safetensors.h> (whose JSON dependency is the library's own, not the
+// consumer's).
 #include <anatomy/anatomy.h>
 #include <anatomy/cuda.h>
 #include <anatomy/interop/dlpack.h>
+#include <anatomy/nn/safetensors.h>
+
+#include <cstdio>
+#include <filesystem>
 
 #include <iostream>
 
@@ -43,6 +49,15 @@ int main() {
   anatomy::Tensor back = anatomy::interop::from_dlpack(versioned);
   anatomy::Tensor again = anatomy::interop::from_dlpack(anatomy::interop::to_dlpack(back));
   ok = ok && again.data_ptr() == x.t().data_ptr() && again.equal(x.t());
+
+  // A checkpoint written and read back: the CPU load is a view of the file.
+  const std::string path = (std::filesystem::temp_directory_path() / "anatomy-consumer.safetensors").string();
+  anatomy::nn::save(path, {{"x", x}}, {{"format", "pt"}});
+  {
+    anatomy::nn::Loaded ck = anatomy::nn::load(path);
+    ok = ok && ck.tensors.at("x").equal(x) && ck.metadata.at("format") == "pt";
+  }
+  std::remove(path.c_str());
   std::cout << (ok ? "consumer: ok" : "consumer: FAILED") << "\n";
   return ok ? 0 : 1;
 }
