@@ -2,6 +2,7 @@
 // state_dict and load_state_dict, the options' checks, and the CUDA graph capture check.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <set>
 
 #include "anatomy/autograd/grad_mode.h"
@@ -88,32 +89,30 @@ std::map<std::string, Tensor> GroupedOptimizer<Options>::state_dict() const {
 template <typename Options>
 void GroupedOptimizer<Options>::load_state_dict(const std::map<std::string, Tensor>& state) {
   std::vector<std::string> problems;
+  // The groups' options, read from their keys; every such key, to tell unexpected ones apart.
   std::vector<Options> options;
+  std::set<std::string> option_keys;
   for (size_t g = 0; g < groups_.size(); ++g) {
     Options o = groups_[g].options;
     for_each_option(o, [&](const char* name, auto& v) {
       const std::string key = fmt::format("param_groups.{}.{}", g, name);
+      option_keys.insert(key);
       auto it = state.find(key);
       if (it == state.end()) {
         problems.push_back(fmt::format("missing key '{}'", key));
       } else if (!it->second.defined() || it->second.numel() != 1) {
         problems.push_back(fmt::format("'{}' must hold one number", key));
       } else {
-        using V = std::remove_reference_t<decltype(v)>;
-        const double value = it->second.to(kCPU, DType::Float64).item<double>();
-        v = static_cast<V>(value);
+        v = static_cast<std::remove_reference_t<decltype(v)>>(it->second.to(kCPU, DType::Float64).item<double>());
       }
     });
     options.push_back(o);
   }
+  std::vector<size_t> group_of;  // per parameter number
+  for (size_t g = 0; g < groups_.size(); ++g) group_of.insert(group_of.end(), groups_[g].params.size(), g);
   std::vector<std::map<std::string, Tensor>> loaded(params_.size());
   for (const auto& [key, value] : state) {
-    if (key.rfind("param_groups.", 0) == 0) {
-      size_t g = 0;
-      const bool ok = std::sscanf(key.c_str(), "param_groups.%zu.", &g) == 1 && g < groups_.size();
-      if (!ok) problems.push_back(fmt::format("unexpected key '{}'", key));
-      continue;  // known ones were read above; unknown option names are caught below
-    }
+    if (option_keys.count(key)) continue;
     size_t n = 0;
     int consumed = 0;
     if (key.rfind("state.", 0) != 0 || std::sscanf(key.c_str(), "state.%zu.%n", &n, &consumed) != 1 || consumed == 0 ||
@@ -124,8 +123,11 @@ void GroupedOptimizer<Options>::load_state_dict(const std::map<std::string, Tens
     const std::string name = key.substr(static_cast<size_t>(consumed));
     const Tensor& p = params_[n];
     if (name == "step") {
+      // Where the options keep it: on the device (capturable Adam) or the host.
       if (!value.defined() || value.numel() != 1) problems.push_back(fmt::format("'{}' must hold one number", key));
-      else loaded[n][name] = value.detach().clone();
+      else if (keeps_step_on_device(options[group_of[n]]))
+        loaded[n][name] = value.detach().to(p.device(), DType::Float64).clone();
+      else loaded[n][name] = value.detach().to(kCPU, DType::Int64).clone();
       continue;
     }
     if (!value.defined() || value.sizes() != p.sizes()) {
@@ -136,29 +138,8 @@ void GroupedOptimizer<Options>::load_state_dict(const std::map<std::string, Tens
     }
     loaded[n][name] = value.detach().to(p.device(), p.dtype()).clone();
   }
-  // Option names this kind does not have.
-  for (const auto& [key, value] : state) {
-    if (key.rfind("param_groups.", 0) != 0) continue;
-    bool known = false;
-    for (size_t g = 0; g < groups_.size() && !known; ++g) {
-      Options o = groups_[g].options;
-      for_each_option(
-          o, [&](const char* name, auto&) { known = known || key == fmt::format("param_groups.{}.{}", g, name); });
-    }
-    if (!known) problems.push_back(fmt::format("unexpected key '{}'", key));
-  }
   for (size_t g = 0; g < options.size() && problems.empty(); ++g) check_options(options[g], name_, g);
   ANATOMY_CHECK(problems.empty(), ValueError, "{}: load_state_dict: {}", name_, fmt::join(problems, "; "));
-  // The step counts where the options keep them: on the device (capturable Adam) or the host.
-  size_t n = 0;
-  for (size_t g = 0; g < groups_.size(); ++g) {
-    for (const Tensor& p : groups_[g].params) {
-      auto it = loaded[n++].find("step");
-      if (it == loaded[n - 1].end()) continue;
-      it->second = keeps_step_on_device(options[g]) ? it->second.to(p.device(), DType::Float64)
-                                                    : it->second.to(kCPU, DType::Int64);
-    }
-  }
   for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options = options[g];
   state_ = std::move(loaded);
 }
