@@ -9,6 +9,7 @@
 #include "anatomy/dispatch/ops/factories.h"
 #include "anatomy/dispatch/ops/indexing.h"
 #include "anatomy/dispatch/ops/linalg.h"
+#include "anatomy/dispatch/ops/loss.h"
 #include "anatomy/dispatch/ops/nn.h"
 #include "anatomy/dispatch/ops/reduce.h"
 #include "anatomy/dispatch/ops/unary.h"

@@ -90,6 +90,7 @@ ROOMS = {
     "reduce": {"runtime", "memory", "common", "elementwise"},
     "norm": {"runtime", "memory", "common", "elementwise", "reduce"},
     "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
+    "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
     "graph": {"runtime", "memory"},
 }
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}

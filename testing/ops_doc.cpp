@@ -36,6 +36,9 @@ constexpr Section kSections[] = {
     {"shape.cpp", "Reordering, padding, sorting and scans"},
     {"pad.cpp", "Padding by mode"},
     {"nn_backward.cpp", "Backward functions of the neural-network operators"},
+    {"loss.cpp", "Losses"},
+    {"cross_entropy_rows.cpp", "cross_entropy's fused operators"},
+    {"bucketize.cpp", "Searching sorted sequences"},
 };
 
 std::string file_of(const std::string& where) { return where.substr(0, where.find(':')); }
