@@ -34,6 +34,8 @@ constexpr const char* kNotDifferentiable[] = {
     "full_like",
     "rand_like",
     "randn_like",
+    // The optimizers' multi-tensor step writes parameters under no-grad (dispatch/ops/fused_optim.h).
+    "_fused_adam_",
 };
 // clang-format on
 

@@ -7,6 +7,7 @@
 #include "anatomy/dispatch/ops/binary.h"
 #include "anatomy/dispatch/ops/copy.h"
 #include "anatomy/dispatch/ops/factories.h"
+#include "anatomy/dispatch/ops/fused_optim.h"
 #include "anatomy/dispatch/ops/indexing.h"
 #include "anatomy/dispatch/ops/linalg.h"
 #include "anatomy/dispatch/ops/loss.h"

@@ -5,6 +5,7 @@
 
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/fused_optim.h"
 #include "anatomy/optim/options_fields.h"
 
 namespace anatomy::optim {
@@ -51,6 +52,11 @@ void AdamFamily<Decoupled>::step() {
                          "its bias correction uses a step count kept on the host, which a replay would not advance "
                          "(the options' capturable keeps it on the device)");
     }
+    if (o.foreach && !o.capturable && !o.amsgrad) {
+      foreach_step(gi, n);
+      n += this->groups_[gi].params.size();
+      continue;
+    }
     for (const Tensor& p : this->groups_[gi].params) {
       std::map<std::string, Tensor>& state = this->state_[n++];
       const Tensor g = p.grad();
@@ -82,6 +88,42 @@ void AdamFamily<Decoupled>::step() {
       const Tensor denom = (second.sqrt() / bias2.sqrt().to(p.dtype())).add_(o.eps);
       p.sub_(state.at("exp_avg") / denom * (bias1.reciprocal() * o.lr).to(p.dtype()));
     }
+  }
+}
+
+// The group's parameters with gradients in one _fused_adam_ call per step count (they share one
+// unless some skipped steps without a gradient), the counts kept on the host as the single-tensor
+// step keeps them.
+template <bool Decoupled>
+void AdamFamily<Decoupled>::foreach_step(size_t group, size_t first_state) {
+  const Options& o = this->groups_[group].options;
+  struct Lists {
+    std::vector<Tensor> params, grads, exp_avgs, exp_avg_sqs;
+  };
+  std::map<int64_t, Lists> by_step;
+  size_t n = first_state;
+  for (const Tensor& p : this->groups_[group].params) {
+    std::map<std::string, Tensor>& state = this->state_[n++];
+    const Tensor g = p.grad();
+    if (!g.defined()) continue;
+    if (state.empty()) {
+      check_state_outside_capture(p, this->name_);
+      state["exp_avg"] = zeros_like(p);
+      state["exp_avg_sq"] = zeros_like(p);
+      state["step"] = zeros({}, TensorOptions().dtype(DType::Int64));
+    }
+    Tensor& count = state.at("step");
+    count.add_(1);
+    Lists& l = by_step[count.item<int64_t>()];
+    l.params.push_back(p);
+    l.grads.push_back(g);
+    l.exp_avgs.push_back(state.at("exp_avg"));
+    l.exp_avg_sqs.push_back(state.at("exp_avg_sq"));
+  }
+  for (const auto& [step, l] : by_step) {
+    const auto t = static_cast<double>(step);
+    _fused_adam_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, o.lr, o.beta1, o.beta2, o.weight_decay, o.eps,
+                 1 - std::pow(o.beta1, t), 1 - std::pow(o.beta2, t), Decoupled);
   }
 }
 

@@ -80,6 +80,11 @@ struct AdamFamilyOptions {
   // host integer and a step refuses a capture (a replay would repeat the captured correction).
   // Either way the state is made at a parameter's first step, which must run before a capture.
   bool capturable = false;
+  // Update the group's parameters with one multi-tensor operator (_fused_adam_: a few CUDA launches
+  // for the whole group instead of several kernels per parameter), as PyTorch's foreach=True. Not
+  // with capturable or amsgrad, which take the single-tensor step. fp32 results are those of the
+  // single-tensor step up to rounding.
+  bool foreach = false;
 };
 using AdamOptions = AdamFamilyOptions<false>;
 using AdamWOptions = AdamFamilyOptions<true>;
@@ -130,6 +135,9 @@ class AdamFamily final : public GroupedOptimizer<AdamFamilyOptions<Decoupled>> {
   AdamFamily(std::vector<Tensor> params, Options options);
   explicit AdamFamily(std::vector<ParamGroup<Options>> groups);
   void step() override;
+
+ private:
+  void foreach_step(size_t group, size_t first_state);  // options.foreach: one _fused_adam_ per step count
 };
 using Adam = AdamFamily<false>;
 using AdamW = AdamFamily<true>;

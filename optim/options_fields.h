@@ -27,6 +27,7 @@ void for_each_option(AdamFamilyOptions<Decoupled>& o, F&& f) {
   f("weight_decay", o.weight_decay);
   f("amsgrad", o.amsgrad);
   f("capturable", o.capturable);
+  f("foreach", o.foreach);
 }
 
 template <typename F>

@@ -66,7 +66,7 @@ PUBLIC_ONLY = {
     "tools": PUBLIC_HEADERS + ("testing/", "tools/"),
     "bench": PUBLIC_HEADERS + ("testing/", "bench/"),
     "tests/gpu": PUBLIC_HEADERS + ("testing/",),
-    "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h"),
+    "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h", "nn/safetensors.h"),
     "graphed": ("anatomy.h", "cuda.h", "graphed/"),
     "nn": ("anatomy.h", "cuda.h", "nn/"),
     "profiler": ("anatomy.h", "cuda.h", "alloc/cpu_allocator.h", "core/json_string.h", "profiler/"),
@@ -91,6 +91,7 @@ ROOMS = {
     "norm": {"runtime", "memory", "common", "elementwise", "reduce"},
     "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
     "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
+    "optim": {"runtime", "memory", "common", "elementwise"},
     "graph": {"runtime", "memory"},
 }
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}

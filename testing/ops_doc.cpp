@@ -39,6 +39,7 @@ constexpr Section kSections[] = {
     {"loss.cpp", "Losses"},
     {"cross_entropy_rows.cpp", "cross_entropy's fused operators"},
     {"bucketize.cpp", "Searching sorted sequences"},
+    {"fused_optim.cpp", "Optimizer steps"},
 };
 
 std::string file_of(const std::string& where) { return where.substr(0, where.find(':')); }

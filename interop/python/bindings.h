@@ -24,9 +24,9 @@ void bind_ops(nb::module_& m);                 // ops_call.cpp: anatomy.ops' ove
 void bind_library(nb::module_& m);             // ops_library.cpp: anatomy.library (Python kernels)
 void bind_cuda_streams(nb::module_& m);        // cuda_streams.cpp: anatomy.cuda's devices, streams, events
 void bind_cuda_memory(nb::module_& m);         // cuda_memory.cpp: anatomy.cuda's memory statistics
-void bind_cuda_graphs(nb::module_& m);
-void bind_profiler(nb::module_& m);  // profiler.cpp: anatomy.profiler's profile and record_function         //
-                                     // cuda_graphs.cpp: anatomy.cuda's CUDAGraph, graph_pool_handle
-void bind_dlpack(nb::module_& m);    // dlpack_protocol.cpp: __dlpack__, from_dlpack, numpy(), __cuda_array_interface__
+void bind_cuda_graphs(nb::module_& m);         // cuda_graphs.cpp: anatomy.cuda's CUDAGraph, graph_pool_handle
+void bind_profiler(nb::module_& m);            // profiler.cpp: anatomy.profiler's profile and record_function
+void bind_safetensors(nb::module_& m);         // safetensors.cpp: anatomy.safetensors' save_file, load_file
+void bind_dlpack(nb::module_& m);  // dlpack_protocol.cpp: __dlpack__, from_dlpack, numpy(), __cuda_array_interface__
 
 }  // namespace anatomy::python

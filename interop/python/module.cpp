@@ -23,5 +23,6 @@ NB_MODULE(_C, m) {
   bind_cuda_memory(m);
   bind_cuda_graphs(m);
   bind_profiler(m);
+  bind_safetensors(m);
   bind_dlpack(m);
 }

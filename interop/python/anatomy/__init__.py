@@ -47,11 +47,11 @@ __all__ = [
 ] + _builtins.sorted(_FUNCTIONS)
 
 # anatomy.ops (every operator from its schema), anatomy.library (operators from Python) and
-# anatomy.cuda (devices, streams, events, device memory, graphs), anatomy.profiler.
-from . import cuda, library, ops, profiler  # noqa: E402
+# anatomy.cuda (devices, streams, events, device memory, graphs), anatomy.profiler, anatomy.safetensors.
+from . import cuda, library, ops, profiler, safetensors  # noqa: E402
 from ._C import memory_format  # noqa: E402
 
 contiguous_format = memory_format.contiguous_format
 channels_last = memory_format.channels_last
 preserve_format = memory_format.preserve_format
-__all__ += ["cuda", "library", "ops", "profiler", "memory_format", "contiguous_format", "channels_last", "preserve_format"]
+__all__ += ["cuda", "library", "ops", "profiler", "safetensors", "memory_format", "contiguous_format", "channels_last", "preserve_format"]

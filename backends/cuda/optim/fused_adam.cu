@@ -1,0 +1,138 @@
+// The multi-tensor Adam kernel. A launch carries a table of up to kTensors tensors (their
+// pointers and sizes) and, for each of up to kBlocks blocks, which tensor and which chunk of it
+// the block updates, in its parameters (about 3 KB, under the 4 KB a kernel's parameters may
+// take): PyTorch's multi_tensor_apply scheme. A step over 100 parameters is a few launches
+// instead of several kernels per parameter. Each thread updates elements of its block's chunk,
+// in fp32 (fp64 for fp64), with the arithmetic of the single-tensor step (optim/adam.cpp), and
+// writes the parameter and both moments back in their dtype.
+#include <algorithm>
+#include <cmath>
+
+#include "anatomy/backends/cuda/common/dtype_switch.h"
+#include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
+#include "anatomy/backends/cuda/optim/fused_adam.h"
+#include "anatomy/backends/cuda/runtime/cuda_check.h"
+
+namespace anatomy::cuda {
+namespace {
+
+constexpr int kTensors = 32;
+constexpr int kBlocks = 320;
+constexpr int64_t kChunk = 65536;  // elements a block updates
+constexpr int kThreads = 512;
+
+struct TensorTable {
+  void* param[kTensors];
+  const void* grad[kTensors];
+  void* exp_avg[kTensors];
+  void* exp_avg_sq[kTensors];
+  int64_t numel[kTensors];
+  uint8_t tensor_of_block[kBlocks];
+  int32_t chunk_of_block[kBlocks];
+};
+static_assert(sizeof(TensorTable) + 128 < 4096, "a kernel's parameters are limited to 4 KB");
+
+template <typename A>
+struct Hyper {
+  A lr, beta1, beta2, weight_decay, eps, step_size, bias_correction2_sqrt;
+  bool decoupled;
+};
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table, Hyper<opmath_t<T>> h) {
+  using A = opmath_t<T>;
+  const int i = table.tensor_of_block[blockIdx.x];
+  const int64_t begin = static_cast<int64_t>(table.chunk_of_block[blockIdx.x]) * kChunk;
+  const int64_t end = min(begin + kChunk, table.numel[i]);
+  T* p = static_cast<T*>(table.param[i]);
+  const T* g = static_cast<const T*>(table.grad[i]);
+  T* m = static_cast<T*>(table.exp_avg[i]);
+  T* v = static_cast<T*>(table.exp_avg_sq[i]);
+  for (int64_t e = begin + threadIdx.x; e < end; e += kThreads) {
+    A param = static_cast<A>(p[e]), grad = static_cast<A>(g[e]);
+    if (h.weight_decay != A(0)) {
+      if (h.decoupled) param = static_cast<A>(static_cast<T>(param * (A(1) - h.lr * h.weight_decay)));
+      else grad = static_cast<A>(static_cast<T>(grad + h.weight_decay * param));
+    }
+    const A avg = static_cast<A>(static_cast<T>(static_cast<A>(m[e]) * h.beta1)) + (A(1) - h.beta1) * grad;
+    const A avg_sq = static_cast<A>(static_cast<T>(static_cast<A>(v[e]) * h.beta2)) + (A(1) - h.beta2) * grad * grad;
+    const T avg_t = static_cast<T>(avg), avg_sq_t = static_cast<T>(avg_sq);
+    // Rounded where the single-tensor step's operators round: sqrt, the division, the eps.
+    const A root = static_cast<A>(static_cast<T>(sqrt(static_cast<A>(avg_sq_t))));
+    const A denom =
+        static_cast<A>(static_cast<T>(static_cast<A>(static_cast<T>(root / h.bias_correction2_sqrt)) + h.eps));
+    p[e] = static_cast<T>(param - h.step_size * static_cast<A>(avg_t) / denom);
+    m[e] = avg_t;
+    v[e] = avg_sq_t;
+  }
+}
+
+template <typename T>
+void launch_for(const std::vector<AdamTensors>& entries, const AdamHyper& hyper, cudaStream_t stream) {
+  using A = opmath_t<T>;
+  const Hyper<A> h{static_cast<A>(hyper.lr),
+                   static_cast<A>(hyper.beta1),
+                   static_cast<A>(hyper.beta2),
+                   static_cast<A>(hyper.weight_decay),
+                   static_cast<A>(hyper.eps),
+                   static_cast<A>(hyper.lr / hyper.bias_correction1),
+                   static_cast<A>(std::sqrt(hyper.bias_correction2)),
+                   hyper.decoupled_weight_decay};
+  TensorTable table{};
+  int tensors = 0, blocks = 0;
+  auto launch = [&] {
+    if (blocks > 0) fused_adam_kernel<T><<<blocks, kThreads, 0, stream>>>(table, h);
+    ANATOMY_CUDA_LAUNCH_CHECK();
+  };
+  for (const AdamTensors& t : entries) {
+    if (t.numel == 0) continue;
+    const int64_t chunks = (t.numel + kChunk - 1) / kChunk;
+    for (int64_t c = 0; c < chunks; ++c) {
+      if (c == 0) {  // the tensor enters the table (the table was emptied if it was full)
+        table.param[tensors] = t.param;
+        table.grad[tensors] = t.grad;
+        table.exp_avg[tensors] = t.exp_avg;
+        table.exp_avg_sq[tensors] = t.exp_avg_sq;
+        table.numel[tensors] = t.numel;
+        ++tensors;
+      }
+      table.tensor_of_block[blocks] = static_cast<uint8_t>(tensors - 1);
+      table.chunk_of_block[blocks] = static_cast<int32_t>(c);
+      ++blocks;
+      const bool table_full = tensors == kTensors && c + 1 == chunks;
+      if (blocks == kBlocks || table_full) {
+        launch();
+        blocks = 0;
+        // A tensor with chunks left stays in the table, as its first entry.
+        if (c + 1 < chunks) {
+          table.param[0] = t.param;
+          table.grad[0] = t.grad;
+          table.exp_avg[0] = t.exp_avg;
+          table.exp_avg_sq[0] = t.exp_avg_sq;
+          table.numel[0] = t.numel;
+          tensors = 1;
+        } else {
+          tensors = 0;
+        }
+      }
+    }
+  }
+  launch();
+}
+
+}  // namespace
+
+void launch_fused_adam(DType dtype, const std::vector<AdamTensors>& entries, const AdamHyper& h, cudaStream_t stream) {
+  const bool launched = dtype_switch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_floating_v<T>) {
+      launch_for<T>(entries, h, stream);
+      return true;
+    }
+    return false;
+  });
+  if (!launched)
+    detail::throw_cuda_error(cudaErrorInvalidValue, "launch_fused_adam: not a floating dtype", __FILE__, __LINE__);
+}
+
+}  // namespace anatomy::cuda

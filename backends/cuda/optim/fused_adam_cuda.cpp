@@ -1,0 +1,49 @@
+// CUDA: _fused_adam_ (dispatch/ops/fused_optim.h) over the multi-tensor kernel (fused_adam.cu),
+// one launch sequence per dtype. Every tensor must be on one device; an entry whose tensors are
+// not all contiguous takes the operators' path (the composite's arithmetic) instead.
+#include <map>
+#include <vector>
+
+#include "anatomy/backends/cuda/optim/fused_adam.h"
+#include "anatomy/backends/cuda/runtime/current_stream.h"
+#include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops/fused_optim.h"
+#include "anatomy/dispatch/ops/fused_optim_rules.h"
+
+namespace anatomy::cuda {
+namespace {
+
+void fused_adam_cuda(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs, double lr,
+                     double beta1, double beta2, double weight_decay, double eps, double bias_correction1,
+                     double bias_correction2, bool decoupled_weight_decay) {
+  check_fused_adam(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps, bias_correction1, bias_correction2);
+  if (params.empty()) return;
+  const Device device = params[0].device();
+  for (size_t i = 0; i < params.size(); ++i) {
+    ANATOMY_CHECK(params[i].device() == device, DeviceError,
+                  "_fused_adam_: every parameter must be on one device, got {} and {}", device.str(),
+                  params[i].device().str());
+  }
+  DeviceGuard guard(device);
+  std::map<DType, std::vector<AdamTensors>> by_dtype;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const bool dense = params[i].is_contiguous() && grads[i].is_contiguous() && exp_avgs[i].is_contiguous() &&
+                       exp_avg_sqs[i].is_contiguous();
+    if (!dense) {
+      adam_step_with_ops(params[i], grads[i], exp_avgs[i], exp_avg_sqs[i], lr, beta1, beta2, weight_decay, eps,
+                         bias_correction1, bias_correction2, decoupled_weight_decay);
+      continue;
+    }
+    by_dtype[params[i].dtype()].push_back(AdamTensors{params[i].data_ptr(), grads[i].data_ptr(), exp_avgs[i].data_ptr(),
+                                                      exp_avg_sqs[i].data_ptr(), params[i].numel()});
+  }
+  const AdamHyper h{lr, beta1, beta2, weight_decay, eps, bias_correction1, bias_correction2, decoupled_weight_decay};
+  for (const auto& [dtype, entries] : by_dtype) launch_fused_adam(dtype, entries, h, current_stream());
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CUDA, m) { m.impl("_fused_adam_", ANATOMY_KERNEL(fused_adam_cuda)); }
+
+}  // namespace anatomy::cuda
