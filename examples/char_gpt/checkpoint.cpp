@@ -103,11 +103,14 @@ int64_t load_checkpoint(const std::string& path, anatomy::nn::Module& model, ana
   const uint64_t step = u64_of(train, kStepTensor, train_path);
   ANATOMY_CHECK(static_cast<int64_t>(step) == header.step, ValueError,
                 "{} is at step {} but {} at step {}: they are not from one save", path, header.step, train_path, step);
+  // A generator the checkpoint lacks (the CUDA one, for a checkpoint saved on the CPU) keeps its
+  // seeding: the run goes on, but not bit for bit.
   std::vector<std::pair<anatomy::Generator*, std::pair<uint64_t, uint64_t>>> rng;
   for (const auto& [name, type] : generators(device)) {
-    rng.push_back(
-        {&anatomy::default_generator(type),
-         {u64_of(train, "rng." + name + ".seed", train_path), u64_of(train, "rng." + name + ".offset", train_path)}});
+    const std::string key = "rng." + name;
+    if (name != "cpu" && train.count(key + ".seed") == 0) continue;
+    rng.push_back({&anatomy::default_generator(type),
+                   {u64_of(train, key + ".seed", train_path), u64_of(train, key + ".offset", train_path)}});
   }
   std::map<std::string, Tensor> optimizer_state;
   for (const auto& [key, t] : train) {

@@ -33,7 +33,8 @@ void save_checkpoint(const std::string& path, const anatomy::nn::Module& model, 
 // The model file's metadata; ValueError if the file is not a char-gpt checkpoint.
 CheckpointHeader read_checkpoint_header(const std::string& path);
 
-// Loads the model, the optimizer and the generators (the CPU's, and the device's) from both files;
+// Loads the model, the optimizer and the generators (the CPU's, and the device's where the file has
+// it: a CPU checkpoint resumed on CUDA leaves the CUDA generator as seeded) from both files;
 // returns the step. ValueError if they do not belong together or do not fit the model.
 int64_t load_checkpoint(const std::string& path, anatomy::nn::Module& model, anatomy::optim::Optimizer& opt,
                         anatomy::Device device);

@@ -35,10 +35,17 @@ Tensor CharGpt::forward(const Tensor& tokens) {
   for (const std::shared_ptr<nn::Module>& m : *blocks) {
     auto* layer = static_cast<nn::TransformerEncoderLayer*>(m.get());
     if (checkpointing_) {
-      // Only the layer's input is kept; its dropout masks are drawn again alike in the recomputation.
-      x = anatomy::autograd::checkpoint(
-          [layer, causal](const std::vector<Tensor>& in) { return std::vector<Tensor>{layer->forward(in[0], causal)}; },
-          {x})[0];
+      // Only the layer's input is kept. The recomputation in backward draws the same dropout masks
+      // (checkpoint puts the generators back) and runs under the autocast state of this forward,
+      // which backward, outside the scope, would otherwise lack.
+      const anatomy::DeviceType type = tokens.device().type();
+      const bool amp = anatomy::autocast::is_enabled(type);
+      const anatomy::DType amp_dtype = anatomy::autocast::get_dtype(type);
+      auto run_layer = [layer, causal, type, amp, amp_dtype](const std::vector<Tensor>& in) {
+        anatomy::autocast::AutocastGuard guard(type, amp_dtype, amp);
+        return std::vector<Tensor>{layer->forward(in[0], causal)};
+      };
+      x = anatomy::autograd::checkpoint(run_layer, {x})[0];
     } else {
       x = layer->forward(x, causal);
     }
