@@ -19,7 +19,8 @@ may tests/ outside tests/gpu/: a test of internal machinery includes what it tes
 (tests/README.md). tools/ and bench/ are users of the library and include only the public
 headers, anatomy/anatomy.h, anatomy/cuda.h and anatomy/interop/dlpack.h, plus testing/ (the
 op table, the allocator traces, the simulated device's snapshot) and their own folder's files
-(tools/chapters.h; bench/peer/peer.h, included by its own name). tests/gpu/ follows the same rule (its helpers,
+(tools/chapters.h; bench/peer/peer.h, included by its own name). examples/ is a user too: the
+public headers and its own files, without testing/. tests/gpu/ follows the same rule (its helpers,
 gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
 internal component (the caching allocator's policy, the CUDA allocator's lookups) and a GPU test
 of internal machinery (the CUDA memory provider, the raw stream handles, the pinned allocator)
@@ -64,6 +65,7 @@ PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graph
 # built into the library but, like a user, reaches it through the public headers only.
 PUBLIC_ONLY = {
     "tools": PUBLIC_HEADERS + ("testing/", "tools/"),
+    "examples": PUBLIC_HEADERS + ("examples/",),
     "bench": PUBLIC_HEADERS + ("testing/", "bench/"),
     "tests/gpu": PUBLIC_HEADERS + ("testing/",),
     "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h", "nn/safetensors.h"),

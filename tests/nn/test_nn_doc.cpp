@@ -1,5 +1,5 @@
 // docs/nn.md's example: it builds, prints PyTorch's repr and dotted names, and trains; the page
-// shows this file's code verbatim.
+// shows this file's code verbatim, and the char-gpt example's (examples/char_gpt/) likewise.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -95,4 +95,27 @@ TEST_CASE("nn: docs/nn.md's example is this file's code, verbatim") {
   CHECK(block.find("struct Block") != std::string::npos);
   CHECK_MESSAGE(source.find(block) != std::string::npos,
                 "the example in docs/nn.md is not an excerpt of tests/nn/test_nn_doc.cpp");
+}
+
+TEST_CASE("nn: docs/nn.md's char-gpt excerpts are the example's code, verbatim") {
+  const std::string root = ANATOMY_SOURCE_DIR;
+  const std::string doc = read(root + "/docs/nn.md");
+  // Each "<!-- excerpt: examples/char_gpt/<file> -->" marker is followed by a ```cpp block that
+  // the file holds as it is.
+  const std::string opening = "<!-- excerpt: ", marker = opening + "examples/char_gpt/", closing = " -->\n```cpp\n";
+  int blocks = 0;
+  for (size_t at = doc.find(marker); at != std::string::npos; at = doc.find(marker, at + 1)) {
+    const size_t name_end = doc.find(closing, at);
+    REQUIRE(name_end != std::string::npos);
+    const std::string file = doc.substr(at + opening.size(), name_end - at - opening.size());
+    const size_t start = name_end + closing.size();
+    const size_t end = doc.find("```\n", start);
+    REQUIRE(end != std::string::npos);
+    const std::string block = doc.substr(start, end - start);
+    CHECK_MESSAGE(read(root + "/" + file).find(block) != std::string::npos,
+                  "the excerpt of " << file << " in docs/nn.md is not in the file:\n"
+                                    << block);
+    ++blocks;
+  }
+  CHECK(blocks >= 3);
 }
