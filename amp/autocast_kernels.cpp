@@ -127,6 +127,7 @@ constexpr std::string_view kFp32Ops[] = {
     "var.correction", "std.correction", "logsumexp", "cumsum", "cumprod",
     "exp", "expm1", "log", "log1p", "log2", "reciprocal", "rsqrt", "tan", "sinh", "cosh", "pow.Tensor_Tensor",
     "softplus", "log10", "acos", "asin", "erfinv",
+    "mse_loss", "l1_loss", "smooth_l1_loss", "nll_loss", "cross_entropy_loss", "binary_cross_entropy_with_logits",
 };
 // clang-format on
 constexpr std::string_view kPromoteOps[] = {

@@ -1,6 +1,6 @@
 // The training loss of the character-level GPT: the mean cross-entropy of predicting each next
-// character, written as log_softmax (in fp32, also under autocast), gather of the targets'
-// log-probabilities and a negated mean. A fused cross_entropy operator will replace it.
+// character, with the fused cross_entropy operator over the (batch * seq, vocab) logits (in fp32,
+// also under autocast: the losses are on autocast's fp32 list).
 #pragma once
 
 #include "anatomy/anatomy.h"

@@ -39,10 +39,10 @@ def test_pytorch_state_dict_loads_and_gives_the_same_outputs(tmp_path, device):
 
 def test_anatomy_file_loads_in_pytorch(tmp_path):
     tensors = {
-        "w": A.randn([3, 4]),
-        "h": A.randn([7]).to(anatomy.bfloat16),
-        "i": A.arange(5),
-        "c": A.randn([2, 2], device="cuda"),
+        "w": anatomy.randn(3, 4),
+        "h": anatomy.randn(7).to(anatomy.bfloat16),
+        "i": anatomy.arange(5),
+        "c": anatomy.randn(2, 2, device="cuda"),
     }
     path = tmp_path / "a.safetensors"
     safetensors.save_file(tensors, path, metadata={"source": "anatomy"})

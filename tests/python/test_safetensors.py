@@ -50,7 +50,7 @@ def test_hand_written_file_loads(tmp_path):
 
 
 def test_round_trip_keeps_values_dtypes_and_noncontiguous_inputs(tmp_path):
-    t = A.arange(12, dtype=anatomy.float32).reshape([3, 4]).t()  # transposed: saved in logical order
+    t = anatomy.arange(12, dtype=anatomy.float32).reshape(3, 4).t()  # transposed: saved in logical order
     h = anatomy.tensor([1.5, -2.0], dtype=anatomy.bfloat16)
     path = tmp_path / "r.safetensors"
     safetensors.save_file({"t": t, "h": h}, path)
