@@ -38,6 +38,19 @@ Tensor update_moments(const AdamFamilyOptions<Decoupled>& o, const Tensor& p, Te
   return max_sq;
 }
 
+// A parameter's state at its first step: both moments (and the maximum with amsgrad) and the step
+// count, a 0-d fp64 tensor on the parameter's device when capturable, else a host int64.
+template <bool Decoupled>
+void init_state(const AdamFamilyOptions<Decoupled>& o, const Tensor& p, std::map<std::string, Tensor>& state,
+                const char* name) {
+  check_state_outside_capture(p, name);
+  state["exp_avg"] = zeros_like(p);
+  state["exp_avg_sq"] = zeros_like(p);
+  if (o.amsgrad) state["max_exp_avg_sq"] = zeros_like(p);
+  state["step"] = o.capturable ? zeros({}, TensorOptions().dtype(DType::Float64).device(p.device()))
+                               : zeros({}, TensorOptions().dtype(DType::Int64));
+}
+
 }  // namespace
 
 template <bool Decoupled>
@@ -61,14 +74,7 @@ void AdamFamily<Decoupled>::step() {
       std::map<std::string, Tensor>& state = this->state_[n++];
       const Tensor g = p.grad();
       if (!g.defined()) continue;
-      if (state.empty()) {
-        check_state_outside_capture(p, this->name_);
-        state["exp_avg"] = zeros_like(p);
-        state["exp_avg_sq"] = zeros_like(p);
-        if (o.amsgrad) state["max_exp_avg_sq"] = zeros_like(p);
-        state["step"] = o.capturable ? zeros({}, TensorOptions().dtype(DType::Float64).device(p.device()))
-                                     : zeros({}, TensorOptions().dtype(DType::Int64));
-      }
+      if (state.empty()) init_state(o, p, state, this->name_);
       if (o.amsgrad && !state.count("max_exp_avg_sq")) state["max_exp_avg_sq"] = zeros_like(p);
       Tensor& count = state.at("step");
       if (!o.capturable) {
@@ -106,12 +112,7 @@ void AdamFamily<Decoupled>::foreach_step(size_t group, size_t first_state) {
     std::map<std::string, Tensor>& state = this->state_[n++];
     const Tensor g = p.grad();
     if (!g.defined()) continue;
-    if (state.empty()) {
-      check_state_outside_capture(p, this->name_);
-      state["exp_avg"] = zeros_like(p);
-      state["exp_avg_sq"] = zeros_like(p);
-      state["step"] = zeros({}, TensorOptions().dtype(DType::Int64));
-    }
+    if (state.empty()) init_state(o, p, state, this->name_);
     Tensor& count = state.at("step");
     count.add_(1);
     Lists& l = by_step[count.item<int64_t>()];

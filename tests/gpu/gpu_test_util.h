@@ -99,6 +99,24 @@ inline bool same_numbers(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+// "" when got and want (any devices) have one shape and values within rtol * (|want| + 1), NaN
+// matching NaN and infinities matching exactly; else the first difference.
+inline std::string close_values(const Tensor& got, const Tensor& want, double rtol) {
+  if (got.sizes() != want.sizes()) return "shape differs";
+  const std::vector<double> g = values_of(got), w = values_of(want);
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+    if (!std::isfinite(w[i]) || !std::isfinite(g[i])) {
+      if (g[i] != w[i]) return fmt::format("element {}: {} != {}", i, g[i], w[i]);
+      continue;
+    }
+    if (std::abs(g[i] - w[i]) > rtol * (std::abs(w[i]) + 1)) {
+      return fmt::format("element {}: {} != {} (rtol {})", i, g[i], w[i], rtol);
+    }
+  }
+  return "";
+}
+
 // Sets the sync-debug mode for a scope (tests must not leave it on): in Error mode, a call that
 // makes the host wait for the device throws.
 struct SyncDebugScope {

@@ -17,19 +17,7 @@ using gpu_test::values_of;
 namespace {
 
 std::string compare(const Tensor& got, const Tensor& want, double rtol) {
-  if (got.sizes() != want.sizes()) return "shape differs";
-  const std::vector<double> g = values_of(got), w = values_of(want);
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
-    if (!std::isfinite(w[i]) || !std::isfinite(g[i])) {
-      if (g[i] != w[i]) return fmt::format("element {}: {} != {}", i, g[i], w[i]);
-      continue;
-    }
-    if (std::abs(g[i] - w[i]) > rtol * (std::abs(w[i]) + 1)) {
-      return fmt::format("element {}: {} != {} (rtol {})", i, g[i], w[i], rtol);
-    }
-  }
-  return "";
+  return gpu_test::close_values(got, want, rtol);
 }
 
 struct Case {

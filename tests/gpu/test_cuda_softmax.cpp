@@ -20,19 +20,7 @@ namespace {
 std::string compare_to_cpu(const Tensor& got, const Tensor& want) {
   if (!got.is_cuda()) return "the result is not on CUDA";
   if (got.sizes() != want.sizes() || got.dtype() != want.dtype()) return "shape or dtype differs";
-  const std::vector<double> g = values_of(got), w = values_of(want);
-  const double rtol = gpu_test::float_rtol(want.dtype(), 1e-5, 1e-12);
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
-    if (!std::isfinite(w[i]) || !std::isfinite(g[i])) {
-      if (g[i] != w[i]) return fmt::format("element {}: {} != {}", i, g[i], w[i]);
-      continue;
-    }
-    if (std::abs(g[i] - w[i]) > rtol * (std::abs(w[i]) + 1)) {
-      return fmt::format("element {}: {} != {} (rtol {})", i, g[i], w[i], rtol);
-    }
-  }
-  return "";
+  return gpu_test::close_values(got, want, gpu_test::float_rtol(want.dtype(), 1e-5, 1e-12));
 }
 
 void check_both(const Tensor& x, int64_t dim, const std::string& what, std::optional<DType> dtype = std::nullopt) {
