@@ -4,6 +4,7 @@
 // logits' gradient, infinities, a bad target raised at the next wait, and a graph of the
 // backward (create_graph) against the fused path.
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,13 @@ TEST_CASE("cuda cross_entropy: infinities in the logits give the CPU's lse and l
   const auto [want_loss, want_lse] = _cross_entropy_rows(x, t, std::nullopt, -100, 0.0);
   CHECK(compare(loss.cpu().to(DType::Float64), want_loss, 1e-6).empty());
   CHECK(compare(lse.cpu().to(DType::Float64), want_lse, 1e-6).empty());
+  // A NaN anywhere in a long row (read by many threads) makes that row's loss NaN, as on the CPU.
+  const Tensor wide = randn({2, 1000});
+  wide[0][500].fill_(std::numeric_limits<double>::quiet_NaN());
+  const Tensor wt = tensor(std::vector<int64_t>{3, 4}, {2});
+  const Tensor rows = std::get<0>(_cross_entropy_rows(wide.to(kCuda), wt.to(kCuda), std::nullopt, -100, 0.0)).cpu();
+  CHECK(std::isnan(rows[0].item<double>()));
+  CHECK(std::isfinite(rows[1].item<double>()));
 }
 
 TEST_CASE("cuda cross_entropy: a target out of range is the CPU's IndexError at the next wait") {

@@ -45,6 +45,11 @@ struct RowStateOp {
 template <typename A>
 __device__ __forceinline__ void add_to_state(RowState<A>& st, A v) {
   if (v == -infinity<A>()) return;  // exp(-inf) adds nothing (and -inf - -inf would be NaN)
+  if (v != v) {                     // NaN: kept as the max too, so that combining with other threads' states keeps it
+    st.max = v;
+    st.sum = v;
+    return;
+  }
   if (v > st.max) {
     st.sum = st.sum * exp(st.max - v) + A(1);  // exp(-inf) is 0 for the first element
     st.max = v;
