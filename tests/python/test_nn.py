@@ -386,13 +386,9 @@ def test_scaled_dot_product_attention():
 
 # ---- optimizers ----
 
-def _param_with_grads(values):
-    p = nn.Parameter(tensor(values))
-    return p
-
-
 def _run(opt_factory, p0, grads):
-    p = _param_with_grads(p0)
+    """The parameter after one step per gradient, and the optimizer."""
+    p = nn.Parameter(tensor(p0))
     opt = opt_factory([p])
     for g in grads:
         opt.zero_grad()
@@ -510,3 +506,11 @@ def test_clip_grad_norm():
 def test_bad_inputs_raise(call, error):
     with pytest.raises(error):
         call()
+
+
+def test_to_keeps_tied_weights_tied():
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    b.weight = a.weight
+    pair = nn.ModuleList([a, b]).double()
+    assert pair[0].weight is pair[1].weight and pair[0].weight.dtype == anatomy.float64
+    assert len(list(pair.parameters())) == 3

@@ -90,6 +90,3 @@ class ModuleList(_Indexed):
 
     def __iadd__(self, modules):
         return self.extend(modules)
-
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError("ModuleList has no forward: iterate over it and call its modules")

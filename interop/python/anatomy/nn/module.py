@@ -228,25 +228,37 @@ class Module:
 
     def _apply(self, convert):
         """Replaces every parameter and buffer by convert(tensor), parameters kept as leaves with
-        their requires_grad (and their gradients converted alike)."""
-        for module in self.modules():
-            with no_grad():
-                for name, p in module._parameters.items():
-                    if p is None:
-                        continue
-                    converted = convert(p)
-                    # Unchanged parameters stay the same objects, so an optimizer made before
-                    # a no-op to() still holds them.
-                    if _same_tensor(converted, p):
-                        continue
-                    new = Parameter(converted, p.requires_grad)
-                    if p.grad is not None:
-                        new.grad = convert(p.grad)
-                    module._parameters[name] = new
-                for name, b in module._buffers.items():
-                    if b is not None:
-                        module._buffers[name] = convert(b)
+        their requires_grad (and their gradients converted alike). Everything is converted before
+        anything is replaced, so a failed conversion changes nothing; a tensor shared by two
+        modules (a tied weight) stays shared."""
+        converted = {}  # id(old) -> new, each shared tensor converted once
+        staged = []
+        with no_grad():
+            for module in self.modules():
+                for table in ("_parameters", "_buffers"):
+                    for name, t in getattr(module, table).items():
+                        if t is None:
+                            continue
+                        if id(t) not in converted:
+                            converted[id(t)] = self._converted(t, table == "_parameters", convert)
+                        staged.append((getattr(module, table), name, converted[id(t)]))
+        for table, name, new in staged:
+            table[name] = new
         return self
+
+    @staticmethod
+    def _converted(t, is_parameter, convert):
+        new = convert(t)
+        # An unchanged parameter stays the same object, so an optimizer made before a no-op to()
+        # still holds it.
+        if _same_tensor(new, t):
+            return t
+        if not is_parameter:
+            return new
+        param = Parameter(new, t.requires_grad)
+        if t.grad is not None:
+            param.grad = convert(t.grad)
+        return param
 
     def to(self, *args, **kwargs):
         """Moves and/or casts the parameters and buffers: to(device), to(dtype),
