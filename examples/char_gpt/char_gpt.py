@@ -2,8 +2,9 @@
 """char_gpt.py: the char-gpt example (model.cpp, train.cpp) from Python, on anatomy.nn and
 anatomy.optim: token and position embeddings, pre-norm TransformerEncoderLayers under a causal
 mask, a final LayerNorm and a head; AdamW in two groups (no weight decay on biases and norms), a
-cosine schedule with linear warm-up through LambdaLR, gradient clipping. Same defaults as the C++
-char-gpt; it prints the loss and steps/s, and optionally a greedy or sampled continuation.
+cosine schedule with linear warm-up, gradient clipping. Same defaults as the C++ char-gpt, and the
+same computation in the same order: with the same flags it prints the same losses, to the bit, and
+the same sample. It prints the loss and steps/s, and optionally a greedy or sampled continuation.
 
     PYTHONPATH=build/python python examples/char_gpt/char_gpt.py --steps 300 --layers 2 \\
         --d-model 64 --heads 4 --seq 64 --batch 16 --warmup 20 --lr 3e-3 --sample 200
@@ -12,6 +13,7 @@ char-gpt; it prints the loss and steps/s, and optionally a greedy or sampled con
 import argparse
 import math
 import os
+import struct
 import sys
 import time
 
@@ -70,14 +72,22 @@ class CharGpt(nn.Module):
         return self.head(self.ln_f(x))
 
 
-def cosine_with_warmup(warmup, total):
-    """The factor on --lr at a step: linear warm-up, then a cosine down to MIN_LR_RATIO."""
-    def factor(step):
-        if step < warmup:
-            return step / warmup
-        progress = min(1.0, (step - warmup) / (total - warmup))
-        return MIN_LR_RATIO + (1 - MIN_LR_RATIO) * 0.5 * (1 + math.cos(math.pi * progress))
-    return factor
+class CosineWithWarmup(optim.lr_scheduler.LRScheduler):
+    """Linear warm-up, then a cosine down to MIN_LR_RATIO of each group's rate, computed as the
+    C++ example's optim::CosineWithWarmup computes it (the same roundings, so the two runs agree
+    to the bit)."""
+
+    def __init__(self, optimizer, warmup, total):
+        self.warmup, self.total = warmup, total
+        super().__init__(optimizer)
+
+    def get_lr(self):
+        step = self.last_epoch
+        if step < self.warmup:
+            return [base * step / self.warmup for base in self.base_lrs]
+        progress = min(1.0, (step - self.warmup) / (self.total - self.warmup))
+        return [base * MIN_LR_RATIO + (base - base * MIN_LR_RATIO) * 0.5 * (1 + math.cos(math.pi * progress))
+                for base in self.base_lrs]
 
 
 def make_optimizer(model, args):
@@ -89,7 +99,9 @@ def make_optimizer(model, args):
 
 def train(model, data, args, device):
     optimizer = make_optimizer(model, args)
-    schedule = optim.lr_scheduler.LambdaLR(optimizer, cosine_with_warmup(args.warmup, args.steps))
+    schedule = CosineWithWarmup(optimizer, args.warmup, args.steps)
+    # Clipped in the optimizer's order, as the C++ example clips: the joint norm's sum runs in it.
+    params = [p for group in optimizer.param_groups for p in group["params"]]
     model.train()
     losses = []
     start = time.perf_counter()
@@ -100,13 +112,15 @@ def train(model, data, args, device):
         logits = model(inputs)
         loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
         loss.backward()
-        grad_norm = nn.utils.clip_grad_norm_(model.parameters(), args.clip) if args.clip > 0 else None
+        grad_norm = nn.utils.clip_grad_norm_(params, args.clip) if args.clip > 0 else None
         optimizer.step()
         schedule.step()
         if step % args.log_every == 0 or step == args.steps:
             value = loss.item()
             losses.append((step, value))
-            line = f"step {step}/{args.steps}  loss {value:.6f}  lr {lr:.4e}"
+            # The loss's fp32 bits too, as the C++ char-gpt prints them, so that runs compare exactly.
+            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+            line = f"step {step}/{args.steps}  loss {value:.6f} [{bits:08x}]  lr {lr:.4e}"
             if grad_norm is not None:
                 line += f"  grad-norm {grad_norm.item():.4f}"
             print(line, flush=True)

@@ -1,13 +1,18 @@
 """examples/char_gpt/char_gpt.py, the char-level GPT on anatomy.nn: a tiny configuration trains
 on the CPU for 120 steps and its loss falls below the text's unigram entropy (the best a model
-without context can do), which the test computes from the shipped text; bad flags exit with 2."""
+without context can do), which the test computes from the shipped text; it prints the same losses,
+to the bit, as the C++ char-gpt built beside the package; bad flags exit with 2."""
 
 import collections
 import importlib.util
 import math
 import pathlib
+import re
+import subprocess
 
 import pytest
+
+import anatomy
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "examples" / "char_gpt" / "char_gpt.py"
@@ -40,6 +45,26 @@ def test_tiny_model_learns_below_unigram_entropy(char_gpt, capsys):
     assert sum(last) / len(last) < entropy - 0.15, losses
     out = capsys.readouterr().out
     assert "step 120/120  loss" in out and "steps/s" in out
+
+
+def test_same_losses_as_the_cpp_example(char_gpt, capsys):
+    # The build tree's char-gpt: <build>/python/anatomy/_C*.so -> <build>/examples/char_gpt/char-gpt.
+    binary = pathlib.Path(anatomy._C.__file__).parents[2] / "examples" / "char_gpt" / "char-gpt"
+    if not binary.exists():
+        pytest.skip(f"the C++ example is not built ({binary})")
+    for extra in ([], ["--dropout", "0", "--clip", "0.5", "--weight-decay", "0.3", "--seed", "7", "--sample", "30",
+                       "--temperature", "0.8", "--prompt", "The "]):
+        args = ["--steps", "25", "--layers", "2", "--d-model", "32", "--heads", "4", "--seq", "16", "--batch", "4",
+                "--warmup", "3", "--log-every", "1", *extra]
+        cpp = subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=120, check=True).stdout
+        char_gpt.main(args)
+        python = capsys.readouterr().out
+        steps = re.compile(r"^step .*$", re.M)
+        assert len(steps.findall(cpp)) == 25 and ("--sample" in extra) == ("--- sample" in cpp)
+        # The same batches, dropout masks, initial weights and updates: the loss bits agree, and
+        # the same draws give the same sample.
+        assert steps.findall(python) == steps.findall(cpp)
+        assert python.partition("--- sample")[2] == cpp.partition("--- sample")[2]
 
 
 def test_sample_is_repeatable(char_gpt, capsys):
