@@ -514,3 +514,28 @@ def test_to_keeps_tied_weights_tied():
     pair = nn.ModuleList([a, b]).double()
     assert pair[0].weight is pair[1].weight and pair[0].weight.dtype == anatomy.float64
     assert len(list(pair.parameters())) == 3
+
+
+def test_multihead_attention_unbatched_and_per_head_weights():
+    m = nn.MultiheadAttention(4, 2, batch_first=True)
+    x = anatomy.randn(3, 4)
+    out, w = m(x, x, x, average_attn_weights=False)
+    batched, wb = m(x.unsqueeze(0), x.unsqueeze(0), x.unsqueeze(0), average_attn_weights=False)
+    np.testing.assert_allclose(arr(out), arr(batched)[0], rtol=1e-6)
+    assert tuple(w.shape) == (2, 3, 3) and tuple(wb.shape) == (1, 2, 3, 3)
+
+
+def test_registration_refuses_to_shadow_attributes():
+    m = nn.Linear(2, 2)
+    with pytest.raises(KeyError):
+        m.register_buffer("forward", anatomy.zeros(1))
+    with pytest.raises(KeyError):
+        m.register_parameter("", None)
+    with pytest.raises(TypeError):
+        m.register_buffer("b", [1.0])
+    with pytest.raises(KeyError):
+        m.register_buffer("weight", anatomy.zeros(1))  # a parameter's name
+    m.register_parameter("bias", None)  # a parameter is replaced by another (or None)
+    m.register_buffer("b", anatomy.zeros(1))
+    m.register_buffer("b", anatomy.ones(1), persistent=False)
+    assert [n for n, _ in m.named_parameters()] == ["weight"] and list(m.state_dict()) == ["weight"]

@@ -47,15 +47,16 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign to {type(self).__name__} before Module.__init__() call")
 
-    def _check_name(self, name, what, allow_existing):
+    def _check_name(self, name, what, table):
         if not isinstance(name, str):
             raise TypeError(f"{what} name should be a string. Got {type(name).__name__}")
         if not name:
             raise KeyError(f'{what} name can\'t be empty string ""')
         if "." in name:
             raise KeyError(f'{what} name can\'t contain ".", got: {name}')
-        if not allow_existing and hasattr(self, name) and name not in self._parameters \
-                and name not in self._buffers and name not in self._modules:
+        # An entry of the same kind may be replaced; anything else of that name (an attribute, a
+        # method, a parameter where a buffer is registered) may not be shadowed, as PyTorch's.
+        if hasattr(self, name) and name not in getattr(self, table):
             raise KeyError(f"attribute '{name}' already exists")
 
     def _discard(self, name):
@@ -69,14 +70,14 @@ class Module:
         leaf is kept as it is, so that two modules can share (tie) it; a tensor with history is
         detached into a new leaf, as the engine's C++ Module does."""
         self._check_ready()
-        self._check_name(name, "parameter", allow_existing=False)
+        self._check_name(name, "parameter", "_parameters")
         self._discard(name)
         self._parameters[name] = _as_parameter(name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
         """Adds a tensor that is state but not a parameter (state_dict keeps it when persistent)."""
         self._check_ready()
-        self._check_name(name, "buffer", allow_existing=False)
+        self._check_name(name, "buffer", "_buffers")
         if tensor is not None and not isinstance(tensor, _C.Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             "(anatomy.Tensor or None required)")
@@ -88,7 +89,7 @@ class Module:
     def register_module(self, name, module):
         """Adds a submodule (or None)."""
         self._check_ready()
-        self._check_name(name, "module", allow_existing=False)
+        self._check_name(name, "module", "_modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._discard(name)
