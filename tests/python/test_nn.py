@@ -539,3 +539,17 @@ def test_registration_refuses_to_shadow_attributes():
     m.register_buffer("b", anatomy.zeros(1))
     m.register_buffer("b", anatomy.ones(1), persistent=False)
     assert [n for n, _ in m.named_parameters()] == ["weight"] and list(m.state_dict()) == ["weight"]
+
+
+def test_functional_forms():
+    x = anatomy.randn(2, 3)
+    np.testing.assert_allclose(arr(F.softmax(x)), ref.softmax(arr(x), 1), rtol=1e-6)  # PyTorch's implicit dim
+    np.testing.assert_allclose(arr(F.log_softmax(x[0])), ref.log_softmax(arr(x)[0]), rtol=1e-6, atol=1e-6)
+    w = nn.Parameter(anatomy.randn(4, 2))
+    F.embedding(anatomy.tensor([3, 1, 3]), w, padding_idx=-1).sum().backward()
+    assert arr(w.grad).tolist() == [[0, 0], [1, 1], [0, 0], [0, 0]]
+    y = anatomy.tensor([-1.0, 2.0])
+    F.relu(y, inplace=True)
+    assert arr(y).tolist() == [0, 2]
+    with pytest.raises(NotImplementedError):
+        F.scaled_dot_product_attention(x, x, x, enable_gqa=True)

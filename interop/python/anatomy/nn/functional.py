@@ -66,21 +66,30 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     return input.copy_(out) if inplace else out
 
 
-def softmax(input, dim, dtype=None):  # noqa: A002
+def _softmax_dim(input, dim):  # noqa: A002
+    """dim, or PyTorch's implicit choice when it is None (0 for 0-, 1- and 3-D inputs, else 1)."""
+    if dim is not None:
+        return dim
+    return 0 if input.dim() in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """exp(x) / sum(exp(x)) along dim (in dtype when given)."""
-    return _aten.softmax(input, dim, dtype)
+    return _aten.softmax(input, _softmax_dim(input, dim), dtype)
 
 
-def log_softmax(input, dim, dtype=None):  # noqa: A002
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """x - logsumexp(x) along dim (in dtype when given)."""
-    return _aten.log_softmax(input, dim, dtype)
+    return _aten.log_softmax(input, _softmax_dim(input, dim), dtype)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
-                                 scale=None):
+                                 scale=None, enable_gqa=False):
     """softmax(q k^T * scale + mask) v over [..., L, E] queries and [..., S, E] keys; a bool mask
     marks the positions that may be attended to, a float mask is added to the scores."""
     _check_probability("scaled_dot_product_attention", dropout_p)
+    if enable_gqa:
+        raise NotImplementedError("scaled_dot_product_attention: enable_gqa (grouped-query attention) is not supported")
     return _aten.scaled_dot_product_attention(query, key, value, attn_mask, float(dropout_p),
                                               bool(is_causal), scale=scale)
 
@@ -128,6 +137,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _aten.binary_cross_entropy_with_logits(input, target, weight, pos_weight, r)
 
 
-def embedding(input, weight):  # noqa: A002
-    """The rows of weight at the indices of input."""
-    return _aten.embedding(weight, input)
+def embedding(input, weight, padding_idx=None):  # noqa: A002
+    """The rows of weight at the indices of input; the padding_idx row, when given, receives no
+    gradient (its positions read the row without history)."""
+    out = _aten.embedding(weight, input)
+    if padding_idx is None:
+        return out
+    if padding_idx < 0:
+        padding_idx += weight.shape[0]
+    is_pad = input.eq(padding_idx).unsqueeze(-1)
+    return _aten.embedding(weight.detach(), input).where(is_pad, out)

@@ -60,12 +60,7 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):  # noqa: A002
-        out = F.embedding(input, self.weight)
-        if self.padding_idx is None:
-            return out
-        # The padding positions read the row without history, so the row's gradient stays zero.
-        is_pad = input.eq(self.padding_idx).unsqueeze(-1)
-        return F.embedding(input, self.weight.detach()).where(is_pad, out)
+        return F.embedding(input, self.weight, self.padding_idx)
 
     def extra_repr(self):
         out = f"{self.num_embeddings}, {self.embedding_dim}"
