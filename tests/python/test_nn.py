@@ -431,6 +431,10 @@ def test_adamw_groups_lr_and_state_dict():
     assert opt2.param_groups[1]["lr"] == 0.0
     with pytest.raises(ValueError):
         optim.AdamW([a]).load_state_dict(sd)
+    bad = {"state": {0: dict(sd["state"][0], exp_avg=anatomy.zeros(5))}, "param_groups": sd["param_groups"]}
+    with pytest.raises(ValueError):
+        opt2.load_state_dict(bad)
+    assert opt2.param_groups[1]["lr"] == 0.0 and tuple(opt2.state[0]["exp_avg"].shape) == (2,)  # unchanged
     with pytest.raises(ValueError):
         optim.AdamW([a], lr=-1)
     with pytest.raises(ValueError):
@@ -553,3 +557,14 @@ def test_functional_forms():
     assert arr(y).tolist() == [0, 2]
     with pytest.raises(NotImplementedError):
         F.scaled_dot_product_attention(x, x, x, enable_gqa=True)
+
+
+def test_refused_adamw_step_changes_nothing():
+    p = nn.Parameter(anatomy.ones(3))
+    opt = optim.AdamW([p])
+    p.grad = anatomy.ones(3)
+    opt.step()
+    opt.state[0]["exp_avg"] = anatomy.zeros(4)  # corrupted by hand: the engine refuses the step
+    with pytest.raises(ValueError):
+        opt.step()
+    assert arr(opt.state[0]["step"]) == 1 and arr(p).tolist() == pytest.approx([1 - 1e-3 - 1e-5] * 3, rel=1e-6)

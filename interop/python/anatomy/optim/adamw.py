@@ -35,7 +35,8 @@ class AdamW(Optimizer):
 
     def _group_step(self, group):
         # The parameters that share a step count go in one call (all of them, unless some
-        # skipped a step without a gradient): the bias corrections are per call.
+        # skipped a step without a gradient): the bias corrections are per call. The counts
+        # advance after their call, so a call the engine refuses leaves them as they were.
         by_step = {}
         for n, p in self._positions(group):
             if p.grad is None:
@@ -45,12 +46,13 @@ class AdamW(Optimizer):
                 state["step"] = _C.zeros([], dtype=_C.dtype.float32)
                 state["exp_avg"] = _C.zeros_like(p)
                 state["exp_avg_sq"] = _C.zeros_like(p)
-            state["step"] += 1
-            lists = by_step.setdefault(int(state["step"].item()), ([], [], [], []))
-            for lst, t in zip(lists, (p, p.grad, state["exp_avg"], state["exp_avg_sq"])):
+            bucket = by_step.setdefault(int(state["step"].item()) + 1, ([], [], [], [], []))
+            for lst, t in zip(bucket, (p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"])):
                 lst.append(t)
         beta1, beta2 = group["betas"]
-        for t, (params, grads, exp_avgs, exp_avg_sqs) in by_step.items():
+        for t, (params, grads, exp_avgs, exp_avg_sqs, counts) in by_step.items():
             _ops.aten._fused_adam_(params, grads, exp_avgs, exp_avg_sqs, float(group["lr"]), float(beta1),
                                    float(beta2), float(group["weight_decay"]), float(group["eps"]),
                                    1 - beta1 ** t, 1 - beta2 ** t, True)
+            for count in counts:
+                count.add_(1)

@@ -116,7 +116,7 @@ class Optimizer:
             if saved not in positions:
                 raise ValueError(f"{self._name()}.load_state_dict: state for parameter {saved}, which no group has")
             n, p = positions[saved]
-            new_state[n] = {k: _state_value(k, v, p) for k, v in values.items()}
+            new_state[n] = {k: _state_value(self._name(), saved, k, v, p) for k, v in values.items()}
         new_groups = []
         for saved, current in zip(groups, self.param_groups):
             group = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
@@ -150,10 +150,14 @@ class Optimizer:
         return out + "\n)"
 
 
-def _state_value(name, value, param):
-    """A loaded state value: the step count stays on the host, the moments go to the parameter."""
+def _state_value(optimizer, saved, name, value, param):
+    """A loaded state value: the step count stays on the host, the other tensors (the moments,
+    the momentum buffer) must have the parameter's shape and go to its device and dtype."""
     if not isinstance(value, _C.Tensor):
         return value
     if name == "step":
         return value.detach().clone()
+    if value.shape != param.shape:
+        raise ValueError(f"{optimizer}.load_state_dict: state {saved} '{name}' has shape {list(value.shape)}, "
+                         f"its parameter {list(param.shape)}")
     return value.detach().to(param.device, param.dtype).clone()
