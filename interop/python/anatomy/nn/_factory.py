@@ -1,5 +1,5 @@
-"""The layers' shared pieces: uninitialized parameters made with PyTorch's factory keywords, and
-the argument checks."""
+"""What the layers and the functions share: uninitialized parameters made with PyTorch's factory
+keywords, and the argument checks."""
 
 from .. import _C
 from .parameter import Parameter

@@ -7,6 +7,7 @@ read as PyTorch reads them when given.
 """
 
 from .. import ops as _ops
+from ._factory import check_probability
 
 _aten = _ops.aten
 
@@ -54,15 +55,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
     return _aten.layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
-def _check_probability(function, p):
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{function}: dropout probability has to be between 0 and 1, but got {p}")
-
-
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     """Zeroes elements with probability p and scales the rest by 1/(1-p) while training."""
-    _check_probability("dropout", p)
-    out = _aten.dropout(input, float(p), bool(training))
+    out = _aten.dropout(input, check_probability("dropout", p), bool(training))
     return input.copy_(out) if inplace else out
 
 
@@ -87,10 +82,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  scale=None, enable_gqa=False):
     """softmax(q k^T * scale + mask) v over [..., L, E] queries and [..., S, E] keys; a bool mask
     marks the positions that may be attended to, a float mask is added to the scores."""
-    _check_probability("scaled_dot_product_attention", dropout_p)
+    dropout_p = check_probability("scaled_dot_product_attention", dropout_p)
     if enable_gqa:
         raise NotImplementedError("scaled_dot_product_attention: enable_gqa (grouped-query attention) is not supported")
-    return _aten.scaled_dot_product_attention(query, key, value, attn_mask, float(dropout_p),
+    return _aten.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
                                               bool(is_causal), scale=scale)
 
 

@@ -16,7 +16,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     max_norm, norm_type = float(max_norm), float(norm_type)
     if not max_norm >= 0:
         raise ValueError(f"clip_grad_norm_: max_norm must be non-negative, got {max_norm}")
-    if not (norm_type > 0 or math.isinf(norm_type) and norm_type > 0):
+    if not norm_type > 0:
         raise ValueError(f"clip_grad_norm_: norm_type must be positive, got {norm_type}")
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
