@@ -485,6 +485,8 @@ def test_clip_grad_norm():
     a.grad = anatomy.tensor([-3.0, 1.0])
     assert arr(nn.utils.clip_grad_norm_([a, b], 1.5, norm_type=math.inf)) == pytest.approx(3.0)
     np.testing.assert_allclose(arr(a.grad), [-1.5, 0.5], rtol=1e-5)
+    a.grad = anatomy.tensor([3.0, 4.0])
+    assert arr(nn.utils.clip_grad_norm_([a], 100.0, norm_type=3)) == pytest.approx(91 ** (1 / 3), rel=1e-6)
     assert arr(nn.utils.clip_grad_norm_([nn.Parameter(anatomy.zeros(1))], 1.0)) == 0
     with pytest.raises(ValueError):
         nn.utils.clip_grad_norm_([a], -1.0)
