@@ -1,0 +1,36 @@
+"""LayerNorm (weight ones, bias zeros, as PyTorch's)."""
+
+from . import functional as F
+from . import init
+from ._factory import new_parameter
+from .module import Module
+
+__all__ = ["LayerNorm"]
+
+
+class LayerNorm(Module):
+    """Normalizes over the last len(normalized_shape) dims, then scales and shifts."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        affine = elementwise_affine
+        self.register_parameter("weight", new_parameter(self.normalized_shape, device, dtype) if affine else None)
+        self.register_parameter("bias", new_parameter(self.normalized_shape, device, dtype) if affine and bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):  # noqa: A002
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
