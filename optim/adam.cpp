@@ -20,18 +20,17 @@ AdamFamily<Decoupled>::AdamFamily(std::vector<ParamGroup<Options>> groups)
 
 namespace {
 
-Tensor scalar_like(double v, const Tensor& t) { return scalar_tensor(v, TensorOptions().dtype(t.dtype())); }
-
 // The moments' update, the same on both paths: weight decay, then the averages.
 template <bool Decoupled>
 Tensor update_moments(const AdamFamilyOptions<Decoupled>& o, const Tensor& p, Tensor g,
                       std::map<std::string, Tensor>& state) {
   if (o.weight_decay != 0) {
-    if constexpr (Decoupled) p.mul_(scalar_like(1 - o.lr * o.weight_decay, p));
+    if constexpr (Decoupled)
+      p.mul_(1 - o.lr * o.weight_decay);  // a double, as PyTorch's: not rounded to the dtype first
     else g = g.add(p, o.weight_decay);
   }
-  state.at("exp_avg").mul_(scalar_like(o.beta1, p)).add_(g, 1 - o.beta1);
-  state.at("exp_avg_sq").mul_(scalar_like(o.beta2, p)).addcmul_(g, g, 1 - o.beta2);
+  state.at("exp_avg").mul_(o.beta1).add_(g, 1 - o.beta1);
+  state.at("exp_avg_sq").mul_(o.beta2).addcmul_(g, g, 1 - o.beta2);
   if (!o.amsgrad) return state.at("exp_avg_sq");
   Tensor& max_sq = state.at("max_exp_avg_sq");
   maximum_out(max_sq, max_sq, state.at("exp_avg_sq"));
