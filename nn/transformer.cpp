@@ -5,9 +5,7 @@ namespace anatomy::nn {
 
 namespace {
 
-std::string checked_activation(const std::string& activation, bool norm_first) {
-  ANATOMY_CHECK(norm_first, NotImplementedError,
-                "TransformerEncoderLayer: only norm_first = true (pre-norm) is supported");
+std::string checked_activation(const std::string& activation) {
   ANATOMY_CHECK(activation == "relu" || activation == "gelu", ValueError,
                 "TransformerEncoderLayer: activation must be 'relu' or 'gelu', got '{}'", activation);
   return activation;
@@ -19,7 +17,8 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead,
                                                  std::string activation_, double layer_norm_eps, bool batch_first,
                                                  bool norm_first, bool bias, TensorOptions options)
     : Module("TransformerEncoderLayer"),
-      activation(checked_activation(std::move(activation_), norm_first)),
+      activation(checked_activation(activation_)),
+      norm_first(norm_first),
       self_attn(register_module("self_attn",
                                 std::make_shared<MultiheadAttention>(d_model, nhead, p, bias, batch_first, options))),
       linear1(register_module("linear1", std::make_shared<Linear>(d_model, dim_feedforward, bias, options))),
@@ -33,11 +32,18 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead,
       dropout2(register_module("dropout2", std::make_shared<Dropout>(p))) {}
 
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const AttentionOptions& masks) {
-  Tensor h = norm1->forward(src);
-  Tensor x = src + dropout1->forward(self_attn->forward(h, h, h, masks));
-  Tensor f = linear1->forward(norm2->forward(x));
-  f = activation == "gelu" ? f.gelu() : f.relu();
-  return x + dropout2->forward(linear2->forward(dropout->forward(f)));
+  auto feed_forward = [this](const Tensor& x) {
+    Tensor f = linear1->forward(x);
+    f = activation == "gelu" ? f.gelu() : f.relu();
+    return dropout2->forward(linear2->forward(dropout->forward(f)));
+  };
+  if (!norm_first) {
+    const Tensor x = norm1->forward(src + dropout1->forward(self_attn->forward(src, src, src, masks)));
+    return norm2->forward(x + feed_forward(x));
+  }
+  const Tensor h = norm1->forward(src);
+  const Tensor x = src + dropout1->forward(self_attn->forward(h, h, h, masks));
+  return x + feed_forward(norm2->forward(x));
 }
 
 }  // namespace anatomy::nn

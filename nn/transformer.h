@@ -1,9 +1,11 @@
-// nn::TransformerEncoderLayer, pre-norm only (PyTorch's norm_first = true):
+// nn::TransformerEncoderLayer, as PyTorch's. Pre-norm (norm_first = true):
 //   x = x + dropout1(self_attn(norm1(x)))
 //   x = x + dropout2(linear2(dropout(activation(linear1(norm2(x))))))
+// post-norm (norm_first = false, PyTorch's default):
+//   x = norm1(x + dropout1(self_attn(x)))
+//   x = norm2(x + dropout2(linear2(dropout(activation(linear1(x))))))
 // Its submodules and state_dict keys are PyTorch's (self_attn, linear1, dropout, linear2, norm1,
-// norm2, dropout1, dropout2). norm_first = false (PyTorch's default, post-norm) raises
-// NotImplementedError.
+// norm2, dropout1, dropout2), the same in both forms.
 #pragma once
 
 #include <string>
@@ -28,6 +30,7 @@ class TransformerEncoderLayer : public Module {
   Tensor forward(const Tensor& src) override { return forward(src, AttentionOptions{}); }
 
   const std::string activation;
+  const bool norm_first;
   std::shared_ptr<MultiheadAttention> self_attn;
   std::shared_ptr<Linear> linear1;
   std::shared_ptr<Dropout> dropout;

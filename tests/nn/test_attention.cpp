@@ -1,4 +1,4 @@
-// MultiheadAttention and the pre-norm TransformerEncoderLayer against a reference written with
+// MultiheadAttention and the TransformerEncoderLayer (pre- and post-norm) against a reference written with
 // matmul and softmax per head: layouts (batch_first, sequence first, unbatched), bool and float
 // attention masks, key padding, is_causal, gradients and bad inputs.
 #include <doctest/doctest.h>
@@ -133,6 +133,18 @@ TEST_CASE("nn: MultiheadAttention's weights, averaged over the heads or per head
   CHECK(m.forward_with_weights(x.select(1, 0), x.select(1, 0), x.select(1, 0), {.need_weights = true}).second.sizes() ==
         IntArrayRef{4, 4});
   CHECK_FALSE(m.forward_with_weights(x, x, x, {}).second.defined());
+}
+
+TEST_CASE("nn: TransformerEncoderLayer is the post-norm block (norm_first = false) written out with its submodules") {
+  manual_seed(14);
+  nn::TransformerEncoderLayer layer(8, 2, 16, 0.1, "relu", 1e-5, /*batch_first=*/true, /*norm_first=*/false);
+  CHECK_FALSE(layer.norm_first);
+  randomize(layer);
+  layer.eval();
+  const Tensor x = randn({2, 5, 8});
+  const Tensor a = layer.norm1->forward(x + reference_mha(*layer.self_attn, x, x, x, zeros({5, 5})));
+  const Tensor expected = layer.norm2->forward(a + layer.linear2->forward(layer.linear1->forward(a).relu()));
+  CHECK(layer.forward(x).allclose(expected, 1e-4, 1e-5));
 }
 
 TEST_CASE("nn: TransformerEncoderLayer is the pre-norm block written out with its submodules") {

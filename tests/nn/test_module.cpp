@@ -252,8 +252,6 @@ TEST_CASE("nn: bad registrations and bad layer arguments are typed errors naming
         std::string::npos);
   CHECK_THROWS_AS(nn::MultiheadAttention(8, 0), ValueError);
   CHECK_THROWS_AS(nn::TransformerEncoderLayer(8, 2, 16, 0.1, "tanh"), ValueError);
-  CHECK_THROWS_AS(nn::TransformerEncoderLayer(8, 2, 16, 0.1, "relu", 1e-5, false, /*norm_first=*/false),
-                  NotImplementedError);
   CHECK_THROWS_AS(nn::ModuleList().forward(ones({1})), NotImplementedError);
   nn::Sequential seq(std::make_shared<nn::ReLU>());
   CHECK_THROWS_AS(seq[1], IndexError);
