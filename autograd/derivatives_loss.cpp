@@ -83,7 +83,7 @@ variable_list binary_cross_entropy_with_logits_backward(BackwardContext& ctx, co
     ctx.set(out, 0, grad_for_input(ctx, 0, d * gw));
   }
   if (!ctx.needs_grad(1) && !ctx.needs_grad(2) && !ctx.needs_grad(3)) return out;
-  const Tensor sp = (-x).clamp_min(0) + (-x.abs()).exp().log1p();
+  const Tensor sp = softplus_of_negative(x);
   if (ctx.needs_grad(1)) {
     const Tensor d = pw.defined() ? (pw - 1.0) * sp - x : -x;
     ctx.set(out, 1, grad_for_input(ctx, 1, d * gw));

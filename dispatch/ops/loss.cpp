@@ -13,6 +13,7 @@
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/composite_errors.h"
+#include "anatomy/dispatch/ops/loss_rules.h"
 #include "anatomy/dispatch/ops/print.h"
 
 namespace anatomy {
@@ -193,7 +194,7 @@ Tensor binary_cross_entropy_with_logits_composite(const Tensor& self, const Tens
     const DType result = promote_types(self.dtype(), target.dtype());
     const DType acc = result == DType::Float64 ? DType::Float64 : DType::Float32;
     const Tensor x = self.to(acc), t = target.to(acc);
-    const Tensor softplus_neg = (-x).clamp_min(0) + (-x.abs()).exp().log1p();
+    const Tensor softplus_neg = softplus_of_negative(x);
     Tensor loss = (1.0 - t) * x;
     if (pos_weight && pos_weight->defined()) loss = loss + (1.0 + (pos_weight->to(acc) - 1.0) * t) * softplus_neg;
     else loss = loss + softplus_neg;

@@ -77,4 +77,6 @@ CrossEntropyRowsBackwardPlan prepare_cross_entropy_rows_backward(const char* op,
   return p;
 }
 
+Tensor softplus_of_negative(const Tensor& x) { return (-x).clamp_min(0) + (-x.abs()).exp().log1p(); }
+
 }  // namespace anatomy

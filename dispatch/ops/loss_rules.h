@@ -1,4 +1,4 @@
-// The argument rules of cross_entropy's fused operators (_cross_entropy_rows and its backward),
+// The rules and shared arithmetic of the losses: the argument checks of cross_entropy's fused operators
 // shared by their composite kernel (dispatch/ops/cross_entropy_rows.cpp) and the CUDA kernels
 // (backends/cuda/loss/), so every backend refuses the same inputs with the same messages: the
 // checks and the operands a kernel reading raw rows needs.
@@ -46,5 +46,10 @@ namespace anatomy {
 // one that depends on the logits.
 Tensor cross_entropy_rows_grad(const Tensor& grad_loss, const Tensor& prob, const Tensor& target,
                                const std::optional<Tensor>& weight, int64_t ignore_index, double label_smoothing);
+
+// softplus(-x) = log(1 + exp(-x)) as max(-x, 0) + log1p(exp(-|x|)): no overflow for any x, and
+// exact where softplus's threshold would cut over. binary_cross_entropy_with_logits's loss and
+// its target's gradient both use it.
+Tensor softplus_of_negative(const Tensor& x);
 
 }  // namespace anatomy
