@@ -10,7 +10,7 @@ quiet=0
 
 packages=(
   build-essential cmake ninja-build ccache git pkg-config clang-format clang
-  libdlpack-dev libfmt-dev doctest-dev libopenblas-dev libcli11-dev
+  libdlpack-dev libfmt-dev doctest-dev libopenblas-dev libdnnl-dev libcli11-dev
   nlohmann-json3-dev libbenchmark-dev pybind11-dev python3-dev python3-venv python3-jsonschema python3-matplotlib graphviz
 )
 
