@@ -95,6 +95,7 @@ ROOMS = {
     "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
     "optim": {"runtime", "memory", "common", "elementwise"},
     "graph": {"runtime", "memory"},
+    "conv": {"runtime", "memory"},
 }
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]anatomy/([^">]+)[">]')

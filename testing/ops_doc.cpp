@@ -29,6 +29,7 @@ constexpr Section kSections[] = {
     {"counting.cpp", "Counting"},
     {"nn.cpp", "Neural-network functions"},
     {"attention.cpp", "Dropout and attention"},
+    {"convolution.cpp", "Convolutions"},
     {"linalg.cpp", "Matrix products"},
     {"einsum.cpp", "Einstein summation"},
     {"indexing.cpp", "Joining, indexing, scattering and masking"},
