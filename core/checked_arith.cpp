@@ -59,10 +59,11 @@ DimVector checked_contiguous_strides(IntArrayRef sizes, const char* op) {
   return strides_in_order(sizes, order, op);
 }
 
-DimVector checked_channels_last_strides(IntArrayRef sizes, const char* op) {
-  ANATOMY_CHECK(sizes.size() == 4, ValueError, "{}: channels_last needs a 4-D shape, got [{}]", op,
-                fmt::join(sizes, ", "));
-  return strides_in_order(sizes, {1, 3, 2, 0}, op);
+DimVector checked_channels_last_strides(IntArrayRef sizes, MemoryFormat format, const char* op) {
+  const IntArrayRef order = channels_last_order(format);
+  ANATOMY_CHECK(sizes.size() == order.size(), ValueError, "{}: {} needs a {}-D shape, got [{}]", op, to_string(format),
+                order.size(), fmt::join(sizes, ", "));
+  return strides_in_order(sizes, order, op);
 }
 
 int64_t checked_view_reach(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t element_size,

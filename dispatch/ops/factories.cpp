@@ -277,7 +277,10 @@ Tensor randn_like(const Tensor& self, TensorOptions o) {
 }
 
 MemoryFormat suggest_memory_format(const Tensor& t) {
-  if (!t.is_contiguous() && is_channels_last_strides(t.sizes(), t.strides())) return MemoryFormat::ChannelsLast;
+  // Strides ordered like NHWC decide even when the tensor is also contiguous ((N, C, 1, 1) with
+  // strides (C, 1, C, C)), as PyTorch's does.
+  if (is_channels_last_strides(t.sizes(), t.strides())) return MemoryFormat::ChannelsLast;
+  if (is_channels_last_3d_strides(t.sizes(), t.strides())) return MemoryFormat::ChannelsLast3d;
   return MemoryFormat::Contiguous;
 }
 
