@@ -99,7 +99,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // to both inputs), so .grad gets its own copy unless a graph is being built through it, or
     // nothing else can see the gradient (PyTorch "steals" it too): then it becomes .grad as is.
     if (GradMode::is_enabled()) {
-      m.grad_ = g;
+      // Building a graph (create_graph): .grad keeps the gradient's history; a copy into the
+      // contract's layout records one too.
+      m.grad_ = obeys_layout_contract(g, leaf_) ? g : clone_obey_contract(g, leaf_);
     } else if (is_unshared_gradient(g, leaf_)) {
       // A view becomes a plain tensor over the same storage; its base goes with `g`.
       const AutogradMeta* gm = meta_or_null(g);

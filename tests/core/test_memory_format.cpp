@@ -334,3 +334,23 @@ TEST_CASE("memory format: .grad follows the leaf's layout, not the incoming grad
   CHECK(vec(z.grad().strides()) == kNchw);
   check_same_values(z.grad(), g * Scalar(2));
 }
+
+TEST_CASE("memory format: with create_graph the .grad of a channels_last leaf is channels_last and differentiable") {
+  Tensor x = nhwc().requires_grad_();
+  (softmax(x, 1) * nchw()).sum().backward(Tensor(), false, /*create_graph=*/true);
+  REQUIRE(x.grad().defined());
+  CHECK(vec(x.grad().strides()) == kNhwc);
+  CHECK(x.grad().requires_grad());
+  Tensor xc = nchw().requires_grad_();
+  (softmax(xc, 1) * nchw()).sum().backward(Tensor(), false, true);
+  check_same_values(x.grad(), xc.grad());
+  // The copy into the leaf's layout is part of the graph: the second derivative flows through it.
+  Tensor g1 = x.grad();
+  Tensor g2 = xc.grad();
+  x.set_grad(Tensor());
+  xc.set_grad(Tensor());
+  (g1 * g1).sum().backward();
+  (g2 * g2).sum().backward();
+  REQUIRE(x.grad().defined());
+  check_same_values(x.grad(), xc.grad());
+}

@@ -69,6 +69,19 @@ def test_to_memory_format():
         t.to(memory_format="channels_last")
 
 
+def test_empty_memory_format():
+    assert anatomy.empty(2, 3, 4, 5, memory_format=anatomy.channels_last).stride() == NHWC
+    assert anatomy.empty((2, 3, 4, 5, 6), memory_format=anatomy.channels_last_3d).stride() == (360, 1, 90, 18, 3)
+    assert anatomy.empty(2, 3, 4, 5).stride() == NCHW
+    cl = anatomy.empty(2, 3, 4, 5, memory_format=anatomy.channels_last, requires_grad=True)
+    assert cl.requires_grad
+    assert anatomy.empty_like(cl).stride() == NHWC  # preserve_format
+    assert anatomy.empty_like(cl, memory_format=anatomy.contiguous_format).stride() == NCHW
+    assert anatomy.empty_like(cl, dtype=anatomy.float16).stride() == NHWC
+    with pytest.raises(ValueError, match="channels_last"):
+        anatomy.empty(2, 3, memory_format=anatomy.channels_last)
+
+
 def test_clone_memory_format():
     _, t = image()
     cl = t.contiguous(memory_format=anatomy.channels_last)
