@@ -108,6 +108,7 @@ TensorOptions like_options(const Tensor& self, OptDType dtype, OptDevice device)
 
 // The *_like factories take self's size, which is valid; only the allocation can fail.
 Tensor empty_like_as(const char* op, const Tensor& self, OptDType dtype, OptDevice device, OptFormat memory_format) {
+  check_memory_format_dims(self.sizes(), memory_format.value_or(MemoryFormat::Preserve), op);
   return naming_oom(op, [&] {
     TensorOptions o = like_options(self, dtype, device);
     MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);

@@ -88,7 +88,13 @@ TEST_CASE("memory format: contiguous, clone and the _like factories with channel
   CHECK(suggest_memory_format(sliced) == MemoryFormat::ChannelsLast3d);
   CHECK(vec(sliced.clone().strides()) == V{240, 1, 60, 12, 3});
   CHECK(values(sliced.clone()) == values(sliced));
-  EXPECT_ERROR(ValueError, zeros({2, 3}).contiguous(MemoryFormat::ChannelsLast3d), "channels_last_3d");
+  // A format of another rank names the operator called, the format and the shape.
+  EXPECT_ERROR(ValueError, zeros({2, 3}).contiguous(MemoryFormat::ChannelsLast3d), "contiguous", "channels_last_3d",
+               "5-D", "[2, 3]");
+  EXPECT_ERROR(ValueError, zeros({2, 3, 4, 5}).clone(MemoryFormat::ChannelsLast3d), "clone", "channels_last_3d");
+  EXPECT_ERROR(ValueError, empty_like(zeros({2, 3, 4, 5}), {}, MemoryFormat::ChannelsLast3d), "empty_like",
+               "channels_last_3d");
+  EXPECT_ERROR(ValueError, zeros({2, 3, 4, 5, 6}).clone(MemoryFormat::ChannelsLast), "clone", "channels_last", "4-D");
 }
 
 // ---- to(memory_format) ----
@@ -108,7 +114,7 @@ TEST_CASE("memory format: to(memory_format) copies only when the layout changes"
   // transposed matrix is already "contiguous_format" and comes back as is.
   Tensor t = zeros({3, 4}).t();
   CHECK(t.to(MemoryFormat::Contiguous).is_same(t));
-  EXPECT_ERROR(ValueError, zeros({2, 3, 4}).to(MemoryFormat::ChannelsLast), "channels_last", "4-D");
+  EXPECT_ERROR(ValueError, zeros({2, 3, 4}).to(MemoryFormat::ChannelsLast), "to", "channels_last", "4-D", "[2, 3, 4]");
   Tensor x5 = zeros({1, 2, 3, 4, 5});
   CHECK(x5.to(MemoryFormat::ChannelsLast3d).is_contiguous(MemoryFormat::ChannelsLast3d));
 }
