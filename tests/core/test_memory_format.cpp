@@ -97,6 +97,18 @@ TEST_CASE("memory format: contiguous, clone and the _like factories with channel
   EXPECT_ERROR(ValueError, zeros({2, 3, 4, 5, 6}).clone(MemoryFormat::ChannelsLast), "clone", "channels_last", "4-D");
 }
 
+TEST_CASE("memory format: the Meta backend lays out channels_last_3d and propagates it alike") {
+  const Device meta("meta");
+  Tensor m = empty({2, 3, 4, 5, 6}, meta, MemoryFormat::ChannelsLast3d);
+  CHECK(vec(m.strides()) == V{360, 1, 90, 18, 3});
+  CHECK(vec(empty_like(m).strides()) == V{360, 1, 90, 18, 3});
+  CHECK(vec(exp(m).strides()) == V{360, 1, 90, 18, 3});
+  CHECK(vec((empty({3, 1, 1, 1}, meta) + m).strides()) == V{360, 1, 90, 18, 3});
+  Tensor nhwc_meta = empty({2, 3, 4, 5}, meta, MemoryFormat::ChannelsLast);
+  CHECK(vec((nhwc_meta + empty({2, 3, 4, 5}, meta)).strides()) == kNhwc);
+  CHECK(vec(nhwc_meta.to(MemoryFormat::Contiguous).strides()) == kNchw);
+}
+
 // ---- to(memory_format) ----
 
 TEST_CASE("memory format: to(memory_format) copies only when the layout changes") {
