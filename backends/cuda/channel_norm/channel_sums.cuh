@@ -87,7 +87,9 @@ __device__ __forceinline__ void load(T (&out)[V], const T* p) {
   if constexpr (V == 1) {
     out[0] = *p;
   } else {
-    *reinterpret_cast<AlignedVector<T, V>*>(out) = *reinterpret_cast<const AlignedVector<T, V>*>(p);
+    const AlignedVector<T, V> v = *reinterpret_cast<const AlignedVector<T, V>*>(p);
+#pragma unroll
+    for (int i = 0; i < V; ++i) out[i] = v.v[i];
   }
 }
 
@@ -271,15 +273,22 @@ __global__ void apply_kernel(const T* x, const T* dy, T* out, Coefficients<opmat
     T xv[V], gv[V], ov[V];
     load<V>(xv, x + i);
     if constexpr (HasDy) load<V>(gv, dy + i);
+    const int64_t c0 = ChannelsLast ? i % C : (i / S) % C;
 #pragma unroll
     for (int v = 0; v < V; ++v) {
-      const int64_t c = ChannelsLast ? (i % C) + v : (i / S) % C;
+      const int64_t c = ChannelsLast ? c0 + v : c0;
       A o = (static_cast<A>(xv[v]) - k.m[c]) * k.k1[c] + k.k0[c];
       if constexpr (HasDy) o += static_cast<A>(gv[v]) * k.k2[c];
       ov[v] = static_cast<T>(o);
     }
-    if constexpr (V == 1) out[i] = ov[0];
-    else *reinterpret_cast<AlignedVector<T, V>*>(out + i) = *reinterpret_cast<const AlignedVector<T, V>*>(ov);
+    if constexpr (V == 1) {
+      out[i] = ov[0];
+    } else {
+      AlignedVector<T, V> o;
+#pragma unroll
+      for (int v = 0; v < V; ++v) o.v[v] = ov[v];
+      *reinterpret_cast<AlignedVector<T, V>*>(out + i) = o;
+    }
   }
 }
 
