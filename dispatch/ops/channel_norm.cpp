@@ -73,13 +73,15 @@ Tensor3 native_batch_norm_composite(const Tensor& input, const OptTensor& weight
 Tensor3 native_group_norm_composite(const Tensor& input, const OptTensor& weight, const OptTensor& bias, int64_t N,
                                     int64_t C, int64_t HxW, int64_t group, double eps) {
   const GroupNormArgs a = check_group_norm("native_group_norm", input, weight, bias, N, C, HxW, group);
-  const Tensor x = as_dtype(input, a.stat).reshape({N, group, C / group * HxW});
+  // fp16/bf16 compute in fp32 (batch_norm's statistics dtype) and round once, as the CPU kernel.
+  const DType t = batch_norm_stat_dtype(input.dtype());
+  const Tensor x = as_dtype(input, t).reshape({N, group, C / group * HxW});
   const Tensor mean = x.mean({2}, true), rstd = (x.var({2}, 0, true) + eps).rsqrt();
   Tensor y = ((x - mean) * rstd).reshape({N, C, HxW});
-  if (a.weight.defined()) y = y * as_dtype(a.weight, a.stat).reshape({1, C, 1});
-  if (a.bias.defined()) y = y + as_dtype(a.bias, a.stat).reshape({1, C, 1});
+  if (a.weight.defined()) y = y * as_dtype(a.weight, t).reshape({1, C, 1});
+  if (a.bias.defined()) y = y + as_dtype(a.bias, t).reshape({1, C, 1});
   y = dense_in_layout(as_dtype(y.reshape(input.sizes()), input.dtype()), suggests_channels_last(input));
-  return {y, mean.reshape({N, group}), rstd.reshape({N, group})};
+  return {y, as_dtype(mean.reshape({N, group}), a.stat), as_dtype(rstd.reshape({N, group}), a.stat)};
 }
 
 Tensor3 native_batch_norm_backward_composite(const Tensor& grad_out, const Tensor& input, const OptTensor& weight,

@@ -1,6 +1,8 @@
 // batch_norm and group_norm: what the op table does not express. The running statistics'
 // in-place update, the layout of the results (channels_last in, channels_last out), devices that
 // differ, Meta, and mixed-precision gradients.
+#include "anatomy/dispatch/dispatcher.h"
+#include "anatomy/dispatch/operator_entry.h"
 #include "anatomy/testing/layouts.h"
 #include "test_util.h"
 
@@ -119,4 +121,56 @@ TEST_CASE("batch_norm and group_norm: a parameter on another device is a DeviceE
                "native_group_norm", "weight", "meta", "cpu");
   EXPECT_ERROR(ValueError, native_group_norm(randn({2, 4, 3}), std::nullopt, std::nullopt, 2, 4, 5, 2, 1e-5),
                "native_group_norm", "HxW=5");
+}
+
+namespace {
+
+// The CompositeExplicitAutograd kernel of `name` (the forward that backends without a kernel of
+// their own run: CUDA's group_norm), called directly on CPU tensors.
+template <typename... Args>
+std::vector<Tensor> call_composite(const char* name, const Args&... args) {
+  const dispatch::OperatorHandle op = dispatch::Dispatcher::singleton().find_or_throw(name);
+  const auto& k = op.entry().registered(dispatch::RegKey::CompositeExplicitAutograd);
+  REQUIRE(k.has_value());
+  dispatch::Stack stack;
+  dispatch::box_args(stack, args...);
+  k->kernel.boxed(op, DispatchKeySet(), stack, k->kernel.ctx);
+  std::vector<Tensor> out;
+  for (const dispatch::IValue& v : stack) out.push_back(v.get<Tensor>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("batch_norm and group_norm: the composite forwards match the CPU kernels") {
+  using OptT = std::optional<Tensor>;
+  for (DType d : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    CAPTURE(name(d));
+    const double tol = d == DType::Float32 ? 1e-5 : 2e-2;
+    for (const Tensor& x : {randn({3, 4, 5, 2}).to(d), channels_last_copy(randn({3, 4, 5, 2})).to(d)}) {
+      const Tensor w = randn({4}).to(d), b = randn({4}).to(d);
+      auto [y, m, r] = native_group_norm(x, w, b, 3, 4, 10, 2, 1e-5);
+      const std::vector<Tensor> c = call_composite("aten::native_group_norm", x, OptT(w), OptT(b), int64_t{3},
+                                                   int64_t{4}, int64_t{10}, int64_t{2}, 1e-5);
+      REQUIRE(c.size() == 3);
+      CHECK(c[0].dtype() == d);
+      CHECK(vec(c[0].strides()) == vec(y.strides()));
+      CHECK(allclose(c[0].to(DType::Float64), y.to(DType::Float64), tol, tol));
+      CHECK(allclose(c[1].to(DType::Float64), m.to(DType::Float64), tol, tol));
+      CHECK(allclose(c[2].to(DType::Float64), r.to(DType::Float64), tol, tol));
+      for (bool training : {true, false}) {
+        const Tensor rm = zeros({4}), rv = ones({4}), rm_c = zeros({4}), rv_c = ones({4});
+        auto [yb, mb, rb] = native_batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5);
+        const std::vector<Tensor> cb =
+            call_composite("aten::native_batch_norm", x, OptT(w), OptT(b), OptT(rm_c), OptT(rv_c), training, 0.1, 1e-5);
+        REQUIRE(cb.size() == 3);
+        CHECK(vec(cb[0].strides()) == vec(yb.strides()));
+        CHECK(allclose(cb[0].to(DType::Float64), yb.to(DType::Float64), tol, tol));
+        CHECK(allclose(cb[1].to(DType::Float64), mb.to(DType::Float64), tol, tol));
+        CHECK(allclose(cb[2].to(DType::Float64), rb.to(DType::Float64), tol, tol));
+        CHECK(allclose(rm_c, rm, 1e-5, 1e-5));
+        CHECK(allclose(rv_c, rv, 1e-5, 1e-5));
+      }
+    }
+  }
 }
