@@ -20,7 +20,6 @@ using Tensor3 = std::tuple<Tensor, Tensor, Tensor>;
 using OptTensor = std::optional<Tensor>;
 
 Tensor as_dtype(const Tensor& t, DType d) { return t.dtype() == d ? t : t.to(d); }
-Tensor value_or_undefined(const OptTensor& t) { return t ? *t : Tensor(); }
 std::array<bool, 3> mask_of(IntArrayRef mask) { return {mask[0] != 0, mask[1] != 0, mask[2] != 0}; }
 
 // cudnn_enabled is accepted and ignored (the engine picks its kernels itself).
