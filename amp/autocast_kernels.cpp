@@ -112,7 +112,7 @@ void promote_kernel(const OperatorHandle& op, DispatchKeySet ks, Stack& stack, v
 }
 
 // The policy lists. CompositeImplicitAutograd operators (matmul, linear, dot, outer,
-// scaled_dot_product_attention, the conv spellings, layer_norm) are listed themselves, as PyTorch lists them: the
+// scaled_dot_product_attention, the conv spellings, layer_norm, group_norm) are listed themselves, as PyTorch lists them: the
 // cast then happens once, at the top, and the operators they are made of run on the cast
 // tensors without passing through Autocast again. Out= and in-place forms are not listed: their
 // destination fixes the dtype.
@@ -138,7 +138,7 @@ constexpr std::string_view kLowerPrecisionOps[] = {
 };
 // clang-format off
 constexpr std::string_view kFp32Ops[] = {
-    "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm",
+    "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm", "group_norm",
     "sum", "sum.dim_IntList", "mean", "mean.dim", "prod", "prod.dim_IntList", "norm.ScalarOpt_dim",
     "var.correction", "std.correction", "logsumexp", "cumsum", "cumprod",
     "exp", "expm1", "log", "log1p", "log2", "reciprocal", "rsqrt", "tan", "sinh", "cosh", "pow.Tensor_Tensor",

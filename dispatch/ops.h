@@ -5,6 +5,7 @@
 #pragma once
 
 #include "anatomy/dispatch/ops/binary.h"
+#include "anatomy/dispatch/ops/channel_norm.h"
 #include "anatomy/dispatch/ops/convolution.h"
 #include "anatomy/dispatch/ops/copy.h"
 #include "anatomy/dispatch/ops/factories.h"

@@ -93,6 +93,7 @@ ROOMS = {
     "norm": {"runtime", "memory", "common", "elementwise", "reduce"},
     "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
     "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
+    "channel_norm": {"runtime", "memory", "common", "elementwise"},
     "optim": {"runtime", "memory", "common", "elementwise"},
     "graph": {"runtime", "memory"},
     "conv": {"runtime", "memory"},

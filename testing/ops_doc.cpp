@@ -28,6 +28,7 @@ constexpr Section kSections[] = {
     {"statistics.cpp", "Statistics"},
     {"counting.cpp", "Counting"},
     {"nn.cpp", "Neural-network functions"},
+    {"channel_norm.cpp", "Batch and group normalization"},
     {"attention.cpp", "Dropout and attention"},
     {"convolution.cpp", "Convolutions"},
     {"linalg.cpp", "Matrix products"},

@@ -134,9 +134,9 @@ ConvGeometry check_convolution(const char* op, const Tensor& input, const Tensor
     }
     g.output_shape.push_back(out);
   }
-  if (wdim == 4 && (suggest_memory_format(input) == MemoryFormat::ChannelsLast ||
-                    suggest_memory_format(weight) == MemoryFormat::ChannelsLast))
-    g.format = MemoryFormat::ChannelsLast;
+  // NHWC (NDHWC for 3-d) when either operand is laid out so.
+  const MemoryFormat last = wdim == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast;
+  if (wdim >= 4 && (suggest_memory_format(input) == last || suggest_memory_format(weight) == last)) g.format = last;
   return g;
 }
 

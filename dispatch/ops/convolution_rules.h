@@ -18,8 +18,8 @@ struct ConvGeometry {
   int64_t groups = 1;
   int64_t in_channels = 0, out_channels = 0;
   std::vector<int64_t> output_shape;  // (N, C_out, *spatial)
-  // channels_last (ChannelsLast for 4-D) when the input or the weight is, as PyTorch's
-  // cudnn_conv_suggest_memory_format; else Contiguous.
+  // ChannelsLast (4-D) or ChannelsLast3d (5-D) when the input or the weight is laid out so, as
+  // PyTorch's cudnn_conv_suggest_memory_format; else Contiguous.
   MemoryFormat format = MemoryFormat::Contiguous;
 };
 

@@ -315,7 +315,7 @@ Tensor convolution_cuda(const Tensor& input, const Tensor& weight, const std::op
   DeviceGuard guard(input.device());
 #if defined(ANATOMY_WITH_CUDNN)
   if (cudnn_serves(g, {&input, &weight})) {
-    const bool cl = g.format == MemoryFormat::ChannelsLast;
+    const bool cl = g.format != MemoryFormat::Contiguous;
     const Tensor x = dense_in(input, g.format), w = dense_in(weight, g.format);
     Tensor out = empty_convolution_output(g, input);
     const Params p = params_of(g, input.dtype());
@@ -339,7 +339,7 @@ Tensor3 convolution_backward_cuda(const Tensor& grad_output, const Tensor& input
   DeviceGuard guard(input.device());
 #if defined(ANATOMY_WITH_CUDNN)
   if (cudnn_serves(g, {&input, &weight, &grad_output})) {
-    const bool cl = g.format == MemoryFormat::ChannelsLast;
+    const bool cl = g.format != MemoryFormat::Contiguous;
     const Tensor dy = dense_in(grad_output, g.format), x = dense_in(input, g.format), w = dense_in(weight, g.format);
     const Params p = params_of(g, input.dtype());
     Tensor dx, dw, db;
