@@ -1,8 +1,8 @@
 // Op-table entries of the convolutions: `convolution` (1-, 2- and 3-d, plain and transposed,
-// strided, padded, dilated, grouped, depthwise; channels_last, strided and offset operands; an
-// empty batch) and `convolution_backward` with the same samples and a random grad_output.
-// Samples: tensors {input, weight, bias (undefined for none)} (and grad_output first for the
-// backward); ints {transposed, groups}; dims {stride..., padding..., dilation...,
+// strided, padded, dilated, grouped, depthwise; channels_last and channels_last_3d, strided and
+// offset operands; an empty batch) and `convolution_backward` with the same samples and a random
+// grad_output. Samples: tensors {input, weight, bias (undefined for none)} (and grad_output first
+// for the backward); ints {transposed, groups}; dims {stride..., padding..., dilation...,
 // output_padding...}, one value per spatial dim each. The fp64 reference visits every
 // (output, input, weight) triple a convolution multiplies, once, with plain loops.
 #include <algorithm>
@@ -147,6 +147,9 @@ std::vector<SampleInput> conv_samples(DType t) {
   out.push_back(conv_sample("2-d, empty batch", r({0, 3, 5, 5}), r({2, 3, 3, 3}), r({2}), plain(2, 1, 1, 1)));
   out.push_back(conv_sample("1-d", r({2, 3, 9}), r({4, 3, 3}), r({4}), plain(1, 2, 1, 1)));
   out.push_back(conv_sample("3-d", r({1, 2, 4, 5, 4}), r({3, 2, 2, 3, 2}), r({3}), plain(3, 1, 1, 1)));
+  out.push_back(conv_sample("3-d, channels_last_3d input",
+                            r({2, 2, 4, 5, 4}).contiguous(MemoryFormat::ChannelsLast3d), r({3, 2, 2, 3, 2}), r({3}),
+                            plain(3, 2, 1, 1)));
   out.push_back(conv_sample("transposed 2-d, stride 2, output_padding 1", r({2, 4, 4, 3}), r({4, 3, 3, 3}), r({3}),
                             transposed(2, 2, 1, 1, 1)));
   out.push_back(conv_sample("transposed 2-d, 2 groups, dilation 2", r({1, 4, 3, 4}), r({4, 2, 2, 3}), r({4}),
@@ -223,7 +226,8 @@ std::vector<SampleInput> backward_samples(DType t) {
     const Params p = params_of(s, w.dim() - 2);
     Tensor dy = random_tensor(
         output_shape(Ints(x.sizes().begin(), x.sizes().end()), Ints(w.sizes().begin(), w.sizes().end()), p), t, kUnit);
-    if (x.is_contiguous(MemoryFormat::ChannelsLast) && x.dim() == 4) dy = dy.contiguous(MemoryFormat::ChannelsLast);
+    if (x.dim() == 4 && x.is_contiguous(MemoryFormat::ChannelsLast)) dy = dy.contiguous(MemoryFormat::ChannelsLast);
+    if (x.dim() == 5 && x.is_contiguous(MemoryFormat::ChannelsLast3d)) dy = dy.contiguous(MemoryFormat::ChannelsLast3d);
     s.tensors.insert(s.tensors.begin(), dy);
     out.push_back(std::move(s));
   }
