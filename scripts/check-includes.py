@@ -94,6 +94,7 @@ ROOMS = {
     "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
     "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
     "optim": {"runtime", "memory", "common", "elementwise"},
+    "pooling": {"runtime", "common"},
     "graph": {"runtime", "memory"},
 }
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
