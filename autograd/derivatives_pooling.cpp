@@ -8,7 +8,6 @@
 #include "anatomy/autograd/derivative.h"
 #include "anatomy/autograd/formula_helpers.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/dispatch/ops/pooling.h"
 
 namespace anatomy::autograd {
 namespace {

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <limits>
 
-#include "anatomy/dispatch/ops/pooling.h"
 #include "anatomy/testing/op_table.h"
 
 namespace anatomy::testing {

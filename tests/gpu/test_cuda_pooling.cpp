@@ -2,7 +2,8 @@
 // operator, in NCHW, channels_last (kept: results and gradients stay channels_last) and offset
 // inputs, every floating dtype (and integers for max pooling), ceil_mode, padding, dilation and
 // the averaging options; max pooling's indices exactly; a bad index to max pooling's backward
-// raised at the next wait; and that nothing waits (sync-debug error mode).
+// raised at the next wait; operands on two devices refused; and that nothing waits (sync-debug
+// error mode).
 #include <functional>
 #include <string>
 #include <vector>
@@ -161,4 +162,15 @@ TEST_CASE("cuda pooling and upsampling do not wait for the device") {
     const Tensor y = c.op(x);
     CHECK_NOTHROW(y.backward(ones_like(y)));
   }
+}
+
+TEST_CASE("cuda pooling backward: operands on different devices are a DeviceError") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor x = rand({1, 2, 4, 4});
+  auto [y, i] = max_pool2d_with_indices(x, {2, 2});
+  CHECK_THROWS_AS(max_pool2d_with_indices_backward(ones_like(y).to(kCuda), x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, i),
+                  DeviceError);
+  CHECK_THROWS_AS(avg_pool2d_backward(ones_like(y).to(kCuda), x, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt),
+                  DeviceError);
+  CHECK_THROWS_AS(_adaptive_avg_pool2d_backward(ones_like(y), x.to(kCuda)), DeviceError);
 }

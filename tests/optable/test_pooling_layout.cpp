@@ -6,7 +6,6 @@
 #include <functional>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/dispatch/ops/pooling.h"
 
 using namespace anatomy;
 
