@@ -133,7 +133,8 @@ int64_t nearest_source(int64_t o, int64_t in, int64_t out, double scale) {
   if (out == in) return o;
   if (out == 2 * in) return o >> 1;
   const float f = scale > 0 ? static_cast<float>(1.0 / scale) : static_cast<float>(in) / static_cast<float>(out);
-  return std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * f)), in - 1);
+  const float pos = std::floor(static_cast<float>(o) * f);
+  return pos >= static_cast<float>(in - 1) ? in - 1 : static_cast<int64_t>(pos);
 }
 
 // PyTorch's area_pixel_compute_scale and area_pixel_compute_source_index (linear).
@@ -145,8 +146,10 @@ Linear linear_source(int64_t o, int64_t in, int64_t out, bool align_corners, dou
   double sc = 0;
   if (align_corners) sc = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
   else sc = scale > 0 ? 1.0 / scale : static_cast<double>(in) / static_cast<double>(out);
+  // Clamped to the input, as PyTorch's guard_index_and_lambda.
   const double src =
-      align_corners ? sc * static_cast<double>(o) : std::max(sc * (static_cast<double>(o) + 0.5) - 0.5, 0.0);
+      std::min(align_corners ? sc * static_cast<double>(o) : std::max(sc * (static_cast<double>(o) + 0.5) - 0.5, 0.0),
+               static_cast<double>(in - 1));
   const int64_t i0 = static_cast<int64_t>(src);
   return {i0, i0 < in - 1 ? i0 + 1 : i0, 1.0 - (src - static_cast<double>(i0)), src - static_cast<double>(i0)};
 }

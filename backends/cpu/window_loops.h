@@ -21,14 +21,10 @@ struct Geometry {
   std::vector<pooling::Taps> rows, cols;
 
   explicit Geometry(const PoolPlan& p)
-      : n(p.batch),
-        c(p.channels),
-        h(p.window.h.in),
-        w(p.window.w.in),
-        oh(p.window.h.out),
-        ow(p.window.w.out),
-        rows(oh),
-        cols(ow) {
+      : n(p.batch), c(p.channels), h(p.window.h.in), w(p.window.w.in), oh(p.window.h.out), ow(p.window.w.out) {
+    if (n * c == 0) return;  // nothing to compute: no taps (a zero-size grad_output may claim any OH, OW)
+    rows.resize(oh);
+    cols.resize(ow);
     for (int64_t o = 0; o < oh; ++o) rows[o] = pooling::taps(p.window.kind, p.window.h, o);
     for (int64_t o = 0; o < ow; ++o) cols[o] = pooling::taps(p.window.kind, p.window.w, o);
   }

@@ -3,6 +3,7 @@
 #include "anatomy/dispatch/ops/pooling_rules.h"
 
 #include <array>
+#include <limits>
 
 #include "anatomy/dispatch/ops/factories.h"
 #include "anatomy/dispatch/ops/print.h"
@@ -36,12 +37,20 @@ void check_input(const char* op, const Tensor& self, bool integers_too) {
 }
 
 // PyTorch's pooling_output_shape: floor (or ceil) of the padded span over the stride, and with
-// ceil_mode the last window must start inside the input or its left padding.
-int64_t pooled_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
+// ceil_mode the last window must start inside the input or its left padding. In 128 bits, so that
+// no kernel, stride, padding or dilation a user passes overflows it; a size too large for int64
+// is refused.
+int64_t pooled_size(const char* op, int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+                    bool ceil_mode) {
+  using Wide = __int128;
+  const Wide span = Wide(in) + 2 * Wide(pad) - Wide(dilation) * (Wide(kernel) - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  Wide out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= Wide(in) + pad) --out;
+  ANATOMY_CHECK(out <= Wide(std::numeric_limits<int64_t>::max()), ValueError,
+                "{}: the output size of an input size {} with kernel {}, stride {}, padding {} and dilation {} is too "
+                "large",
+                op, in, kernel, stride, pad, dilation);
+  return out < 0 ? 0 : static_cast<int64_t>(out);
 }
 
 PoolPlan plan_for(const Tensor& self, WindowKind kind) {
@@ -90,7 +99,7 @@ void set_sliding_axes(PoolPlan& p, const char* op, IntArrayRef kernel_size, IntA
     a.stride = s[i];
     a.pad = pad[i];
     a.dilation = d[i];
-    a.out = pooled_size(a.in, a.kernel, a.stride, a.pad, a.dilation, ceil_mode);
+    a.out = pooled_size(op, a.in, a.kernel, a.stride, a.pad, a.dilation, ceil_mode);
   }
   set_output(p, op);
 }

@@ -45,7 +45,7 @@ ANATOMY_HOST_DEVICE inline int64_t max_i64(int64_t a, int64_t b) { return a > b 
 ANATOMY_HOST_DEVICE inline Taps max_taps(const Axis& a, int64_t o) {
   int64_t start = o * a.stride - a.pad;
   const int64_t end = min_i64(start + (a.kernel - 1) * a.dilation + 1, a.in);
-  while (start < 0) start += a.dilation;
+  if (start < 0) start += (-start + a.dilation - 1) / a.dilation * a.dilation;  // the first tap inside
   Taps t;
   t.first = start;
   t.step = a.dilation;
@@ -81,13 +81,21 @@ ANATOMY_HOST_DEVICE inline Taps adaptive_taps(const Axis& a, int64_t o) {
   return t;
 }
 
+// A source position as an index in [0, in): a scale given with the sizes may point past the
+// input (or, infinite, nowhere), which the index is clamped from rather than read.
+ANATOMY_HOST_DEVICE inline int64_t source_index(double position, int64_t in) {
+  if (!(position > 0)) return 0;
+  if (position >= static_cast<double>(in - 1)) return in - 1;
+  return static_cast<int64_t>(position);
+}
+
 // PyTorch's nearest_idx: the exact cases first, then floor(o * scale) in float.
 ANATOMY_HOST_DEVICE inline Taps nearest_taps(const Axis& a, int64_t o) {
   Taps t;
   t.count = 1;
   if (a.out == a.in) t.first = o;
   else if (a.out == 2 * a.in) t.first = o >> 1;
-  else t.first = min_i64(static_cast<int64_t>(floorf(static_cast<float>(o) * a.nearest_scale)), a.in - 1);
+  else t.first = source_index(floorf(static_cast<float>(o) * a.nearest_scale), a.in);
   return t;
 }
 
@@ -95,7 +103,9 @@ ANATOMY_HOST_DEVICE inline Taps nearest_taps(const Axis& a, int64_t o) {
 ANATOMY_HOST_DEVICE inline Taps bilinear_taps(const Axis& a, int64_t o) {
   double src =
       a.align_corners ? a.linear_scale * static_cast<double>(o) : a.linear_scale * (static_cast<double>(o) + 0.5) - 0.5;
-  if (src < 0) src = 0;
+  // PyTorch's guard_index_and_lambda: the index at most in - 1, where one tap weighs 1.
+  if (!(src > 0)) src = 0;
+  if (src > static_cast<double>(a.in - 1)) src = static_cast<double>(a.in - 1);
   const int64_t i0 = static_cast<int64_t>(src);
   const bool next = i0 < a.in - 1;
   const double l1 = src - static_cast<double>(i0);

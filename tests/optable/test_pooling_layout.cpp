@@ -1,9 +1,11 @@
 // Pooling and upsampling keep the input's layout (the op table checks values, not strides): a
 // channels_last input gives channels_last results, indices and input gradients, an NCHW one
-// NCHW ones, on the CPU and on Meta; and max pooling's backward refuses indices outside the plane.
+// NCHW ones, on the CPU and on Meta; max pooling's backward refuses indices outside the plane;
+// and extreme kernel sizes, paddings and scales are refused or clamped to the input.
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <limits>
 
 #include "anatomy/anatomy.h"
 
@@ -76,4 +78,23 @@ TEST_CASE("max_pool2d_with_indices_backward refuses indices outside the plane") 
   CHECK_THROWS_AS(
       max_pool2d_with_indices_backward(ones_like(y), x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, i.to(DType::Int32)),
       TypeError);
+}
+
+TEST_CASE("pooling and upsampling: extreme arguments are refused or clamped to the input") {
+  const Tensor x = arange(0, 16, 1, DType::Float32).reshape({1, 1, 4, 4});
+  // A kernel beyond the input: the output would be empty.
+  CHECK_THROWS_AS(max_pool2d(x, {std::numeric_limits<int64_t>::max(), 2}), ValueError);
+  // Windows of 2^62 elements, mostly padding, each covering the whole input: computed from
+  // their bounds, not walked.
+  const int64_t big = std::numeric_limits<int64_t>::max() / 2;
+  const Tensor y = max_pool2d(x, {big, big}, {1, 1}, {big / 2, big / 2});
+  CHECK(y.sizes() == IntArrayRef({1, 1, 4, 4}));
+  CHECK(y.eq(15).all().item<bool>());
+  // Scales that point past the input (or, infinite, nowhere) read its edge pixels.
+  const Tensor n = upsample_nearest2d(x, {3, 3}, 1e-300, 1e-300);
+  CHECK(n.min().item<double>() >= 0);
+  CHECK(n.max().item<double>() == 15);
+  const Tensor b = upsample_bilinear2d(x, {3, 3}, false, 1e-300, 0.01);
+  CHECK(b.min().item<double>() >= 0);
+  CHECK(b.max().item<double>() == 15);
 }
