@@ -14,6 +14,7 @@
 #include "anatomy/dispatch/ops/linalg.h"
 #include "anatomy/dispatch/ops/loss.h"
 #include "anatomy/dispatch/ops/nn.h"
+#include "anatomy/dispatch/ops/pooling.h"
 #include "anatomy/dispatch/ops/reduce.h"
 #include "anatomy/dispatch/ops/unary.h"
 #include "anatomy/dispatch/ops/views.h"

@@ -39,6 +39,7 @@ constexpr Section kSections[] = {
     {"pad.cpp", "Padding by mode"},
     {"nn_backward.cpp", "Backward functions of the neural-network operators"},
     {"loss.cpp", "Losses"},
+    {"pooling.cpp", "Pooling and upsampling"},
     {"cross_entropy_rows.cpp", "cross_entropy's fused operators"},
     {"bucketize.cpp", "Searching sorted sequences"},
     {"fused_optim.cpp", "Optimizer steps"},
