@@ -3,11 +3,12 @@
 // (fp16, fp64, a layout or padding oneDNN refuses, a build without oneDNN) takes the composite
 // of dispatch/ops/convolution_matmul.cpp: im2col and the matrix product.
 //
-// The tensors go to oneDNN as they lie in memory: the input made dense in the convolution's
-// layout (NCHW, or NHWC when the input or weight is channels_last), described by its strides, so
-// a channels_last convolution runs oneDNN's NHWC kernels with no reorder of the activations. The
-// weights are handed over with format "any" and reordered into the layout the chosen kernel
-// wants (blocked, on AVX-512 machines), which is cheap next to the convolution. oneDNN keeps
+// The tensors go to oneDNN dense in the convolution's layout (NCHW, or NHWC when the input or
+// weight is channels_last), described by their strides. A channels_last convolution runs
+// oneDNN's NHWC kernels on them with no reorder of the activations; an NCHW one lets oneDNN pick
+// the activations' layout (blocked on AVX-512 machines), reordering in and out, as PyTorch's
+// does. The weights are always handed over with format "any" and reordered into the layout the
+// chosen kernel wants, which is cheap next to the convolution. oneDNN keeps
 // its own cache of created primitives, so a shape seen before is not compiled again.
 //
 // oneDNN runs on OpenMP's threads (Debian builds it so): OMP_NUM_THREADS sets how many, not
@@ -111,9 +112,24 @@ struct Kinds {
       Transposed ? dnnl::algorithm::deconvolution_direct : dnnl::algorithm::convolution_direct;
 };
 
-// A weight memory in the layout a primitive wants: the tensor's own memory when that is it,
-// else a reorder of it.
-memory weights_for(const memory::desc& wanted, const memory::desc& have, void* data, dnnl::stream& stream) {
+// What the primitive may choose for an activation's layout. NHWC as it is: oneDNN's direct
+// kernels read it themselves (the reason to ask for channels_last). NCHW with a kernel larger
+// than 1x1: anything (format "any"), since oneDNN's fastest kernels want a blocked layout
+// (nChw16c on AVX-512) and reordering in and out costs far less than its im2col + GEMM kernel on
+// plain NCHW (a 3x3, 64 channels at 56x56, batch 8: 14 ms forward plain, 10-12 ms blocked with
+// the reorders, 2 threads). A 1x1 convolution of stride 1 on NCHW is one GEMM per image with no
+// im2col, and the reorders would double its time (256 -> 64 channels at 56x56: 4.2 ms plain,
+// 8.1 ms blocked): plain.
+memory::desc activation_query(const memory::desc& plain, const ConvGeometry& g) {
+  if (g.format != MemoryFormat::Contiguous) return plain;
+  bool pointwise = true;
+  for (size_t i = 0; i < g.kernel.size(); ++i) pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
+  return pointwise ? plain : any_like(plain);
+}
+
+// An operand the primitive reads, in the layout it chose: the tensor's own memory when that is
+// it, else a reordered copy.
+memory readable(const memory::desc& wanted, const memory::desc& have, void* data, dnnl::stream& stream) {
   memory given(have, cpu_engine(), data);
   if (wanted == have) return given;
   memory reordered(wanted, cpu_engine());
@@ -121,13 +137,27 @@ memory weights_for(const memory::desc& wanted, const memory::desc& have, void* d
   return reordered;
 }
 
+// A result the primitive writes: the tensor's own memory when the layouts agree, else scratch
+// memory in the primitive's layout that finish() reorders into the tensor.
+struct Writable {
+  memory plain, kernel;
+  bool reorder = false;
+  Writable(const memory::desc& wanted, const memory::desc& have, void* data)
+      : plain(have, cpu_engine(), data), reorder(wanted != have) {
+    kernel = reorder ? memory(wanted, cpu_engine()) : plain;
+  }
+  void finish(dnnl::stream& stream) {
+    if (reorder) dnnl::reorder(kernel, plain).execute(stream, kernel, plain);
+  }
+};
+
 template <bool Transposed>
 typename Kinds<Transposed>::Forward::primitive_desc forward_pd(const memory::desc& src, const memory::desc& wei,
                                                                const memory::desc& bias, const memory::desc& dst,
-                                                               const OnednnGeometry& o) {
+                                                               const ConvGeometry& g, const OnednnGeometry& o) {
   using F = typename Kinds<Transposed>::Forward;
-  typename F::desc d(dnnl::prop_kind::forward_training, Kinds<Transposed>::algorithm, src, any_like(wei), bias, dst,
-                     o.stride, o.dilation, o.padding_l, o.padding_r);
+  typename F::desc d(dnnl::prop_kind::forward_training, Kinds<Transposed>::algorithm, activation_query(src, g),
+                     any_like(wei), bias, activation_query(dst, g), o.stride, o.dilation, o.padding_l, o.padding_r);
   return typename F::primitive_desc(d, cpu_engine());
 }
 
@@ -139,14 +169,15 @@ Tensor onednn_forward(const Tensor& x, const Tensor& w, const std::optional<Tens
   const bool has_bias = bias && bias->defined();
   const Tensor b = has_bias ? bias->contiguous() : Tensor();
   const memory::desc bias_md = has_bias ? strided_desc(b, type) : memory::desc();
-  auto pd = forward_pd<Transposed>(src, wei, bias_md, dst, o);
+  auto pd = forward_pd<Transposed>(src, wei, bias_md, dst, g, o);
   dnnl::stream stream(cpu_engine());
-  memory weights = weights_for(pd.weights_desc(), wei, w.data_ptr(), stream);
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(src, cpu_engine(), x.data_ptr())},
-                                       {DNNL_ARG_WEIGHTS, weights},
-                                       {DNNL_ARG_DST, memory(dst, cpu_engine(), out.data_ptr())}};
+  Writable result(pd.dst_desc(), dst, out.data_ptr());
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, readable(pd.src_desc(), src, x.data_ptr(), stream)},
+                                       {DNNL_ARG_WEIGHTS, readable(pd.weights_desc(), wei, w.data_ptr(), stream)},
+                                       {DNNL_ARG_DST, result.kernel}};
   if (has_bias) args.emplace(DNNL_ARG_BIAS, memory(bias_md, cpu_engine(), b.data_ptr()));
   typename Kinds<Transposed>::Forward(pd).execute(stream, args);
+  result.finish(stream);
   stream.wait();
   return out;
 }
@@ -156,38 +187,37 @@ Tensor3 onednn_backward(const Tensor& dy, const Tensor& x, const Tensor& w, cons
                         const OnednnGeometry& o, memory::data_type type, std::array<bool, 3> mask) {
   const memory::desc src = strided_desc(x, type), ddst = strided_desc(dy, type), wei = weight_desc(w, g, type);
   const memory::desc bias_md = mask[2] ? memory::desc({g.out_channels}, type, memory::format_tag::a) : memory::desc();
-  auto hint = forward_pd<Transposed>(src, wei, bias_md, ddst, o);
+  auto hint = forward_pd<Transposed>(src, wei, bias_md, ddst, g, o);
   dnnl::stream stream(cpu_engine());
   Tensor dx, dw, db;
   if (mask[0]) {
     using B = typename Kinds<Transposed>::BackwardData;
     dx = empty(x.sizes(), x.options(), g.format);
     const memory::desc dsrc = strided_desc(dx, type);
-    typename B::desc d(Kinds<Transposed>::algorithm, dsrc, any_like(wei), ddst, o.stride, o.dilation, o.padding_l,
-                       o.padding_r);
+    typename B::desc d(Kinds<Transposed>::algorithm, activation_query(dsrc, g), any_like(wei),
+                       activation_query(ddst, g), o.stride, o.dilation, o.padding_l, o.padding_r);
     typename B::primitive_desc pd(d, cpu_engine(), hint);
-    memory weights = weights_for(pd.weights_desc(), wei, w.data_ptr(), stream);
-    B(pd).execute(stream, {{DNNL_ARG_DIFF_DST, memory(ddst, cpu_engine(), dy.data_ptr())},
-                           {DNNL_ARG_WEIGHTS, weights},
-                           {DNNL_ARG_DIFF_SRC, memory(dsrc, cpu_engine(), dx.data_ptr())}});
+    Writable result(pd.diff_src_desc(), dsrc, dx.data_ptr());
+    B(pd).execute(stream, {{DNNL_ARG_DIFF_DST, readable(pd.diff_dst_desc(), ddst, dy.data_ptr(), stream)},
+                           {DNNL_ARG_WEIGHTS, readable(pd.weights_desc(), wei, w.data_ptr(), stream)},
+                           {DNNL_ARG_DIFF_SRC, result.kernel}});
+    result.finish(stream);
   }
   if (mask[1] || mask[2]) {
     using B = typename Kinds<Transposed>::BackwardWeights;
     dw = empty(w.sizes(), w.options(), g.format);
     if (mask[2]) db = empty({g.out_channels}, x.options());
     const memory::desc dwei = weight_desc(dw, g, type);
-    typename B::desc d(Kinds<Transposed>::algorithm, src, any_like(dwei), bias_md, ddst, o.stride, o.dilation,
-                       o.padding_l, o.padding_r);
+    typename B::desc d(Kinds<Transposed>::algorithm, activation_query(src, g), any_like(dwei), bias_md,
+                       activation_query(ddst, g), o.stride, o.dilation, o.padding_l, o.padding_r);
     typename B::primitive_desc pd(d, cpu_engine(), hint);
-    memory dw_plain(dwei, cpu_engine(), dw.data_ptr());
-    const bool reorder = pd.diff_weights_desc() != dwei;
-    memory dw_kernel = reorder ? memory(pd.diff_weights_desc(), cpu_engine()) : dw_plain;
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(src, cpu_engine(), x.data_ptr())},
-                                         {DNNL_ARG_DIFF_DST, memory(ddst, cpu_engine(), dy.data_ptr())},
-                                         {DNNL_ARG_DIFF_WEIGHTS, dw_kernel}};
+    Writable result(pd.diff_weights_desc(), dwei, dw.data_ptr());
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, readable(pd.src_desc(), src, x.data_ptr(), stream)},
+                                         {DNNL_ARG_DIFF_DST, readable(pd.diff_dst_desc(), ddst, dy.data_ptr(), stream)},
+                                         {DNNL_ARG_DIFF_WEIGHTS, result.kernel}};
     if (mask[2]) args.emplace(DNNL_ARG_DIFF_BIAS, memory(bias_md, cpu_engine(), db.data_ptr()));
     B(pd).execute(stream, args);
-    if (reorder) dnnl::reorder(dw_kernel, dw_plain).execute(stream, dw_kernel, dw_plain);
+    result.finish(stream);
     if (!mask[1]) dw = Tensor();
   }
   stream.wait();
