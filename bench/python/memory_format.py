@@ -14,9 +14,11 @@ weight and bias):
 
 Precisions: fp32 (torch.backends.cudnn.allow_tf32 off), tf32 (on), fp16 and bf16 (every tensor in
 that dtype). Layouts: contiguous (NCHW) and channels_last (NHWC: the input and the 4-d weights
-converted with .contiguous(memory_format=torch.channels_last)). Each row is first checked: the
-two layouts' output and gradients agree within twice the precision's product tolerance (the
-chapter's), or the script exits 1. Times: CUDA events around each of --iters iterations after
+converted with .contiguous(memory_format=torch.channels_last)). Each row is first checked as the
+chapter checks it: on at least 99% of their elements, the two layouts' output and gradients agree
+within twice the precision's product tolerance relative to the largest magnitude (a ReLU input
+within rounding of zero may switch its gradient on in one layout and off in the other), or the
+script exits 1. Times: CUDA events around each of --iters iterations after
 --warmup, the median (a steady clock on the CPU), in milliseconds.
 
     python3 bench/python/memory_format.py [--device cuda|cpu] [--batch N] [--size N]
@@ -34,6 +36,7 @@ import time
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 # gpu-anatomy's product tolerances (tools/checks.cpp), doubled: two computations, each may err.
 TOLERANCE = {"fp32": 1e-2, "tf32": 1e-2, "fp16": 2e-2, "bf16": 1e-1}
+MISMATCH_ALLOWED = 0.01
 BN_EPS, BN_MOMENTUM = 1e-5, 0.1
 SEED_001, SEED_002 = (1.2, 1.3), (1.1, 1.3)
 
@@ -81,9 +84,13 @@ def make_step(torch, forward, x32, params32, grad32, dtype, memory_format):
     return step
 
 
-def relative_error(got, want):
+def agreement(got, want, tolerance):
+    """(the fraction of elements differing by more than tolerance times want's largest magnitude,
+    the largest difference so scaled)."""
     g, w = got.double().cpu(), want.double().cpu()
-    return float((g - w).abs().max() / max(float(w.abs().max()), 1e-30))
+    scale = max(float(w.abs().max()), 1e-30)
+    diff = (g - w).abs()
+    return float((diff > tolerance * scale).double().mean()), float(diff.max()) / scale
 
 
 def times_ms(torch, device, warmup, iters, fn):
@@ -156,10 +163,12 @@ def main():
                 steps = [make_step(torch, forward, x32, params32, grad32, dtypes[name], f)
                          for f in (torch.contiguous_format, torch.channels_last)]
                 a, b = steps[0](), steps[1]()
-                error = max(relative_error(g, w) for g, w in zip(b, a))
-                if not error <= TOLERANCE[name]:
-                    print(f"memory_format.py: error: {description}, {name}: the layouts' results differ by "
-                          f"{error:.3g} (relative), more than {TOLERANCE[name]}", file=sys.stderr)
+                checks = [agreement(g, w, TOLERANCE[name]) for g, w in zip(b, a)]
+                mismatched, error = max(c[0] for c in checks), max(c[1] for c in checks)
+                if not mismatched <= MISMATCH_ALLOWED:
+                    print(f"memory_format.py: error: {description}, {name}: {100 * mismatched:.2f}% of a result's "
+                          f"elements differ between the layouts by more than {TOLERANCE[name]} of its largest "
+                          f"magnitude (at most {100 * MISMATCH_ALLOWED:g}% may)", file=sys.stderr)
                     return 1
                 nchw = statistics.median(times_ms(torch, device, args.warmup, args.iters, steps[0]))
                 nhwc = statistics.median(times_ms(torch, device, args.warmup, args.iters, steps[1]))
@@ -167,7 +176,8 @@ def main():
                 rows.append({"workload": key, "description": description, "precision": name, "nchw_ms": nchw,
                              "nhwc_ms": nhwc, "speedup": s,
                              "seed_001": SEED_001[0] <= s <= SEED_001[1], "seed_002": SEED_002[0] <= s <= SEED_002[1],
-                             "max_layout_error": error, "tolerance": TOLERANCE[name],
+                             "max_layout_error": error, "mismatched_fraction": mismatched,
+                             "tolerance": TOLERANCE[name],
                              "nhwc_output_channels_last": b[0].is_contiguous(memory_format=torch.channels_last)})
     finally:
         torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = saved
