@@ -3,7 +3,8 @@
 #   configure and build (CUDA on, sm_90), run the GPU tests (ctest -L gpu), run them again under
 #   compute-sanitizer memcheck and racecheck, record `gpu-anatomy c00 device-info --json FILE`, run
 #   gpu-anatomy's suite --quick, c01 contiguity-bench at three sizes, c08 dlpack from 1 KiB to 1 GiB
-#   c09 graphs and c10 profile (reports, trace and figures) and, where the Python package imports, bench/python/dlpack_exchange.py, run
+#   c09 graphs, c10 profile and c11 memory-format (reports, trace and figures; c11's torch twin
+#   where torch imports) and, where the Python package imports, bench/python/dlpack_exchange.py, run
 #   every anatomy_bench* benchmark that was built, with JSON output, and run anatomy_peer_torch
 #   (anatomy next to libtorch, built when torch is importable) into peer-report.md, and measure the
 #   Python package's call overhead beside torch's (bench/python/overhead.py, step `python`).
@@ -259,8 +260,9 @@ step_device_info() {
 
 # gpu-anatomy's experiments on the GPU: suite --quick, then c01 contiguity-bench at issue 21's three
 # sizes (fp16 2048, bf16 4096, fp32 8192), c08 dlpack over issue 22's sizes (1 KiB to 1 GiB), c09
-# graphs and c10 profile (with its trace and timeline) with their defaults (their figures replace
-# the suite's quick ones), with their reports and
+# graphs, c10 profile (with its trace and timeline) and c11 memory-format (with
+# bench/python/memory_format.py, its torch twin, where torch imports, and the speed-up figure of
+# both) with their defaults (their figures replace the suite's quick ones), with their reports and
 # figures (docs/cli.md); then the same exchange from Python against torch, where the package built
 # here imports.
 step_suite() {
@@ -277,6 +279,14 @@ step_suite() {
   "$tool" c10 profile --device cuda:0 --trace "$out/c10-trace.json" --json "$out/c10-profile.json" \
     >>"$out/suite.log" 2>&1 || rc=1
   python3 "$root/scripts/plot-profile.py" "$out/c10-trace.json" "$out/plots/c10-timeline" >>"$out/suite.log" 2>&1 || true
+  "$tool" c11 memory-format --device cuda:0 --json "$out/c11-memory-format.json" >>"$out/suite.log" 2>&1 || rc=1
+  local twin=()
+  if python3 -c 'import torch' 2>/dev/null; then
+    python3 "$root/bench/python/memory_format.py" --device cuda --json "$out/memory-format-torch.json" \
+      >>"$out/suite.log" 2>&1 && twin=("$out/memory-format-torch.json") || rc=1
+  fi
+  python3 "$root/scripts/plot-memory-format.py" "$out/c11-memory-format.json" "$out/plots/c11-memory-format" \
+    "${twin[@]}" >>"$out/suite.log" 2>&1 || true
   python3 "$root/scripts/plot-report.py" "$out/gpu-anatomy-suite.json" "$out/plots" >>"$out/suite.log" 2>&1 || true
   python3 "$root/scripts/plot-report.py" "$out/c08-dlpack.json" "$out/plots" >>"$out/suite.log" 2>&1 || true
   python3 "$root/scripts/plot-report.py" "$out/c09-graphs.json" "$out/plots" >>"$out/suite.log" 2>&1 || true

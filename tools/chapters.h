@@ -42,6 +42,9 @@ void add_c09_graphs(CLI::App& chapter);
 // c10 profile: profile [--trace F] [--rows N] [--quick]: the profiler's table and trace of a
 // transformer training step, and what profiling costs per operator.
 void add_c10_profile(CLI::App& chapter);
+// c11 memory formats: memory-format [--batch N] [--size N] [--precisions L] [--quick]: NCHW against
+// channels_last for a 3x3 convolution and a ResNet-50 bottleneck block, forward and backward.
+void add_c11_memory_format(CLI::App& chapter);
 // suite [--quick]: every experiment that writes a report, one JSON document for all.
 void add_suite(CLI::App& app);
 

@@ -52,6 +52,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c08", "dlpack", {"--quick"}});
     steps.push_back({"c09", "graphs", {"--iters", "10", "--warmup", "2"}});
     steps.push_back({"c10", "profile", {"--quick", "--iters", "3"}});
+    steps.push_back({"c11", "memory-format", {"--quick", "--iters", "3", "--warmup", "1"}});
   } else {
     steps.push_back({"c01", "contiguity-bench", {}});
     steps.push_back({"c01", "sync-points", {}});
@@ -67,6 +68,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c08", "dlpack", {}});
     steps.push_back({"c09", "graphs", {}});
     steps.push_back({"c10", "profile", {}});
+    steps.push_back({"c11", "memory-format", {}});
   }
   return steps;
 }

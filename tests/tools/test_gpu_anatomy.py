@@ -161,12 +161,14 @@ def outputs(tmp):
     dlpack(tmp)
     graphs(tmp)
     profile(tmp)
+    memory_format(tmp)
     out, doc = report(["c00", "device-info"], os.path.join(tmp, "device.json"))
     check("cpu: " in out, "device-info: the CPU line")
     if doc:
         check(doc["results"]["cpu"]["logical_cores"] >= 1, "device-info: the CPU's cores")
     rc, out, _ = run("--help")
-    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "c08", "c09", "c10", "suite")),
+    check(rc == 0 and all(c in out for c in ("c00", "c01", "c02", "c03", "c06", "c07", "c08", "c09", "c10", "c11",
+                                                       "suite")),
           "--help lists the chapters")
     rc, out, _ = run("c01", "--help")
     check(rc == 0 and all(e in out for e in ("contiguity-bench", "sync-points", "autograd-inspect", "layout")),
@@ -247,6 +249,49 @@ def profile(tmp):
     check(bad_trace.returncode == 1 and "plot-profile: error" in bad_trace.stderr, "plot-profile: a missing file")
 
 
+def memory_format(tmp):
+    """c11 memory-format --quick on the CPU: a row per workload in fp32, both layouts timed, the
+    layouts' results checked against each other, the JSON's rows agreeing with the table; then
+    scripts/plot-memory-format.py draws it."""
+    path = os.path.join(tmp, "c11.json")
+    out, doc = report(["c11", "memory-format", "--device", "cpu", "--quick", "--iters", "2", "--warmup", "1"], path)
+    check("=== Memory formats on cpu: forward + backward, batch 2, 16x16, host time per iteration (ms) ===" in out,
+          f"c11 memory-format: the table's title:\n{out}")
+    rows = re.findall(r"^(3x3 conv 64->64|ResNet-50 bottleneck 256-64-256) +(fp32) +([0-9.]+) +([0-9.]+) +"
+                      r"([0-9.]+)x   (.+)$", out, re.M)
+    check([r[0] for r in rows] == ["3x3 conv 64->64", "ResNet-50 bottleneck 256-64-256"],
+          f"c11 memory-format: a row per workload:\n{out}")
+    check(all(float(v) > 0 for r in rows for v in r[2:5]), "c11 memory-format: positive figures")
+    for needle in ("neither supports nor refutes", "python3 bench/python/memory_format.py --device cpu --batch 2 "
+                   "--size 16 --precisions fp32 --iters 2 --warmup 1", "checked before timing"):
+        check(needle in out, f"c11 memory-format: {needle!r} in:\n{out}")
+    if doc and rows:
+        got = doc["results"]["rows"]
+        check([(r["workload"], r["precision"]) for r in got] == [("conv3x3", "fp32"), ("bottleneck", "fp32")],
+              f"c11 memory-format: the JSON's rows {got}")
+        for r, printed in zip(got, rows):
+            check(math.isclose(r["speedup"], r["nchw_ms"] / r["nhwc_ms"]), "c11 memory-format: the speed-up")
+            check(f"{r['speedup']:.2f}" == printed[4], "c11 memory-format: the JSON's speed-up is the printed one")
+            check(r["mismatched_fraction"] <= 0.01 and r["max_layout_error"] < 1,
+                  f"c11 memory-format: the layouts agree: {r}")
+            check(r["nhwc_output_channels_last"] and r["nhwc_grad_input_channels_last"],
+                  f"c11 memory-format: channels_last propagates through {r['workload']}")
+        check(len(doc["measurements"]) == 4, "c11 memory-format: NCHW and NHWC per row")
+        check(doc["options"]["batch"] == 2 and doc["options"]["size"] == 16 and doc["options"]["quick"],
+              "c11 memory-format: the options")
+    script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-memory-format.py")
+    picture = os.path.join(tmp, "c11-speedup")
+    p = subprocess.run([sys.executable, script, path, picture], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"plot-memory-format: exit {p.returncode}: {p.stderr}")
+    for ext in ("svg", "png"):
+        check(os.path.exists(f"{picture}.{ext}") and os.path.getsize(f"{picture}.{ext}") > 1000,
+              f"plot-memory-format: {ext}")
+    not_c11 = os.path.join(tmp, "c10.json")
+    p = subprocess.run([sys.executable, script, not_c11, picture], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 1 and "plot-memory-format: error" in p.stderr and "no c11 memory-format report" in p.stderr,
+          f"plot-memory-format: another chapter's report: {p.stderr}")
+
+
 def suite(tmp):
     """suite --quick on the CPU: every report in one valid document, then the plots of it."""
     path = os.path.join(tmp, "suite.json")
@@ -260,10 +305,11 @@ def suite(tmp):
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
                     ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
                     ("c06", "custom-backend"),
-                    ("c07", "cpu-vs-gpu"), ("c08", "dlpack"), ("c09", "graphs"), ("c10", "profile")],
+                    ("c07", "cpu-vs-gpu"), ("c08", "dlpack"), ("c09", "graphs"), ("c10", "profile"),
+                    ("c11", "memory-format")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 16, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 17, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
@@ -289,7 +335,7 @@ def gpu(tmp):
     if "no CUDA device" in run("c00", "device-info")[1]:
         print("[anatomy-skip] no CUDA device")
         return
-    for args, count in ((["suite", "--quick"], 15), (["c01", "all", "--quick"], 4)):
+    for args, count in ((["suite", "--quick"], 17), (["c01", "all", "--quick"], 4)):
         path = os.path.join(tmp, "gpu.json")
         rc, out, err = run(*args, "--device", "cuda:0", "--json", path, "--quiet")
         if not check(rc == 0, f"{args} on cuda:0: exit {rc}: {err.strip()}\n{out[-3000:]}"):
@@ -348,6 +394,16 @@ def errors(tmp):
     bad(["c10", "profile", "--device", "cpu", "--rows", "0"], 2, "--rows", "at least 1")
     bad(["c09", "graphs", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c09", "graphs", "--device", "cpu", "--sizes", "4"], 2, "unknown option '--sizes'")
+    bad(["c11", "memory-fromat"], 2, "unknown experiment 'memory-fromat'", "did you mean 'memory-format'?")
+    bad(["c11", "memory-format", "--device", "cpu", "--bacth", "4"], 2, "unknown option '--bacth'",
+        "did you mean '--batch'?")
+    bad(["c11", "memory-format", "--device", "cpu", "--batch", "0"], 2, "--batch", "at least 1")
+    bad(["c11", "memory-format", "--device", "cpu", "--size", "-2"], 2, "--size", "-2")
+    bad(["c11", "memory-format", "--device", "cpu", "--precisions", "fp32,fp8"], 2, "--precisions", "'fp8'")
+    bad(["c11", "memory-format", "--device", "cpu", "--precisions", "bf16"], 2, "--precisions", "'bf16'",
+        "needs a CUDA device")
+    bad(["c11", "memory-format", "--device", "cpu", "--precisions", ","], 2, "--precisions")
+    bad(["c11", "memory-format", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c03", "fragmentation", "--conf", "expandable_segment:True"], 2, "--conf", "expandable_segment")
     bad(["c03", "oom", "--fraction", "1.5"], 2, "--fraction", "1.5")
     # More than the machine has: the allocator's message, exit 3.
