@@ -112,10 +112,9 @@ void promote_kernel(const OperatorHandle& op, DispatchKeySet ks, Stack& stack, v
 }
 
 // The policy lists. CompositeImplicitAutograd operators (matmul, linear, dot, outer,
-// scaled_dot_product_attention, the conv spellings, layer_norm, group_norm) are listed themselves, as PyTorch lists them: the
-// cast then happens once, at the top, and the operators they are made of run on the cast
-// tensors without passing through Autocast again. Out= and in-place forms are not listed: their
-// destination fixes the dtype.
+// scaled_dot_product_attention, the conv spellings, layer_norm, group_norm) are listed themselves, as PyTorch lists
+// them: the cast then happens once, at the top, and the operators they are made of run on the cast tensors without
+// passing through Autocast again. Out= and in-place forms are not listed: their destination fixes the dtype.
 constexpr std::string_view kLowerPrecisionOps[] = {
     "mm",
     "bmm",

@@ -147,9 +147,8 @@ std::vector<SampleInput> conv_samples(DType t) {
   out.push_back(conv_sample("2-d, empty batch", r({0, 3, 5, 5}), r({2, 3, 3, 3}), r({2}), plain(2, 1, 1, 1)));
   out.push_back(conv_sample("1-d", r({2, 3, 9}), r({4, 3, 3}), r({4}), plain(1, 2, 1, 1)));
   out.push_back(conv_sample("3-d", r({1, 2, 4, 5, 4}), r({3, 2, 2, 3, 2}), r({3}), plain(3, 1, 1, 1)));
-  out.push_back(conv_sample("3-d, channels_last_3d input",
-                            r({2, 2, 4, 5, 4}).contiguous(MemoryFormat::ChannelsLast3d), r({3, 2, 2, 3, 2}), r({3}),
-                            plain(3, 2, 1, 1)));
+  out.push_back(conv_sample("3-d, channels_last_3d input", r({2, 2, 4, 5, 4}).contiguous(MemoryFormat::ChannelsLast3d),
+                            r({3, 2, 2, 3, 2}), r({3}), plain(3, 2, 1, 1)));
   out.push_back(conv_sample("transposed 2-d, stride 2, output_padding 1", r({2, 4, 4, 3}), r({4, 3, 3, 3}), r({3}),
                             transposed(2, 2, 1, 1, 1)));
   out.push_back(conv_sample("transposed 2-d, 2 groups, dilation 2", r({1, 4, 3, 4}), r({4, 2, 2, 3}), r({4}),
