@@ -112,17 +112,33 @@ void promote_kernel(const OperatorHandle& op, DispatchKeySet ks, Stack& stack, v
 }
 
 // The policy lists. CompositeImplicitAutograd operators (matmul, linear, dot, outer,
-// scaled_dot_product_attention, layer_norm) are listed themselves, as PyTorch lists them: the
+// scaled_dot_product_attention, the conv spellings, layer_norm, group_norm) are listed themselves, as PyTorch lists them: the
 // cast then happens once, at the top, and the operators they are made of run on the cast
 // tensors without passing through Autocast again. Out= and in-place forms are not listed: their
 // destination fixes the dtype.
 constexpr std::string_view kLowerPrecisionOps[] = {
-    "mm",     "bmm",    "addmm", "baddbmm", "_addmm_activation",
-    "matmul", "linear", "dot",   "outer",   "scaled_dot_product_attention",
+    "mm",
+    "bmm",
+    "addmm",
+    "baddbmm",
+    "_addmm_activation",
+    "matmul",
+    "linear",
+    "dot",
+    "outer",
+    "scaled_dot_product_attention",
+    "convolution",
+    "conv1d",
+    "conv1d.padding",
+    "conv2d",
+    "conv2d.padding",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d.input",
 };
 // clang-format off
 constexpr std::string_view kFp32Ops[] = {
-    "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm",
+    "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm", "group_norm",
     "sum", "sum.dim_IntList", "mean", "mean.dim", "prod", "prod.dim_IntList", "norm.ScalarOpt_dim",
     "var.correction", "std.correction", "logsumexp", "cumsum", "cumprod",
     "exp", "expm1", "log", "log1p", "log2", "reciprocal", "rsqrt", "tan", "sinh", "cosh", "pow.Tensor_Tensor",

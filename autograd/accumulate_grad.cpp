@@ -27,14 +27,36 @@ bool has_no_history(const Tensor& t) {
   return meta == nullptr || (!meta->grad_fn_ && !meta->requires_grad_);
 }
 
+// PyTorch's gradient layout contract (obeys_layout_contract): .grad has the leaf's strides where
+// the leaf is dense (a channels_last parameter gets a channels_last .grad), else it is
+// contiguous. Strides of size-1 dims do not count, but a 0 stride there (a broadcast view) does.
+bool obeys_layout_contract(const Tensor& grad, const Tensor& leaf) {
+  if (!leaf.is_non_overlapping_and_dense()) return grad.is_contiguous();
+  if (grad.sizes() != leaf.sizes()) return false;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    const int64_t stride = grad.strides()[d];
+    if (grad.sizes()[d] != 1 ? stride != leaf.strides()[d] : stride == 0) return false;
+  }
+  return true;
+}
+
+// A copy of the gradient that obeys the layout contract (PyTorch's clone_obey_contract).
+Tensor clone_obey_contract(const Tensor& grad, const Tensor& leaf) {
+  if (!leaf.is_non_overlapping_and_dense()) return grad.clone(MemoryFormat::Contiguous);
+  Tensor out = empty_strided(leaf.sizes(), leaf.strides(), grad.options());
+  out.copy_(grad);
+  return out;
+}
+
 // Whether nothing but this handle can see the gradient, so .grad may take its storage as is:
 // the tensor has one handle and no autograd history, is laid out densely from the start of its
-// storage as a fresh clone would be, and shares the storage with nobody, except with the base
-// of its view (Note [View + in-place]: every floating-point view keeps its root base) when only
-// that view holds the base. A backward formula's views (`mat1.t().mm(g).t()`) come this way.
-bool is_unshared_gradient(const Tensor& t) {
+// storage as a fresh clone would be, in the layout the contract asks for, and shares the storage
+// with nobody, except with the base of its view (Note [View + in-place]: every floating-point
+// view keeps its root base) when only that view holds the base. A backward formula's views
+// (`mat1.t().mm(g).t()`) come this way.
+bool is_unshared_gradient(const Tensor& t, const Tensor& leaf) {
   if (t.use_count() != 1 || !t.storage() || !has_no_history(t)) return false;
-  if (!t.is_contiguous() || t.storage_offset() != 0) return false;
+  if (!obeys_layout_contract(t, leaf) || t.storage_offset() != 0) return false;
   long storage_users = 1;
   const AutogradMeta* meta = meta_or_null(t);
   if (meta != nullptr && meta->view_info_) {
@@ -45,11 +67,11 @@ bool is_unshared_gradient(const Tensor& t) {
   return t.storage().use_count() == storage_users;
 }
 
-// Whether .grad may take the next gradient in place: it has no autograd history, is contiguous,
-// and nothing but this handle sees its storage (not a gradient given to two leaves, not a seed
-// the caller holds, not a tensor a graph saved).
+// Whether .grad may take the next gradient in place: it has no autograd history, is dense (in
+// the layout the contract gave it), and nothing but this handle sees its storage (not a gradient
+// given to two leaves, not a seed the caller holds, not a tensor a graph saved).
 bool is_private_grad(const Tensor& grad) {
-  return grad.use_count() == 1 && has_no_history(grad) && grad.is_contiguous() && grad.storage() &&
+  return grad.use_count() == 1 && has_no_history(grad) && grad.is_non_overlapping_and_dense() && grad.storage() &&
          grad.storage().use_count() == 1;
 }
 
@@ -77,13 +99,15 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // to both inputs), so .grad gets its own copy unless a graph is being built through it, or
     // nothing else can see the gradient (PyTorch "steals" it too): then it becomes .grad as is.
     if (GradMode::is_enabled()) {
-      m.grad_ = g;
-    } else if (is_unshared_gradient(g)) {
+      // Building a graph (create_graph): .grad keeps the gradient's history; a copy into the
+      // contract's layout records one too.
+      m.grad_ = obeys_layout_contract(g, leaf_) ? g : clone_obey_contract(g, leaf_);
+    } else if (is_unshared_gradient(g, leaf_)) {
       // A view becomes a plain tensor over the same storage; its base goes with `g`.
       const AutogradMeta* gm = meta_or_null(g);
       m.grad_ = gm != nullptr && gm->view_info_ ? detach(g) : std::move(g);
     } else {
-      m.grad_ = detach(g).clone();
+      m.grad_ = clone_obey_contract(detach(g), leaf_);
     }
   } else if (!GradMode::is_enabled() && is_private_grad(m.grad_)) {
     // In place, as PyTorch's first-order `grad += new_grad`: .grad keeps its memory, which a

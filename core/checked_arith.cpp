@@ -59,10 +59,16 @@ DimVector checked_contiguous_strides(IntArrayRef sizes, const char* op) {
   return strides_in_order(sizes, order, op);
 }
 
-DimVector checked_channels_last_strides(IntArrayRef sizes, const char* op) {
-  ANATOMY_CHECK(sizes.size() == 4, ValueError, "{}: channels_last needs a 4-D shape, got [{}]", op,
+void check_memory_format_dims(IntArrayRef sizes, MemoryFormat format, const char* op) {
+  if (!is_channels_last(format)) return;
+  const size_t dims = channels_last_order(format).size();
+  ANATOMY_CHECK(sizes.size() == dims, ValueError, "{}: {} needs a {}-D shape, got [{}]", op, to_string(format), dims,
                 fmt::join(sizes, ", "));
-  return strides_in_order(sizes, {1, 3, 2, 0}, op);
+}
+
+DimVector checked_channels_last_strides(IntArrayRef sizes, MemoryFormat format, const char* op) {
+  check_memory_format_dims(sizes, format, op);
+  return strides_in_order(sizes, channels_last_order(format), op);
 }
 
 int64_t checked_view_reach(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t element_size,

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "anatomy/core/dim_vector.h"
+#include "anatomy/core/memory_format.h"
 
 namespace anatomy {
 
@@ -34,8 +35,12 @@ int64_t checked_span(IntArrayRef sizes, const char* op);
 
 // Row-major strides of `sizes` (core/shape_rules.h's contiguous_strides), checked_span checked.
 DimVector checked_contiguous_strides(IntArrayRef sizes, const char* op);
-// The same for NHWC strides of a 4-D NCHW shape.
-DimVector checked_channels_last_strides(IntArrayRef sizes, const char* op);
+// ValueError naming op, the format and the sizes when `format` is a channels-last one and the
+// shape has another number of dims than it lays out (4 for ChannelsLast, 5 for ChannelsLast3d).
+void check_memory_format_dims(IntArrayRef sizes, MemoryFormat format, const char* op);
+// The same for the strides of a channels-last format (NHWC strides of a 4-D NCHW shape, NDHWC
+// strides of a 5-D NCDHW shape); ValueError when the shape has another number of dims.
+DimVector checked_channels_last_strides(IntArrayRef sizes, MemoryFormat format, const char* op);
 
 // Checks a view's metadata given by a user (as_strided, empty_strided) and returns its reach:
 // offset + the sum over dims of max(size - 1, 0) * stride, the furthest element it would reach

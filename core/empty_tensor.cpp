@@ -56,8 +56,8 @@ Tensor make_contiguous_tensor_like(const Tensor& like, DType dtype, Allocator* a
 
 Tensor make_empty_tensor(IntArrayRef sizes, DType dtype, Allocator* allocator, MemoryFormat format, const char* op) {
   checked_numel(sizes, op);
-  if (format == MemoryFormat::ChannelsLast) {
-    return make_empty_tensor(sizes, checked_channels_last_strides(sizes, op), dtype, allocator, op);
+  if (is_channels_last(format)) {
+    return make_empty_tensor(sizes, checked_channels_last_strides(sizes, format, op), dtype, allocator, op);
   }
   ANATOMY_CHECK(format != MemoryFormat::Preserve, ValueError, "{}: preserve_format needs an input to preserve", op);
   return make_empty_tensor(sizes, checked_contiguous_strides(sizes, op), dtype, allocator, op);

@@ -86,6 +86,89 @@ Allocator* checked_allocator(const Tensor& like, const char* op) {
   return allocator;
 }
 
+// Strides (in elements) of `t` seen over `shape` as PyTorch's TensorIterator sees them: missing
+// leading dims and dims broadcast from size 1 get 0; a size-1 dim of a size-1 result keeps its
+// stride.
+DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
+  DimVector out(shape.size(), 0);
+  const size_t offset = shape.size() - static_cast<size_t>(t.dim());
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] == shape[offset + d]) out[offset + d] = t.strides()[d];
+  }
+  return out;
+}
+
+// Whether every operand has the result's shape and they agree on a layout that new outputs take
+// as is: PyTorch's fast setup (all contiguous, all channels_last, or all dense with the same
+// strides). Sets `strides` when they do.
+bool same_layout(const IterationPlan::OperandRefs& operands, IntArrayRef shape, DimVector& strides) {
+  bool contiguous = true, channels_last = true, dense = true, same_strides = true;
+  for (const Tensor& t : operands) {
+    if (t.sizes() != shape) return false;
+    contiguous = contiguous && t.is_contiguous();
+    channels_last = channels_last && t.is_contiguous(MemoryFormat::ChannelsLast);
+    dense = dense && t.is_non_overlapping_and_dense();
+    same_strides = same_strides && t.strides() == operands[0].strides();
+  }
+  if (contiguous) strides = contiguous_strides(shape);
+  else if (channels_last) strides = checked_channels_last_strides(shape, MemoryFormat::ChannelsLast, "");
+  else if (dense && same_strides) strides = DimVector(operands[0].strides());
+  else return false;
+  return true;
+}
+
+// The strides of the outputs a plan allocates, from the layouts of the given outputs and the
+// inputs: PyTorch's TensorIterator rules (Note [Element-wise iteration plan], step 3).
+DimVector new_output_strides(const IterationPlan::OperandRefs& outputs, const IterationPlan::OperandRefs& inputs,
+                             IntArrayRef shape) {
+  // The operands that have a layout: the given outputs first, then the inputs, as PyTorch lists them.
+  IterationPlan::OperandRefs operands;
+  for (const Tensor& t : outputs) {
+    if (t.defined()) operands.push_back(t);
+  }
+  for (const Tensor& t : inputs) operands.push_back(t);
+  DimVector strides;
+  if (!operands.empty() && same_layout(operands, shape, strides)) return strides;
+
+  // PyTorch's reorder_dimensions: sort the dims innermost first by the operands' strides. The
+  // first operand that tells two dims apart decides (a dim broadcast in it tells nothing); equal
+  // strides put the smaller dim inside; when no operand decides, row-major order stays.
+  const int ndim = static_cast<int>(shape.size());
+  std::array<DimVector, IterationPlan::kMaxOperands> op_strides;
+  for (int k = 0; k < operands.size(); ++k) op_strides[k] = broadcast_strides(operands[k], shape);
+  auto should_swap = [&](int64_t d0, int64_t d1) {  // 1: d0 goes outside d1, -1: inside, 0: undecided
+    for (int k = 0; k < operands.size(); ++k) {
+      const int64_t s0 = op_strides[k][d0], s1 = op_strides[k][d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 != s1) return s0 < s1 ? -1 : 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  DimVector perm(ndim);  // perm[0] is the innermost dim
+  for (int i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
+  for (int i = 1; i < ndim; ++i) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  // Dense strides in that order.
+  strides = DimVector(shape.size(), 0);
+  int64_t next = 1;
+  for (int64_t d : perm) {
+    strides[d] = next;
+    (void)__builtin_mul_overflow(next, std::max<int64_t>(shape[d], 1), &next);
+  }
+  return strides;
+}
+
 }  // namespace
 
 void IterationPlan::set_flat_loop() {
@@ -241,15 +324,7 @@ IterationPlan IterationPlan::Builder::build() {
     check_no_internal_overlap(out, op_);
     for (const Tensor& in : inputs_) check_output_input_overlap(out, in, op_);
   }
-  // The layout of new outputs: that of the first full-shape input when it is dense (keeps
-  // channels_last and transposed layouts), else row-major.
-  DimVector new_strides = contiguous_strides(shape);
-  for (const Tensor& in : inputs_) {
-    if (in.sizes() == IntArrayRef(shape) && in.is_non_overlapping_and_dense()) {
-      new_strides = DimVector(in.strides());
-      break;
-    }
-  }
+  const DimVector new_strides = new_output_strides(outputs_, inputs_, shape);
   Allocator* allocator = get_allocator(device.type());
   plan.casts_ = casts_;
   for (const Tensor& out : outputs_) {

@@ -8,10 +8,13 @@
 //      another dtype to it (so a kernel is instantiated per dtype, not per dtype combination);
 //      a 0-dim CPU input next to device tensors is cast on the CPU and stays there
 //      (Note [CPU scalars in device plans]);
-//   3. the outputs: allocated when undefined (keeping the layout of a dense input, e.g.
-//      channels_last), or checked when given (out= and in-place): same shape, a dtype the common
-//      dtype may be cast to, no internal overlap, and no partial overlap with an input (exact
-//      aliasing, as in `a.add_(b)`, is fine);
+//   3. the outputs: allocated when undefined, laid out as PyTorch's TensorIterator lays them out
+//      (operands of the result's shape that agree on contiguous, channels_last or one dense
+//      layout give it; else dense in the order of the operands' strides, the first operand
+//      that tells two dims apart deciding: docs/tensor.md, "Memory formats"), or checked when
+//      given (out= and in-place): same shape, a dtype the common dtype may be cast to, no
+//      internal overlap, and no partial overlap with an input (exact aliasing, as in
+//      `a.add_(b)`, is fine);
 //   4. byte strides of every operand over the broadcast shape (0 for broadcast dims);
 //   5. the dims reordered so the fastest-moving one (smallest output stride) is innermost, and
 //      adjacent dims merged where every operand steps through them contiguously;

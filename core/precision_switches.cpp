@@ -10,11 +10,15 @@ constexpr bool kTf32Default = false;
 constexpr bool kFp16ReducedDefault = true;
 constexpr bool kBf16ReducedDefault = true;
 constexpr bool kFp16AccumulationDefault = false;
+constexpr bool kCudnnTf32Default = true;
+constexpr bool kCudnnBenchmarkDefault = false;
 
 std::atomic<bool> g_tf32{kTf32Default};
 std::atomic<bool> g_fp16_reduced{kFp16ReducedDefault};
 std::atomic<bool> g_bf16_reduced{kBf16ReducedDefault};
 std::atomic<bool> g_fp16_accumulation{kFp16AccumulationDefault};
+std::atomic<bool> g_cudnn_tf32{kCudnnTf32Default};
+std::atomic<bool> g_cudnn_benchmark{kCudnnBenchmarkDefault};
 
 }  // namespace
 
@@ -34,11 +38,19 @@ void set_allow_bf16_reduced_precision_reduction(bool allow) noexcept {
 bool allow_fp16_accumulation() noexcept { return g_fp16_accumulation.load(std::memory_order_relaxed); }
 void set_allow_fp16_accumulation(bool allow) noexcept { g_fp16_accumulation.store(allow, std::memory_order_relaxed); }
 
+bool allow_tf32_cudnn() noexcept { return g_cudnn_tf32.load(std::memory_order_relaxed); }
+void set_allow_tf32_cudnn(bool allow) noexcept { g_cudnn_tf32.store(allow, std::memory_order_relaxed); }
+
+bool cudnn_benchmark() noexcept { return g_cudnn_benchmark.load(std::memory_order_relaxed); }
+void set_cudnn_benchmark(bool enabled) noexcept { g_cudnn_benchmark.store(enabled, std::memory_order_relaxed); }
+
 void reset_precision_switches() noexcept {
   set_allow_tf32_matmul(kTf32Default);
   set_allow_fp16_reduced_precision_reduction(kFp16ReducedDefault);
   set_allow_bf16_reduced_precision_reduction(kBf16ReducedDefault);
   set_allow_fp16_accumulation(kFp16AccumulationDefault);
+  set_allow_tf32_cudnn(kCudnnTf32Default);
+  set_cudnn_benchmark(kCudnnBenchmarkDefault);
 }
 
 }  // namespace anatomy

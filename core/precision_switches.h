@@ -25,6 +25,17 @@ void set_allow_bf16_reduced_precision_reduction(bool allow) noexcept;
 bool allow_fp16_accumulation() noexcept;
 void set_allow_fp16_accumulation(bool allow) noexcept;
 
+// cuDNN's convolutions may compute fp32 in TF32 on tensor cores. On by default, as
+// torch.backends.cudnn.allow_tf32 (unlike the matmul switch above, also as PyTorch's).
+bool allow_tf32_cudnn() noexcept;
+void set_allow_tf32_cudnn(bool allow) noexcept;
+
+// cuDNN's convolution algorithm per shape: off (the default), its heuristic's first choice; on,
+// every algorithm is timed on the first call of a shape and the fastest kept, as
+// torch.backends.cudnn.benchmark. The choice is cached per shape either way.
+bool cudnn_benchmark() noexcept;
+void set_cudnn_benchmark(bool enabled) noexcept;
+
 // Restores every switch above to its default (tests use it to leave no state behind).
 void reset_precision_switches() noexcept;
 

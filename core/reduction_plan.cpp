@@ -81,6 +81,10 @@ ReductionPlan::ReductionPlan(const char* op, const Tensor& self, OptionalIntArra
     result_shape_.push_back(is_reduced(d) ? 1 : sizes[d]);
     result_strides_.push_back(keep_strides[d]);
   }
+  // A result whose memory is row-major gets row-major strides on its size-1 dims too, as
+  // PyTorch's contiguous result: x_channels_last.sum({2, 3}, keepdim) is (C, 1, 1, 1), not
+  // (C, 1, C, C), so that it does not suggest channels_last.
+  if (compute_contiguous(result_shape_, result_strides_)) result_strides_ = contiguous_strides(result_shape_);
 }
 
 }  // namespace anatomy

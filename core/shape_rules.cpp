@@ -36,17 +36,6 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   return strides;
 }
 
-DimVector channels_last_strides(IntArrayRef sizes) {
-  ANATOMY_CHECK(sizes.size() == 4, ValueError, "channels_last: needs a 4-D (NCHW) shape, got {} dims", sizes.size());
-  DimVector strides(4);
-  int64_t s = 1;
-  for (int d : {1, 3, 2, 0}) {
-    strides[d] = s;
-    if (d != 0) (void)__builtin_mul_overflow(s, std::max<int64_t>(sizes[d], 1), &s);
-  }
-  return strides;
-}
-
 int64_t checked_numel(IntArrayRef sizes, const char* op) {
   int64_t n = 1;
   for (int64_t s : sizes) {
@@ -57,16 +46,44 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
   return n;
 }
 
-bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides) {
-  if (sizes.size() != 4 || strides[1] == 0) return false;
+namespace {
+
+// PyTorch's is_channels_last_strides_{2d,3d}: the strides grow along `order` (C, the spatial dims
+// from the last, N), gaps allowed.
+bool strides_ordered_like(IntArrayRef sizes, IntArrayRef strides, IntArrayRef order) {
+  if (sizes.size() != order.size() || strides[1] == 0) return false;
   int64_t min = 0;
-  for (int d : {1, 3, 2, 0}) {
+  for (int64_t d : order) {
     if (sizes[d] == 0 || strides[d] < min) return false;
     // N111 and sliced N11W tensors have equal strides on N and C: call them NCHW.
     if (d == 0 && min == strides[1]) return false;
     min = strides[d];
     // Past int64 no later stride can be at least min.
     if (sizes[d] > 1 && __builtin_mul_overflow(min, sizes[d], &min)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides) {
+  return strides_ordered_like(sizes, strides, channels_last_order(MemoryFormat::ChannelsLast));
+}
+
+bool is_channels_last_3d_strides(IntArrayRef sizes, IntArrayRef strides) {
+  return strides_ordered_like(sizes, strides, channels_last_order(MemoryFormat::ChannelsLast3d));
+}
+
+bool compute_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides, MemoryFormat f) {
+  const IntArrayRef order = channels_last_order(f);
+  if (sizes.size() != order.size()) return false;
+  // Same rule as contiguity, over the dims in NHWC (NDHWC) order, C fastest.
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    // Past int64 (an empty tensor's dims) no later stride can match: -1 matches none.
+    if (__builtin_mul_overflow(expected, sizes[d], &expected)) expected = -1;
   }
   return true;
 }

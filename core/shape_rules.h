@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "anatomy/core/dim_vector.h"
+#include "anatomy/core/memory_format.h"
 #include "anatomy/core/scalar.h"
 
 namespace anatomy {
@@ -13,14 +14,17 @@ namespace anatomy {
 bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides);
 // Row-major strides for `sizes`.
 DimVector contiguous_strides(IntArrayRef sizes);
-// NHWC strides for a 4-D NCHW `sizes`.
-DimVector channels_last_strides(IntArrayRef sizes);
 // The product of sizes; throws ValueError on a negative size or overflow.
 int64_t checked_numel(IntArrayRef sizes, const char* op);
 
 // Whether 4-D strides are ordered like NHWC (C fastest, then W, H, N), even with gaps (a sliced
 // channels_last tensor): PyTorch's is_channels_last_strides_2d, ambiguous cases going to NCHW.
 bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides);
+// The same for 5-D strides ordered like NDHWC: PyTorch's is_channels_last_strides_3d.
+bool is_channels_last_3d_strides(IntArrayRef sizes, IntArrayRef strides);
+// Whether (sizes, strides) is exactly the channels-last format `f` (ChannelsLast or
+// ChannelsLast3d), dims of size 1 having any stride: is_contiguous(f).
+bool compute_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides, MemoryFormat f);
 
 // Whether `shape` can be broadcast (expanded) to `desired`.
 bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);

@@ -143,9 +143,17 @@ class Tensor {
   // Copies src into this tensor, converting dtype and crossing devices; src broadcasts to
   // this tensor's shape. Returns *this.
   const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
-  Tensor to(DType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
-  Tensor to(Device device, DType dtype, bool non_blocking = false, bool copy = false) const;
+  // A copy with another dtype, device or layout; the tensor itself when nothing changes and copy
+  // is false. memory_format (default Preserve: a dense layout is kept stride for stride) is
+  // "nothing changes" when suggest_memory_format(*this) already names it, as in PyTorch.
+  Tensor to(DType dtype, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(Device device, DType dtype, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  // x.to(memory_format=...): the same dtype and device, laid out in memory_format.
+  Tensor to(MemoryFormat memory_format, bool copy = false) const;
   Tensor cpu() const { return to(kCPU); }
   Scalar item() const;
   template <typename T>

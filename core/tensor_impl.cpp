@@ -90,18 +90,7 @@ void TensorImpl::refresh() {
 }
 
 bool TensorImpl::is_contiguous(MemoryFormat f) const {
-  if (f == MemoryFormat::ChannelsLast) {
-    if (sizes_.size() != 4) return false;
-    // Same rule as contiguity, over the dims in NHWC order (C, W, H, N from fastest).
-    int64_t expected = 1;
-    for (int d : {1, 3, 2, 0}) {
-      if (sizes_[d] == 1) continue;
-      if (strides_[d] != expected) return false;
-      // Past int64 (an empty tensor's dims) no later stride can match: -1 matches none.
-      if (__builtin_mul_overflow(expected, sizes_[d], &expected)) expected = -1;
-    }
-    return true;
-  }
+  if (is_channels_last(f)) return compute_channels_last_contiguous(sizes_, strides_, f);
   return is_contiguous_;
 }
 

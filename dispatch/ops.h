@@ -5,6 +5,8 @@
 #pragma once
 
 #include "anatomy/dispatch/ops/binary.h"
+#include "anatomy/dispatch/ops/channel_norm.h"
+#include "anatomy/dispatch/ops/convolution.h"
 #include "anatomy/dispatch/ops/copy.h"
 #include "anatomy/dispatch/ops/factories.h"
 #include "anatomy/dispatch/ops/fused_optim.h"
@@ -12,6 +14,7 @@
 #include "anatomy/dispatch/ops/linalg.h"
 #include "anatomy/dispatch/ops/loss.h"
 #include "anatomy/dispatch/ops/nn.h"
+#include "anatomy/dispatch/ops/pooling.h"
 #include "anatomy/dispatch/ops/reduce.h"
 #include "anatomy/dispatch/ops/unary.h"
 #include "anatomy/dispatch/ops/views.h"

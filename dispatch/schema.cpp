@@ -336,8 +336,9 @@ class Parser {
         break;
       case ArgType::MemoryFormat:
       case ArgType::OptionalMemoryFormat:
-        want = "contiguous_format, channels_last or preserve_format";
-        ok = text == "contiguous_format" || text == "channels_last" || text == "preserve_format";
+        want = "contiguous_format, channels_last, channels_last_3d or preserve_format";
+        ok = text == "contiguous_format" || text == "channels_last" || text == "channels_last_3d" ||
+             text == "preserve_format";
         break;
       default:
         break;

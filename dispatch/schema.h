@@ -31,7 +31,7 @@ enum class ArgType {
   OptionalDevice,
   String,
   OptionalString,
-  MemoryFormat,  // defaults: contiguous_format, channels_last, preserve_format
+  MemoryFormat,  // defaults: contiguous_format, channels_last, channels_last_3d, preserve_format
   OptionalMemoryFormat,
 };
 

@@ -93,8 +93,11 @@ ROOMS = {
     "norm": {"runtime", "memory", "common", "elementwise", "reduce"},
     "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
     "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
+    "channel_norm": {"runtime", "memory", "common", "elementwise"},
     "optim": {"runtime", "memory", "common", "elementwise"},
+    "pooling": {"runtime", "common"},
     "graph": {"runtime", "memory"},
+    "conv": {"runtime", "memory"},
 }
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]anatomy/([^">]+)[">]')

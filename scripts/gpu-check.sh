@@ -65,6 +65,15 @@ step_configure() {
     prefixes+=("$torch_prefix")
   fi
   if [ "${#prefixes[@]}" -gt 0 ]; then prefix_args=("-DCMAKE_PREFIX_PATH=$(IFS=';'; echo "${prefixes[*]}")"); fi
+  # cuDNN (backends/cuda/conv/): the CUDA Toolkit's when it has one, else the one PyTorch's wheel
+  # brings (nvidia-cudnn: include/ and lib/ under its package folder). oneDNN for the CPU
+  # convolutions comes from .deps/usr like DLPack when the system lacks it (cmake/onednn.cmake).
+  local cudnn_root
+  if [ ! -f /usr/local/cuda/include/cudnn.h ] &&
+    cudnn_root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2>/dev/null) &&
+    [ -f "$cudnn_root/include/cudnn.h" ]; then
+    prefix_args+=("-DANATOMY_CUDNN_ROOT=$cudnn_root")
+  fi
   local generator=()
   if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
   # shellcheck disable=SC2086  # ANATOMY_CMAKE_ARGS is a list of words on purpose

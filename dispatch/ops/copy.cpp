@@ -1,4 +1,5 @@
 // Copies, fills, conversions and the random fills: schemas, composites and C++ functions.
+#include "anatomy/core/checked_arith.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -6,6 +7,7 @@ namespace anatomy {
 namespace {
 
 Tensor clone_composite(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  check_memory_format_dims(self.sizes(), memory_format.value_or(MemoryFormat::Preserve), "clone");
   Tensor out = empty_like(self, {}, memory_format.value_or(MemoryFormat::Preserve));
   copy_(out, self);
   return out;
@@ -14,12 +16,14 @@ Tensor clone_composite(const Tensor& self, std::optional<MemoryFormat> memory_fo
 Tensor contiguous_composite(const Tensor& self, MemoryFormat memory_format) {
   ANATOMY_CHECK(memory_format != MemoryFormat::Preserve, ValueError,
                 "contiguous: preserve_format is not a layout to make a tensor contiguous in");
+  check_memory_format_dims(self.sizes(), memory_format, "contiguous");
   if (self.is_contiguous(memory_format)) return self;
   return clone(self, memory_format);
 }
 
 Tensor to_copy_composite(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device,
                          bool non_blocking, std::optional<MemoryFormat> memory_format) {
+  check_memory_format_dims(self.sizes(), memory_format.value_or(MemoryFormat::Preserve), "to");
   Tensor out =
       empty_like(self, TensorOptions().dtype(dtype.value_or(self.dtype())).device(device.value_or(self.device())),
                  memory_format.value_or(MemoryFormat::Preserve));

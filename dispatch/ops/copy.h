@@ -24,8 +24,9 @@ Tensor _to_copy(const Tensor& self, std::optional<DType> dtype = std::nullopt,
 // the device for device tensors.
 Scalar _local_scalar_dense(const Tensor& self);
 
-// The layout that elementwise outputs and clone choose for `t`: ChannelsLast for a 4-D tensor
-// laid out NHWC, else Contiguous.
+// The layout clone and the _like factories choose for a tensor `t` that is not dense:
+// ChannelsLast for a 4-D tensor whose strides are ordered NHWC (gaps allowed), ChannelsLast3d for
+// a 5-D one ordered NDHWC, else Contiguous (PyTorch's suggest_memory_format).
 MemoryFormat suggest_memory_format(const Tensor& t);
 
 }  // namespace anatomy

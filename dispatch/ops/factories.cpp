@@ -108,6 +108,7 @@ TensorOptions like_options(const Tensor& self, OptDType dtype, OptDevice device)
 
 // The *_like factories take self's size, which is valid; only the allocation can fail.
 Tensor empty_like_as(const char* op, const Tensor& self, OptDType dtype, OptDevice device, OptFormat memory_format) {
+  check_memory_format_dims(self.sizes(), memory_format.value_or(MemoryFormat::Preserve), op);
   return naming_oom(op, [&] {
     TensorOptions o = like_options(self, dtype, device);
     MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
@@ -277,7 +278,10 @@ Tensor randn_like(const Tensor& self, TensorOptions o) {
 }
 
 MemoryFormat suggest_memory_format(const Tensor& t) {
-  if (!t.is_contiguous() && is_channels_last_strides(t.sizes(), t.strides())) return MemoryFormat::ChannelsLast;
+  // Strides ordered like NHWC decide even when the tensor is also contiguous ((N, C, 1, 1) with
+  // strides (C, 1, C, C)), as PyTorch's does.
+  if (is_channels_last_strides(t.sizes(), t.strides())) return MemoryFormat::ChannelsLast;
+  if (is_channels_last_3d_strides(t.sizes(), t.strides())) return MemoryFormat::ChannelsLast3d;
   return MemoryFormat::Contiguous;
 }
 

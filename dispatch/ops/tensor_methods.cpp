@@ -72,14 +72,26 @@ const Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   return *this;
 }
 
-Tensor Tensor::to(DType dtype, bool non_blocking, bool copy) const { return to(device(), dtype, non_blocking, copy); }
-Tensor Tensor::to(Device device, bool non_blocking, bool copy) const { return to(device, dtype(), non_blocking, copy); }
-Tensor Tensor::to(Device target, DType dtype, bool non_blocking, bool copy) const {
+Tensor Tensor::to(DType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to(device(), dtype, non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(Device device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to(device, dtype(), non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(MemoryFormat memory_format, bool copy) const {
+  return to(device(), dtype(), false, copy, memory_format);
+}
+Tensor Tensor::to(Device target, DType dtype, bool non_blocking, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
   // "cuda" means the current CUDA device: matching only the type keeps to("cuda") a no-op for a
   // tensor already there.
   bool same_device = target.type() == device().type() && (!target.has_index() || target.index() == device().index());
-  if (same_device && dtype == this->dtype() && !copy) return *this;
-  return anatomy::_to_copy(*this, dtype, target, non_blocking, std::nullopt);
+  // PyTorch's to_will_alias: the layout is asked about through suggest_memory_format, so a
+  // transposed matrix .to(memory_format=contiguous_format) is itself, not a copy.
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  bool same_layout = format == MemoryFormat::Preserve || anatomy::suggest_memory_format(*this) == format;
+  if (same_device && dtype == this->dtype() && same_layout && !copy) return *this;
+  return anatomy::_to_copy(*this, dtype, target, non_blocking, memory_format);
 }
 
 Scalar Tensor::item() const {

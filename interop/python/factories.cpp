@@ -1,13 +1,14 @@
 // The factories of the anatomy package: tensor(data), zeros, ones, empty, full, arange, linspace,
 // eye, rand, randn, randint, randperm, the _like forms and manual_seed, each with PyTorch's dtype=,
-// device= and requires_grad= keywords and sizes as varargs or one sequence (zeros(2, 3) and
-// zeros((2, 3))).
+// device= and requires_grad= keywords (empty and empty_like: memory_format= too) and sizes as
+// varargs or one sequence (zeros(2, 3) and zeros((2, 3))).
 #include <nanobind/stl/optional.h>
 
 #include <fmt/format.h>
 
 #include "bindings.h"
 #include "convert.h"
+#include "ivalue_convert.h"
 
 namespace anatomy::python {
 
@@ -31,8 +32,13 @@ void bind_sized(nb::module_& m) {
   ANATOMY_PY_SIZED(ones)
   ANATOMY_PY_SIZED(rand)
   ANATOMY_PY_SIZED(randn)
-  ANATOMY_PY_SIZED(empty)
 #undef ANATOMY_PY_SIZED
+  m.def(
+      "empty",
+      [](Size size, H dtype, H device, bool rg, std::optional<MemoryFormat> memory_format) {
+        return empty(sizes_from_args(size), to_options(dtype, device, rg), memory_format);
+      },
+      nb::arg("size"), ANATOMY_PY_OPTIONS, nb::arg("memory_format") = nb::none());
   m.def(
       "full",
       [](H size, const Scalar& fill, H dtype, H device, bool rg) {
@@ -95,10 +101,15 @@ void bind_like(nb::module_& m) {
       nb::arg("input"), ANATOMY_PY_OPTIONS);
   ANATOMY_PY_LIKE(zeros_like)
   ANATOMY_PY_LIKE(ones_like)
-  ANATOMY_PY_LIKE(empty_like)
   ANATOMY_PY_LIKE(rand_like)
   ANATOMY_PY_LIKE(randn_like)
 #undef ANATOMY_PY_LIKE
+  m.def(
+      "empty_like",
+      [](const Tensor& t, H dtype, H device, bool rg, std::optional<MemoryFormat> memory_format) {
+        return empty_like(t, to_options(dtype, device, rg), memory_format);
+      },
+      nb::arg("input"), ANATOMY_PY_OPTIONS, nb::arg("memory_format") = nb::none());
   m.def(
       "full_like",
       [](const Tensor& t, const Scalar& fill, H dtype, H device, bool rg) {
@@ -110,6 +121,7 @@ void bind_like(nb::module_& m) {
 }  // namespace
 
 void bind_factories(nb::module_& m) {
+  bind_memory_format(m);  // the type of empty's and empty_like's memory_format=
   m.def(
       "tensor",
       [](H data, H dtype, H device, bool requires_grad) {

@@ -110,7 +110,8 @@ double parse_float_literal(std::string_view text, const dispatch::Argument& arg)
 }
 
 MemoryFormat parse_memory_format(std::string_view text, const dispatch::Argument& arg) {
-  for (MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast, MemoryFormat::Preserve}) {
+  for (MemoryFormat f :
+       {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d, MemoryFormat::Preserve}) {
     if (to_string(f) == text) return f;
   }
   ANATOMY_THROW(ValueError, "default of '{}': '{}' is not a memory format", arg.name, text);
@@ -282,6 +283,7 @@ void bind_memory_format(nb::module_& m) {
     nb::enum_<MemoryFormat>(m, "memory_format", "How a tensor's dimensions are laid out in memory.")
         .value("contiguous_format", MemoryFormat::Contiguous)
         .value("channels_last", MemoryFormat::ChannelsLast)
+        .value("channels_last_3d", MemoryFormat::ChannelsLast3d)
         .value("preserve_format", MemoryFormat::Preserve);
   } else if (!nb::hasattr(m, "memory_format")) {
     m.attr("memory_format") = nb::type<MemoryFormat>();

@@ -38,8 +38,8 @@ nb::object from_ivalue(const dispatch::IValue& v);
 // The same, moving a Tensor out of `v` rather than taking a new handle to it (a call's results).
 nb::object from_ivalue(dispatch::IValue&& v);
 
-// anatomy.memory_format (contiguous_format, channels_last, preserve_format), registered once even
-// when another part of the module binds MemoryFormat too.
+// anatomy.memory_format (contiguous_format, channels_last, channels_last_3d, preserve_format),
+// registered once even when another part of the module binds MemoryFormat too.
 void bind_memory_format(nb::module_& m);
 
 }  // namespace anatomy::python

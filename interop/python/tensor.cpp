@@ -85,7 +85,6 @@ void bind_tensor(nb::module_& m) {
       .def("element_size", &Tensor::element_size)
       .def_prop_ro("itemsize", &Tensor::element_size)
       .def_prop_ro("nbytes", &Tensor::nbytes)
-      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
       .def("is_floating_point", &Tensor::is_floating_point)
       .def_prop_ro("is_cuda", &Tensor::is_cuda)
       .def_prop_ro("is_cpu", &Tensor::is_cpu)

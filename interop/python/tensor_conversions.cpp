@@ -1,11 +1,13 @@
-// Copies and conversions of anatomy.Tensor: to(dtype / device / other, non_blocking, copy),
-// cuda(), cpu(), float() and the other dtype shorthands, contiguous, clone, copy_, fill_, zero_.
+// Copies and conversions of anatomy.Tensor: to(dtype / device / other, non_blocking, copy,
+// memory_format), cuda(), cpu(), float() and the other dtype shorthands, is_contiguous,
+// contiguous, clone, copy_, fill_, zero_.
 #include <nanobind/stl/optional.h>
 
 #include <fmt/format.h>
 
 #include "bindings.h"
 #include "convert.h"
+#include "ivalue_convert.h"
 #include "tensor_binding.h"
 
 namespace anatomy::python {
@@ -16,10 +18,12 @@ using T = const Tensor&;
 using InPlace = const Tensor&;
 
 // x.to(dtype), x.to(device, dtype=None), x.to(other), with the keywords dtype=, device=,
-// non_blocking= and copy=, as PyTorch's overloads. Positional arguments are told apart by type.
+// non_blocking=, copy= and memory_format=, as PyTorch's overloads. Positional arguments are told
+// apart by type.
 Tensor to(T self, const nb::args& args, const nb::kwargs& kwargs) {
   std::optional<DType> dtype;
   std::optional<Device> device;
+  std::optional<MemoryFormat> memory_format;
   bool non_blocking = false, copy = false;
   std::vector<nb::handle> flags;  // positional bools after the dtype/device: non_blocking, copy
   for (nb::handle a : args) {
@@ -53,19 +57,24 @@ Tensor to(T self, const nb::args& args, const nb::kwargs& kwargs) {
       non_blocking = nb::cast<bool>(value);
     } else if (name == "copy") {
       copy = nb::cast<bool>(value);
-    } else if (name != "memory_format") {
+    } else if (name == "memory_format") {
+      if (!value.is_none() && !nb::isinstance<MemoryFormat>(value)) {
+        throw TypeError(fmt::format("to(): memory_format must be an anatomy.memory_format, got {}",
+                                    nb::type_name(value.type()).c_str()));
+      }
+      if (!value.is_none()) memory_format = nb::cast<MemoryFormat>(value);
+    } else {
       throw TypeError(fmt::format("to() got an unexpected keyword argument '{}'", name));
     }
   }
-  if (device && dtype) return self.to(*device, *dtype, non_blocking, copy);
-  if (device) return self.to(*device, non_blocking, copy);
-  return self.to(dtype.value_or(self.dtype()), non_blocking, copy);
+  return self.to(device.value_or(self.device()), dtype.value_or(self.dtype()), non_blocking, copy, memory_format);
 }
 
 }  // namespace
 
 void bind_tensor_conversions(nb::module_& m) {
   TensorClass cls = tensor_class(m);
+  bind_memory_format(m);  // the memory_format= defaults below are of its type
   cls.def("to", &to);
   cls.def(
       "cuda",
@@ -93,8 +102,17 @@ void bind_tensor_conversions(nb::module_& m) {
         return nb::cast(t.to(to_dtype(dtype)));
       },
       nb::arg("dtype") = nb::none());
-  cls.def("contiguous", [](T t) { return t.contiguous(); });
-  def_method_and_function(cls, m, "clone", [](T t) { return t.clone(); });
+  // memory_format is keyword-only, as in PyTorch's is_contiguous(*, memory_format) and
+  // contiguous(*, memory_format).
+  cls.def(
+      "is_contiguous", [](T t, MemoryFormat memory_format) { return t.is_contiguous(memory_format); }, nb::kw_only(),
+      nb::arg("memory_format") = MemoryFormat::Contiguous);
+  cls.def(
+      "contiguous", [](T t, MemoryFormat memory_format) { return t.contiguous(memory_format); }, nb::kw_only(),
+      nb::arg("memory_format") = MemoryFormat::Contiguous);
+  def_method_and_function(
+      cls, m, "clone", [](T t, MemoryFormat memory_format) { return t.clone(memory_format); }, nb::kw_only(),
+      nb::arg("memory_format") = MemoryFormat::Preserve);
   def_in_place(
       cls, "copy_", [](T t, T src, bool non_blocking) -> InPlace { return t.copy_(src, non_blocking); }, nb::arg("src"),
       nb::arg("non_blocking") = false);

@@ -6,14 +6,15 @@
 //                                 else the strided kernel of copy.cu; between two devices,
 //                                 cudaMemcpyPeerAsync between contiguous buffers (Note [Copies
 //                                 between devices]).
-//   host to device                src becomes a contiguous CPU tensor of self's sizes and dtype
-//                                 (the CPU copy_ broadcasts and converts), then one
-//                                 cudaMemcpyAsync (into a temporary plus the strided kernel when
-//                                 self is not contiguous).
+//   host to device                src becomes a CPU tensor of self's sizes, dtype and layout
+//                                 when self is dense (a channels_last self stays channels_last),
+//                                 else contiguous (the CPU copy_ broadcasts and converts), then
+//                                 one cudaMemcpyAsync (into a temporary plus the strided kernel
+//                                 when self is not dense).
 //   device to host                src crosses in its own shape (gathered on the device first when
 //                                 it is not contiguous), then the CPU copy_ broadcasts, converts
 //                                 and scatters into self. Straight into self when nothing is left
-//                                 to do on the CPU.
+//                                 to do on the CPU (one dtype and shape, the same dense layout).
 //   device to device, two dtypes  the cast kernel of cast.cu (any strides, src broadcast), which
 //                                 converts exactly as the CPU does (Note [CUDA casts match the
 //                                 CPU's]); between two devices, converted on the source's device
@@ -66,10 +67,18 @@ Tensor empty_contiguous_cpu(IntArrayRef sizes, DType dtype) {
   return make_empty_tensor(sizes, dtype, get_allocator(DeviceType::CPU), MemoryFormat::Contiguous, "copy_");
 }
 
+// Whether a and b hold the same elements in the same order of bytes (one dtype and shape, both
+// contiguous, or the same strides and dense: two channels_last tensors), so that a copy between
+// them is one memcpy of nbytes from data_ptr.
+bool same_bytes_layout(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
+  return (a.is_contiguous() && b.is_contiguous()) || (a.strides() == b.strides() && a.is_non_overlapping_and_dense());
+}
+
 // dst = src on one device: same dtype and sizes, no overlap.
 void copy_same_device(const Tensor& dst, const Tensor& src) {
   DeviceGuard guard(device_index(dst));
-  if (dst.strides() == src.strides() && dst.is_non_overlapping_and_dense()) {
+  if (same_bytes_layout(dst, src)) {
     ANATOMY_CUDA_CHECK(
         cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, current_stream()));
     return;
@@ -173,11 +182,11 @@ Tensor download(const Tensor& t) {
   return host;
 }
 
-// dst = host, where host is a contiguous CPU tensor of dst's sizes and dtype.
+// dst = host, where host is a CPU tensor of dst's sizes and dtype laid out as dst, or contiguous.
 void upload(const Tensor& dst, const Tensor& host, bool non_blocking) {
   int device = device_index(dst);
   DeviceGuard guard(device);
-  Tensor target = dst.is_contiguous() ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
+  Tensor target = same_bytes_layout(dst, host) ? dst : empty_contiguous_cuda(dst.sizes(), dst.dtype(), device);
   const cudaStream_t stream = current_stream();
   if (ANATOMY_UNLIKELY(captures_underway()) && !is_pinned(host.data_ptr())) {
     check_not_capturing("aten::copy_", "a copy from pageable host memory");
@@ -212,7 +221,7 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
     if (self.dtype() == src.dtype()) copy_device_to_device(self, source);
     else convert_device_to_device(self, source);
   } else if (self.is_cpu()) {
-    if (self.dtype() == src.dtype() && src.sizes() == self.sizes() && self.is_contiguous() && src.is_contiguous()) {
+    if (same_bytes_layout(self, src)) {
       DeviceGuard guard(device_index(src));
       // Into pinned memory the transfer can run on while the host goes on, if asked; the block
       // records the copy so that it is not reused before the copy is done.
@@ -225,8 +234,14 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
     }
   } else {
     Tensor host = src.is_cpu() ? source : download(src);
-    if (!(host.dtype() == self.dtype() && host.sizes() == self.sizes() && host.is_contiguous())) {
-      Tensor staged = empty_contiguous_cpu(self.sizes(), self.dtype());
+    const bool direct = same_bytes_layout(self, host) ||
+                        (host.is_contiguous() && host.dtype() == self.dtype() && host.sizes() == self.sizes());
+    if (!direct) {
+      // Staged in self's layout when it is dense, so that the bytes cross as they will lie.
+      Tensor staged =
+          self.is_non_overlapping_and_dense()
+              ? make_empty_tensor(self.sizes(), self.strides(), self.dtype(), get_allocator(DeviceType::CPU), "copy_")
+              : empty_contiguous_cpu(self.sizes(), self.dtype());
       anatomy::copy_(staged, host);
       host = staged;
     }

@@ -53,5 +53,6 @@ from ._C import memory_format  # noqa: E402
 
 contiguous_format = memory_format.contiguous_format
 channels_last = memory_format.channels_last
+channels_last_3d = memory_format.channels_last_3d
 preserve_format = memory_format.preserve_format
-__all__ += ["cuda", "library", "ops", "profiler", "safetensors", "memory_format", "contiguous_format", "channels_last", "preserve_format"]
+__all__ += ["cuda", "library", "ops", "profiler", "safetensors", "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]

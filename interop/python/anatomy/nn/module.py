@@ -263,12 +263,14 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Moves and/or casts the parameters and buffers: to(device), to(dtype),
-        to(device, dtype); a dtype applies to the floating tensors only, as PyTorch's."""
-        device, dtype = _parse_to(*args, **kwargs)
+        to(device, dtype); a dtype applies to the floating tensors only, as PyTorch's.
+        memory_format= lays out the 4-D and 5-D ones (conv weights) in that format."""
+        device, dtype, memory_format = _parse_to(*args, **kwargs)
 
         def convert(t):
             target = dtype if dtype is not None and t.is_floating_point() else t.dtype
-            return t.to(device if device is not None else t.device, target)
+            layout = memory_format if t.dim() in (4, 5) else None
+            return t.to(device if device is not None else t.device, target, memory_format=layout)
 
         return self._apply(convert)
 
@@ -403,8 +405,9 @@ def _same_tensor(a, b):
 
 
 def _parse_to(*args, **kwargs):
-    """(device or None, dtype or None) from Module.to's forms."""
+    """(device or None, dtype or None, memory_format or None) from Module.to's forms."""
     device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    memory_format = kwargs.pop("memory_format", None)
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -421,4 +424,6 @@ def _parse_to(*args, **kwargs):
         device = _C.device(device)
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
-    return device, dtype
+    if memory_format is not None and not isinstance(memory_format, _C.memory_format):
+        raise TypeError(f"to(): memory_format must be an anatomy.memory_format, got {type(memory_format).__name__}")
+    return device, dtype, memory_format

@@ -1,0 +1,154 @@
+// CPU: native_batch_norm and native_group_norm. The input is made dense in the layout its
+// strides suggest (contiguous (N, C, S) or channels innermost (N, S, C)) and the output is
+// written in that layout; statistics accumulate in fp64 with a two-pass variance (mean first,
+// then the squared deviations), so a large common offset does not cancel the variance away.
+// The backward operators are the composites of dispatch/ops/channel_norm.cpp.
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include "anatomy/core/dtype_visit.h"
+#include "anatomy/core/parallel.h"
+#include "anatomy/dispatch/library.h"
+#include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/channel_norm_rules.h"
+
+namespace anatomy::cpu {
+namespace {
+
+using Tensor3 = std::tuple<Tensor, Tensor, Tensor>;
+using OptTensor = std::optional<Tensor>;
+
+template <typename T>
+constexpr bool is_float_type = std::is_floating_point_v<T> || is_reduced_float_v<T>;
+
+// A per-channel parameter as doubles (`fill` for each channel when it is absent).
+std::vector<double> to_doubles(const Tensor& t, int64_t n, double fill) {
+  if (!t.defined()) return std::vector<double>(static_cast<size_t>(n), fill);
+  const Tensor d = t.to(DType::Float64).contiguous();
+  const double* p = static_cast<const double*>(d.data_ptr());
+  return std::vector<double>(p, p + n);
+}
+
+Tensor from_doubles(const std::vector<double>& v, IntArrayRef sizes, DType dtype) {
+  return tensor(v, sizes, TensorOptions().dtype(DType::Float64)).to(dtype);
+}
+
+// The mean and biased variance of `count` values read by index(k, i) for k < outer, i < inner
+// (one statistic: the elements of channel c, or of one sample's group).
+template <typename T, typename Index>
+std::pair<double, double> moments(const T* x, int64_t outer, int64_t inner, const Index& index) {
+  const double count = static_cast<double>(outer * inner);
+  double s = 0;
+  for (int64_t k = 0; k < outer; ++k)
+    for (int64_t i = 0; i < inner; ++i) s += convert<double>(x[index(k, i)]);
+  const double mean = s / count;
+  double sq = 0;
+  for (int64_t k = 0; k < outer; ++k)
+    for (int64_t i = 0; i < inner; ++i) {
+      const double d = convert<double>(x[index(k, i)]) - mean;
+      sq += d * d;
+    }
+  return {mean, sq / count};
+}
+
+// y = x * scale(n, c) + shift(n, c) for every element, in the layout of `l`.
+template <typename T, typename Affine>
+void write_affine(const ChannelLayout& l, const T* x, T* y, const Affine& affine) {
+  parallel_for(0, l.N * l.C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.S, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t nc = b; nc < e; ++nc) {
+                   const int64_t n = nc / l.C, c = nc % l.C;
+                   const auto [scale, shift] = affine(n, c);
+                   for (int64_t s = 0; s < l.S; ++s) {
+                     const int64_t i = l.at(n, c, s);
+                     y[i] = convert<T>(convert<double>(x[i]) * scale + shift);
+                   }
+                 }
+               });
+}
+
+Tensor3 native_batch_norm_kernel(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
+                                 const OptTensor& running_mean, const OptTensor& running_var, bool training,
+                                 double momentum, double eps) {
+  const char* op = "native_batch_norm";
+  const BatchNormArgs a = check_batch_norm(op, input, weight, bias, running_mean, running_var, training);
+  const ChannelLayout l = channel_layout(input);
+  const int64_t C = l.C;
+  Tensor y = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
+  std::vector<double> mean(C), var(C);
+  visit_dtype(input.dtype(), op, [&]<typename T>() {
+    if constexpr (is_float_type<T>) {
+      const T* x = static_cast<const T*>(l.x.data_ptr());
+      if (training) {
+        parallel_for(
+            0, C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.N * l.S, 1)), [&](int64_t b, int64_t e) {
+              for (int64_t c = b; c < e; ++c) {
+                std::tie(mean[c], var[c]) = moments(x, l.N, l.S, [&](int64_t n, int64_t s) { return l.at(n, c, s); });
+              }
+            });
+      } else {
+        mean = to_doubles(a.running_mean, C, 0);
+        var = to_doubles(a.running_var, C, 1);
+      }
+      const std::vector<double> w = to_doubles(a.weight, C, 1), bias_v = to_doubles(a.bias, C, 0);
+      std::vector<double> scale(C), shift(C);
+      for (int64_t c = 0; c < C; ++c) {
+        scale[c] = w[c] / std::sqrt(var[c] + eps);
+        shift[c] = bias_v[c] - mean[c] * scale[c];
+      }
+      write_affine(l, x, static_cast<T*>(y.data_ptr()), [&](int64_t, int64_t c) {
+        return std::pair<double, double>{scale[c], shift[c]};
+      });
+    }
+  });
+  std::vector<double> invstd(C);
+  for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
+  Tensor save_mean = from_doubles(mean, {C}, a.stat), save_invstd = from_doubles(invstd, {C}, a.stat);
+  if (training) {
+    update_running_stats(running_mean, running_var, from_doubles(mean, {C}, a.stat), from_doubles(var, {C}, a.stat),
+                         l.N * l.S, momentum);
+  }
+  return {y, save_mean, save_invstd};
+}
+
+Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, const OptTensor& bias, int64_t N,
+                                 int64_t C, int64_t HxW, int64_t group, double eps) {
+  const char* op = "native_group_norm";
+  const GroupNormArgs a = check_group_norm(op, input, weight, bias, N, C, HxW, group);
+  const ChannelLayout l = channel_layout(input);
+  const int64_t cpg = C / group;
+  Tensor y = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
+  std::vector<double> mean(N * group), rstd(N * group);
+  visit_dtype(input.dtype(), op, [&]<typename T>() {
+    if constexpr (is_float_type<T>) {
+      const T* x = static_cast<const T*>(l.x.data_ptr());
+      parallel_for(0, N * group, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cpg * l.S, 1)),
+                   [&](int64_t b, int64_t e) {
+                     for (int64_t ng = b; ng < e; ++ng) {
+                       const int64_t n = ng / group, c0 = ng % group * cpg;
+                       const auto [m, v] =
+                           moments(x, cpg, l.S, [&](int64_t k, int64_t s) { return l.at(n, c0 + k, s); });
+                       mean[ng] = m;
+                       rstd[ng] = 1.0 / std::sqrt(v + eps);
+                     }
+                   });
+      const std::vector<double> w = to_doubles(a.weight, C, 1), bias_v = to_doubles(a.bias, C, 0);
+      write_affine(l, x, static_cast<T*>(y.data_ptr()), [&](int64_t n, int64_t c) {
+        const int64_t ng = n * group + c / cpg;
+        const double scale = rstd[ng] * w[c];
+        return std::pair<double, double>{scale, bias_v[c] - mean[ng] * scale};
+      });
+    }
+  });
+  return {y, from_doubles(mean, {N, group}, a.stat), from_doubles(rstd, {N, group}, a.stat)};
+}
+
+}  // namespace
+
+ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("native_batch_norm", dispatch::named_kernel(&native_batch_norm_kernel, "native_batch_norm"));
+  m.impl("native_group_norm", dispatch::named_kernel(&native_group_norm_kernel, "native_group_norm"));
+}
+
+}  // namespace anatomy::cpu

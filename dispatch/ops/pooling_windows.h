@@ -1,0 +1,138 @@
+// The windows of the pooling and upsampling operators, host-device code that the CPU loops and
+// the CUDA kernels both run, so both backends read the same input pixels with the same weights.
+// Every operator's 2-D window is the product of a row window and a column window: output row o
+// reads `Taps` along H, output column o' reads `Taps` along W, and the output is the weighted sum
+// (or, for max pooling, the maximum) over the pairs. Includes nothing that needs fmt, so CUDA
+// translation units take it as it is.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "anatomy/core/macros.h"
+
+namespace anatomy::pooling {
+
+enum class WindowKind : int8_t { Max, Avg, Adaptive, Nearest, Bilinear };
+
+// One axis (H or W) of an operator: the sizes and what the kind reads.
+struct Axis {
+  int64_t in = 0, out = 0;
+  int64_t kernel = 1, stride = 1, pad = 0, dilation = 1;  // Max, Avg
+  bool count_include_pad = true;                          // Avg
+  double fixed_weight = 0;  // Avg with divisor_override: 1 / divisor on H, 1 on W; 0 when unused
+  float nearest_scale = 0;  // Nearest: input pixels per output pixel, in float as PyTorch's
+  double linear_scale = 0;  // Bilinear: the source-index scale
+  bool align_corners = false;
+};
+
+// The two axes of an operator.
+struct Window2d {
+  WindowKind kind = WindowKind::Max;
+  Axis h, w;
+};
+
+// The input positions one output position reads along an axis: `count` of them, at first,
+// first + step, ...; the first weighs first_weight, the others weight (unused by Max).
+struct Taps {
+  int64_t first = 0, count = 0, step = 1;
+  double first_weight = 1, weight = 1;
+};
+
+ANATOMY_HOST_DEVICE inline int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+ANATOMY_HOST_DEVICE inline int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+ANATOMY_HOST_DEVICE inline Taps max_taps(const Axis& a, int64_t o) {
+  int64_t start = o * a.stride - a.pad;
+  const int64_t end = min_i64(start + (a.kernel - 1) * a.dilation + 1, a.in);
+  if (start < 0) start += (-start + a.dilation - 1) / a.dilation * a.dilation;  // the first tap inside
+  Taps t;
+  t.first = start;
+  t.step = a.dilation;
+  t.count = start < end ? (end - start + a.dilation - 1) / a.dilation : 0;
+  return t;
+}
+
+// PyTorch's average: the window clipped to the padded input counts toward count_include_pad's
+// divisor, the window clipped to the input is what is summed.
+ANATOMY_HOST_DEVICE inline Taps avg_taps(const Axis& a, int64_t o) {
+  int64_t start = o * a.stride - a.pad;
+  int64_t end = min_i64(start + a.kernel, a.in + a.pad);
+  const int64_t padded = end - start;
+  start = max_i64(start, 0);
+  end = min_i64(end, a.in);
+  Taps t;
+  t.first = start;
+  t.count = max_i64(end - start, 0);
+  const int64_t divisor = a.count_include_pad ? padded : t.count;
+  t.weight = a.fixed_weight != 0 ? a.fixed_weight : (divisor > 0 ? 1.0 / static_cast<double>(divisor) : 0.0);
+  t.first_weight = t.weight;
+  return t;
+}
+
+ANATOMY_HOST_DEVICE inline Taps adaptive_taps(const Axis& a, int64_t o) {
+  const int64_t start = (o * a.in) / a.out;
+  const int64_t end = ((o + 1) * a.in + a.out - 1) / a.out;
+  Taps t;
+  t.first = start;
+  t.count = end - start;
+  t.weight = 1.0 / static_cast<double>(end - start);
+  t.first_weight = t.weight;
+  return t;
+}
+
+// A source position as an index in [0, in): a scale given with the sizes may point past the
+// input (or, infinite, nowhere), which the index is clamped from rather than read.
+ANATOMY_HOST_DEVICE inline int64_t source_index(double position, int64_t in) {
+  if (!(position > 0)) return 0;
+  if (position >= static_cast<double>(in - 1)) return in - 1;
+  return static_cast<int64_t>(position);
+}
+
+// PyTorch's nearest_idx: the exact cases first, then floor(o * scale) in float.
+ANATOMY_HOST_DEVICE inline Taps nearest_taps(const Axis& a, int64_t o) {
+  Taps t;
+  t.count = 1;
+  if (a.out == a.in) t.first = o;
+  else if (a.out == 2 * a.in) t.first = o >> 1;
+  else t.first = source_index(floorf(static_cast<float>(o) * a.nearest_scale), a.in);
+  return t;
+}
+
+// PyTorch's area_pixel_compute_source_index (not cubic) and its two neighbours' lambdas.
+ANATOMY_HOST_DEVICE inline Taps bilinear_taps(const Axis& a, int64_t o) {
+  double src =
+      a.align_corners ? a.linear_scale * static_cast<double>(o) : a.linear_scale * (static_cast<double>(o) + 0.5) - 0.5;
+  // PyTorch's guard_index_and_lambda: the index at most in - 1, where one tap weighs 1.
+  if (!(src > 0)) src = 0;
+  if (src > static_cast<double>(a.in - 1)) src = static_cast<double>(a.in - 1);
+  const int64_t i0 = static_cast<int64_t>(src);
+  const bool next = i0 < a.in - 1;
+  const double l1 = src - static_cast<double>(i0);
+  Taps t;
+  t.first = i0;
+  t.count = next ? 2 : 1;
+  t.first_weight = next ? 1.0 - l1 : 1.0;
+  t.weight = l1;
+  return t;
+}
+
+ANATOMY_HOST_DEVICE inline Taps taps(WindowKind kind, const Axis& a, int64_t o) {
+  switch (kind) {
+    case WindowKind::Max:
+      return max_taps(a, o);
+    case WindowKind::Avg:
+      return avg_taps(a, o);
+    case WindowKind::Adaptive:
+      return adaptive_taps(a, o);
+    case WindowKind::Nearest:
+      return nearest_taps(a, o);
+    case WindowKind::Bilinear:
+      return bilinear_taps(a, o);
+  }
+  return Taps{};
+}
+
+ANATOMY_HOST_DEVICE inline double tap_weight(const Taps& t, int64_t k) { return k == 0 ? t.first_weight : t.weight; }
+
+}  // namespace anatomy::pooling

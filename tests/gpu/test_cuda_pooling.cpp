@@ -1,0 +1,176 @@
+// GPU tests of pooling and upsampling on CUDA against the CPU's: forward and backward of every
+// operator, in NCHW, channels_last (kept: results and gradients stay channels_last) and offset
+// inputs, every floating dtype (and integers for max pooling), ceil_mode, padding, dilation and
+// the averaging options; max pooling's indices exactly; a bad index to max pooling's backward
+// raised at the next wait; operands on two devices refused; and that nothing waits (sync-debug
+// error mode).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "anatomy/cuda.h"
+#include "gpu_test_util.h"
+
+using namespace anatomy;
+using gpu_test::kCuda;
+
+namespace {
+
+struct Case {
+  const char* name;
+  std::function<Tensor(const Tensor&)> op;
+};
+
+// The forward operators; their backward ones run through autograd below.
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      {"max_pool2d 3x3 s2 p1",
+       [](const Tensor& x) {
+         return max_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+       }},
+      {"max_pool2d dilation ceil_mode",
+       [](const Tensor& x) {
+         return max_pool2d(x, {2, 3}, {2, 1}, {1, 1}, {2, 2}, true);
+       }},
+      {"avg_pool2d count_include_pad",
+       [](const Tensor& x) {
+         return avg_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+       }},
+      {"avg_pool2d ceil_mode, not counting padding",
+       [](const Tensor& x) {
+         return avg_pool2d(x, {3, 2}, {2, 3}, {1, 1}, true, false);
+       }},
+      {"avg_pool2d divisor_override",
+       [](const Tensor& x) {
+         return avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true, 5);
+       }},
+      {"adaptive_avg_pool2d",
+       [](const Tensor& x) {
+         return adaptive_avg_pool2d(x, {5, 3});
+       }},
+      {"upsample_nearest2d",
+       [](const Tensor& x) {
+         return upsample_nearest2d(x, {13, 17});
+       }},
+      {"upsample_nearest2d scales",
+       [](const Tensor& x) {
+         return upsample_nearest2d(x, {18, 20}, 2.0, 2.5);
+       }},
+      {"upsample_bilinear2d",
+       [](const Tensor& x) {
+         return upsample_bilinear2d(x, {13, 17}, false);
+       }},
+      {"upsample_bilinear2d align_corners",
+       [](const Tensor& x) {
+         return upsample_bilinear2d(x, {5, 17}, true);
+       }},
+  };
+  return all;
+}
+
+// The inputs each case runs on (N, C, 9, 8): NCHW, channels_last, and an offset slice.
+std::vector<std::pair<std::string, Tensor>> inputs(DType d) {
+  const Tensor base = gpu_test::sample({2, 24, 11, 9}, d);
+  return {{"NCHW", base.slice(2, 0, 9).slice(3, 0, 8).contiguous()},
+          {"channels_last", base.slice(2, 0, 9).slice(3, 0, 8).contiguous(MemoryFormat::ChannelsLast)},
+          {"offset", base.slice(2, 2, 11).slice(3, 1, 9)}};
+}
+
+}  // namespace
+
+TEST_CASE("cuda pooling and upsampling: forward and backward against the CPU, layouts kept") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : gpu_test::kFloatingDtypes) {
+    CAPTURE(name(d));
+    const double rtol = gpu_test::float_rtol(d, 1e-5, 1e-12);
+    for (const auto& [layout, x] : inputs(d)) {
+      CAPTURE(layout);
+      for (const Case& c : cases()) {
+        CAPTURE(c.name);
+        Tensor xc = x.detach().requires_grad_(d != DType::Float16 && d != DType::BFloat16);
+        Tensor xg = gpu_test::to_cuda_same_layout(x.detach()).requires_grad_(xc.requires_grad());
+        const Tensor yc = c.op(xc), yg = c.op(xg);
+        CHECK(yg.is_cuda());
+        CHECK(gpu_test::close_values(yg, yc, rtol) == "");
+        const MemoryFormat f =
+            layout == std::string("channels_last") ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous;
+        if (layout != std::string("offset")) CHECK(yg.is_contiguous(f));
+        if (!xc.requires_grad()) continue;
+        const Tensor g = gpu_test::sample(yc.sizes(), d);
+        yc.backward(g);
+        yg.backward(g.to(kCuda));
+        CHECK(gpu_test::close_values(xg.grad(), xc.grad(), rtol) == "");
+        if (layout != std::string("offset")) CHECK(xg.grad().is_contiguous(f));
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda pooling: fp16 and bf16 backward against the CPU") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : {DType::Float16, DType::BFloat16}) {
+    CAPTURE(name(d));
+    const Tensor x = gpu_test::sample({2, 16, 9, 8}, d).contiguous(MemoryFormat::ChannelsLast);
+    auto [y, i] = max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
+    const Tensor g = gpu_test::sample(y.sizes(), d);
+    const Tensor want = max_pool2d_with_indices_backward(g, x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, i);
+    const Tensor got =
+        max_pool2d_with_indices_backward(g.to(kCuda), x.to(kCuda), {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, i.to(kCuda));
+    CHECK(gpu_test::close_values(got, want, gpu_test::float_rtol(d, 0, 0)) == "");
+    const Tensor want_avg = avg_pool2d_backward(g, x, {3, 3}, {2, 2}, {1, 1}, false, true, std::nullopt);
+    const Tensor got_avg =
+        avg_pool2d_backward(g.to(kCuda), x.to(kCuda), {3, 3}, {2, 2}, {1, 1}, false, true, std::nullopt);
+    CHECK(gpu_test::close_values(got_avg, want_avg, gpu_test::float_rtol(d, 0, 0)) == "");
+  }
+}
+
+TEST_CASE("cuda max_pool2d_with_indices: integer dtypes, indices exactly, NaN wins") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d : {DType::UInt8, DType::Int32, DType::Int64, DType::Float32}) {
+    CAPTURE(name(d));
+    const Tensor x = gpu_test::sample({2, 3, 7, 6}, d);
+    auto [yc, ic] = max_pool2d_with_indices(x, {2, 3}, {1, 2}, {1, 1}, {1, 1}, true);
+    auto [yg, ig] = max_pool2d_with_indices(x.to(kCuda), {2, 3}, {1, 2}, {1, 1}, {1, 1}, true);
+    CHECK(gpu_test::same_values(yg, yc));
+    CHECK(gpu_test::same_values(ig, ic));
+  }
+  Tensor x = rand({1, 1, 4, 4});
+  x.view({-1}).select(0, 5).fill_(std::nan(""));
+  auto [yc, ic] = max_pool2d_with_indices(x, {2, 2});
+  auto [yg, ig] = max_pool2d_with_indices(x.to(kCuda), {2, 2});
+  CHECK(gpu_test::close_values(yg, yc, 0) == "");
+  CHECK(gpu_test::same_values(ig, ic));
+}
+
+TEST_CASE("cuda max_pool2d_with_indices_backward: an index outside the plane raises at the next wait") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor x = rand({1, 2, 4, 4}, TensorOptions().device(kCuda));
+  auto [y, i] = max_pool2d_with_indices(x, {2, 2});
+  const Tensor bad = i.clone();
+  bad.view({-1}).select(0, 1).fill_(99);
+  (void)max_pool2d_with_indices_backward(ones_like(y), x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, bad);
+  CHECK(gpu_test::pending_index_error().find("max_pool2d_with_indices_backward") != std::string::npos);
+}
+
+TEST_CASE("cuda pooling and upsampling do not wait for the device") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor x =
+      rand({2, 8, 9, 8}, TensorOptions().device(kCuda)).contiguous(MemoryFormat::ChannelsLast).requires_grad_();
+  gpu_test::SyncDebugScope scope(cuda::SyncDebugMode::Error);
+  for (const Case& c : cases()) {
+    CAPTURE(c.name);
+    const Tensor y = c.op(x);
+    CHECK_NOTHROW(y.backward(ones_like(y)));
+  }
+}
+
+TEST_CASE("cuda pooling backward: operands on different devices are a DeviceError") {
+  ANATOMY_REQUIRE_GPU();
+  const Tensor x = rand({1, 2, 4, 4});
+  auto [y, i] = max_pool2d_with_indices(x, {2, 2});
+  CHECK_THROWS_AS(max_pool2d_with_indices_backward(ones_like(y).to(kCuda), x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, i),
+                  DeviceError);
+  CHECK_THROWS_AS(avg_pool2d_backward(ones_like(y).to(kCuda), x, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt),
+                  DeviceError);
+  CHECK_THROWS_AS(_adaptive_avg_pool2d_backward(ones_like(y), x.to(kCuda)), DeviceError);
+}
