@@ -80,8 +80,7 @@ class SyntheticImages:
 
 
 def as_input(images, channels_last):
-    # aten::contiguous with a memory_format (the Tensor method takes none).
-    return anatomy.ops.aten.contiguous(images, memory_format=anatomy.channels_last) if channels_last else images
+    return images.contiguous(memory_format=anatomy.channels_last) if channels_last else images
 
 
 def _number(kind, check, what):

@@ -60,7 +60,7 @@ def test_layer_matches_torch(torch, name, args, kwargs, shape, channels_last):
     x = torch.randn(*shape, device="cuda", requires_grad=True)
     xa = _from_torch(x).requires_grad_()
     if channels_last and len(shape) == 4:
-        xa = anatomy.ops.aten.contiguous(xa.detach(), memory_format=anatomy.channels_last).requires_grad_()
+        xa = xa.detach().contiguous(memory_format=anatomy.channels_last).requires_grad_()
     want, got = theirs(x), ours(xa)
     np.testing.assert_allclose(arr(got), want.detach().cpu().numpy(), rtol=1e-4, atol=1e-4)
     grad = torch.randn_like(want)
