@@ -174,4 +174,21 @@ Tensor ConvTranspose2d::forward(const Tensor& input) {
   return conv_transpose2d(input, weight, maybe_bias(), stride, padding, output_padding, groups, dilation);
 }
 
+Tensor ConvTranspose2d::forward(const Tensor& input, IntArrayRef output_size) {
+  ANATOMY_CHECK(output_size.size() >= 2 && input.dim() >= 2, ValueError,
+                "ConvTranspose2d: output_size needs the 2 spatial sizes, got {} for a {}-D input",
+                shape_string(output_size), input.dim());
+  std::vector<int64_t> extra(2);
+  for (size_t d = 0; d < 2; ++d) {
+    const int64_t in = input.size(input.dim() - 2 + static_cast<int64_t>(d));
+    const int64_t want = output_size[output_size.size() - 2 + d];
+    const int64_t smallest = (in - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel_size[d] - 1) + 1;
+    ANATOMY_CHECK(want >= smallest && want < smallest + stride[d], ValueError,
+                  "ConvTranspose2d: requested an output size of {}, but valid sizes range from {} to {} in dim {}",
+                  shape_string(output_size), smallest, smallest + stride[d] - 1, d + 2);
+    extra[d] = want - smallest;
+  }
+  return conv_transpose2d(input, weight, maybe_bias(), stride, padding, extra, groups, dilation);
+}
+
 }  // namespace anatomy::nn

@@ -99,6 +99,9 @@ class ConvTranspose2d : public ConvNd {
   ConvTranspose2d(int64_t in_channels, int64_t out_channels, IntOrList kernel_size, const ConvTransposeArgs& args = {},
                   TensorOptions options = {});
   Tensor forward(const Tensor& input) override;
+  // The output of spatial size output_size (its last two values): the output_padding that gives
+  // it, each size between the smallest output and that plus stride - 1 (ValueError otherwise).
+  Tensor forward(const Tensor& input, IntArrayRef output_size);
 };
 
 }  // namespace anatomy::nn

@@ -45,6 +45,11 @@ TEST_CASE("nn: Conv1d, Conv2d and ConvTranspose2d against the convolution operat
   const Tensor y = up.forward(x);
   CHECK(y.equal(conv_transpose2d(x, up.weight, up.bias, {2, 2}, {1, 1}, {1, 1}, 2)));
   CHECK(y.sizes().vec() == std::vector<int64_t>{2, 6, 18, 20});
+  // output_size picks the output_padding: 17 and 19 are the smallest sizes, 18 and 20 the largest.
+  CHECK(up.forward(x, std::vector<int64_t>{17, 20})
+            .equal(conv_transpose2d(x, up.weight, up.bias, {2, 2}, {1, 1}, {0, 1}, 2)));
+  CHECK_THROWS_AS(up.forward(x, std::vector<int64_t>{16, 20}), ValueError);
+  CHECK_THROWS_AS(up.forward(x, std::vector<int64_t>{2, 6, 17, 21}), ValueError);
 }
 
 TEST_CASE("nn: a convolution's gradient reaches its weight, bias and input") {
