@@ -59,6 +59,15 @@ TEST_CASE("nn: the activations and Softmax against plain ops") {
   CHECK(nn::Softmax(0).forward(x).allclose(e / e.sum(std::vector<int64_t>{0}, true), 1e-5, 1e-6));
 }
 
+TEST_CASE("nn: Flatten merges start_dim..end_dim as flatten does") {
+  const Tensor x = randn({2, 3, 4, 5});
+  CHECK(nn::Flatten().forward(x).equal(x.reshape({2, 60})));
+  CHECK(nn::Flatten(0, 1).forward(x).sizes().vec() == std::vector<int64_t>{6, 4, 5});
+  CHECK(nn::Flatten(-2).forward(x).sizes().vec() == std::vector<int64_t>{2, 3, 20});
+  CHECK(nn::Flatten().repr() == "Flatten(start_dim=1, end_dim=-1)");
+  CHECK(nn::Flatten().state_dict().empty());
+}
+
 TEST_CASE("nn: Dropout zeroes and rescales in training and is the identity in eval") {
   manual_seed(4);
   nn::Dropout drop(0.25);

@@ -6,8 +6,10 @@ schemas (0, 1, 2), as at::Reduction. ``size_average`` and ``reduce``, deprecated
 read as PyTorch reads them when given.
 """
 
+import math
+
 from .. import ops as _ops
-from ._factory import check_probability
+from ._factory import check_probability, expand
 
 _aten = _ops.aten
 
@@ -15,6 +17,8 @@ __all__ = [
     "linear", "gelu", "relu", "layer_norm", "dropout", "softmax", "log_softmax",
     "scaled_dot_product_attention", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
     "smooth_l1_loss", "binary_cross_entropy_with_logits", "embedding",
+    "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+    "batch_norm", "group_norm", "interpolate",
 ]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -142,3 +146,129 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002
         padding_idx += weight.shape[0]
     is_pad = input.eq(padding_idx).unsqueeze(-1)
     return _aten.embedding(weight.detach(), input).where(is_pad, out)
+
+
+def _conv(function, op, input, weight, bias, stride, padding, dilation, groups, dims):  # noqa: A002
+    stride = list(expand(function, "stride", stride, dims, 1))
+    dilation = list(expand(function, "dilation", dilation, dims, 1))
+    if not isinstance(padding, str):
+        padding = list(expand(function, "padding", padding, dims, 0))
+    elif padding not in ("same", "valid"):
+        raise ValueError(f"{function}: invalid padding string {padding!r}, should be one of 'same', 'valid'")
+    return op(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """1-D convolution of [N, C_in, L] (or [C_in, L]) by weight [C_out, C_in / groups, k];
+    padding ints or 'same' / 'valid'."""
+    return _conv("conv1d", _aten.conv1d, input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """2-D convolution of [N, C_in, H, W] (or [C_in, H, W]) by weight [C_out, C_in / groups, kH,
+    kW]; padding ints or 'same' / 'valid'."""
+    return _conv("conv2d", _aten.conv2d, input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,  # noqa: A002
+                     dilation=1):
+    """The transpose (gradient) of conv2d, weight [C_in, C_out / groups, kH, kW]."""
+    f = "conv_transpose2d"
+    return _aten.conv_transpose2d(input, weight, bias, list(expand(f, "stride", stride, 2, 1)),
+                                  list(expand(f, "padding", padding, 2, 0)),
+                                  list(expand(f, "output_padding", output_padding, 2, 0)), groups,
+                                  list(expand(f, "dilation", dilation, 2, 1)))
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    """The maximum of each window; with return_indices, also its flat index in the H x W plane."""
+    f = "max_pool2d"
+    args = (list(expand(f, "kernel_size", kernel_size, 2, 1)),
+            [] if stride is None else list(expand(f, "stride", stride, 2, 1)),
+            list(expand(f, "padding", padding, 2, 0)), list(expand(f, "dilation", dilation, 2, 1)),
+            bool(ceil_mode))
+    if return_indices:
+        return tuple(_aten.max_pool2d_with_indices(input, *args))
+    return _aten.max_pool2d(input, *args)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window (the padding counted with count_include_pad)."""
+    f = "avg_pool2d"
+    if divisor_override == 0:
+        raise ValueError("avg_pool2d: divisor_override must not be zero")
+    return _aten.avg_pool2d(input, list(expand(f, "kernel_size", kernel_size, 2, 1)),
+                            [] if stride is None else list(expand(f, "stride", stride, 2, 1)),
+                            list(expand(f, "padding", padding, 2, 0)), bool(ceil_mode),
+                            bool(count_include_pad), divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002
+    """The mean over output_size adaptive windows; a None size keeps the input's."""
+    if isinstance(output_size, int) and not isinstance(output_size, bool):
+        output_size = (output_size, output_size)
+    if isinstance(output_size, (tuple, list)) and len(output_size) == 2:
+        output_size = [input.shape[i - 2] if s is None else s for i, s in enumerate(output_size)]
+    return _aten.adaptive_avg_pool2d(input, list(expand("adaptive_avg_pool2d", "output_size", output_size, 2, 0)))
+
+
+def _check_batch_size(function, input):  # noqa: A002
+    """PyTorch's _verify_batch_size: training needs more than one value per channel."""
+    per_channel = input.shape[0] * math.prod(input.shape[2:])
+    if per_channel == 1:
+        raise ValueError(f"{function}: expected more than 1 value per channel when training, "
+                         f"got input size {tuple(input.shape)}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,  # noqa: A002
+               momentum=0.1, eps=1e-5):
+    """Normalizes each channel (dim 1) by the batch's statistics (training, which also updates the
+    running ones in place when given) or by running_mean and running_var."""
+    if training:
+        _check_batch_size("batch_norm", input)
+    # The schema's last argument is aten's cudnn_enabled (the backend picks its kernel itself).
+    return _aten.batch_norm(input, weight, bias, running_mean, running_var, bool(training), float(momentum),
+                            float(eps), True)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
+    """Normalizes each group of channels over its channels and the spatial dims."""
+    return _aten.group_norm(input, num_groups, weight, bias, float(eps))
+
+
+_INTERPOLATE_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    """Resamples [N, C, H, W] to size, or to each size times its scale_factor rounded down;
+    mode 'nearest' or 'bilinear' (align_corners for bilinear only, False by default)."""
+    if mode not in _INTERPOLATE_MODES:
+        raise ValueError(f"interpolate: mode must be one of {', '.join(map(repr, _INTERPOLATE_MODES))}, got {mode!r}")
+    if mode not in ("nearest", "bilinear"):
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not implemented (only 'nearest' and 'bilinear' are)")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias is not implemented")
+    if align_corners is not None and mode == "nearest":
+        raise ValueError("interpolate: align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: only one of size or scale_factor should be defined" if size is not None
+                         else "interpolate: either size or scale_factor should be defined")
+    if input.dim() != 4:
+        raise NotImplementedError(f"interpolate: only 4-D [N, C, H, W] inputs are implemented, got a {input.dim()}-D input")
+    scales = [None, None]
+    if size is not None:
+        size = list(expand("interpolate", "size", size, 2, 0))
+    else:
+        factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * 2
+        if len(factors) != 2 or not all(isinstance(f, (int, float)) and math.isfinite(f) and f > 0 for f in factors):
+            raise ValueError(f"interpolate: scale_factor must be one or 2 positive numbers, got {scale_factor!r}")
+        size = [math.floor(input.shape[2 + i] * float(f)) for i, f in enumerate(factors)]
+        if not recompute_scale_factor:
+            scales = [float(f) for f in factors]
+    if mode == "nearest":
+        return _aten.upsample_nearest2d(input, size, *scales)
+    return _aten.upsample_bilinear2d(input, size, bool(align_corners), *scales)

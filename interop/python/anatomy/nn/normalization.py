@@ -1,11 +1,11 @@
-"""LayerNorm (weight ones, bias zeros, as PyTorch's)."""
+"""LayerNorm and GroupNorm (weight ones, bias zeros, as PyTorch's)."""
 
 from . import functional as F
 from . import init
-from ._factory import new_parameter
+from ._factory import check_size, new_parameter
 from .module import Module
 
-__all__ = ["LayerNorm"]
+__all__ = ["LayerNorm", "GroupNorm"]
 
 
 class LayerNorm(Module):
@@ -34,3 +34,34 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class GroupNorm(Module):
+    """Normalizes each of num_groups groups of channels over its channels and the spatial dims,
+    then scales and shifts per channel."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0:
+            raise ValueError(f"GroupNorm: num_groups must be positive, got {num_groups!r}")
+        check_size("GroupNorm", "num_channels", num_channels)
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        self.register_parameter("weight", new_parameter((num_channels,), device, dtype) if affine else None)
+        self.register_parameter("bias", new_parameter((num_channels,), device, dtype) if affine else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, input):  # noqa: A002
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
