@@ -118,13 +118,20 @@ struct Kinds {
 // (nChw16c on AVX-512) and reordering in and out costs far less than its im2col + GEMM kernel on
 // plain NCHW (a 3x3, 64 channels at 56x56, batch 8: 14 ms forward plain, 10-12 ms blocked with
 // the reorders, 2 threads). A 1x1 convolution of stride 1 on NCHW is one GEMM per image with no
-// im2col, and the reorders would double its time (256 -> 64 channels at 56x56: 4.2 ms plain,
-// 8.1 ms blocked): plain.
+// im2col, and with many output positions (the GEMM's N) the reorders would double its time
+// (256 -> 64 channels at 56x56: 4.2 ms plain, 8.1 ms blocked): plain. With few positions the
+// GEMM is thin and blocked wins again (512 -> 2048 at 7x7: 3.9 ms plain, 3.0 ms blocked).
+// docs/perf.md, "Convolutions".
+constexpr int64_t kPlainGemmPositions = 256;
 memory::desc activation_query(const memory::desc& plain, const ConvGeometry& g) {
   if (g.format != MemoryFormat::Contiguous) return plain;
   bool pointwise = true;
-  for (size_t i = 0; i < g.kernel.size(); ++i) pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
-  return pointwise ? plain : any_like(plain);
+  int64_t positions = 1;  // output positions per image: the GEMM's N
+  for (size_t i = 0; i < g.kernel.size(); ++i) {
+    pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
+    positions *= g.output_shape[i + 2];
+  }
+  return pointwise && positions >= kPlainGemmPositions ? plain : any_like(plain);
 }
 
 // An operand the primitive reads, in the layout it chose: the tensor's own memory when that is

@@ -177,11 +177,11 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return op.call(input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation, int64_t groups) {
+              PaddingMode padding, IntArrayRef dilation, int64_t groups) {
   ANATOMY_OP(op, "aten::conv1d.padding",
              Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view,
                     IntArrayRef, int64_t));
-  return op.call(input, weight, bias, stride, padding, dilation, groups);
+  return op.call(input, weight, bias, stride, padding.name, dilation, groups);
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
@@ -191,11 +191,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return op.call(input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation, int64_t groups) {
+              PaddingMode padding, IntArrayRef dilation, int64_t groups) {
   ANATOMY_OP(op, "aten::conv2d.padding",
              Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view,
                     IntArrayRef, int64_t));
-  return op.call(input, weight, bias, stride, padding, dilation, groups);
+  return op.call(input, weight, bias, stride, padding.name, dilation, groups);
 }
 Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {

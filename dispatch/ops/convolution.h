@@ -4,6 +4,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <tuple>
 
@@ -27,16 +28,29 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         bool transposed, IntArrayRef output_padding, int64_t groups,
                                                         std::array<bool, 3> output_mask);
 
+// The padding of conv1d / conv2d given by name: "valid" (none) or "same". A type of its own, not
+// std::string_view, so that a braced list of ints (`{0, 0}`, which would also make a
+// string_view from a pointer and a length) picks the overload that takes ints.
+// A string literal binds to the array constructor, and a literal 0 binds to none (it could to a
+// const char*, as a null pointer).
+struct PaddingMode {
+  std::string_view name;
+  template <size_t N>
+  PaddingMode(const char (&n)[N]) : name(n) {}    // NOLINT(google-explicit-constructor): "same" reads as the mode
+  PaddingMode(std::string_view n) : name(n) {}    // NOLINT(google-explicit-constructor)
+  PaddingMode(const std::string& n) : name(n) {}  // NOLINT(google-explicit-constructor)
+};
+
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
 // padding "valid" (none) or "same" (the output as long as the input; stride must be 1; an odd
 // total padding puts the extra element on the right, as PyTorch does).
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation = {1}, int64_t groups = 1);
+              PaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation = {1}, int64_t groups = 1);
+              PaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,

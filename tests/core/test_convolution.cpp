@@ -26,6 +26,10 @@ TEST_CASE("conv2d: padding='same' keeps the size, the extra element on the right
   const Tensor explicit_pad = conv2d(constant_pad_nd(x, {1, 1, 1, 2}), w);
   CHECK(close(same, explicit_pad, 1e-5));
   CHECK(vec(conv2d(x, w, std::nullopt, {1}, "valid").sizes()) == std::vector<int64_t>{2, 4, 4, 4});
+  const std::string mode = "valid";
+  CHECK(vec(conv2d(x, w, std::nullopt, {1}, mode).sizes()) == std::vector<int64_t>{2, 4, 4, 4});
+  // A braced list of two ints is the int-list overload, not a (pointer, length) string.
+  CHECK(vec(conv2d(x, w, std::nullopt, {1, 1}, {0, 0}).sizes()) == std::vector<int64_t>{2, 4, 4, 4});
   EXPECT_ERROR(ValueError, conv2d(x, w, std::nullopt, {2}, "same"), "conv2d", "same", "stride");
   EXPECT_ERROR(ValueError, conv2d(x, w, std::nullopt, {1}, "full"), "conv2d", "full");
   const Tensor x1 = randn({2, 3, 9}), w1 = randn({5, 3, 4});
