@@ -95,11 +95,13 @@ std::vector<Case> cases() {
 }  // namespace
 
 TEST_CASE("cuda convolution: cuDNN matches the CPU's fp64 for every floating dtype, forward and backward") {
+  ANATOMY_REQUIRE_GPU();
   for (DType t : gpu_test::kFloatingDtypes)
     for (const Case& c : cases()) check_case(c, t);
 }
 
 TEST_CASE("cuda convolution: fp32 without TF32 is close to fp64") {
+  ANATOMY_REQUIRE_GPU();
   PrecisionSwitchGuard tf32(&allow_tf32_cudnn, &set_allow_tf32_cudnn, false);
   const Tensor x = randn({2, 16, 12, 12}), w = randn({32, 16, 3, 3});
   const Tensor want = conv2d(x.to(DType::Float64), w.to(DType::Float64), std::nullopt, {1}, {1});
@@ -109,6 +111,7 @@ TEST_CASE("cuda convolution: fp32 without TF32 is close to fp64") {
 }
 
 TEST_CASE("cuda convolution: the benchmark mode times once per shape and gives the same values") {
+  ANATOMY_REQUIRE_GPU();
   PrecisionSwitchGuard bench(&cudnn_benchmark, &set_cudnn_benchmark, true);
   const Tensor x = randn({4, 8, 16, 16}, DType::Float32).to(DType::BFloat16).to(kCuda);
   const Tensor w = randn({16, 8, 3, 3}, DType::Float32).to(DType::BFloat16).to(kCuda);
@@ -121,6 +124,7 @@ TEST_CASE("cuda convolution: the benchmark mode times once per shape and gives t
 }
 
 TEST_CASE("cuda convolution: a graph of the backward (double backward) matches the CPU's") {
+  ANATOMY_REQUIRE_GPU();
   const Tensor x = randn({2, 3, 6, 6}, DType::Float64), w = randn({4, 3, 3, 3}, DType::Float64);
   auto grads = [](const Tensor& xi, const Tensor& wi) {
     const Tensor xr = xi.detach().requires_grad_(), wr = wi.detach().requires_grad_();
@@ -135,6 +139,7 @@ TEST_CASE("cuda convolution: a graph of the backward (double backward) matches t
 }
 
 TEST_CASE("cuda convolution: mismatched devices are a DeviceError") {
+  ANATOMY_REQUIRE_GPU();
   const Tensor x = randn({1, 2, 5, 5}).to(kCuda), w = randn({3, 2, 3, 3});
   CHECK_THROWS_AS(conv2d(x, w), DeviceError);
 }
