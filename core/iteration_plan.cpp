@@ -2,7 +2,9 @@
 #include "anatomy/core/iteration_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <optional>
 
 #include "anatomy/core/checked_arith.h"
 #include "anatomy/core/cpu_scalar.h"
@@ -102,16 +104,23 @@ DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
 // as is: PyTorch's fast setup (all contiguous, all channels_last, or all dense with the same
 // strides). Sets `strides` when they do.
 bool same_layout(const IterationPlan::OperandRefs& operands, IntArrayRef shape, DimVector& strides) {
-  bool contiguous = true, channels_last = true, dense = true, same_strides = true;
+  // All contiguous, the common case, reads only the cached flag.
+  bool contiguous = true;
   for (const Tensor& t : operands) {
     if (t.sizes() != shape) return false;
     contiguous = contiguous && t.is_contiguous();
+  }
+  if (contiguous) {
+    strides = contiguous_strides(shape);
+    return true;
+  }
+  bool channels_last = true, dense = true, same_strides = true;
+  for (const Tensor& t : operands) {
     channels_last = channels_last && t.is_contiguous(MemoryFormat::ChannelsLast);
     dense = dense && t.is_non_overlapping_and_dense();
     same_strides = same_strides && t.strides() == operands[0].strides();
   }
-  if (contiguous) strides = contiguous_strides(shape);
-  else if (channels_last) strides = checked_channels_last_strides(shape, MemoryFormat::ChannelsLast, "");
+  if (channels_last) strides = checked_channels_last_strides(shape, MemoryFormat::ChannelsLast, "");
   else if (dense && same_strides) strides = DimVector(operands[0].strides());
   else return false;
   return true;
@@ -324,18 +333,24 @@ IterationPlan IterationPlan::Builder::build() {
     check_no_internal_overlap(out, op_);
     for (const Tensor& in : inputs_) check_output_input_overlap(out, in, op_);
   }
-  const DimVector new_strides = new_output_strides(outputs_, inputs_, shape);
+  // The layout of the outputs the plan allocates, worked out only when it allocates one (not for
+  // an in-place or out= call in the result's dtype).
+  std::optional<DimVector> new_layout;
+  auto new_strides = [&]() -> const DimVector& {
+    if (!new_layout) new_layout = new_output_strides(outputs_, inputs_, shape);
+    return *new_layout;
+  };
   Allocator* allocator = get_allocator(device.type());
   plan.casts_ = casts_;
   for (const Tensor& out : outputs_) {
     if (out.defined() && out.dtype() != out_dtype) {
       // Computed in out_dtype, then cast into the user's tensor by finish().
       plan.user_outputs_.push_borrowed(out);
-      plan.operands_.push_back(make_empty_tensor(shape, new_strides, out_dtype, allocator, op_));
+      plan.operands_.push_back(make_empty_tensor(shape, new_strides(), out_dtype, allocator, op_));
     } else {
       plan.user_outputs_.push_back(Tensor());
       if (out.defined()) plan.operands_.push_borrowed(out);
-      else plan.operands_.push_back(make_empty_tensor(shape, new_strides, out_dtype, allocator, op_));
+      else plan.operands_.push_back(make_empty_tensor(shape, new_strides(), out_dtype, allocator, op_));
     }
   }
   plan.num_outputs_ = outputs_.size();
