@@ -3,7 +3,7 @@
 # PyTorch's wheel brings one) ANATOMY_CUDNN_ROOT names its folder (with include/ and lib/).
 # Without it, CUDA convolutions take the im2col + cuBLAS composite; the configure step says which.
 find_path(ANATOMY_CUDNN_INCLUDE_DIR cudnn.h HINTS ${ANATOMY_CUDNN_ROOT}/include ${CUDAToolkit_INCLUDE_DIRS})
-find_library(ANATOMY_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9
+find_library(ANATOMY_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR
              HINTS ${ANATOMY_CUDNN_ROOT}/lib ${ANATOMY_CUDNN_ROOT}/lib64 ${CUDAToolkit_LIBRARY_DIR})
 if(ANATOMY_CUDNN_INCLUDE_DIR AND ANATOMY_CUDNN_LIBRARY)
   message(STATUS "anatomy: cuDNN ${ANATOMY_CUDNN_LIBRARY} for the CUDA convolutions")

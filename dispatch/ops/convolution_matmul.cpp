@@ -183,6 +183,16 @@ Tensor3 convolution_backward_via_convolutions(const Tensor& grad_output, const T
   if (output_mask[0]) {
     if (g.transposed) {
       dx = convolution(grad_output, weight, std::nullopt, g.stride, g.padding, g.dilation, false, {0}, g.groups);
+      // An output_padding of the stride or more adds output positions no input reaches: the
+      // plain convolution over them gives input positions past the input's end, cropped here.
+      bool cropped = false;
+      for (int64_t i = 0; i < g.spatial; ++i) {
+        if (dx.size(i + 2) > input.size(i + 2)) {
+          dx = dx.narrow(i + 2, 0, input.size(i + 2));
+          cropped = true;
+        }
+      }
+      if (cropped) dx = dx.contiguous(g.format);
     } else {
       // The output_padding that makes the transposed convolution's output x's size again.
       Dims extra;

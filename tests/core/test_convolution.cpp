@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
+#include "anatomy/autograd/gradcheck.h"
 #include "test_util.h"
 
 using namespace anatomy;
@@ -95,6 +96,27 @@ TEST_CASE("convolution: the CPU's fp32 and bf16 passes (oneDNN) match the fp64 c
         CHECK(close(wt.grad(), w64.grad(), tol * 4));
       }
     }
+  }
+}
+
+TEST_CASE("convolution: an output_padding of the stride or more (below the dilation) passes gradcheck") {
+  // The last output rows are reached by no input: the input gradient's plain convolution gives
+  // positions past the input's end, which must be cropped.
+  const Tensor x = randn({1, 2, 4, 3}, DType::Float64).requires_grad_();
+  const Tensor w = randn({2, 3, 3, 2}, DType::Float64).requires_grad_();
+  const Tensor b = randn({3}, DType::Float64).requires_grad_();
+  for (bool channels_last : {false, true}) {
+    CAPTURE(channels_last);
+    const Tensor xi = channels_last ? x.detach().contiguous(MemoryFormat::ChannelsLast).requires_grad_() : x;
+    const auto fn = [](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{convolution(in[0], in[1], in[2], {1, 2}, {0, 1}, {3, 3}, true, {1, 2}, 1)};
+    };
+    CHECK(vec(fn({xi, w, b})[0].sizes()) == std::vector<int64_t>{1, 3, 11, 8});
+    CHECK(autograd::gradcheck_report(fn, {xi, w, b}).empty());
+    const Tensor y = fn({xi, w, b})[0];
+    const Tensor gx = autograd::grad({y.sum()}, {xi})[0];
+    CHECK(vec(gx.sizes()) == vec(xi.sizes()));
+    if (channels_last) CHECK(gx.is_contiguous(MemoryFormat::ChannelsLast));
   }
 }
 

@@ -51,14 +51,23 @@ TEST_CASE("cuda fused adam: 100 parameters and a 22M-element one match the CPU's
     a->step();
     b->step();
   }
-  double worst = 0;
-  for (size_t i = 0; i < cpu.size(); ++i) worst = std::max(worst, max_rel_diff(gpu[i], cpu[i]));
-  CHECK(worst < 1e-5);
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    const double diff = max_rel_diff(gpu[i], cpu[i]);
+    CHECK_MESSAGE(diff < 1e-5, "parameter ", i, " of shape [", fmt::format("{}", fmt::join(cpu[i].sizes(), ", ")),
+                  "]: ", diff);
+  }
 }
 
 TEST_CASE("cuda fused adam: fp16 and bf16 parameters match the single-tensor step on CUDA") {
   ANATOMY_REQUIRE_GPU();
   manual_seed(32);
+  // Gradients of magnitude 0.5 to 1.5: (1 - beta2) * g^2 stays far above fp16's smallest normal,
+  // so neither step divides by an eps that fp16 rounds to zero (both would give inf, and inf -
+  // inf compares as NaN).
+  auto gradient = [](int64_t n, DType dtype) {
+    const Tensor u = rand({n}, kCuda);
+    return ((u * 2 - 1).sign() * (u + 0.5)).to(dtype);
+  };
   for (DType dtype : {DType::Float16, DType::BFloat16}) {
     std::vector<Tensor> single, fused;
     for (int64_t n : {5, 4096, 70000}) {
@@ -69,15 +78,22 @@ TEST_CASE("cuda fused adam: fp16 and bf16 parameters match the single-tensor ste
     auto a = adamw(single, false), b = adamw(fused, true);
     for (int step = 0; step < 3; ++step) {
       for (size_t i = 0; i < single.size(); ++i) {
-        const Tensor g = randn(single[i].sizes(), kCuda).to(dtype);
+        const Tensor g = gradient(single[i].numel(), dtype);
         single[i].set_grad(g);
         fused[i].set_grad(g.clone());
       }
       a->step();
       b->step();
     }
-    // Rounding apart: the kernel computes in fp32 and rounds where the operators round.
-    for (size_t i = 0; i < single.size(); ++i) CHECK(max_rel_diff(fused[i], single[i]) < 2e-2);
+    // Rounding apart (the kernel computes in fp32 and rounds where the operators round; a
+    // product rounded once instead of twice can move a bf16 value by one unit in the last place,
+    // 2^-8 relative): relative to the value plus 0.1, so a parameter near zero is held to
+    // 0.002 absolute, well under one step's update of lr = 0.01.
+    for (size_t i = 0; i < single.size(); ++i) {
+      const Tensor x = fused[i].detach().cpu().to(DType::Float64), y = single[i].detach().cpu().to(DType::Float64);
+      const double worst = ((x - y).abs() / (y.abs() + 0.1)).max().item<double>();
+      CHECK_MESSAGE(worst < 2e-2, name(dtype), " parameter ", i, ": ", worst);
+    }
   }
 }
 

@@ -60,6 +60,9 @@ def test_memory_stats_follow_allocations():
     cuda.empty_cache()
     cuda.reset_peak_memory_stats()
     before = cuda.memory_allocated()
+    # What stays reserved after empty_cache: blocks still in use, such as the cuBLAS workspace
+    # an earlier test's matmul left on the stream (32 MiB on Hopper).
+    reserved_in_use = cuda.memory_reserved()
     t = A.empty([1 << 20], device="cuda")  # 4 MiB of float32
     assert cuda.memory_allocated() - before >= 4 << 20
     assert cuda.memory_reserved() >= cuda.memory_allocated()
@@ -71,7 +74,7 @@ def test_memory_stats_follow_allocations():
     assert cuda.memory_allocated() == before
     assert cuda.memory_reserved() > 0  # cached, not given back
     cuda.empty_cache()
-    assert cuda.memory_reserved() == 0 or cuda.memory_reserved() < (4 << 20)
+    assert cuda.memory_reserved() == reserved_in_use  # the 4 MiB block went back to the driver
 
 
 def test_snapshot_structure():

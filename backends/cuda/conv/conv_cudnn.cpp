@@ -2,7 +2,8 @@
 // a workspace): forward and both backward passes, plain and transposed, 1-d (as 2-d with a
 // height of 1), 2-d and 3-d, every floating dtype. Without cuDNN in the build, or for what it
 // refuses (output_padding of at least the stride, more than INT_MAX elements, an empty
-// problem), the composite of dispatch/ops/convolution_matmul.cpp runs on cuBLAS instead.
+// problem, a configuration none of its algorithms launches for), the composite of dispatch/ops/convolution_matmul.cpp
+// runs on cuBLAS instead.
 //
 // A transposed convolution is the adjoint of a plain one with the same weight, so every pass
 // is one of cuDNN's three on the "underlying" plain convolution x_u -> y_u (x_u the transposed
@@ -16,8 +17,11 @@
 // Note [cuDNN algorithm choice]
 // Each (pass, shapes, strides, dtype, parameters, math mode) gets its algorithm once and keeps
 // it: cuDNN's heuristic's first choice by default, or with cudnn_benchmark() on, the fastest of
-// cudnnFind*AlgorithmEx's timed runs on the first call (as torch.backends.cudnn.benchmark). The
-// workspace comes from the caching allocator on the current stream, so it is reused like any
+// cudnnFind*AlgorithmEx's timed runs on the first call (as torch.backends.cudnn.benchmark). A
+// candidate cuDNN refuses at launch (BAD_PARAM, NOT_SUPPORTED) gives way to the next, as
+// PyTorch's algorithm iterator does; the one that ran is the one kept. Its workspace is the size
+// cuDNN's size query gives for the algorithm and math type (the heuristic's list is only an
+// estimate) and comes from the caching allocator on the current stream, so it is reused like any
 // other block. fp16/bf16 use tensor cores; fp32 may use TF32 when allow_tf32_cudnn() (on by
 // default, as PyTorch's), else FMA only.
 #include <climits>
@@ -60,11 +64,13 @@ cudnnDataType_t data_type(DType d) {
   }
 }
 
-// A tensor as cuDNN sees it: at least 4 dims (a 1-d convolution's (N, C, L) as (N, C, 1, L)).
+// A tensor as cuDNN sees it: at least 4 dims (a 1-d convolution's (N, C, L) as (N, C, 1, L)),
+// and a size-1 dim's stride what a dense tensor of that layout would have there. The engine
+// leaves a size-1 dim's stride free (any value is contiguous); some cuDNN kernels read it.
 struct Shape {
   std::vector<int> sizes, strides;
 };
-Shape shape_of(const Tensor& t) {
+Shape shape_of(const Tensor& t, bool channels_last) {
   Shape s;
   for (int64_t i = 0; i < t.dim(); ++i) {
     s.sizes.push_back(static_cast<int>(t.size(i)));
@@ -72,7 +78,20 @@ Shape shape_of(const Tensor& t) {
   }
   if (t.dim() == 3) {
     s.sizes.insert(s.sizes.begin() + 2, 1);
-    s.strides.insert(s.strides.begin() + 2, s.strides[2] * s.sizes[3]);
+    s.strides.insert(s.strides.begin() + 2, 0);
+  }
+  // Innermost first: (W, H, [D,] C, N) or, channels_last, (C, W, H, [D,] N).
+  const int dims = static_cast<int>(s.sizes.size());
+  std::vector<int> order;
+  if (channels_last) order.push_back(1);
+  for (int d = dims - 1; d > 1; --d) order.push_back(d);
+  if (!channels_last) order.push_back(1);
+  order.push_back(0);
+  int64_t dense = 1;
+  for (int d : order) {
+    const auto u = static_cast<size_t>(d);
+    if (s.sizes[u] == 1) s.strides[u] = static_cast<int>(dense);
+    else dense = static_cast<int64_t>(s.sizes[u]) * s.strides[u];
   }
   return s;
 }
@@ -113,7 +132,8 @@ struct Descriptors {
     ANATOMY_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y));
     ANATOMY_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w));
     ANATOMY_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
-    const Shape xs = shape_of(xu), ys = shape_of(yu), ws = shape_of(weight);
+    const Shape xs = shape_of(xu, channels_last), ys = shape_of(yu, channels_last),
+                ws = shape_of(weight, channels_last);
     ANATOMY_CUDNN_CHECK(
         cudnnSetTensorNdDescriptor(x, type, static_cast<int>(xs.sizes.size()), xs.sizes.data(), xs.strides.data()));
     ANATOMY_CUDNN_CHECK(
@@ -145,9 +165,14 @@ struct Choice {
 };
 
 std::vector<int64_t> cache_key(Pass pass, const Tensor& xu, const Tensor& w, const Tensor& yu, const Params& p,
-                               bool benchmark) {
-  std::vector<int64_t> k{static_cast<int64_t>(pass),   current_device(),  static_cast<int64_t>(xu.dtype()),
-                         static_cast<int64_t>(p.math), benchmark ? 1 : 0, p.groups};
+                               bool channels_last, bool benchmark) {
+  std::vector<int64_t> k{static_cast<int64_t>(pass),
+                         current_device(),
+                         static_cast<int64_t>(xu.dtype()),
+                         static_cast<int64_t>(p.math),
+                         benchmark ? 1 : 0,
+                         channels_last ? 1 : 0,
+                         p.groups};
   for (const Tensor* t : {&xu, &w, &yu}) {
     k.push_back(t->dim());
     for (int64_t i = 0; i < t->dim(); ++i) {
@@ -173,115 +198,154 @@ Tensor workspace_of(size_t bytes, Device device) {
   return empty({static_cast<int64_t>(bytes)}, TensorOptions().dtype(DType::UInt8).device(device));
 }
 
-// The first algorithm of a perf list that cuDNN reports as runnable.
+// The workspace one algorithm needs with its math type, as cuDNN reports it; nullopt when cuDNN
+// refuses the algorithm for these descriptors.
+std::optional<size_t> workspace_size(Pass pass, const Descriptors& d, int algorithm, cudnnMathType_t math) {
+  cudnnHandle_t h = cudnn_handle();
+  if (cudnnSetConvolutionMathType(d.conv, math) != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  size_t bytes = 0;
+  cudnnStatus_t status;
+  if (pass == Pass::Forward)
+    status = cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y,
+                                                     static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), &bytes);
+  else if (pass == Pass::BackwardData)
+    status = cudnnGetConvolutionBackwardDataWorkspaceSize(
+        h, d.w, d.y, d.conv, d.x, static_cast<cudnnConvolutionBwdDataAlgo_t>(algorithm), &bytes);
+  else
+    status = cudnnGetConvolutionBackwardFilterWorkspaceSize(
+        h, d.x, d.y, d.conv, d.w, static_cast<cudnnConvolutionBwdFilterAlgo_t>(algorithm), &bytes);
+  if (status != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  return bytes;
+}
+
+// The algorithms of a perf list that cuDNN reports as runnable, best first, each with the
+// larger of the list's workspace and the size cuDNN reports for it (the heuristic's list is an
+// estimate; the size query is what the run checks against).
 template <typename Perf>
-std::optional<Choice> first_runnable(const Perf* perf, int count) {
+std::vector<Choice> runnable(Pass pass, const Descriptors& d, const Perf* perf, int count) {
+  std::vector<Choice> out;
   for (int i = 0; i < count; ++i) {
-    if (perf[i].status == CUDNN_STATUS_SUCCESS)
-      return Choice{static_cast<int>(perf[i].algo), perf[i].memory, perf[i].mathType};
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    const int algorithm = static_cast<int>(perf[i].algo);
+    const std::optional<size_t> bytes = workspace_size(pass, d, algorithm, perf[i].mathType);
+    if (bytes) out.push_back(Choice{algorithm, std::max(*bytes, perf[i].memory), perf[i].mathType});
   }
-  return std::nullopt;
+  return out;
 }
 
 constexpr int kMaxAlgorithms = 16;
 
-// The heuristic's pick (benchmark off) or the timed pick (benchmark on) for one pass. The
-// timed runs write the pass's output tensor, which the real run then overwrites.
-Choice find_choice(Pass pass, const Descriptors& d, const Tensor& xu, const Tensor& w, const Tensor& yu) {
+// The heuristic's candidates (benchmark off) or the timed ones (benchmark on) for one pass,
+// best first. The timed runs write the pass's output tensor, which the real run then overwrites.
+std::vector<Choice> candidates(Pass pass, const Descriptors& d, const Tensor& xu, const Tensor& w, const Tensor& yu) {
   cudnnHandle_t h = cudnn_handle();
   const bool benchmark = cudnn_benchmark();
   int n = 0;
-  std::optional<Choice> c;
   // Timed runs get a workspace as large as the largest the heuristic's candidates ask for.
-  auto timed_workspace = [&](auto perf, int count) {
+  auto timed_workspace = [&](const std::vector<Choice>& heuristic) {
     size_t bytes = 0;
-    for (int i = 0; i < count; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS) bytes = std::max(bytes, perf[i].memory);
+    for (const Choice& c : heuristic) bytes = std::max(bytes, c.workspace);
     return workspace_of(bytes, xu.device());
   };
   if (pass == Pass::Forward) {
     cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgorithms];
     ANATOMY_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kMaxAlgorithms, &n, perf));
-    if (benchmark) {
-      const Tensor ws = timed_workspace(perf, n);
-      ANATOMY_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, d.x, xu.data_ptr(), d.w, w.data_ptr(), d.conv, d.y,
-                                                                 yu.data_ptr(), kMaxAlgorithms, &n, perf, ws.data_ptr(),
-                                                                 static_cast<size_t>(ws.numel())));
-    }
-    c = first_runnable(perf, n);
-  } else if (pass == Pass::BackwardData) {
+    if (!benchmark) return runnable(pass, d, perf, n);
+    const Tensor ws = timed_workspace(runnable(pass, d, perf, n));
+    ANATOMY_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, d.x, xu.data_ptr(), d.w, w.data_ptr(), d.conv, d.y,
+                                                               yu.data_ptr(), kMaxAlgorithms, &n, perf, ws.data_ptr(),
+                                                               static_cast<size_t>(ws.numel())));
+    return runnable(pass, d, perf, n);
+  }
+  if (pass == Pass::BackwardData) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgorithms];
     ANATOMY_CUDNN_CHECK(
         cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kMaxAlgorithms, &n, perf));
-    if (benchmark) {
-      const Tensor ws = timed_workspace(perf, n);
-      ANATOMY_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w, w.data_ptr(), d.y, yu.data_ptr(), d.conv,
-                                                                      d.x, xu.data_ptr(), kMaxAlgorithms, &n, perf,
-                                                                      ws.data_ptr(), static_cast<size_t>(ws.numel())));
-    }
-    c = first_runnable(perf, n);
-  } else {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgorithms];
-    ANATOMY_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kMaxAlgorithms, &n, perf));
-    if (benchmark) {
-      const Tensor ws = timed_workspace(perf, n);
-      ANATOMY_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-          h, d.x, xu.data_ptr(), d.y, yu.data_ptr(), d.conv, d.w, w.data_ptr(), kMaxAlgorithms, &n, perf, ws.data_ptr(),
-          static_cast<size_t>(ws.numel())));
-    }
-    c = first_runnable(perf, n);
+    if (!benchmark) return runnable(pass, d, perf, n);
+    const Tensor ws = timed_workspace(runnable(pass, d, perf, n));
+    ANATOMY_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w, w.data_ptr(), d.y, yu.data_ptr(), d.conv,
+                                                                    d.x, xu.data_ptr(), kMaxAlgorithms, &n, perf,
+                                                                    ws.data_ptr(), static_cast<size_t>(ws.numel())));
+    return runnable(pass, d, perf, n);
   }
-  ANATOMY_CHECK(c.has_value(), NotImplementedError, "convolution: cuDNN has no algorithm for this convolution ({})",
-                pass == Pass::Forward        ? "forward"
-                : pass == Pass::BackwardData ? "backward data"
-                                             : "backward filter");
-  return *c;
+  cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgorithms];
+  ANATOMY_CUDNN_CHECK(
+      cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kMaxAlgorithms, &n, perf));
+  if (!benchmark) return runnable(pass, d, perf, n);
+  const Tensor ws = timed_workspace(runnable(pass, d, perf, n));
+  ANATOMY_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x, xu.data_ptr(), d.y, yu.data_ptr(), d.conv,
+                                                                    d.w, w.data_ptr(), kMaxAlgorithms, &n, perf,
+                                                                    ws.data_ptr(), static_cast<size_t>(ws.numel())));
+  return runnable(pass, d, perf, n);
 }
 
-Choice choice_for(Pass pass, const Descriptors& d, const Tensor& xu, const Tensor& w, const Tensor& yu,
-                  const Params& p) {
-  const std::vector<int64_t> key = cache_key(pass, xu, w, yu, p, cudnn_benchmark());
-  AlgorithmCache& cache = algorithm_cache();
-  {
-    std::lock_guard<std::mutex> g(cache.mutex);
-    auto it = cache.choices.find(key);
-    if (it != cache.choices.end()) return it->second;
-  }
-  const Choice c = find_choice(pass, d, xu, w, yu);
-  std::lock_guard<std::mutex> g(cache.mutex);
-  cache.choices.emplace(key, c);
-  return c;
+// A status that means "not this algorithm" rather than a broken device: cuDNN's BAD_PARAM and
+// NOT_SUPPORTED families (2xxx, 3xxx) and a failed allocation.
+bool try_another(cudnnStatus_t status) {
+  const int family = static_cast<int>(status) / 1000;
+  return family == 2 || family == 3 || status == CUDNN_STATUS_ALLOC_FAILED;
 }
 
-// Runs one pass of the underlying convolution x_u -> y_u, writing x_u (BackwardData), y_u
-// (Forward) or w (BackwardFilter).
-void run_pass(Pass pass, const Tensor& xu, const Tensor& w, const Tensor& yu, const Params& params,
-              bool channels_last) {
-  const Descriptors d(xu, w, yu, params, channels_last);
-  const Choice c = choice_for(pass, d, xu, w, yu, params);
-  ANATOMY_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, c.math));
-  const Tensor ws = workspace_of(c.workspace, xu.device());
+cudnnStatus_t launch(Pass pass, const Descriptors& d, const Choice& c, void* workspace, const Tensor& xu,
+                     const Tensor& w, const Tensor& yu) {
   cudnnHandle_t h = cudnn_handle();
   const double one_d = 1, zero_d = 0;
   const float one_f = 1, zero_f = 0;
   const bool fp64 = xu.dtype() == DType::Float64;
   const void* one = fp64 ? static_cast<const void*>(&one_d) : &one_f;
   const void* zero = fp64 ? static_cast<const void*>(&zero_d) : &zero_f;
-  void* wsp = c.workspace > 0 ? ws.data_ptr() : nullptr;
-  if (pass == Pass::Forward) {
-    ANATOMY_CUDNN_CHECK(cudnnConvolutionForward(h, one, d.x, xu.data_ptr(), d.w, w.data_ptr(), d.conv,
-                                                static_cast<cudnnConvolutionFwdAlgo_t>(c.algorithm), wsp, c.workspace,
-                                                zero, d.y, yu.data_ptr()));
-  } else if (pass == Pass::BackwardData) {
-    ANATOMY_CUDNN_CHECK(cudnnConvolutionBackwardData(h, one, d.w, w.data_ptr(), d.y, yu.data_ptr(), d.conv,
-                                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algorithm), wsp,
-                                                     c.workspace, zero, d.x, xu.data_ptr()));
-  } else {
-    ANATOMY_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, one, d.x, xu.data_ptr(), d.y, yu.data_ptr(), d.conv,
-                                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algorithm), wsp,
-                                                       c.workspace, zero, d.w, w.data_ptr()));
+  if (pass == Pass::Forward)
+    return cudnnConvolutionForward(h, one, d.x, xu.data_ptr(), d.w, w.data_ptr(), d.conv,
+                                   static_cast<cudnnConvolutionFwdAlgo_t>(c.algorithm), workspace, c.workspace, zero,
+                                   d.y, yu.data_ptr());
+  if (pass == Pass::BackwardData)
+    return cudnnConvolutionBackwardData(h, one, d.w, w.data_ptr(), d.y, yu.data_ptr(), d.conv,
+                                        static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algorithm), workspace, c.workspace,
+                                        zero, d.x, xu.data_ptr());
+  return cudnnConvolutionBackwardFilter(h, one, d.x, xu.data_ptr(), d.y, yu.data_ptr(), d.conv,
+                                        static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algorithm), workspace,
+                                        c.workspace, zero, d.w, w.data_ptr());
+}
+
+// Runs one pass of the underlying convolution x_u -> y_u, writing x_u (BackwardData), y_u
+// (Forward) or w (BackwardFilter), with the cached algorithm or else the candidates in order,
+// skipping those cuDNN refuses at launch; the first that runs is cached. False when none runs
+// (the caller takes the composite instead).
+bool run_pass(Pass pass, const Tensor& xu, const Tensor& w, const Tensor& yu, const Params& params,
+              bool channels_last) {
+  const Descriptors d(xu, w, yu, params, channels_last);
+  const std::vector<int64_t> key = cache_key(pass, xu, w, yu, params, channels_last, cudnn_benchmark());
+  AlgorithmCache& cache = algorithm_cache();
+  std::vector<Choice> choices;
+  bool cached = false;
+  {
+    std::lock_guard<std::mutex> g(cache.mutex);
+    auto it = cache.choices.find(key);
+    if (it != cache.choices.end()) {
+      choices.push_back(it->second);
+      cached = true;
+    }
   }
+  if (!cached) choices = candidates(pass, d, xu, w, yu);
+  for (const Choice& c : choices) {
+    ANATOMY_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, c.math));
+    Tensor ws;
+    try {
+      ws = workspace_of(c.workspace, xu.device());
+    } catch (const OutOfMemoryError&) {
+      continue;  // a cheaper algorithm may fit
+    }
+    const cudnnStatus_t status = launch(pass, d, c, c.workspace > 0 ? ws.data_ptr() : nullptr, xu, w, yu);
+    if (status == CUDNN_STATUS_SUCCESS) {
+      if (!cached) {
+        std::lock_guard<std::mutex> g(cache.mutex);
+        cache.choices.emplace(key, c);
+      }
+      return true;
+    }
+    if (!try_another(status)) detail::throw_cudnn_error(status, "a cuDNN convolution", __FILE__, __LINE__);
+  }
+  return false;
 }
 
 // cuDNN serves non-empty problems whose tensors have fewer than INT_MAX elements and whose
@@ -319,10 +383,12 @@ Tensor convolution_cuda(const Tensor& input, const Tensor& weight, const std::op
     const Tensor x = dense_in(input, g.format), w = dense_in(weight, g.format);
     Tensor out = empty_convolution_output(g, input);
     const Params p = params_of(g, input.dtype());
-    if (g.transposed) run_pass(Pass::BackwardData, out, w, x, p, cl);
-    else run_pass(Pass::Forward, x, w, out, p, cl);
-    if (bias && bias->defined()) out.add_(bias_view(*bias, out.dim()));
-    return out;
+    const bool ran =
+        g.transposed ? run_pass(Pass::BackwardData, out, w, x, p, cl) : run_pass(Pass::Forward, x, w, out, p, cl);
+    if (ran) {
+      if (bias && bias->defined()) out.add_(bias_view(*bias, out.dim()));
+      return out;
+    }
   }
 #endif
   return convolution_via_matmul(input, weight, bias, g);
@@ -343,16 +409,17 @@ Tensor3 convolution_backward_cuda(const Tensor& grad_output, const Tensor& input
     const Tensor dy = dense_in(grad_output, g.format), x = dense_in(input, g.format), w = dense_in(weight, g.format);
     const Params p = params_of(g, input.dtype());
     Tensor dx, dw, db;
+    bool ran = true;
     if (mask[0]) {
       dx = empty(x.sizes(), x.options(), g.format);
-      if (g.transposed) run_pass(Pass::Forward, dy, w, dx, p, cl);
-      else run_pass(Pass::BackwardData, dx, w, dy, p, cl);
+      ran = g.transposed ? run_pass(Pass::Forward, dy, w, dx, p, cl) : run_pass(Pass::BackwardData, dx, w, dy, p, cl);
     }
-    if (mask[1]) {
+    if (ran && mask[1]) {
       dw = empty(w.sizes(), w.options(), g.format);
-      if (g.transposed) run_pass(Pass::BackwardFilter, dy, dw, x, p, cl);
-      else run_pass(Pass::BackwardFilter, x, dw, dy, p, cl);
+      ran = g.transposed ? run_pass(Pass::BackwardFilter, dy, dw, x, p, cl)
+                         : run_pass(Pass::BackwardFilter, x, dw, dy, p, cl);
     }
+    if (!ran) return convolution_backward_via_convolutions(grad_output, input, weight, g, mask);
     if (mask[2]) {
       std::vector<int64_t> dims{0};
       for (int64_t i = 2; i < dy.dim(); ++i) dims.push_back(i);

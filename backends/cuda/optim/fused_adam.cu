@@ -32,9 +32,12 @@ struct TensorTable {
 };
 static_assert(sizeof(TensorTable) + 128 < 4096, "a kernel's parameters are limited to 4 KB");
 
+// The factors the single-tensor step forms in double on the host (1 - beta, 1 - lr * wd), formed
+// the same way: 1 - 0.999f in fp32 is 1.3e-5 away from 0.001f, enough to move a parameter by
+// a few 1e-7 over a few steps.
 template <typename A>
 struct Hyper {
-  A lr, beta1, beta2, weight_decay, eps, step_size, bias_correction2_sqrt;
+  A beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay, eps, step_size, bias_correction2_sqrt;
   bool decoupled;
 };
 
@@ -51,11 +54,11 @@ __global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table,
   for (int64_t e = begin + threadIdx.x; e < end; e += kThreads) {
     A param = static_cast<A>(p[e]), grad = static_cast<A>(g[e]);
     if (h.weight_decay != A(0)) {
-      if (h.decoupled) param = static_cast<A>(static_cast<T>(param * (A(1) - h.lr * h.weight_decay)));
+      if (h.decoupled) param = static_cast<A>(static_cast<T>(param * h.decay));
       else grad = static_cast<A>(static_cast<T>(grad + h.weight_decay * param));
     }
-    const A avg = static_cast<A>(static_cast<T>(static_cast<A>(m[e]) * h.beta1)) + (A(1) - h.beta1) * grad;
-    const A avg_sq = static_cast<A>(static_cast<T>(static_cast<A>(v[e]) * h.beta2)) + (A(1) - h.beta2) * grad * grad;
+    const A avg = static_cast<A>(static_cast<T>(static_cast<A>(m[e]) * h.beta1)) + h.one_minus_beta1 * grad;
+    const A avg_sq = static_cast<A>(static_cast<T>(static_cast<A>(v[e]) * h.beta2)) + h.one_minus_beta2 * grad * grad;
     const T avg_t = static_cast<T>(avg), avg_sq_t = static_cast<T>(avg_sq);
     // Rounded where the single-tensor step's operators round: sqrt, the division, the eps.
     const A root = static_cast<A>(static_cast<T>(sqrt(static_cast<A>(avg_sq_t))));
@@ -70,10 +73,12 @@ __global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table,
 template <typename T>
 void launch_for(const std::vector<AdamTensors>& entries, const AdamHyper& hyper, cudaStream_t stream) {
   using A = opmath_t<T>;
-  const Hyper<A> h{static_cast<A>(hyper.lr),
-                   static_cast<A>(hyper.beta1),
+  const Hyper<A> h{static_cast<A>(hyper.beta1),
+                   static_cast<A>(1 - hyper.beta1),
                    static_cast<A>(hyper.beta2),
+                   static_cast<A>(1 - hyper.beta2),
                    static_cast<A>(hyper.weight_decay),
+                   static_cast<A>(1 - hyper.lr * hyper.weight_decay),
                    static_cast<A>(hyper.eps),
                    static_cast<A>(hyper.lr / hyper.bias_correction1),
                    static_cast<A>(std::sqrt(hyper.bias_correction2)),
