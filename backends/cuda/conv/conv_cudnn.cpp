@@ -1,9 +1,11 @@
-// CUDA convolutions through cuDNN 9 (its convolution API: descriptors, an algorithm per shape,
-// a workspace): forward and both backward passes, plain and transposed, 1-d (as 2-d with a
-// height of 1), 2-d and 3-d, every floating dtype. Without cuDNN in the build, or for what it
-// refuses (output_padding of at least the stride, more than INT_MAX elements, an empty
-// problem, a configuration none of its algorithms launches for), the composite of dispatch/ops/convolution_matmul.cpp
-// runs on cuBLAS instead.
+// CUDA convolutions through cuDNN 9: forward and both backward passes, plain and transposed,
+// 1-d (as 2-d with a height of 1), 2-d and 3-d, every floating dtype. Each pass goes through
+// cuDNN's graph API with a cached execution plan (cudnn_graph.h); where no plan runs, or with
+// ANATOMY_CUDNN_LEGACY_API=1, through its legacy convolution API (descriptors, an algorithm per
+// shape, a workspace), below. Without cuDNN in the build, or for what it refuses (output_padding
+// of at least the stride, more than INT_MAX elements, an empty problem, a configuration none of
+// its algorithms launches for), the composite of dispatch/ops/convolution_matmul.cpp runs on
+// cuBLAS instead.
 //
 // A transposed convolution is the adjoint of a plain one with the same weight, so every pass
 // is one of cuDNN's three on the "underlying" plain convolution x_u -> y_u (x_u the transposed
@@ -14,7 +16,7 @@
 //   dweight   BackwardFilter(x, dy)      BackwardFilter(dout, input)
 // The bias and its gradient are the engine's add_ and sum.
 //
-// Note [cuDNN algorithm choice]
+// Note [cuDNN algorithm choice] (the legacy API)
 // Each (pass, shapes, strides, dtype, parameters, math mode) gets its algorithm once and keeps
 // it: cuDNN's heuristic's first choice by default, or with cudnn_benchmark() on, the fastest of
 // cudnnFind*AlgorithmEx's timed runs on the first call (as torch.backends.cudnn.benchmark). A
@@ -39,6 +41,7 @@
 #include "anatomy/dispatch/ops/convolution_matmul.h"
 
 #if defined(ANATOMY_WITH_CUDNN)
+#include "anatomy/backends/cuda/conv/cudnn_graph.h"
 #include "anatomy/backends/cuda/conv/cudnn_handle.h"
 #endif
 
@@ -49,7 +52,7 @@ using Tensor3 = std::tuple<Tensor, Tensor, Tensor>;
 
 #if defined(ANATOMY_WITH_CUDNN)
 
-enum class Pass : int { Forward, BackwardData, BackwardFilter };
+using Pass = ConvPass;
 
 cudnnDataType_t data_type(DType d) {
   switch (d) {
@@ -64,34 +67,16 @@ cudnnDataType_t data_type(DType d) {
   }
 }
 
-// A tensor as cuDNN sees it: at least 4 dims (a 1-d convolution's (N, C, L) as (N, C, 1, L)),
-// and a size-1 dim's stride what a dense tensor of that layout would have there. The engine
-// leaves a size-1 dim's stride free (any value is contiguous); some cuDNN kernels read it.
+// cudnn_dims (cudnn_graph.h) as the legacy descriptors take them.
 struct Shape {
   std::vector<int> sizes, strides;
 };
 Shape shape_of(const Tensor& t, bool channels_last) {
+  const CudnnDims d = cudnn_dims(t, channels_last);
   Shape s;
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    s.sizes.push_back(static_cast<int>(t.size(i)));
-    s.strides.push_back(static_cast<int>(t.stride(i)));
-  }
-  if (t.dim() == 3) {
-    s.sizes.insert(s.sizes.begin() + 2, 1);
-    s.strides.insert(s.strides.begin() + 2, 0);
-  }
-  // Innermost first: (W, H, [D,] C, N) or, channels_last, (C, W, H, [D,] N).
-  const int dims = static_cast<int>(s.sizes.size());
-  std::vector<int> order;
-  if (channels_last) order.push_back(1);
-  for (int d = dims - 1; d > 1; --d) order.push_back(d);
-  if (!channels_last) order.push_back(1);
-  order.push_back(0);
-  int64_t dense = 1;
-  for (int d : order) {
-    const auto u = static_cast<size_t>(d);
-    if (s.sizes[u] == 1) s.strides[u] = static_cast<int>(dense);
-    else dense = static_cast<int64_t>(s.sizes[u]) * s.strides[u];
+  for (size_t i = 0; i < d.sizes.size(); ++i) {
+    s.sizes.push_back(static_cast<int>(d.sizes[i]));
+    s.strides.push_back(static_cast<int>(d.strides[i]));
   }
   return s;
 }
@@ -193,11 +178,6 @@ AlgorithmCache& algorithm_cache() {
   return *c;
 }
 
-// Device memory for cuDNN from the caching allocator on the current stream.
-Tensor workspace_of(size_t bytes, Device device) {
-  return empty({static_cast<int64_t>(bytes)}, TensorOptions().dtype(DType::UInt8).device(device));
-}
-
 // The workspace one algorithm needs with its math type, as cuDNN reports it; nullopt when cuDNN
 // refuses the algorithm for these descriptors.
 std::optional<size_t> workspace_size(Pass pass, const Descriptors& d, int algorithm, cudnnMathType_t math) {
@@ -245,7 +225,7 @@ std::vector<Choice> candidates(Pass pass, const Descriptors& d, const Tensor& xu
   auto timed_workspace = [&](const std::vector<Choice>& heuristic) {
     size_t bytes = 0;
     for (const Choice& c : heuristic) bytes = std::max(bytes, c.workspace);
-    return workspace_of(bytes, xu.device());
+    return cudnn_workspace(bytes, xu.device());
   };
   if (pass == Pass::Forward) {
     cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgorithms];
@@ -313,6 +293,11 @@ cudnnStatus_t launch(Pass pass, const Descriptors& d, const Choice& c, void* wor
 // (the caller takes the composite instead).
 bool run_pass(Pass pass, const Tensor& xu, const Tensor& w, const Tensor& yu, const Params& params,
               bool channels_last) {
+  ConvSettings settings{{params.padding.begin(), params.padding.end()},
+                        {params.stride.begin(), params.stride.end()},
+                        {params.dilation.begin(), params.dilation.end()},
+                        channels_last};
+  if (run_conv_graph(pass, xu, w, yu, settings)) return true;
   const Descriptors d(xu, w, yu, params, channels_last);
   const std::vector<int64_t> key = cache_key(pass, xu, w, yu, params, channels_last, cudnn_benchmark());
   AlgorithmCache& cache = algorithm_cache();
@@ -331,7 +316,7 @@ bool run_pass(Pass pass, const Tensor& xu, const Tensor& w, const Tensor& yu, co
     ANATOMY_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, c.math));
     Tensor ws;
     try {
-      ws = workspace_of(c.workspace, xu.device());
+      ws = cudnn_workspace(c.workspace, xu.device());
     } catch (const OutOfMemoryError&) {
       continue;  // a cheaper algorithm may fit
     }

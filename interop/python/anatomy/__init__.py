@@ -48,7 +48,7 @@ __all__ = [
 
 # anatomy.ops (every operator from its schema), anatomy.library (operators from Python) and
 # anatomy.cuda (devices, streams, events, device memory, graphs), anatomy.profiler, anatomy.safetensors.
-from . import cuda, library, ops, profiler, safetensors  # noqa: E402
+from . import backends, cuda, library, ops, profiler, safetensors  # noqa: E402
 from ._C import memory_format  # noqa: E402
 
 contiguous_format = memory_format.contiguous_format
