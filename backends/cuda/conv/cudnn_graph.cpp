@@ -372,7 +372,11 @@ std::shared_ptr<const Plan> build_and_run(const Problem& p, bool benchmark) {
     std::unique_ptr<Descriptor> config, plan;
     int64_t workspace = 0;
   };
+  // Without benchmark, each configuration's plan is built only when the ones before it did not
+  // run (finalizing a plan of a runtime-compiled engine compiles a kernel): the first that runs
+  // is chosen. With benchmark, up to kTimedPlans plans are built and timed.
   std::vector<Candidate> candidates;
+  std::optional<size_t> chosen;
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     std::vector<std::unique_ptr<Descriptor>> configs;
     try {
@@ -388,12 +392,21 @@ std::shared_ptr<const Plan> build_and_run(const Problem& p, bool benchmark) {
       }
       int64_t workspace = 0;
       std::unique_ptr<Descriptor> plan = plan_for(*config, handle, workspace);
-      if (plan) candidates.push_back({std::move(config), std::move(plan), workspace});
-      if (benchmark && candidates.size() >= static_cast<size_t>(kTimedPlans)) break;
+      if (!plan) continue;
+      candidates.push_back({std::move(config), std::move(plan), workspace});
+      if (benchmark) {
+        if (candidates.size() >= static_cast<size_t>(kTimedPlans)) break;
+        continue;
+      }
+      const cudnnStatus_t status = execute(*candidates.back().plan, workspace, p);
+      if (status == CUDNN_STATUS_SUCCESS) {
+        chosen = candidates.size() - 1;
+        break;
+      }
+      if (!try_another(status)) detail::throw_cudnn_error(status, "cudnnBackendExecute", __FILE__, __LINE__);
     }
-    if (!candidates.empty()) break;  // the fallback list only when the heuristic gives nothing
+    if (chosen || (benchmark && !candidates.empty())) break;  // the fallback list only when needed
   }
-  std::optional<size_t> chosen;
   if (benchmark) {
     float best = std::numeric_limits<float>::infinity();
     for (size_t i = 0; i < candidates.size(); ++i) {
@@ -403,15 +416,9 @@ std::shared_ptr<const Plan> build_and_run(const Problem& p, bool benchmark) {
         chosen = i;
       }
     }
-    // The timed runs left some candidate's output; the chosen plan writes its own below.
+    // The timed runs left some candidate's output; the chosen plan writes its own.
     if (chosen && execute(*candidates[*chosen].plan, candidates[*chosen].workspace, p) != CUDNN_STATUS_SUCCESS)
       chosen.reset();
-  } else {
-    for (size_t i = 0; i < candidates.size() && !chosen; ++i) {
-      const cudnnStatus_t status = execute(*candidates[i].plan, candidates[i].workspace, p);
-      if (status == CUDNN_STATUS_SUCCESS) chosen = i;
-      else if (!try_another(status)) detail::throw_cudnn_error(status, "cudnnBackendExecute", __FILE__, __LINE__);
-    }
   }
   if (!chosen) return nullptr;
   auto plan = std::make_shared<Plan>();
