@@ -1,6 +1,7 @@
 // The fp32 loops over backends/cpu/vec_math.h's functions: contiguous in, contiguous out (the
 // same array for in-place forms), each compiled three times, for the x86-64 baseline (SSE2, 4
-// lanes), AVX2 (8 lanes) and AVX-512 (16 lanes), the widest the CPU has chosen once at run time.
+// lanes), AVX2 with FMA (8 lanes) and AVX-512 (16 lanes, FMA), the widest the CPU has chosen
+// once at run time.
 // The build has no -march flag, so without the other copies every machine would run 4 lanes.
 #pragma once
 
@@ -19,7 +20,7 @@ using VecLoop = void (*)(const float* in, float* out, int64_t n, VecArgs args);
 
 // The baseline loop: every x86-64 CPU (and the only one elsewhere).
 VecLoop vec_loop_baseline(VecFn fn);
-// The AVX2 loop, or nullptr where the CPU lacks AVX2 (or is not x86-64).
+// The AVX2 + FMA loop, or nullptr where the CPU lacks either (or is not x86-64).
 VecLoop vec_loop_avx2(VecFn fn);
 // The AVX-512 loop, or nullptr where the CPU lacks AVX-512F (or is not x86-64).
 VecLoop vec_loop_avx512(VecFn fn);
