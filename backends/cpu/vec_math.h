@@ -42,6 +42,17 @@ ANATOMY_VEC_INLINE float blend(bool c, float a, float b) {
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+// e^r - 1 = r + r^2 P(r) for r in [-ln2/2, ln2/2] (Cephes expf's minimax polynomial).
+ANATOMY_VEC_INLINE float expm1_reduced(float r) {
+  float poly = 1.9875691500e-4f;
+  poly = poly * r + 1.3981999507e-3f;
+  poly = poly * r + 8.3334519073e-3f;
+  poly = poly * r + 4.1665795894e-2f;
+  poly = poly * r + 1.6666665459e-1f;
+  poly = poly * r + 5.0000001201e-1f;
+  return poly * (r * r) + r;
+}
+
 // exp(hi + lo) = p * s1 * s2, for hi any float and lo a small correction to it (|lo| < 2^-10
 // |hi|; erfc and gelu pass the low half of an exactly split square there). p = e^r, with
 // r = hi + lo - n ln2 in [-ln2/2, ln2/2] (Cody-Waite: n ln2 in two parts, the first with few
@@ -70,14 +81,7 @@ ANATOMY_VEC_INLINE ExpParts exp_parts(float hi, float lo = 0.0f) {
   const float kn = x * kLog2e + kRound;
   const float n = kn - kRound;
   const float r = ((x - n * kLn2Hi) - n * kLn2Lo) + lo;
-  // e^r - 1 = r + r^2 P(r) on [-ln2/2, ln2/2] (Cephes expf's minimax polynomial).
-  float poly = 1.9875691500e-4f;
-  poly = poly * r + 1.3981999507e-3f;
-  poly = poly * r + 8.3334519073e-3f;
-  poly = poly * r + 4.1665795894e-2f;
-  poly = poly * r + 1.6666665459e-1f;
-  poly = poly * r + 5.0000001201e-1f;
-  const float q = poly * (r * r) + r;
+  const float q = expm1_reduced(r);
   const int32_t ni = static_cast<int32_t>(bits(kn) - bits(kRound));
   const int32_t n1 = ni >> 1, n2 = ni - n1;
   ExpParts parts;
@@ -92,6 +96,22 @@ ANATOMY_VEC_INLINE ExpParts exp_parts(float hi, float lo = 0.0f) {
 }
 
 ANATOMY_VEC_INLINE float exp(float x) { return exp_parts(x).value(); }
+
+// e^(hi + lo) for hi in [-87, 88] (NaN passes; lo as exp_parts takes it): e^hi is then a normal
+// number or overflows, so one power of two scales it, with no clamp and no special case. Callers
+// that know their range (tanh's 2|x|, erf's -t^2) save a third or more of exp's operations.
+ANATOMY_VEC_INLINE float exp_normal(float hi, float lo = 0.0f) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+  constexpr float kRound = 12582912.0f;
+  const float kn = hi * kLog2e + kRound;
+  const float n = kn - kRound;
+  const float r = ((hi - n * kLn2Hi) - n * kLn2Lo) + lo;
+  const int32_t ni = static_cast<int32_t>(bits(kn) - bits(kRound));
+  // A product, not an add to the exponent bits: for NaN, ni is meaningless and NaN * s is NaN.
+  const float scale = from_bits(static_cast<uint32_t>(ni + 127) << 23);
+  return (expm1_reduced(r) + 1.0f) * scale;
+}
 
 // e^x - 1 = 2^n (q + 1 - 2^-n): exact q where n = 0 (small x), no cancellation elsewhere.
 ANATOMY_VEC_INLINE float expm1(float x) {
@@ -180,7 +200,9 @@ ANATOMY_VEC_INLINE float tanh(float x) {
   poly = poly * z + 1.33314422036e-1f;
   poly = poly * z - 3.33332819422e-1f;
   const float small = poly * z * x + x;
-  const float large = 1.0f - 2.0f / (exp(ax + ax) + 1.0f);
+  // Past 2|x| = 20 the result is 1 to fp32 precision (2 / (e^20 + 1) < 2^-27).
+  const float a2 = ax + ax;
+  const float large = 1.0f - 2.0f / (exp_normal(a2 > 20.0f ? 20.0f : a2) + 1.0f);
   return ax < 0.625f ? small : with_sign_of(large, x);
 }
 
@@ -224,6 +246,9 @@ ANATOMY_VEC_INLINE Square split_square(float x) {
 // m erfc(t) for t >= 0.84, with t^2 given as a split square: m e^-t^2 f(t), where
 // f(t) = erfc(t) e^t^2 is a polynomial in w = 1 / (1 + t/2) fitted on [0.84, 10.6]. The exact
 // square matters: e^-t^2 would otherwise take t^2's rounding error times t^2 (100 ulp at t = 9).
+// Tail = false: only erfc's size against 1 matters (erf = 1 - erfc), so t^2 is clamped at 87 and
+// e^-t^2 taken in the normal range (exp_normal); true: the tail itself, down to subnormals (gelu).
+template <bool Tail>
 ANATOMY_VEC_INLINE float mul_erfc_large(float m, float t, Square t2) {
   const float w = 1.0f / (1.0f + 0.5f * t);
   float f = 7.630249113e-02f;
@@ -235,14 +260,19 @@ ANATOMY_VEC_INLINE float mul_erfc_large(float m, float t, Square t2) {
   f = f * w + 2.808906436e-01f;
   f = f * w + 2.822051644e-01f;
   f = f * w - 4.190786512e-06f;
-  return exp_parts(-t2.hi, -t2.lo).times(m * f);
+  if constexpr (Tail) {
+    return exp_parts(-t2.hi, -t2.lo).times(m * f);
+  } else {
+    const bool far = t2.hi > 87.0f;  // erfc < 2^-127 there: 1 - erfc is 1
+    return (m * f) * exp_normal(far ? -87.0f : -t2.hi, far ? 0.0f : -t2.lo);
+  }
 }
 
 ANATOMY_VEC_INLINE float erf(float x) {
   // Past 10, erfc is 0 in fp32 (and the clamp keeps the square finite for infinities).
   const float ax = abs(x) > 10.0f ? 10.0f : abs(x);
   const float small = x * erf_small_over_t(x * x);
-  const float large = with_sign_of(1.0f - mul_erfc_large(1.0f, ax, split_square(ax)), x);
+  const float large = with_sign_of(1.0f - mul_erfc_large<false>(1.0f, ax, split_square(ax)), x);
   return ax < 0.84f ? small : large;  // NaN: large, NaN through exp_parts
 }
 
@@ -256,7 +286,7 @@ ANATOMY_VEC_INLINE float gelu(float x) {
   const float at = abs(t);
   const float near = 0.5f * x + (0.5f * x) * (t * erf_small_over_t(t * t));
   const Square x2 = split_square(xc);
-  const float tail = mul_erfc_large(0.5f * x, at, {0.5f * x2.hi, 0.5f * x2.lo});
+  const float tail = mul_erfc_large<true>(0.5f * x, at, {0.5f * x2.hi, 0.5f * x2.lo});
   // -inf: -inf * 0 = NaN, as x * Phi(x) gives.
   const float head = x - tail;
   const float far = x < 0.0f ? tail : head;
