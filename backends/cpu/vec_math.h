@@ -261,7 +261,16 @@ ANATOMY_VEC_INLINE float mul_erfc_large(float m, float t, Square t2) {
   f = f * w + 2.822051644e-01f;
   f = f * w - 4.190786512e-06f;
   if constexpr (Tail) {
-    return exp_parts(-t2.hi, -t2.lo).times(m * f);
+    // e^-t^2 in the normal range (t^2 <= 87) directly; deeper, as e^-(t^2 - 32) e^-32, the last
+    // product rounding once into the subnormal range (t^2 - 32 is exact: t^2's high part has 24
+    // bits). Past t^2 = 119 the result is below half the smallest subnormal: 0 (times m, so an
+    // infinite m gives NaN, as m * 0 does).
+    const bool deep = t2.hi > 87.0f, beyond = t2.hi > 119.0f;
+    const float hi = beyond ? 119.0f : t2.hi;
+    const float e = exp_normal(deep ? 32.0f - hi : -hi, -t2.lo);
+    constexpr float kExpMinus32 = 1.26641655e-14f;  // e^-32
+    const float scale = deep ? kExpMinus32 : 1.0f;
+    return ((m * f) * e) * (beyond ? 0.0f : scale);
   } else {
     const bool far = t2.hi > 87.0f;  // erfc < 2^-127 there: 1 - erfc is 1
     return (m * f) * exp_normal(far ? -87.0f : -t2.hi, far ? 0.0f : -t2.lo);
