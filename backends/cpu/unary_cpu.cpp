@@ -9,6 +9,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "anatomy/backends/cpu/streaming_store.h"
 #include "anatomy/backends/cpu/vec_loops.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops/unary_functors.h"
@@ -42,10 +43,16 @@ void run_loop(const IterationPlan& plan, F f) {
 template <typename T>
 void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
   const VecLoop loop = vec_loop(fn);
+  // Large contiguous fp32 outputs are written with streaming stores (Note [Streaming stores for
+  // large outputs]): the loop fills a 4 KiB block in L1, which goes out without a read for
+  // ownership of the output's lines.
+  const size_t out_bytes = static_cast<size_t>(plan.numel()) * sizeof(float);
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
     if constexpr (std::is_same_v<T, float>) {
       if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
-        loop(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n, args);
+        const float* in = reinterpret_cast<const float*>(data[1]);
+        write_output(reinterpret_cast<float*>(data[0]), n, out_bytes,
+                     [&](float* out, int64_t begin, int64_t count) { loop(in + begin, out, count, args); });
         return;
       }
     }
