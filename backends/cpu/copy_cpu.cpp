@@ -1,7 +1,9 @@
 // CPU: copy_ between any dtypes and layouts (src broadcasts to self), and reading one element
 // (_local_scalar_dense, behind item()).
+#include <cstdint>
 #include <cstring>
 
+#include "anatomy/backends/cpu/copy_loops.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
 #include "anatomy/core/strided_loop.h"
@@ -25,6 +27,37 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
 
   if (self.dtype() == source.dtype() && self.is_contiguous() && source.is_contiguous()) {
     std::memcpy(self.data_ptr(), source.data_ptr(), self.nbytes());
+  } else if (fits_copy_layout(self.sizes())) {
+    // Note [Strided copies on the CPU]
+    const CopyLayout layout = copy_layout(self.sizes(), self.strides(), source.strides());
+    if (self.dtype() == source.dtype()) {
+      // The bytes as they are: one instantiation per element size.
+      auto same = [&]<typename U>() {
+        copy_strided(static_cast<U*>(self.data_ptr()), static_cast<const U*>(source.data_ptr()), layout,
+                     [](U v) { return v; });
+      };
+      switch (self.element_size()) {
+        case 1:
+          same.template operator()<uint8_t>();
+          break;
+        case 2:
+          same.template operator()<uint16_t>();
+          break;
+        case 4:
+          same.template operator()<uint32_t>();
+          break;
+        default:
+          same.template operator()<uint64_t>();
+          break;
+      }
+    } else {
+      visit_dtype(self.dtype(), "copy_", [&]<typename D>() {
+        visit_dtype(source.dtype(), "copy_", [&]<typename S>() {
+          copy_strided(static_cast<D*>(self.data_ptr()), static_cast<const S*>(source.data_ptr()), layout,
+                       [](S v) { return convert<D>(v); });
+        });
+      });
+    }
   } else {
     visit_dtype(self.dtype(), "copy_", [&]<typename D>() {
       visit_dtype(source.dtype(), "copy_", [&]<typename S>() {

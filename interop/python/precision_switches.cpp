@@ -1,7 +1,7 @@
 // anatomy._C's precision switches (core/precision_switches.h), behind anatomy.backends' attributes.
 #include <nanobind/nanobind.h>
 
-#include "anatomy/core/precision_switches.h"
+#include "anatomy/anatomy.h"
 #include "bindings.h"
 
 namespace anatomy::python {
