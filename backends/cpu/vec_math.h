@@ -9,10 +9,11 @@
 // Special values follow the C library's: exp(-inf) = 0, exp(+inf) = inf, log(0) = -inf, log of
 // a negative number is NaN, NaN in gives NaN out, overflow gives inf and underflow 0.
 //
-// Only IEEE add, sub, mul, div, conversions and bit operations are used, and vec_loops.cpp is
-// compiled with -ffp-contract=off (no a * b + c contracted into an FMA, which GCC does in C++ by
-// default where the target has FMA, as AVX-512F does), so the SSE2, AVX2 and AVX-512
-// compilations of one loop give bit-identical results.
+// Only IEEE add, sub, mul, div, conversions and bit operations are written; vec_loops.cpp is
+// compiled with -ffp-contract=fast, so in its AVX2 + FMA and AVX-512 copies each a * b + c is one
+// FMA (rounded once). Nothing here depends on a product being rounded before the add: the
+// Cody-Waite products n * ln2_hi are exact either way, and the split squares are formed without
+// an add. Each copy is held to the same ulp bounds (tests/core/test_vec_math.cpp).
 #pragma once
 
 #include <bit>
@@ -173,14 +174,21 @@ ANATOMY_VEC_INLINE float log1p(float x) {
 }
 
 // m * sigmoid(z) = m / (1 + e^-z) for z >= 0, m e^z / (1 + e^z) below: e^-|z| <= 1 never
-// overflows, and the tail e^z rounds once into the subnormal range. z = zh + zl (zl: a low
-// part, or 0). -inf gives m * 0, +inf gives m.
+// overflows. z = zh + zl (zl: a low part, or 0). e^-|z| is taken in the normal range; deeper than
+// -87 it is e^(32 - |z|) e^-32, the tail's last product rounding once into the subnormal range
+// (1 + e^-|z| is 1 there), and past -119 the tail is below half the smallest subnormal: m * 0.
+// -inf gives m * 0, +inf gives m.
 ANATOMY_VEC_INLINE float mul_sigmoid(float m, float zh, float zl = 0.0f) {
   const bool negative = zh < 0.0f;
-  const ExpParts e = exp_parts(negative ? zh : -zh, negative ? zl : -zl);
-  const float d = 1.0f + e.value();
+  const float a = negative ? zh : -zh, al = negative ? zl : -zl;  // -|z|
+  const bool deep = a < -87.0f, beyond = a < -119.0f;
+  const float clamped = beyond ? -119.0f : a;
+  const float e = exp_normal(deep ? clamped + 32.0f : clamped, al);  // + 32 is exact there
+  const float d = 1.0f + (deep ? 0.0f : e);
   const float ratio = m / d;
-  const float tail = e.times(ratio);
+  constexpr float kExpMinus32 = 1.26641655e-14f;  // e^-32
+  const float scale = deep ? kExpMinus32 : 1.0f;
+  const float tail = ((ratio * e) * scale) * (beyond ? 0.0f : 1.0f);
   return negative ? tail : ratio;
 }
 
