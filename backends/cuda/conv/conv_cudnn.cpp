@@ -54,19 +54,6 @@ using Tensor3 = std::tuple<Tensor, Tensor, Tensor>;
 
 using Pass = ConvPass;
 
-cudnnDataType_t data_type(DType d) {
-  switch (d) {
-    case DType::Float16:
-      return CUDNN_DATA_HALF;
-    case DType::BFloat16:
-      return CUDNN_DATA_BFLOAT16;
-    case DType::Float64:
-      return CUDNN_DATA_DOUBLE;
-    default:
-      return CUDNN_DATA_FLOAT;
-  }
-}
-
 // cudnn_dims (cudnn_graph.h) as the legacy descriptors take them.
 struct Shape {
   std::vector<int> sizes, strides;
@@ -111,7 +98,7 @@ struct Descriptors {
   cudnnConvolutionDescriptor_t conv = nullptr;
 
   Descriptors(const Tensor& xu, const Tensor& weight, const Tensor& yu, const Params& p, bool channels_last) {
-    const cudnnDataType_t type = data_type(xu.dtype());
+    const cudnnDataType_t type = cudnn_data_type(xu.dtype());
     const cudnnDataType_t compute = xu.dtype() == DType::Float64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     ANATOMY_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x));
     ANATOMY_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y));
@@ -259,13 +246,6 @@ std::vector<Choice> candidates(Pass pass, const Descriptors& d, const Tensor& xu
   return runnable(pass, d, perf, n);
 }
 
-// A status that means "not this algorithm" rather than a broken device: cuDNN's BAD_PARAM and
-// NOT_SUPPORTED families (2xxx, 3xxx) and a failed allocation.
-bool try_another(cudnnStatus_t status) {
-  const int family = static_cast<int>(status) / 1000;
-  return family == 2 || family == 3 || status == CUDNN_STATUS_ALLOC_FAILED;
-}
-
 cudnnStatus_t launch(Pass pass, const Descriptors& d, const Choice& c, void* workspace, const Tensor& xu,
                      const Tensor& w, const Tensor& yu) {
   cudnnHandle_t h = cudnn_handle();
@@ -328,7 +308,7 @@ bool run_pass(Pass pass, const Tensor& xu, const Tensor& w, const Tensor& yu, co
       }
       return true;
     }
-    if (!try_another(status)) detail::throw_cudnn_error(status, "a cuDNN convolution", __FILE__, __LINE__);
+    if (!cudnn_try_another(status)) detail::throw_cudnn_error(status, "a cuDNN convolution", __FILE__, __LINE__);
   }
   return false;
 }

@@ -65,6 +65,24 @@ Tensor cudnn_workspace(size_t bytes, Device device) {
   return empty({static_cast<int64_t>(bytes)}, TensorOptions().dtype(DType::UInt8).device(device));
 }
 
+cudnnDataType_t cudnn_data_type(DType dtype) {
+  switch (dtype) {
+    case DType::Float16:
+      return CUDNN_DATA_HALF;
+    case DType::BFloat16:
+      return CUDNN_DATA_BFLOAT16;
+    case DType::Float64:
+      return CUDNN_DATA_DOUBLE;
+    default:
+      return CUDNN_DATA_FLOAT;
+  }
+}
+
+bool cudnn_try_another(cudnnStatus_t status) {
+  const int family = static_cast<int>(status) / 1000;
+  return family == 2 || family == 3 || status == CUDNN_STATUS_ALLOC_FAILED;
+}
+
 namespace {
 
 // A cuDNN status other than success while building a plan: the caller moves on (another engine
@@ -107,19 +125,6 @@ class Descriptor {
   cudnnBackendDescriptor_t d_ = nullptr;
 };
 
-cudnnDataType_t data_type(DType d) {
-  switch (d) {
-    case DType::Float16:
-      return CUDNN_DATA_HALF;
-    case DType::BFloat16:
-      return CUDNN_DATA_BFLOAT16;
-    case DType::Float64:
-      return CUDNN_DATA_DOUBLE;
-    default:
-      return CUDNN_DATA_FLOAT;
-  }
-}
-
 // The largest power of two, at most 16, that divides the address: what the tensor descriptor
 // promises cuDNN about the pointer (engines that need 16 bytes then refuse the others).
 int64_t alignment_of(const void* p) {
@@ -134,7 +139,7 @@ constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3;
 std::unique_ptr<Descriptor> tensor_descriptor(const Tensor& t, int64_t uid, bool channels_last) {
   const CudnnDims d = cudnn_dims(t, channels_last);
   auto desc = std::make_unique<Descriptor>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  const cudnnDataType_t type = data_type(t.dtype());
+  const cudnnDataType_t type = cudnn_data_type(t.dtype());
   desc->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
   desc->set_ints(CUDNN_ATTR_TENSOR_DIMENSIONS, d.sizes);
   desc->set_ints(CUDNN_ATTR_TENSOR_STRIDES, d.strides);
@@ -301,12 +306,6 @@ cudnnStatus_t execute(const Descriptor& plan, int64_t workspace_bytes, const Pro
   }
 }
 
-// Not this plan, rather than a broken device: cuDNN's BAD_PARAM and NOT_SUPPORTED families.
-bool try_another(cudnnStatus_t status) {
-  const int family = static_cast<int>(status) / 1000;
-  return family == 2 || family == 3;
-}
-
 constexpr int kTimedPlans = 8;
 
 // Milliseconds of the plan's second run, or nullopt when it does not run.
@@ -403,7 +402,7 @@ std::shared_ptr<const Plan> build_and_run(const Problem& p, bool benchmark) {
         chosen = candidates.size() - 1;
         break;
       }
-      if (!try_another(status)) detail::throw_cudnn_error(status, "cudnnBackendExecute", __FILE__, __LINE__);
+      if (!cudnn_try_another(status)) detail::throw_cudnn_error(status, "cudnnBackendExecute", __FILE__, __LINE__);
     }
     if (chosen || (benchmark && !candidates.empty())) break;  // the fallback list only when needed
   }

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <cudnn.h>
+
 #include "anatomy/core/tensor.h"
 
 namespace anatomy::cuda {
@@ -37,6 +39,13 @@ CudnnDims cudnn_dims(const Tensor& t, bool channels_last);
 
 // Device memory for cuDNN from the caching allocator on the current stream.
 Tensor cudnn_workspace(size_t bytes, Device device);
+
+// The cuDNN data type of a floating dtype (fp32 for anything else).
+cudnnDataType_t cudnn_data_type(DType dtype);
+
+// A status that means "not this algorithm or plan" rather than a broken device: cuDNN's
+// BAD_PARAM and NOT_SUPPORTED families (2xxx, 3xxx) and a failed allocation.
+bool cudnn_try_another(cudnnStatus_t status);
 
 // Runs the pass with the cached plan, or builds the plan on the first call: the heuristic's
 // engine configurations (fp32 without TF32 keeps those that use no tensor cores; none may
