@@ -96,6 +96,10 @@ std::optional<VecFn> vec_fn(UnaryOp op) {
       return VecFn::GeluTanh;
     case UnaryOp::Softplus:
       return VecFn::Softplus;
+    case UnaryOp::Sin:
+      return VecFn::Sin;
+    case UnaryOp::Cos:
+      return VecFn::Cos;
     default:
       return std::nullopt;
   }

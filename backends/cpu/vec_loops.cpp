@@ -5,6 +5,8 @@
 // same ulp bounds and special values (tests/core/test_vec_math.cpp).
 #include "anatomy/backends/cpu/vec_loops.h"
 
+#include <cmath>
+
 #include "anatomy/backends/cpu/vec_math.h"
 
 namespace anatomy::cpu {
@@ -22,6 +24,8 @@ template <VecFn F>
   else if constexpr (F == VecFn::Erf) return vec::erf(x);
   else if constexpr (F == VecFn::Gelu) return vec::gelu(x);
   else if constexpr (F == VecFn::GeluTanh) return vec::gelu_tanh(x);
+  else if constexpr (F == VecFn::Sin) return vec::sin(x);
+  else if constexpr (F == VecFn::Cos) return vec::cos(x);
   else {
     // PyTorch's rule: above the threshold log(1 + e^(beta x)) / beta is x to working precision.
     static_assert(F == VecFn::Softplus);
@@ -31,21 +35,50 @@ template <VecFn F>
   }
 }
 
+// sin and cos pass arguments beyond vec::kTrigMax (and inf, NaN) through unchanged; a second,
+// scalar pass gives those elements the C library's value. It reads out[], which holds x there
+// whether or not out is in (in place, in[] is out[], and an element in range holds a result of
+// magnitude at most 1, which the test skips).
+template <VecFn F>
+[[gnu::noinline]] void trig_large_arguments(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!(vec::abs(in[i]) <= vec::kTrigMax)) out[i] = F == VecFn::Sin ? std::sin(out[i]) : std::cos(out[i]);
+  }
+}
+
+// Whether any element is beyond the range: a vectorized scan, so that the common case (none)
+// costs one more pass over data still in the cache, not a scalar loop with a branch.
+[[gnu::always_inline]] inline bool any_large_argument(const float* in, int64_t n) {
+  uint32_t any = 0;
+  for (int64_t i = 0; i < n; ++i) any |= static_cast<uint32_t>(!(vec::abs(in[i]) <= vec::kTrigMax));
+  return any != 0;
+}
+
+template <VecFn F>
+[[gnu::always_inline]] inline void finish(const float* in, float* out, int64_t n) {
+  if constexpr (F == VecFn::Sin || F == VecFn::Cos) {
+    if (any_large_argument(in, n)) trig_large_arguments<F>(in, out, n);
+  }
+}
+
 template <VecFn F>
 void loop_baseline(const float* in, float* out, int64_t n, VecArgs args) {
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+  finish<F>(in, out, n);
 }
 
 #if defined(__x86_64__)
 template <VecFn F>
 [[gnu::target("avx2,fma")]] void loop_avx2(const float* in, float* out, int64_t n, VecArgs args) {
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+  finish<F>(in, out, n);
 }
 // 16 lanes: the loops are compute-bound over many cores (docs/perf.md). AVX-512F has FMA.
 template <VecFn F>
 [[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const float* in, float* out, int64_t n,
                                                                     VecArgs args) {
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+  finish<F>(in, out, n);
 }
 #endif
 
@@ -74,6 +107,10 @@ VecLoop pick(VecFn fn) {
       return Pick<VecFn::GeluTanh>::loop;
     case VecFn::Softplus:
       return Pick<VecFn::Softplus>::loop;
+    case VecFn::Sin:
+      return Pick<VecFn::Sin>::loop;
+    case VecFn::Cos:
+      return Pick<VecFn::Cos>::loop;
   }
   return nullptr;
 }

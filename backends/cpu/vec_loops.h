@@ -9,7 +9,7 @@
 
 namespace anatomy::cpu {
 
-enum class VecFn { Exp, Expm1, Log, Log1p, Sigmoid, Silu, Tanh, Erf, Gelu, GeluTanh, Softplus };
+enum class VecFn { Exp, Expm1, Log, Log1p, Sigmoid, Silu, Tanh, Erf, Gelu, GeluTanh, Softplus, Sin, Cos };
 
 // softplus's parameters (unused by the others).
 struct VecArgs {

@@ -319,6 +319,56 @@ ANATOMY_VEC_INLINE float log1p_exp(float x) {
   return x > 0.0f ? sum : tail;
 }
 
+// sin and cos for |x| <= kTrigMax: the octant j of |x| (|x| 4/pi truncated, made even), the
+// reduced argument z = |x| - j pi/4 in double with pi/4 in two parts (the first with 32 bits, so
+// its product with j is exact), then Cephes sinf's or cosf's polynomial of z by the octant, and
+// the sign. The double reduction matters near the zeros: |x| within 1e-9 of a multiple of pi/2
+// gives a result of that size, which a float reduction (Cephes's three float parts) misses by
+// hundreds of ulp (an exhaustive check of [2^-12, 8192] measured 620). Outside the range (and
+// for inf and NaN) they return x unchanged: the loops (vec_loops.cpp) then call the C library
+// for those elements.
+inline constexpr float kTrigMax = 8192.0f;
+
+struct Octant {
+  float s, c;  // sin and cos of the reduced argument
+  int32_t j;   // the octant, 0, 2, 4 or 6
+};
+
+ANATOMY_VEC_INLINE Octant trig_reduce(float ax) {
+  constexpr float kFourOverPi = 1.27323954473516f;
+  constexpr double kPiOver4Hi = 0.7853981633670628, kPiOver4Lo = 3.038550253253096e-11;
+  const float a = ax <= kTrigMax ? ax : 0.0f;  // keeps the conversion in range (NaN: 0)
+  int32_t j = static_cast<int32_t>(a * kFourOverPi);
+  j += j & 1;
+  const double y = static_cast<double>(j);
+  const float z = static_cast<float>((static_cast<double>(a) - y * kPiOver4Hi) - y * kPiOver4Lo);
+  const float zz = z * z;
+  const float c =
+      ((2.443315711809948e-5f * zz - 1.388731625493765e-3f) * zz + 4.166664568298827e-2f) * zz * zz - 0.5f * zz + 1.0f;
+  const float s = ((-1.9515295891e-4f * zz + 8.3321608736e-3f) * zz - 1.6666654611e-1f) * zz * z + z;
+  return {s, c, j & 7};
+}
+
+ANATOMY_VEC_INLINE float sin(float x) {
+  const float ax = abs(x);
+  const Octant o = trig_reduce(ax);
+  const float v = blend((o.j & 2) != 0, o.c, o.s);
+  // Negative for octants 4 and 6, and for negative x (sin is odd): one sign bit from both.
+  const uint32_t flip = (static_cast<uint32_t>(o.j & 4) << 29) ^ (bits(x) & 0x80000000u);
+  const float r = from_bits(bits(v) ^ flip);
+  return blend(ax <= kTrigMax, r, x);
+}
+
+ANATOMY_VEC_INLINE float cos(float x) {
+  const float ax = abs(x);
+  const Octant o = trig_reduce(ax);
+  const float v = blend((o.j & 2) != 0, o.s, o.c);
+  // Negative for octants 2 and 4.
+  const uint32_t flip = static_cast<uint32_t>(((o.j >> 1) ^ (o.j >> 2)) & 1) << 31;
+  const float r = from_bits(bits(v) ^ flip);
+  return blend(ax <= kTrigMax, r, x);
+}
+
 #undef ANATOMY_VEC_INLINE
 
 }  // namespace anatomy::cpu::vec

@@ -49,6 +49,10 @@ double reference(VecFn fn, double x) {
     }
     case VecFn::Softplus:
       return x > 20 ? x : std::log1p(std::exp(x));
+    case VecFn::Sin:
+      return std::sin(x);
+    case VecFn::Cos:
+      return std::cos(x);
   }
   return 0;
 }
@@ -66,7 +70,8 @@ const Case kCases[] = {
     {"sigmoid", VecFn::Sigmoid, 3.0},   {"silu", VecFn::Silu, 3.0},
     {"tanh", VecFn::Tanh, 1.5},         {"erf", VecFn::Erf, 2.5},
     {"gelu", VecFn::Gelu, 6.0},         {"gelu_tanh", VecFn::GeluTanh, 3.0},
-    {"softplus", VecFn::Softplus, 2.0},
+    {"softplus", VecFn::Softplus, 2.0}, {"sin", VecFn::Sin, 2.0},
+    {"cos", VecFn::Cos, 2.0},
 };
 
 // The size of one fp32 ulp at |y| (subnormal spacing below 2^-126).
@@ -157,6 +162,25 @@ TEST_CASE("vec math: the AVX2 + FMA loops within the same bounds and special val
 
 TEST_CASE("vec math: the AVX-512 loops within the same bounds and special values") {
   check_copy(&cpu::vec_loop_avx512, "AVX-512");
+}
+
+TEST_CASE("vec math: sin and cos beyond the reduced range take the C library's value, in place too") {
+  const std::vector<float> x = {8191.9f, 8192.0f, 8192.5f, -1e5f, 3e30f, -3e38f, 1e-30f, kInf, -kInf, kNaN, 0.5f};
+  for (VecFn fn : {VecFn::Sin, VecFn::Cos}) {
+    const bool is_sin = fn == VecFn::Sin;
+    CAPTURE(is_sin);
+    std::vector<float> out(x.size()), inplace = x;
+    cpu::vec_loop(fn)(x.data(), out.data(), static_cast<int64_t>(x.size()), {});
+    cpu::vec_loop(fn)(inplace.data(), inplace.data(), static_cast<int64_t>(x.size()), {});
+    for (size_t i = 0; i < x.size(); ++i) {
+      CAPTURE(x[i]);
+      const double want = is_sin ? std::sin(static_cast<double>(x[i])) : std::cos(static_cast<double>(x[i]));
+      for (float got : {out[i], inplace[i]}) {
+        if (std::isnan(want)) CHECK(std::isnan(got));
+        else CHECK(std::fabs(got - want) <= 2 * ulp_at(want));
+      }
+    }
+  }
 }
 
 TEST_CASE("vec math: softplus keeps x above the threshold and scales by beta below it") {
