@@ -100,6 +100,12 @@ std::optional<VecFn> vec_fn(UnaryOp op) {
       return VecFn::Sin;
     case UnaryOp::Cos:
       return VecFn::Cos;
+    case UnaryOp::Tan:
+      return VecFn::Tan;
+    case UnaryOp::Exp2:
+      return VecFn::Exp2;
+    case UnaryOp::Log2:
+      return VecFn::Log2;
     default:
       return std::nullopt;
   }

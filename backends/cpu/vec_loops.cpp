@@ -26,6 +26,9 @@ template <VecFn F>
   else if constexpr (F == VecFn::GeluTanh) return vec::gelu_tanh(x);
   else if constexpr (F == VecFn::Sin) return vec::sin(x);
   else if constexpr (F == VecFn::Cos) return vec::cos(x);
+  else if constexpr (F == VecFn::Tan) return vec::tan(x);
+  else if constexpr (F == VecFn::Exp2) return vec::exp2(x);
+  else if constexpr (F == VecFn::Log2) return vec::log2(x);
   else {
     // PyTorch's rule: above the threshold log(1 + e^(beta x)) / beta is x to working precision.
     static_assert(F == VecFn::Softplus);
@@ -35,14 +38,18 @@ template <VecFn F>
   }
 }
 
-// sin and cos pass arguments beyond vec::kTrigMax (and inf, NaN) through unchanged; a second,
+// sin, cos and tan pass arguments beyond vec::kTrigMax (and inf, NaN) through unchanged; a second,
 // scalar pass gives those elements the C library's value. It reads out[], which holds x there
 // whether or not out is in (in place, in[] is out[], and an element in range holds a result of
 // magnitude at most 1, which the test skips).
 template <VecFn F>
 [[gnu::noinline]] void trig_large_arguments(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    if (!(vec::abs(in[i]) <= vec::kTrigMax)) out[i] = F == VecFn::Sin ? std::sin(out[i]) : std::cos(out[i]);
+    if (!(vec::abs(in[i]) <= vec::kTrigMax)) {
+      if constexpr (F == VecFn::Sin) out[i] = std::sin(out[i]);
+      else if constexpr (F == VecFn::Cos) out[i] = std::cos(out[i]);
+      else out[i] = std::tan(out[i]);
+    }
   }
 }
 
@@ -56,7 +63,7 @@ template <VecFn F>
 
 template <VecFn F>
 [[gnu::always_inline]] inline void finish(const float* in, float* out, int64_t n) {
-  if constexpr (F == VecFn::Sin || F == VecFn::Cos) {
+  if constexpr (F == VecFn::Sin || F == VecFn::Cos || F == VecFn::Tan) {
     if (any_large_argument(in, n)) trig_large_arguments<F>(in, out, n);
   }
 }
@@ -111,6 +118,12 @@ VecLoop pick(VecFn fn) {
       return Pick<VecFn::Sin>::loop;
     case VecFn::Cos:
       return Pick<VecFn::Cos>::loop;
+    case VecFn::Tan:
+      return Pick<VecFn::Tan>::loop;
+    case VecFn::Exp2:
+      return Pick<VecFn::Exp2>::loop;
+    case VecFn::Log2:
+      return Pick<VecFn::Log2>::loop;
   }
   return nullptr;
 }

@@ -9,7 +9,24 @@
 
 namespace anatomy::cpu {
 
-enum class VecFn { Exp, Expm1, Log, Log1p, Sigmoid, Silu, Tanh, Erf, Gelu, GeluTanh, Softplus, Sin, Cos };
+enum class VecFn {
+  Exp,
+  Expm1,
+  Log,
+  Log1p,
+  Sigmoid,
+  Silu,
+  Tanh,
+  Erf,
+  Gelu,
+  GeluTanh,
+  Softplus,
+  Sin,
+  Cos,
+  Tan,
+  Exp2,
+  Log2
+};
 
 // softplus's parameters (unused by the others).
 struct VecArgs {

@@ -126,9 +126,37 @@ ANATOMY_VEC_INLINE float expm1(float x) {
   return x == 0.0f ? x : r;  // keeps -0
 }
 
+// 2^x = 2^n 2^r with n = x rounded and r = x - n exact in [-1/2, 1/2]: 2^r = e^(r ln2), whose
+// argument lies in [-ln2/2, ln2/2] (expm1_reduced's range) and carries r ln2's rounding only
+// (0.35 ulp). 2^n as two powers of two, as exp_parts does, so subnormal results round once;
+// integers give 2^n exactly.
+ANATOMY_VEC_INLINE float exp2(float x) {
+  constexpr float kLn2 = 0.693147180559945309f;
+  constexpr float kRound = 12582912.0f;
+  float xc = x > 129.0f ? 129.0f : x;  // 2^129 overflows; NaN passes
+  xc = xc < -152.0f ? -152.0f : xc;    // below 2^-150 the result is 0 (times p < 1.5)
+  const float kn = xc + kRound;
+  const float n = kn - kRound;
+  const float r = xc - n;
+  const float p = expm1_reduced(r * kLn2) + 1.0f;
+  const int32_t ni = static_cast<int32_t>(bits(kn) - bits(kRound));
+  const int32_t n1 = ni >> 1, n2 = ni - n1;
+  const float s1 = from_bits(static_cast<uint32_t>(n1 + 127) << 23);
+  const float s2 = from_bits(static_cast<uint32_t>(n2 + 127) << 23);
+  const float v = (p * s1) * s2;
+  return x < -152.0f ? 0.0f * p : v;  // -inf: 0
+}
+
 // log(x) = e ln2 + log(m), with x = m 2^e, m in [sqrt(1/2), sqrt(2)); log(1 + f) by Cephes
 // logf's polynomial. The exponent comes from the bits; subnormal x is scaled by 2^23 first.
-ANATOMY_VEC_INLINE float log(float x) {
+// x = 2^e (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)): e, f, z = f^2 and p, with
+// log(1 + f) = f + (p - z / 2) (Cephes logf's polynomial). Subnormal x is scaled by 2^23 first; zero,
+// negative, infinite and NaN x give meaningless parts (the callers replace those results).
+struct LogParts {
+  float e, f, z, p;
+};
+
+ANATOMY_VEC_INLINE LogParts log_parts(float x) {
   const bool subnormal = x < 0x1p-126f;  // also 0 and negatives, replaced at the end
   const float scaled = x * 0x1p23f;
   const float xs = subnormal ? scaled : x;
@@ -153,14 +181,29 @@ ANATOMY_VEC_INLINE float log(float x) {
   poly = poly * f + 2.0000714765e-1f;
   poly = poly * f - 2.4999993993e-1f;
   poly = poly * f + 3.3333331174e-1f;
-  float y = poly * f * z;
-  y = y + fe * -2.12194440e-4f;
-  y = y - 0.5f * z;
-  float r = (f + y) + fe * 0.693359375f;
+  return {fe, f, z, poly * f * z};
+}
+
+// The C library's special values of log and log2.
+ANATOMY_VEC_INLINE float log_specials(float x, float r) {
   r = blend(x == 0.0f, -kInf, r);
   r = blend(x < 0.0f, kNaN, r);
   r = blend(x == kInf, kInf, r);
   return blend(is_nan(x), x, r);
+}
+
+// log(x) = e ln2 + log(1 + f), ln2 in two parts so e ln2_hi is exact.
+ANATOMY_VEC_INLINE float log(float x) {
+  const LogParts l = log_parts(x);
+  const float y = (l.p + l.e * -2.12194440e-4f) - 0.5f * l.z;
+  return log_specials(x, (l.f + y) + l.e * 0.693359375f);
+}
+
+// log2(x) = e + log(1 + f) / ln2: e exact, so a power of two gives its exponent exactly.
+ANATOMY_VEC_INLINE float log2(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  const LogParts l = log_parts(x);
+  return log_specials(x, (l.f + (l.p - 0.5f * l.z)) * kLog2e + l.e);
 }
 
 // log(1 + x) = log(u) - ((u - 1) - x) / u with u = 1 + x rounded: the second term puts back
@@ -366,6 +409,18 @@ ANATOMY_VEC_INLINE float cos(float x) {
   // Negative for octants 2 and 4.
   const uint32_t flip = static_cast<uint32_t>(((o.j >> 1) ^ (o.j >> 2)) & 1) << 31;
   const float r = from_bits(bits(v) ^ flip);
+  return blend(ax <= kTrigMax, r, x);
+}
+
+// tan = sin / cos of the reduced argument, with the octant's sign and swap (-cos / sin in
+// octants 2 and 6); beyond the range, x for the C library as sin and cos.
+ANATOMY_VEC_INLINE float tan(float x) {
+  const float ax = abs(x);
+  const Octant o = trig_reduce(ax);
+  const bool swap = (o.j & 2) != 0;
+  const float q = blend(swap, o.c, o.s) / blend(swap, o.s, o.c);
+  const uint32_t flip = (static_cast<uint32_t>(swap) << 31) ^ (bits(x) & 0x80000000u);
+  const float r = from_bits(bits(q) ^ flip);
   return blend(ax <= kTrigMax, r, x);
 }
 

@@ -53,6 +53,12 @@ double reference(VecFn fn, double x) {
       return std::sin(x);
     case VecFn::Cos:
       return std::cos(x);
+    case VecFn::Tan:
+      return std::tan(x);
+    case VecFn::Exp2:
+      return std::exp2(x);
+    case VecFn::Log2:
+      return std::log2(x);
   }
   return 0;
 }
@@ -71,7 +77,8 @@ const Case kCases[] = {
     {"tanh", VecFn::Tanh, 1.5},         {"erf", VecFn::Erf, 2.5},
     {"gelu", VecFn::Gelu, 6.0},         {"gelu_tanh", VecFn::GeluTanh, 3.0},
     {"softplus", VecFn::Softplus, 2.0}, {"sin", VecFn::Sin, 2.0},
-    {"cos", VecFn::Cos, 2.0},
+    {"cos", VecFn::Cos, 2.0},           {"tan", VecFn::Tan, 3.5},
+    {"exp2", VecFn::Exp2, 1.5},         {"log2", VecFn::Log2, 2.0},
 };
 
 // The size of one fp32 ulp at |y| (subnormal spacing below 2^-126).
@@ -164,22 +171,36 @@ TEST_CASE("vec math: the AVX-512 loops within the same bounds and special values
   check_copy(&cpu::vec_loop_avx512, "AVX-512");
 }
 
-TEST_CASE("vec math: sin and cos beyond the reduced range take the C library's value, in place too") {
+TEST_CASE("vec math: sin, cos and tan beyond the reduced range take the C library's value, in place too") {
   const std::vector<float> x = {8191.9f, 8192.0f, 8192.5f, -1e5f, 3e30f, -3e38f, 1e-30f, kInf, -kInf, kNaN, 0.5f};
-  for (VecFn fn : {VecFn::Sin, VecFn::Cos}) {
-    const bool is_sin = fn == VecFn::Sin;
-    CAPTURE(is_sin);
+  for (VecFn fn : {VecFn::Sin, VecFn::Cos, VecFn::Tan}) {
+    const int which = static_cast<int>(fn);
+    CAPTURE(which);
     std::vector<float> out(x.size()), inplace = x;
     cpu::vec_loop(fn)(x.data(), out.data(), static_cast<int64_t>(x.size()), {});
     cpu::vec_loop(fn)(inplace.data(), inplace.data(), static_cast<int64_t>(x.size()), {});
     for (size_t i = 0; i < x.size(); ++i) {
       CAPTURE(x[i]);
-      const double want = is_sin ? std::sin(static_cast<double>(x[i])) : std::cos(static_cast<double>(x[i]));
+      const double want = reference(fn, static_cast<double>(x[i]));
       for (float got : {out[i], inplace[i]}) {
         if (std::isnan(want)) CHECK(std::isnan(got));
         else CHECK(std::fabs(got - want) <= 2 * ulp_at(want));
       }
     }
+  }
+}
+
+TEST_CASE("vec math: exp2 of an integer and log2 of a power of two are exact") {
+  std::vector<float> x;
+  for (int k = -149; k <= 127; ++k) x.push_back(static_cast<float>(k));
+  for (int k = -149; k <= 127; ++k) x.push_back(std::ldexp(1.0f, k));
+  std::vector<float> e(x.size()), l(x.size());
+  cpu::vec_loop(VecFn::Exp2)(x.data(), e.data(), 277, {});
+  cpu::vec_loop(VecFn::Log2)(x.data() + 277, l.data(), 277, {});
+  for (int k = -149; k <= 127; ++k) {
+    CAPTURE(k);
+    CHECK(e[static_cast<size_t>(k + 149)] == std::ldexp(1.0f, k));
+    CHECK(l[static_cast<size_t>(k + 149)] == static_cast<float>(k));
   }
 }
 
