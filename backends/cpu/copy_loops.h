@@ -109,14 +109,11 @@ void copy_strided(D* out, const S* in, const CopyLayout& l, Convert convert) {
   // The source's unit-stride dim, when it is not the output's inner one: a transpose.
   int source_inner = -1;
   if (inner.in_stride != 1) {
-    for (int k = 1; k < l.ndim; ++k) {
-      if (l.dims[k].in_stride == 1 && l.dims[k].size > 1) {
-        source_inner = k;
-        break;
-      }
+    for (int k = 1; k < l.ndim && source_inner < 0; ++k) {
+      if (l.dims[k].in_stride == 1) source_inner = k;
     }
   }
-  if (source_inner < 0 || inner.size < 2) {
+  if (source_inner < 0) {
     // Rows along the output's inner dim.
     const int64_t rows = detail::outer_count(l, 1, -1);
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner.size, 1));

@@ -38,54 +38,52 @@ template <VecFn F>
   }
 }
 
-// sin, cos and tan pass arguments beyond vec::kTrigMax (and inf, NaN) through unchanged; a second,
-// scalar pass gives those elements the C library's value. It reads out[], which holds x there
-// whether or not out is in (in place, in[] is out[], and an element in range holds a result of
-// magnitude at most 1, which the test skips).
+constexpr bool is_trig(VecFn f) { return f == VecFn::Sin || f == VecFn::Cos || f == VecFn::Tan; }
+
+// sin, cos and tan reduce their argument only up to vec::kTrigMax; beyond it (and for inf and
+// NaN) the C library's value, whose reduction of a large argument is exact. A chunk holding such
+// an element runs this scalar loop instead of the vector one (each element is read before its
+// output is written, so in place is fine); the scan that decides is vectorized, so a chunk
+// without one pays only a pass over data in the cache.
 template <VecFn F>
-[[gnu::noinline]] void trig_large_arguments(const float* in, float* out, int64_t n) {
+[[gnu::noinline]] void trig_loop_with_large_arguments(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    if (!(vec::abs(in[i]) <= vec::kTrigMax)) {
-      if constexpr (F == VecFn::Sin) out[i] = std::sin(out[i]);
-      else if constexpr (F == VecFn::Cos) out[i] = std::cos(out[i]);
-      else out[i] = std::tan(out[i]);
-    }
+    const float x = in[i];
+    if (vec::abs(x) <= vec::kTrigMax) out[i] = apply<F>(x, {});
+    else if constexpr (F == VecFn::Sin) out[i] = std::sin(x);
+    else if constexpr (F == VecFn::Cos) out[i] = std::cos(x);
+    else out[i] = std::tan(x);
   }
-}
-
-// Whether any element is beyond the range: a vectorized scan, so that the common case (none)
-// costs one more pass over data still in the cache, not a scalar loop with a branch.
-[[gnu::always_inline]] inline bool any_large_argument(const float* in, int64_t n) {
-  uint32_t any = 0;
-  for (int64_t i = 0; i < n; ++i) any |= static_cast<uint32_t>(!(vec::abs(in[i]) <= vec::kTrigMax));
-  return any != 0;
 }
 
 template <VecFn F>
-[[gnu::always_inline]] inline void finish(const float* in, float* out, int64_t n) {
-  if constexpr (F == VecFn::Sin || F == VecFn::Cos || F == VecFn::Tan) {
-    if (any_large_argument(in, n)) trig_large_arguments<F>(in, out, n);
+[[gnu::always_inline]] inline bool has_large_argument(const float* in, int64_t n) {
+  if constexpr (is_trig(F)) {
+    uint32_t any = 0;
+    for (int64_t i = 0; i < n; ++i) any |= static_cast<uint32_t>(!(vec::abs(in[i]) <= vec::kTrigMax));
+    return any != 0;
   }
+  return false;
 }
 
 template <VecFn F>
 void loop_baseline(const float* in, float* out, int64_t n, VecArgs args) {
+  if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
-  finish<F>(in, out, n);
 }
 
 #if defined(__x86_64__)
 template <VecFn F>
 [[gnu::target("avx2,fma")]] void loop_avx2(const float* in, float* out, int64_t n, VecArgs args) {
+  if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
-  finish<F>(in, out, n);
 }
 // 16 lanes: the loops are compute-bound over many cores (docs/perf.md). AVX-512F has FMA.
 template <VecFn F>
 [[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const float* in, float* out, int64_t n,
                                                                     VecArgs args) {
+  if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
-  finish<F>(in, out, n);
 }
 #endif
 

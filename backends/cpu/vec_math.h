@@ -54,34 +54,31 @@ ANATOMY_VEC_INLINE float expm1_reduced(float r) {
   return poly * (r * r) + r;
 }
 
-// exp(hi + lo) = p * s1 * s2, for hi any float and lo a small correction to it (|lo| < 2^-10
-// |hi|; erfc and gelu pass the low half of an exactly split square there). p = e^r, with
-// r = hi + lo - n ln2 in [-ln2/2, ln2/2] (Cody-Waite: n ln2 in two parts, the first with few
-// enough bits that n * kLn2Hi is exact), and 2^n as two powers of two that are each normal, so
-// the product rounds once even where the result is subnormal, and overflows to inf on its own.
-// q = e^r - 1 is kept for expm1, which must not compute 1 + q first.
+// exp(x) = p * s1 * s2 for any float x: p = e^r, with r = x - n ln2 in [-ln2/2, ln2/2]
+// (Cody-Waite: n ln2 in two parts, the first with few enough bits that n * kLn2Hi is exact), and
+// 2^n as two powers of two that are each normal, so the product rounds once even where the
+// result is subnormal, and overflows to inf on its own. q = e^r - 1 is kept for expm1, which must
+// not compute 1 + q first.
 struct ExpParts {
   float p, q, s1, s2;
   int32_t n;
   ANATOMY_VEC_INLINE float value() const { return (p * s1) * s2; }
-  // m * e^x with one rounding into the subnormal range (m * value() would round twice there).
-  ANATOMY_VEC_INLINE float times(float m) const { return ((m * p) * s1) * s2; }
 };
 
-ANATOMY_VEC_INLINE ExpParts exp_parts(float hi, float lo = 0.0f) {
+ANATOMY_VEC_INLINE ExpParts exp_parts(float hi) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
   // Adding 1.5 * 2^23 rounds to an integer held in the low mantissa bits: n without a
   // float-to-int conversion (which NaN would make undefined).
   constexpr float kRound = 12582912.0f;
-  // e^89 overflows and e^-120 * 2^8 is below the smallest subnormal, so clamping there changes
-  // no result (callers multiply by |m| < 2^8) and keeps n in [-174, 129]. NaN passes both tests
+  // e^89 overflows and e^-120 is below the smallest subnormal, so clamping there changes no
+  // result and keeps n in [-174, 129]. NaN passes both tests
   // unchanged and propagates through r.
   float x = hi > 89.0f ? 89.0f : hi;
   x = x < -120.0f ? -120.0f : x;
   const float kn = x * kLog2e + kRound;
   const float n = kn - kRound;
-  const float r = ((x - n * kLn2Hi) - n * kLn2Lo) + lo;
+  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
   const float q = expm1_reduced(r);
   const int32_t ni = static_cast<int32_t>(bits(kn) - bits(kRound));
   const int32_t n1 = ni >> 1, n2 = ni - n1;
@@ -112,6 +109,26 @@ ANATOMY_VEC_INLINE float exp_normal(float hi, float lo = 0.0f) {
   // A product, not an add to the exponent bits: for NaN, ni is meaningless and NaN * s is NaN.
   const float scale = from_bits(static_cast<uint32_t>(ni + 127) << 23);
   return (expm1_reduced(r) + 1.0f) * scale;
+}
+
+// e^(hi + lo) for hi <= 0 where the result itself matters down to the subnormals (a tail, not
+// a term beside 1), as e * factor: in the normal range (hi >= -87) e is exp_normal's value and
+// the factor 1; deeper, e = e^(hi + 32 + lo) (hi + 32 is exact there) and the factor e^-32, so
+// that times(m) rounds once into the subnormal range; below -119 the factor is 0 (the result is
+// below half the smallest subnormal; an infinite m gives NaN, as m * 0 does).
+struct TailExp {
+  float e, factor;
+  float beside_one;  // e^(hi + lo) as a term beside 1: 0 when deep (1 + e^hi is 1 there)
+  ANATOMY_VEC_INLINE float times(float m) const { return (m * e) * factor; }
+};
+
+ANATOMY_VEC_INLINE TailExp tail_exp(float hi, float lo) {
+  constexpr float kExpMinus32 = 1.26641655e-14f;  // e^-32
+  const bool deep = hi < -87.0f, beyond = hi < -119.0f;
+  const float clamped = beyond ? -119.0f : hi;
+  const float e = exp_normal(deep ? clamped + 32.0f : clamped, lo);
+  const float scale = deep ? kExpMinus32 : 1.0f;
+  return {e, blend(beyond, 0.0f, scale), deep ? 0.0f : e};
 }
 
 // e^x - 1 = 2^n (q + 1 - 2^-n): exact q where n = 0 (small x), no cancellation elsewhere.
@@ -217,22 +234,13 @@ ANATOMY_VEC_INLINE float log1p(float x) {
 }
 
 // m * sigmoid(z) = m / (1 + e^-z) for z >= 0, m e^z / (1 + e^z) below: e^-|z| <= 1 never
-// overflows. z = zh + zl (zl: a low part, or 0). e^-|z| is taken in the normal range; deeper than
-// -87 it is e^(32 - |z|) e^-32, the tail's last product rounding once into the subnormal range
-// (1 + e^-|z| is 1 there), and past -119 the tail is below half the smallest subnormal: m * 0.
-// -inf gives m * 0, +inf gives m.
+// overflows, and the tail m e^z / (1 + e^z) is tail_exp's, right down to the subnormals. z = zh +
+// zl (zl: a low part, or 0). -inf gives m * 0, +inf gives m.
 ANATOMY_VEC_INLINE float mul_sigmoid(float m, float zh, float zl = 0.0f) {
   const bool negative = zh < 0.0f;
-  const float a = negative ? zh : -zh, al = negative ? zl : -zl;  // -|z|
-  const bool deep = a < -87.0f, beyond = a < -119.0f;
-  const float clamped = beyond ? -119.0f : a;
-  const float e = exp_normal(deep ? clamped + 32.0f : clamped, al);  // + 32 is exact there
-  const float d = 1.0f + (deep ? 0.0f : e);
-  const float ratio = m / d;
-  constexpr float kExpMinus32 = 1.26641655e-14f;  // e^-32
-  const float scale = deep ? kExpMinus32 : 1.0f;
-  const float tail = ((ratio * e) * scale) * (beyond ? 0.0f : 1.0f);
-  return negative ? tail : ratio;
+  const TailExp e = tail_exp(negative ? zh : -zh, negative ? zl : -zl);  // e^-|z|
+  const float ratio = m / (1.0f + e.beside_one);
+  return negative ? e.times(ratio) : ratio;
 }
 
 ANATOMY_VEC_INLINE float sigmoid(float x) { return mul_sigmoid(1.0f, x); }
@@ -312,16 +320,7 @@ ANATOMY_VEC_INLINE float mul_erfc_large(float m, float t, Square t2) {
   f = f * w + 2.822051644e-01f;
   f = f * w - 4.190786512e-06f;
   if constexpr (Tail) {
-    // e^-t^2 in the normal range (t^2 <= 87) directly; deeper, as e^-(t^2 - 32) e^-32, the last
-    // product rounding once into the subnormal range (t^2 - 32 is exact: t^2's high part has 24
-    // bits). Past t^2 = 119 the result is below half the smallest subnormal: 0 (times m, so an
-    // infinite m gives NaN, as m * 0 does).
-    const bool deep = t2.hi > 87.0f, beyond = t2.hi > 119.0f;
-    const float hi = beyond ? 119.0f : t2.hi;
-    const float e = exp_normal(deep ? 32.0f - hi : -hi, -t2.lo);
-    constexpr float kExpMinus32 = 1.26641655e-14f;  // e^-32
-    const float scale = deep ? kExpMinus32 : 1.0f;
-    return ((m * f) * e) * (beyond ? 0.0f : scale);
+    return tail_exp(-t2.hi, -t2.lo).times(m * f);
   } else {
     const bool far = t2.hi > 87.0f;  // erfc < 2^-127 there: 1 - erfc is 1
     return (m * f) * exp_normal(far ? -87.0f : -t2.hi, far ? 0.0f : -t2.lo);
@@ -367,9 +366,9 @@ ANATOMY_VEC_INLINE float log1p_exp(float x) {
 // its product with j is exact), then Cephes sinf's or cosf's polynomial of z by the octant, and
 // the sign. The double reduction matters near the zeros: |x| within 1e-9 of a multiple of pi/2
 // gives a result of that size, which a float reduction (Cephes's three float parts) misses by
-// hundreds of ulp (an exhaustive check of [2^-12, 8192] measured 620). Outside the range (and
-// for inf and NaN) they return x unchanged: the loops (vec_loops.cpp) then call the C library
-// for those elements.
+// hundreds of ulp (an exhaustive check of [2^-12, 8192] measured 620). Defined for |x| <=
+// kTrigMax only: the loops (vec_loops.cpp) call the C library beyond it and for inf and NaN (the
+// reduction still clamps, so that no float-to-int conversion is ever out of range).
 inline constexpr float kTrigMax = 8192.0f;
 
 struct Octant {
@@ -398,8 +397,7 @@ ANATOMY_VEC_INLINE float sin(float x) {
   const float v = blend((o.j & 2) != 0, o.c, o.s);
   // Negative for octants 4 and 6, and for negative x (sin is odd): one sign bit from both.
   const uint32_t flip = (static_cast<uint32_t>(o.j & 4) << 29) ^ (bits(x) & 0x80000000u);
-  const float r = from_bits(bits(v) ^ flip);
-  return blend(ax <= kTrigMax, r, x);
+  return from_bits(bits(v) ^ flip);
 }
 
 ANATOMY_VEC_INLINE float cos(float x) {
@@ -408,20 +406,18 @@ ANATOMY_VEC_INLINE float cos(float x) {
   const float v = blend((o.j & 2) != 0, o.s, o.c);
   // Negative for octants 2 and 4.
   const uint32_t flip = static_cast<uint32_t>(((o.j >> 1) ^ (o.j >> 2)) & 1) << 31;
-  const float r = from_bits(bits(v) ^ flip);
-  return blend(ax <= kTrigMax, r, x);
+  return from_bits(bits(v) ^ flip);
 }
 
 // tan = sin / cos of the reduced argument, with the octant's sign and swap (-cos / sin in
-// octants 2 and 6); beyond the range, x for the C library as sin and cos.
+// octants 2 and 6); for |x| <= kTrigMax, as sin and cos.
 ANATOMY_VEC_INLINE float tan(float x) {
   const float ax = abs(x);
   const Octant o = trig_reduce(ax);
   const bool swap = (o.j & 2) != 0;
   const float q = blend(swap, o.c, o.s) / blend(swap, o.s, o.c);
   const uint32_t flip = (static_cast<uint32_t>(swap) << 31) ^ (bits(x) & 0x80000000u);
-  const float r = from_bits(bits(q) ^ flip);
-  return blend(ax <= kTrigMax, r, x);
+  return from_bits(bits(q) ^ flip);
 }
 
 #undef ANATOMY_VEC_INLINE

@@ -3,6 +3,7 @@
 // signed zeros, overflow and underflow edges, subnormal inputs) exactly as the fp64 functions
 // give them, for each copy of the loops (baseline, AVX2 + FMA, AVX-512), and the operators' strided and fp16/bf16
 // paths equal to the contiguous fp32 loop.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -100,9 +101,15 @@ std::vector<float> sweep() {
   return x;
 }
 
+// In chunks of 256, as the operators' blocks call the loops: the sweep runs in order of the bit
+// patterns, so most chunks of sin, cos and tan hold no argument beyond their reduced range and
+// take the vector loop (a chunk that holds one takes the scalar one with the C library).
 std::vector<float> run(VecLoop loop, const std::vector<float>& x) {
   std::vector<float> y(x.size());
-  loop(x.data(), y.data(), static_cast<int64_t>(x.size()), {});
+  for (size_t begin = 0; begin < x.size(); begin += 256) {
+    const size_t n = std::min<size_t>(256, x.size() - begin);
+    loop(x.data() + begin, y.data() + begin, static_cast<int64_t>(n), {});
+  }
   return y;
 }
 
@@ -172,7 +179,10 @@ TEST_CASE("vec math: the AVX-512 loops within the same bounds and special values
 }
 
 TEST_CASE("vec math: sin, cos and tan beyond the reduced range take the C library's value, in place too") {
-  const std::vector<float> x = {8191.9f, 8192.0f, 8192.5f, -1e5f, 3e30f, -3e38f, 1e-30f, kInf, -kInf, kNaN, 0.5f};
+  // Tan's relative error near its pole is the reduced argument's: the bound here is 4 ulp.
+  // 1.5707963 is in range, next to pi/2: its tangent (-2.3e7) is beyond the range itself.
+  const std::vector<float> x = {8191.9f, 8192.0f, 8192.5f, -1e5f, 3e30f,      -3e38f,
+                                1e-30f,  kInf,    -kInf,   kNaN,  1.5707963f, 0.5f};
   for (VecFn fn : {VecFn::Sin, VecFn::Cos, VecFn::Tan}) {
     const int which = static_cast<int>(fn);
     CAPTURE(which);
@@ -184,7 +194,7 @@ TEST_CASE("vec math: sin, cos and tan beyond the reduced range take the C librar
       const double want = reference(fn, static_cast<double>(x[i]));
       for (float got : {out[i], inplace[i]}) {
         if (std::isnan(want)) CHECK(std::isnan(got));
-        else CHECK(std::fabs(got - want) <= 2 * ulp_at(want));
+        else CHECK(std::fabs(got - want) <= 4 * ulp_at(want));
       }
     }
   }

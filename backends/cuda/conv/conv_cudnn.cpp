@@ -296,7 +296,7 @@ bool run_pass(Pass pass, const Tensor& xu, const Tensor& w, const Tensor& yu, co
     ANATOMY_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, c.math));
     Tensor ws;
     try {
-      ws = cudnn_workspace(c.workspace, xu.device());
+      if (c.workspace > 0) ws = cudnn_workspace(c.workspace, xu.device());
     } catch (const OutOfMemoryError&) {
       continue;  // a cheaper algorithm may fit
     }

@@ -290,7 +290,9 @@ std::unique_ptr<Descriptor> plan_for(const Descriptor& config, cudnnHandle_t han
 
 // Runs a plan once on the current stream; cuDNN's status.
 cudnnStatus_t execute(const Descriptor& plan, int64_t workspace_bytes, const Problem& p) {
-  const Tensor workspace = cudnn_workspace(static_cast<size_t>(workspace_bytes), p.x.device());
+  // Most plans need none: no allocation then.
+  const Tensor workspace =
+      workspace_bytes > 0 ? cudnn_workspace(static_cast<size_t>(workspace_bytes), p.x.device()) : Tensor();
   void* pointers[3] = {p.x.data_ptr(), p.w.data_ptr(), p.y.data_ptr()};
   const int64_t uids[3] = {kUidX, kUidW, kUidY};
   void* workspace_ptr = workspace_bytes > 0 ? workspace.data_ptr() : nullptr;
@@ -335,11 +337,11 @@ std::vector<int64_t> problem_key(const Problem& p, bool benchmark) {
                          tf32 ? 1 : 0,
                          benchmark ? 1 : 0,
                          p.settings.channels_last ? 1 : 0};
+  // The tensors' own sizes and strides: cudnn_dims is a function of them and channels_last.
   for (const Tensor* t : {&p.x, &p.w, &p.y}) {
-    const CudnnDims d = cudnn_dims(*t, p.settings.channels_last);
-    k.push_back(static_cast<int64_t>(d.sizes.size()));
-    k.insert(k.end(), d.sizes.begin(), d.sizes.end());
-    k.insert(k.end(), d.strides.begin(), d.strides.end());
+    k.push_back(t->dim());
+    k.insert(k.end(), t->sizes().begin(), t->sizes().end());
+    k.insert(k.end(), t->strides().begin(), t->strides().end());
     k.push_back(alignment_of(t->data_ptr()));
   }
   for (const std::vector<int64_t>* v : {&p.settings.padding, &p.settings.stride, &p.settings.dilation})
