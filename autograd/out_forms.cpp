@@ -75,6 +75,9 @@ using Logit = Tensor(const Tensor&, std::optional<double>, const Tensor&);
 using LeakyRelu = Tensor(const Tensor&, const Scalar&, const Tensor&);
 using Elu = Tensor(const Tensor&, const Scalar&, const Scalar&, const Scalar&, const Tensor&);
 using SumDims = Tensor(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&);
+using Dims = Tensor(const Tensor&, OptionalIntArrayRef, bool, const Tensor&);
+using Correction = Tensor(const Tensor&, OptionalIntArrayRef, double, bool, const Tensor&);
+using Norm = Tensor(const Tensor&, const Scalar&, OptionalIntArrayRef, bool, const Tensor&);
 
 }  // namespace
 
@@ -111,6 +114,14 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   ANATOMY_REFUSING_OUT_FORM("hardtanh.out", Softplus);  // two Scalars, as softplus's
   ANATOMY_REFUSING_OUT_FORM("elu.out", Elu);
   ANATOMY_REFUSING_OUT_FORM("sum.IntList_out", SumDims);
+  ANATOMY_REFUSING_OUT_FORM("mean.out", SumDims);
+  ANATOMY_REFUSING_OUT_FORM("prod.IntList_out", SumDims);
+  ANATOMY_REFUSING_OUT_FORM("amax.out", Dims);
+  ANATOMY_REFUSING_OUT_FORM("amin.out", Dims);
+  ANATOMY_REFUSING_OUT_FORM("logsumexp.out", Dims);
+  ANATOMY_REFUSING_OUT_FORM("var.correction_out", Correction);
+  ANATOMY_REFUSING_OUT_FORM("std.correction_out", Correction);
+  ANATOMY_REFUSING_OUT_FORM("norm.out", Norm);
   ANATOMY_REFUSING_OUT_FORM("bmm.out", Binary);
   ANATOMY_REFUSING_OUT_FORM("mm.out", Binary);
 }

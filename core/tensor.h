@@ -323,6 +323,8 @@ class Tensor {
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  const Tensor& cumsum_(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  const Tensor& cumprod_(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
   std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
   std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
   Tensor logcumsumexp(int64_t dim) const;

@@ -25,6 +25,7 @@ constexpr Section kSections[] = {
     {"binary.cpp", "Element-wise binary and ternary"},
     {"unary.cpp", "Element-wise unary"},
     {"reduce.cpp", "Reductions"},
+    {"reduce_out.cpp", "Reductions into a given tensor (out=)"},
     {"statistics.cpp", "Statistics"},
     {"counting.cpp", "Counting"},
     {"nn.cpp", "Neural-network functions"},

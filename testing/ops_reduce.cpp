@@ -305,6 +305,8 @@ ANATOMY_REGISTER_OPS(reduction) {
       },
       [](DType t) { return t; },
       [](const std::vector<double>& v) { return ref_sum(v) / static_cast<double>(v.size()); });
+  mean.schemas.push_back("mean.out");
+  mean.out = [](const Tensor& o, const SampleInput& s) { mean_out(o, s.tensors[0], dim_arg(s), s.keepdim); };
   mean.tolerance = sum_tolerance;
   mean.bench_input = bench_vector;
   mean.error_inputs = [] {
@@ -327,12 +329,14 @@ ANATOMY_REGISTER_OPS(reduction) {
       },
       sum_dtype, ref_prod, near_one);
   prod.tolerance = [](DType t) { return t == DType::Float32 ? Tolerance{1e-5, 1e-4} : default_tolerance(t); };
+  prod.schemas.push_back("prod.IntList_out");
+  prod.out = [](const Tensor& o, const SampleInput& s) { prod_out(o, s.tensors[0], dim_arg(s), s.keepdim); };
   ops.push_back(prod);
 
   for (bool is_max : {true, false}) {
     const std::string op = is_max ? "amax" : "amin";
     OpInfo a = dim_reduction(
-        op, {op}, kAll,
+        op, {op, op + ".out"}, kAll,
         [is_max](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
           return is_max ? anatomy::amax(x, dims, keepdim) : anatomy::amin(x, dims, keepdim);
         },
@@ -340,6 +344,13 @@ ANATOMY_REGISTER_OPS(reduction) {
         [is_max](const std::vector<double>& v) { return v[static_cast<size_t>(ref_arg(v, is_max))]; }, {},
         /*empty_reduction=*/false);
     a.notes = "NaN propagates";
+    a.out = [is_max](const Tensor& o, const SampleInput& s) {
+      if (is_max) {
+        amax_out(o, s.tensors[0], dim_arg(s), s.keepdim);
+      } else {
+        amin_out(o, s.tensors[0], dim_arg(s), s.keepdim);
+      }
+    };
     if (is_max) a.bench_input = bench_vector;
     a.error_inputs = [op] {
       std::vector<ErrorInput> e = dim_errors(op);
@@ -397,7 +408,7 @@ ANATOMY_REGISTER_OPS(reduction) {
     OpInfo g;
     g.name = arg;
     g.family = OpFamily::Reduction;
-    g.schemas = {arg};
+    g.schemas = {arg, arg + ".out"};
     g.dtypes = kAll;
     g.samples = [](DType t) {
       std::vector<SampleInput> s = single_dim_samples(t, {});
@@ -413,6 +424,15 @@ ANATOMY_REGISTER_OPS(reduction) {
       if (!s.dims.empty()) dim = s.dims[0];
       return std::vector<Tensor>{is_max ? anatomy::argmax(s.tensors[0], dim, s.keepdim)
                                         : anatomy::argmin(s.tensors[0], dim, s.keepdim)};
+    };
+    g.out = [is_max](const Tensor& o, const SampleInput& s) {
+      std::optional<int64_t> dim;
+      if (!s.dims.empty()) dim = s.dims[0];
+      if (is_max) {
+        argmax_out(o, s.tensors[0], dim, s.keepdim);
+      } else {
+        argmin_out(o, s.tensors[0], dim, s.keepdim);
+      }
     };
     g.reference = [is_max](const std::vector<RefTensor>& in, const SampleInput& s) {
       const OptionalIntArrayRef dims = one_dim_or_every_dim(s);
@@ -435,7 +455,7 @@ ANATOMY_REGISTER_OPS(reduction) {
     const std::string name = is_std ? "std" : "var";
     for (double correction : {1.0, 0.0}) {
       OpInfo v = dim_reduction(
-          correction == 1 ? name : name + "_population", {name + ".correction"}, kFloat,
+          correction == 1 ? name : name + "_population", {name + ".correction", name + ".correction_out"}, kFloat,
           [is_std, correction](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
             return is_std ? anatomy::std(x, dims, correction, keepdim) : anatomy::var(x, dims, correction, keepdim);
           },
@@ -445,6 +465,13 @@ ANATOMY_REGISTER_OPS(reduction) {
             return is_std ? std::sqrt(r) : r;
           });
       if (correction == 0) v.notes = "correction = 0";
+      v.out = [is_std, correction](const Tensor& o, const SampleInput& s) {
+        if (is_std) {
+          std_out(o, s.tensors[0], dim_arg(s), correction, s.keepdim);
+        } else {
+          var_out(o, s.tensors[0], dim_arg(s), correction, s.keepdim);
+        }
+      };
       v.error_inputs = [name] {
         std::vector<ErrorInput> e = dim_errors(name);
         e.push_back(bad("integer input", tensor({1, 2, 3}), {}, typeid(TypeError), {name, "int64"}));
@@ -456,11 +483,12 @@ ANATOMY_REGISTER_OPS(reduction) {
 
   for (double p : {2.0, 1.0, kInf, -kInf, 0.0, 3.0}) {
     OpInfo n = dim_reduction(
-        p == 2 ? "norm" : fmt::format("norm_p{}", p), {"norm.ScalarOpt_dim"}, kFloat,
+        p == 2 ? "norm" : fmt::format("norm_p{}", p), {"norm.ScalarOpt_dim", "norm.out"}, kFloat,
         [p](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return anatomy::norm(x, p, dims, keepdim); },
         [](DType t) { return t; }, [p](const std::vector<double>& v) { return ref_norm(v, p); }, Domain{},
         /*empty_reduction=*/!std::isinf(p));  // the inf-norms are a max and a min: no value over nothing
     n.notes = fmt::format("p = {}", p);
+    n.out = [p](const Tensor& o, const SampleInput& s) { norm_out(o, s.tensors[0], p, dim_arg(s), s.keepdim); };
     n.tolerance = [](DType t) { return t == DType::Float32 ? Tolerance{1e-4, 1e-5} : default_tolerance(t); };
     n.differentiable = p != 0;
     if (p == 2) {
@@ -483,17 +511,18 @@ ANATOMY_REGISTER_OPS(reduction) {
   }
 
   OpInfo lse = dim_reduction(
-      "logsumexp", {"logsumexp"}, kNumeric,
+      "logsumexp", {"logsumexp", "logsumexp.out"}, kNumeric,
       [](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return anatomy::logsumexp(x, dims, keepdim); },
       [](DType t) { return is_floating(t) ? t : kDefaultFloat; }, ref_logsumexp);
   lse.notes = "integers give the default float";
+  lse.out = [](const Tensor& o, const SampleInput& s) { logsumexp_out(o, s.tensors[0], dim_arg(s), s.keepdim); };
   lse.tolerance = [](DType t) { return t == DType::Float32 ? Tolerance{1e-5, 4e-6} : default_tolerance(t); };
   ops.push_back(lse);
 
   for (bool is_any : {true, false}) {
     const std::string name = is_any ? "any" : "all";
     OpInfo a = dim_reduction(
-        name, {name, name + ".dims"}, kAll,
+        name, {name, name + ".dims", name + ".dims_out"}, kAll,
         [is_any](const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
           if (!dims && !keepdim) return is_any ? anatomy::any(x) : anatomy::all(x);
           return is_any ? anatomy::any(x, dims, keepdim) : anatomy::all(x, dims, keepdim);
@@ -506,11 +535,18 @@ ANATOMY_REGISTER_OPS(reduction) {
         });
     a.differentiable = false;
     a.notes = "bool result; NaN counts as true";
+    a.out = [is_any](const Tensor& o, const SampleInput& s) {
+      if (is_any) {
+        any_out(o, s.tensors[0], dim_arg(s), s.keepdim);
+      } else {
+        all_out(o, s.tensors[0], dim_arg(s), s.keepdim);
+      }
+    };
     ops.push_back(a);
   }
 
   OpInfo count = dim_reduction(
-      "count_nonzero", {"count_nonzero.dim_IntList"}, kAll,
+      "count_nonzero", {"count_nonzero.dim_IntList", "count_nonzero.dim_IntList_out"}, kAll,
       [](const Tensor& x, OptionalIntArrayRef dims, bool) { return anatomy::count_nonzero(x, dims); },
       [](DType) { return DType::Int64; },
       [](const std::vector<double>& v) {
@@ -519,6 +555,7 @@ ANATOMY_REGISTER_OPS(reduction) {
         return c;
       });
   count.differentiable = false;
+  count.out = [](const Tensor& o, const SampleInput& s) { count_nonzero_out(o, s.tensors[0], dim_arg(s)); };
   // No keepdim: the samples' keepdim is ignored, so the reference drops reduced dims.
   count.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
     return std::vector<RefTensor>{reduce_ref(in[0], dim_arg(s), false, DType::Int64, [](const std::vector<double>& v) {

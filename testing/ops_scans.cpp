@@ -48,10 +48,10 @@ OpInfo scan_entry(bool prod) {
   OpInfo info;
   info.name = prod ? "cumprod" : "cumsum";
   info.family = OpFamily::Indexing;
-  info.schemas = {info.name};
+  info.schemas = {info.name, info.name + "_"};
   info.dtypes = kAll;
   info.differentiable = true;
-  info.notes = "integer and bool inputs give int64";
+  info.notes = "integer and bool inputs give int64 (in place: self's dtype)";
   info.samples = [prod](DType t) {
     // Products stay small: |values| <= 3 over rows of at most 6.
     Domain d;
@@ -73,6 +73,16 @@ OpInfo scan_entry(bool prod) {
     std::optional<DType> dtype;
     if (s.ints[1] >= 0) dtype = static_cast<DType>(s.ints[1]);
     return std::vector<Tensor>{prod ? s.tensors[0].cumprod(s.ints[0], dtype) : s.tensors[0].cumsum(s.ints[0], dtype)};
+  };
+  // Checked where the result has self's dtype (the floating samples without another dtype).
+  info.inplace = [prod](const SampleInput& s) {
+    std::optional<DType> dtype;
+    if (s.ints[1] >= 0) dtype = static_cast<DType>(s.ints[1]);
+    if (prod) {
+      s.tensors[0].cumprod_(s.ints[0], dtype);
+    } else {
+      s.tensors[0].cumsum_(s.ints[0], dtype);
+    }
   };
   info.reference = [prod](const std::vector<RefTensor>& in, const SampleInput& s) {
     const RefTensor& input = in[0];

@@ -70,6 +70,10 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
                                 bool sorted = true);
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// In place: the running sum (product) in self's dtype, as cumsum(self, dim, self's dtype) (of
+// bool: the running or (and)); `dtype`, if given, must be self's.
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 // The running max / min along dim and the int64 index where each was taken: among equal values
 // the latest, and from the first NaN on, NaN at the latest NaN's index.
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);

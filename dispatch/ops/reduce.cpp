@@ -1,5 +1,5 @@
-// Reductions: schemas, the C++ functions and Tensor methods. The kernels are the backends'
-// (backends/cpu/reduce_*.cpp, backends/meta/reduce_meta.cpp, registered through
+// Reductions: schemas, the C++ functions and Tensor methods (the out= forms: reduce_out.cpp). The kernels are the
+// backends' (backends/cpu/reduce_*.cpp, backends/meta/reduce_meta.cpp, registered through
 // dispatch/ops/reduce_registration.h).
 #include "anatomy/dispatch/ops/reduce.h"
 
@@ -12,9 +12,6 @@ namespace anatomy {
 ANATOMY_LIBRARY(aten, m) {
   m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
-  m.def(
-      "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
-      "Tensor(a!) out) -> Tensor(a!)");
   m.def("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
   m.def("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor");
@@ -55,12 +52,6 @@ Tensor sum(const Tensor& self, std::optional<DType> dtype) {
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   ANATOMY_OP(op, "aten::sum.dim_IntList", DimDTypeSig);
   return op.call(self, dim, keepdim, dtype);
-}
-Tensor sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
-               std::optional<DType> dtype) {
-  ANATOMY_OP(op, "aten::sum.IntList_out",
-             Tensor(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&));
-  return op.call(self, dim, keepdim, dtype, out);
 }
 Tensor mean(const Tensor& self, std::optional<DType> dtype) {
   ANATOMY_OP(op, "aten::mean", DTypeSig);

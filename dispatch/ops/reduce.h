@@ -16,8 +16,6 @@ namespace anatomy {
 Tensor sum(const Tensor& self, std::optional<DType> dtype = std::nullopt);
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
            std::optional<DType> dtype = std::nullopt);
-Tensor sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
-               std::optional<DType> dtype = std::nullopt);
 // Floating (or `dtype`) only: the mean of integers raises TypeError, as in PyTorch.
 Tensor mean(const Tensor& self, std::optional<DType> dtype = std::nullopt);
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
@@ -52,6 +50,35 @@ Tensor all(const Tensor& self);
 Tensor all(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
 // int64 count of non-zero elements.
 Tensor count_nonzero(const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
+
+// ---- out= forms (dispatch/ops/reduce_out.cpp) ----
+// Each writes the reduction above of the same arguments into `out`, which must already have the
+// result's shape (out= never resizes here: a wrong shape is a ValueError) and a dtype the result
+// casts to (same-kind casting, as in PyTorch); `out` may overlap `self`. A bad `out` raises
+// before anything is written. With an input that requires grad (in grad mode) the differentiable
+// ones raise NotImplementedError, as PyTorch's do (autograd/out_forms.cpp).
+Tensor sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+               std::optional<DType> dtype = std::nullopt);
+Tensor mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+                std::optional<DType> dtype = std::nullopt);
+Tensor prod_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+                std::optional<DType> dtype = std::nullopt);
+Tensor amax_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false);
+Tensor amin_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false);
+Tensor argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+                  bool keepdim = false);
+Tensor argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+                  bool keepdim = false);
+Tensor var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, double correction = 1,
+               bool keepdim = false);
+Tensor std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, double correction = 1,
+               bool keepdim = false);
+Tensor norm_out(const Tensor& out, const Tensor& self, const Scalar& p = 2, OptionalIntArrayRef dim = std::nullopt,
+                bool keepdim = false);
+Tensor logsumexp_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
+Tensor any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
+Tensor all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
+Tensor count_nonzero_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
 
 // ---- statistics (dispatch/ops/statistics.cpp; composites of the reductions above) ----
 // (variance or standard deviation, mean) in one call.

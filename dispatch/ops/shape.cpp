@@ -141,6 +141,25 @@ Tensor write_back(const Tensor& self, const Tensor& values) {
 Tensor tril_composite(const Tensor& self, int64_t diagonal) { return write_back(self, tril(self, diagonal)); }
 Tensor triu_composite(const Tensor& self, int64_t diagonal) { return write_back(self, triu(self, diagonal)); }
 
+// The in-place scans compute in self's dtype (an int32 sum wraps in int32, as PyTorch's cumsum_
+// does), except bool, whose running sum and product are scanned in int64 and written back as
+// "any so far" and "all so far". A `dtype` other than self's has nowhere to go: TypeError.
+template <Tensor (*Scan)(const Tensor&, int64_t, std::optional<DType>)>
+Tensor scan_in_place(const char* op, const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  ANATOMY_CHECK(!dtype || *dtype == self.dtype(), TypeError,
+                "{}: the dtype argument ({}) must be the dtype of self ({}): the result is written into self", op,
+                name(*dtype), name(self.dtype()));
+  const std::optional<DType> scan_dtype =
+      self.dtype() == DType::Bool ? std::nullopt : std::optional<DType>(self.dtype());
+  return write_back(self, Scan(self, dim, scan_dtype));
+}
+Tensor cumsum_composite(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return scan_in_place<&cumsum>("cumsum_", self, dim, dtype);
+}
+Tensor cumprod_composite(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return scan_in_place<&cumprod>("cumprod_", self, dim, dtype);
+}
+
 // tile pads the repeats with leading 1s to the tensor's dims, then it is repeat.
 Tensor tile_composite(const Tensor& self, IntArrayRef dims) {
   for (int64_t r : dims) {
@@ -250,6 +269,9 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("one_hot(Tensor self, int num_classes=-1) -> Tensor");
   m.def("tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", ANATOMY_KERNEL(tril_composite));
   m.def("triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", ANATOMY_KERNEL(triu_composite));
+  m.def("cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", ANATOMY_KERNEL(cumsum_composite));
+  m.def("cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)",
+        ANATOMY_KERNEL(cumprod_composite));
   m.def("tile(Tensor self, int[] dims) -> Tensor", ANATOMY_KERNEL(tile_composite));
   m.def("repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor",
         ANATOMY_KERNEL(repeat_interleave_indices));
@@ -337,6 +359,14 @@ Tensor triu_(const Tensor& self, int64_t diagonal) {
   ANATOMY_OP(op, "aten::triu_", Tensor(const Tensor&, int64_t));
   return op.call(self, diagonal);
 }
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  ANATOMY_OP(op, "aten::cumsum_", Tensor(const Tensor&, int64_t, std::optional<DType>));
+  return op.call(self, dim, dtype);
+}
+Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  ANATOMY_OP(op, "aten::cumprod_", Tensor(const Tensor&, int64_t, std::optional<DType>));
+  return op.call(self, dim, dtype);
+}
 Tensor tile(const Tensor& self, IntArrayRef dims) {
   ANATOMY_OP(op, "aten::tile", Tensor(const Tensor&, IntArrayRef));
   return op.call(self, dims);
@@ -388,6 +418,14 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
 }
 Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const { return anatomy::cumsum(*this, dim, dtype); }
 Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const { return anatomy::cumprod(*this, dim, dtype); }
+const Tensor& Tensor::cumsum_(int64_t dim, std::optional<DType> dtype) const {
+  anatomy::cumsum_(*this, dim, dtype);
+  return *this;
+}
+const Tensor& Tensor::cumprod_(int64_t dim, std::optional<DType> dtype) const {
+  anatomy::cumprod_(*this, dim, dtype);
+  return *this;
+}
 std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return anatomy::cummax(*this, dim); }
 std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return anatomy::cummin(*this, dim); }
 Tensor Tensor::logcumsumexp(int64_t dim) const { return anatomy::logcumsumexp(*this, dim); }

@@ -19,7 +19,6 @@ namespace {
 
 using T = const Tensor&;
 using S = const Scalar&;
-using InPlace = const Tensor&;  // the result of an in-place method: the tensor it was called on
 
 // A Python number on the left of an operator the engine only has as tensor-first: the number
 // becomes a 0-dim tensor on the tensor's device, which type promotion ranks below dimensioned

@@ -26,6 +26,9 @@ void def_method_and_function(TensorClass& cls, nb::module_& m, const char* name,
   m.def(name, f, nb::arg("input"), extra...);
 }
 
+// The result of an in-place method: the tensor it was called on.
+using InPlace = const Tensor&;
+
 // x.name_(args...), returning x itself: `f` returns a reference to the Tensor held by the Python
 // object, which nanobind maps back to that object.
 template <typename F, typename... Extra>

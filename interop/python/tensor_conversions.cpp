@@ -15,7 +15,6 @@ namespace anatomy::python {
 namespace {
 
 using T = const Tensor&;
-using InPlace = const Tensor&;
 
 // x.to(dtype), x.to(device, dtype=None), x.to(other), with the keywords dtype=, device=,
 // non_blocking=, copy= and memory_format=, as PyTorch's overloads. Positional arguments are told

@@ -17,7 +17,6 @@ namespace {
 
 using T = const Tensor&;
 using S = const Scalar&;
-using InPlace = const Tensor&;
 using Dtype = std::optional<DType>;
 
 void bind_products(TensorClass& cls, nb::module_& m) {

@@ -193,6 +193,14 @@ void bind_values_and_indices(TensorClass& cls, nb::module_& m) {
         return t.cumprod(dim, dtype);
       },
       nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+  def_in_place(
+      cls, "cumsum_",
+      [](T t, int64_t dim, nb::handle dtype_arg) -> InPlace { return t.cumsum_(dim, to_optional_dtype(dtype_arg)); },
+      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+  def_in_place(
+      cls, "cumprod_",
+      [](T t, int64_t dim, nb::handle dtype_arg) -> InPlace { return t.cumprod_(dim, to_optional_dtype(dtype_arg)); },
+      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
 }
 
 }  // namespace

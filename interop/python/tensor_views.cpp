@@ -107,6 +107,10 @@ void bind_tensor_views(nb::module_& m) {
       cls, m, "tril", [](T t, int64_t k) { return t.tril(k); }, nb::arg("diagonal") = 0);
   def_method_and_function(
       cls, m, "triu", [](T t, int64_t k) { return t.triu(k); }, nb::arg("diagonal") = 0);
+  def_in_place(
+      cls, "tril_", [](T t, int64_t k) -> InPlace { return t.tril_(k); }, nb::arg("diagonal") = 0);
+  def_in_place(
+      cls, "triu_", [](T t, int64_t k) -> InPlace { return t.triu_(k); }, nb::arg("diagonal") = 0);
 }
 
 }  // namespace anatomy::python

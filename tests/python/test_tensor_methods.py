@@ -237,3 +237,30 @@ def test_sort_topk_cumsum():
     assert_matches(top.values, -np.sort(-a, axis=1)[:, :2])
     assert_matches(t.cumsum(1), np.cumsum(a, axis=1))
     assert math.isclose(t.norm().item(), float(np.linalg.norm(a)), rel_tol=1e-9)
+
+
+def test_in_place_scans_and_triangles_return_self():
+    a, t = sample((3, 4), np.float64)
+    assert t.cumsum_(1) is t
+    assert_matches(t, np.cumsum(a, axis=1))
+    assert t.cumprod_(0, dtype=anatomy.float64) is t
+    assert_matches(t, np.cumprod(np.cumsum(a, axis=1), axis=0))
+    with pytest.raises(TypeError, match="cumsum_"):
+        t.cumsum_(0, dtype=anatomy.float32)
+    assert t.tril_(-1) is t
+    assert t.triu_() is t
+    assert_matches(t, np.zeros((3, 4)))
+
+
+def test_reduction_out_forms_through_ops_aten():
+    a, t = sample((3, 4), np.float64)
+    out = anatomy.empty(3, dtype=anatomy.float64)
+    assert anatomy.ops.aten.mean.out(t, [1], out=out) is not None
+    assert_matches(out, a.mean(axis=1))
+    anatomy.ops.aten.amax(t, [1], out=out)  # the overload chosen by out=
+    assert_matches(out, a.max(axis=1))
+    idx = anatomy.empty(4, dtype=anatomy.int64)
+    anatomy.ops.aten.argmax(t, 0, out=idx)
+    assert_matches(idx, a.argmax(axis=0))
+    with pytest.raises(ValueError, match="var.out"):
+        anatomy.ops.aten.var.correction_out(t, [0], out=out)
