@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -437,11 +438,26 @@ Stream graph_capture_stream(int device = -1);
 // omitted) current, begins the capture, and on exit ends it and restores the stream. When the
 // scope is left by an exception the capture is abandoned (the graph stays empty); otherwise the
 // destructor ends it and throws what capture_end throws.
+//
+// Inline on purpose: whether an exception is leaving the scope is asked of the C++ runtime of
+// the code around it (std::uncaught_exceptions()), which is the one that threw. A libanatomy
+// linked with a static copy of libstdc++ keeps counts of its own that the caller's throws and
+// catches never move (on a toolchain that links libstdc++.a, docs/interop.md).
 class GraphCapture {
  public:
-  explicit GraphCapture(Graph& graph, const GraphPool& pool = {}, CaptureMode mode = CaptureMode::Global);
-  GraphCapture(Graph& graph, const Stream& stream, const GraphPool& pool = {}, CaptureMode mode = CaptureMode::Global);
-  ~GraphCapture() noexcept(false);
+  explicit GraphCapture(Graph& graph, const GraphPool& pool = {}, CaptureMode mode = CaptureMode::Global)
+      : GraphCapture(graph, graph_capture_stream(), pool, mode) {}
+  GraphCapture(Graph& graph, const Stream& stream, const GraphPool& pool = {}, CaptureMode mode = CaptureMode::Global)
+      : graph_(graph), guard_(stream), uncaught_(std::uncaught_exceptions()) {
+    graph_.capture_begin(pool, mode);
+  }
+  ~GraphCapture() noexcept(false) {
+    if (std::uncaught_exceptions() > uncaught_) {
+      graph_.reset();  // leaving by an exception: the capture is abandoned
+      return;
+    }
+    graph_.capture_end();
+  }
   GraphCapture(const GraphCapture&) = delete;
   GraphCapture& operator=(const GraphCapture&) = delete;
 

@@ -113,11 +113,6 @@ bool Graph::has_graph() const { return false; }
 GraphPool Graph::pool() const { return {}; }
 Stream Graph::capture_stream() const { return Stream(0, nullptr); }
 Stream graph_capture_stream(int) { built_without_cuda("graph_capture_stream"); }
-GraphCapture::GraphCapture(Graph& graph, const GraphPool& pool, CaptureMode mode)
-    : GraphCapture(graph, graph_capture_stream(), pool, mode) {}
-GraphCapture::GraphCapture(Graph& graph, const Stream& stream, const GraphPool&, CaptureMode)
-    : graph_(graph), guard_(stream), uncaught_(0) {}  // StreamGuard throws first
-GraphCapture::~GraphCapture() noexcept(false) = default;
 bool is_current_stream_capturing() { return false; }
 
 // ---- NVTX ----

@@ -104,8 +104,8 @@ void forward_for(const ChannelShape& s, const BatchNormForwardBuffers& b, bool t
 }  // namespace
 }  // namespace channel_norm
 
-int64_t batch_norm_scratch(DType dtype, const ChannelShape& shape) {
-  return (2 * channel_norm::splits_of(shape, static_cast<int64_t>(element_size(dtype))) + 5) * shape.C;
+int64_t batch_norm_scratch(DType input, const ChannelShape& shape) {
+  return (2 * channel_norm::splits_of(shape, static_cast<int64_t>(element_size(input))) + 5) * shape.C;
 }
 
 void launch_batch_norm_forward(DType dtype, const ChannelShape& shape, const BatchNormForwardBuffers& b, bool training,

@@ -31,8 +31,10 @@ const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : 
 
 ChannelShape shape_of(const ChannelLayout& l) { return {l.N, l.C, l.S, l.channels_last}; }
 
-Tensor scratch_for(DType stat, const ChannelShape& s, Device device) {
-  return empty({batch_norm_scratch(stat, s)}, TensorOptions().dtype(stat).device(device));
+// Scratch of the computation dtype `stat`, as many elements as a launch over an `input` of this
+// dtype uses (batch_norm_scratch).
+Tensor scratch_for(DType input, DType stat, const ChannelShape& s, Device device) {
+  return empty({batch_norm_scratch(input, s)}, TensorOptions().dtype(stat).device(device));
 }
 
 Tensor3 native_batch_norm_cuda(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
@@ -70,7 +72,7 @@ Tensor3 native_batch_norm_cuda(const Tensor& input, const OptTensor& weight, con
     rm = as_vector(a.running_mean, a.stat);
     rv = as_vector(a.running_var, a.stat);
   }
-  Tensor batch_var = empty({l.C}, stat), scratch = scratch_for(a.stat, s, input.device());
+  Tensor batch_var = empty({l.C}, stat), scratch = scratch_for(input.dtype(), a.stat, s, input.device());
   BatchNormForwardBuffers buf;
   buf.input = l.x.data_ptr();
   buf.output = y.data_ptr();
@@ -119,7 +121,7 @@ Tensor3 native_batch_norm_backward_cuda(const Tensor& grad_out, const Tensor& in
     DeviceGuard guard(input.device());
     const ChannelShape s = shape_of(l);
     const Tensor g = dense_in_layout(grad_out, l.channels_last), w = as_vector(a.weight, a.stat);
-    Tensor scratch = scratch_for(a.stat, s, input.device());
+    Tensor scratch = scratch_for(input.dtype(), a.stat, s, input.device());
     BatchNormBackwardBuffers buf;
     buf.grad = g.data_ptr();
     buf.input = l.x.data_ptr();

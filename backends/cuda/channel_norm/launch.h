@@ -16,9 +16,12 @@ struct ChannelShape {
   bool channels_last = false;
 };
 
-// The scratch elements (of the computation dtype: fp32, fp64 for fp64) a launch needs: the
-// per-split partial sums of each channel, and five per-channel rows.
-int64_t batch_norm_scratch(DType dtype, const ChannelShape& shape);
+// The scratch elements (of the computation dtype: fp32, fp64 for fp64) a launch on an `input`
+// tensor of this dtype needs: the per-split partial sums of each channel, and five per-channel
+// rows. The split count follows the input's element size (a channels_last fp16 input is read
+// 8 channels per load, fp32 4), so it is the input's dtype that sizes the scratch, not the
+// computation's.
+int64_t batch_norm_scratch(DType input, const ChannelShape& shape);
 
 // `dtype` pointers: input and output. Every other pointer is to C elements of the computation
 // dtype, contiguous; weight and bias null when absent. running_mean / running_var: read in eval,

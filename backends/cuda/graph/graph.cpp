@@ -240,22 +240,6 @@ Stream Graph::capture_stream() const {
   return impl_->device < 0 ? Stream(0, nullptr) : Stream(impl_->device, impl_->stream);
 }
 
-GraphCapture::GraphCapture(Graph& graph, const GraphPool& pool, CaptureMode mode)
-    : GraphCapture(graph, graph_capture_stream(), pool, mode) {}
-
-GraphCapture::GraphCapture(Graph& graph, const Stream& stream, const GraphPool& pool, CaptureMode mode)
-    : graph_(graph), guard_(stream), uncaught_(std::uncaught_exceptions()) {
-  graph_.capture_begin(pool, mode);
-}
-
-GraphCapture::~GraphCapture() noexcept(false) {
-  if (std::uncaught_exceptions() > uncaught_) {
-    graph_.reset();  // leaving by an exception: the capture is abandoned
-    return;
-  }
-  graph_.capture_end();
-}
-
 bool is_current_stream_capturing() {
   check_available("cuda::is_current_stream_capturing");
   const cudaStream_t stream = current_stream();
