@@ -64,14 +64,15 @@ constexpr Shape kShapes[] = {
 
 void set_flops(benchmark::State& state, const Shape& s) {
   const double flops = 2.0 * static_cast<double>(s.batch * s.n * s.k) * static_cast<double>(s.m);
-  state.counters["GFLOP/s"] = benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 
 struct Operands {
   Tensor a, b, c;
   explicit Operands(const Shape& s)
-      : a(anatomy::randn({s.batch, s.n, s.k})), b(anatomy::randn({s.batch, s.k, s.m})),
+      : a(anatomy::randn({s.batch, s.n, s.k})),
+        b(anatomy::randn({s.batch, s.k, s.m})),
         c(anatomy::empty({s.batch, s.n, s.m})) {}
   const float* pa(int64_t i, const Shape& s) const { return a.data_ptr<float>() + i * s.n * s.k; }
   const float* pb(int64_t i, const Shape& s) const { return b.data_ptr<float>() + i * s.k * s.m; }
@@ -173,7 +174,8 @@ int main(int argc, char** argv) {
 #if defined(ANATOMY_BENCH_WITH_ONEDNN)
     add("direct/" + shape + "/onednn", [s](benchmark::State& st) { direct_onednn(st, s); });
 #endif
-    if (blis.sgemm != nullptr) add("direct/" + shape + "/blis", [s, blis](benchmark::State& st) { direct_blis(st, s, blis); });
+    if (blis.sgemm != nullptr)
+      add("direct/" + shape + "/blis", [s, blis](benchmark::State& st) { direct_blis(st, s, blis); });
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

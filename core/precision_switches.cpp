@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "anatomy/core/error.h"
+
 namespace anatomy {
 namespace {
 
@@ -19,6 +21,7 @@ std::atomic<bool> g_bf16_reduced{kBf16ReducedDefault};
 std::atomic<bool> g_fp16_accumulation{kFp16AccumulationDefault};
 std::atomic<bool> g_cudnn_tf32{kCudnnTf32Default};
 std::atomic<bool> g_cudnn_benchmark{kCudnnBenchmarkDefault};
+std::atomic<CpuBlasLibrary> g_cpu_blas{CpuBlasLibrary::Default};
 
 }  // namespace
 
@@ -44,6 +47,22 @@ void set_allow_tf32_cudnn(bool allow) noexcept { g_cudnn_tf32.store(allow, std::
 bool cudnn_benchmark() noexcept { return g_cudnn_benchmark.load(std::memory_order_relaxed); }
 void set_cudnn_benchmark(bool enabled) noexcept { g_cudnn_benchmark.store(enabled, std::memory_order_relaxed); }
 
+CpuBlasLibrary preferred_cpu_blas_library() noexcept { return g_cpu_blas.load(std::memory_order_relaxed); }
+bool cpu_blas_library_available(CpuBlasLibrary library) noexcept {
+#if defined(ANATOMY_WITH_ONEDNN)
+  constexpr bool kHaveOneDnn = true;
+#else
+  constexpr bool kHaveOneDnn = false;
+#endif
+  return library != CpuBlasLibrary::OneDNN || kHaveOneDnn;
+}
+void set_preferred_cpu_blas_library(CpuBlasLibrary library) {
+  ANATOMY_CHECK(cpu_blas_library_available(library), ValueError,
+                "set_preferred_cpu_blas_library: this build of anatomy has no oneDNN (libdnnl-dev was not found when "
+                "it was configured)");
+  g_cpu_blas.store(library, std::memory_order_relaxed);
+}
+
 void reset_precision_switches() noexcept {
   set_allow_tf32_matmul(kTf32Default);
   set_allow_fp16_reduced_precision_reduction(kFp16ReducedDefault);
@@ -51,6 +70,7 @@ void reset_precision_switches() noexcept {
   set_allow_fp16_accumulation(kFp16AccumulationDefault);
   set_allow_tf32_cudnn(kCudnnTf32Default);
   set_cudnn_benchmark(kCudnnBenchmarkDefault);
+  g_cpu_blas.store(CpuBlasLibrary::Default, std::memory_order_relaxed);
 }
 
 }  // namespace anatomy

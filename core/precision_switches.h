@@ -5,6 +5,8 @@
 //   anatomy::set_allow_tf32_matmul(true);   // fp32 matmuls on tensor cores (10-bit mantissa)
 #pragma once
 
+#include <cstdint>
+
 namespace anatomy {
 
 // fp32 matrix products may round their inputs to TF32 (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32).
@@ -35,6 +37,19 @@ void set_allow_tf32_cudnn(bool allow) noexcept;
 // torch.backends.cudnn.benchmark. The choice is cached per shape either way.
 bool cudnn_benchmark() noexcept;
 void set_cudnn_benchmark(bool enabled) noexcept;
+
+// Which library computes the CPU's fp32 matrix products (fp16 and bf16 ones convert to fp32 and
+// go the same way; fp64 is always OpenBLAS's dgemm). Default picks per product: oneDNN's sgemm
+// (faster on every product but the smallest, docs/perf.md "The CPU's sgemm: OpenBLAS, BLIS and
+// oneDNN") and OpenBLAS's for products of at most 64^3 multiply-adds, whose call it makes
+// cheaper; OpenBLAS alone in a build without oneDNN. The other two force one library, for
+// comparisons.
+enum class CpuBlasLibrary : uint8_t { Default, OpenBLAS, OneDNN };
+CpuBlasLibrary preferred_cpu_blas_library() noexcept;
+// OneDNN in a build without oneDNN is a ValueError, and nothing changes.
+void set_preferred_cpu_blas_library(CpuBlasLibrary library);
+// Whether this build can run `library` (Default and OpenBLAS always).
+bool cpu_blas_library_available(CpuBlasLibrary library) noexcept;
 
 // Restores every switch above to its default (tests use it to leave no state behind).
 void reset_precision_switches() noexcept;

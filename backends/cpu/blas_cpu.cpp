@@ -1,7 +1,12 @@
-// CPU matrix products: mm, bmm, addmm, baddbmm (and their out= forms) over OpenBLAS.
+// CPU matrix products: mm, bmm, addmm, baddbmm (and their out= forms) over oneDNN and OpenBLAS.
 //
-// fp32 and fp64 call cblas_sgemm / cblas_dgemm (OpenBLAS 0.3.21, Debian 12's, has no
-// gemm_batch). An operand whose matrices are row-major ([ld, 1] strides) or column-major
+// fp32 calls oneDNN's sgemm (sgemm_onednn.h), or OpenBLAS's cblas_sgemm for products of at most
+// 64^3 multiply-adds and in a build without oneDNN (preferred_cpu_blas_library() can force
+// either); fp64 calls cblas_dgemm (OpenBLAS 0.3.21, Debian 12's, has no gemm_batch). Measured on
+// each library with the engine's own splitting (docs/perf.md "The CPU's sgemm: OpenBLAS, BLIS
+// and oneDNN"), oneDNN's single-thread sgemm is 2-37% faster on products beyond 64^3 (up to 80%
+// at k = 32) and OpenBLAS's up to 5x faster below, where a call's fixed cost dominates. An operand whose matrices are
+// row-major ([ld, 1] strides) or column-major
 // ([1, ld], a transposed view) goes to BLAS as it is, with NoTrans or Trans; any other layout
 // (both strides non-unit, broadcast rows) is copied once to a contiguous tensor. fp16 and bf16
 // convert to fp32, run sgemm, and round once into the result. Integers run the loop of
@@ -11,12 +16,14 @@
 // OpenBLAS keeps a pool of its own, whose threads spin for a while after each call; beside the
 // engine's intra-op pool that oversubscribes the CPU (on a 2-core machine under load, a small
 // MLP's steps stalled 5-10x). So OpenBLAS runs on the thread that calls it (set to one thread
-// when the library loads), and the engine's pool splits a product instead: the matrices of a
+// when the library loads), as oneDNN's sgemm does (sgemm_onednn.cpp), and the engine's pool
+// splits a product instead: the matrices of a
 // batch, or one matrix into a grid of result tiles, each of at least kProductGrain
 // multiply-adds. A product follows set_num_threads like every other kernel, and one of fewer
 // than 2 * kProductGrain multiply-adds (128^3 is one) runs on the caller. Each element of the
-// result comes from one BLAS call over the whole k; BLAS may still pick another kernel for a
-// smaller block, so the last bits can depend on the thread count (as with OpenBLAS's threads).
+// result comes from one BLAS call over the whole k; BLAS may still pick another kernel (or, by
+// the tile's size, another library) for a smaller block, so the last bits can depend on the
+// thread count (as with OpenBLAS's threads).
 #include <cblas.h>
 
 #include <algorithm>
@@ -26,7 +33,9 @@
 #include <optional>
 
 #include "anatomy/backends/cpu/gemm_cpu.h"
+#include "anatomy/backends/cpu/sgemm_onednn.h"
 #include "anatomy/core/parallel.h"
+#include "anatomy/core/precision_switches.h"
 #include "anatomy/dispatch/ops/linalg_registration.h"
 
 namespace anatomy::cpu {
@@ -35,6 +44,22 @@ namespace {
 // Multiply-adds per range of a split product: about 50 us of one core's sgemm, well above the
 // cost of handing a range to a pool thread.
 constexpr int64_t kProductGrain = int64_t{1} << 20;
+
+// Products of at most this many multiply-adds call OpenBLAS (by default): oneDNN's sgemm costs
+// more per call (64^3 about even, 32^3 0.6x, 16^3 0.3x OpenBLAS's speed on one thread).
+constexpr int64_t kOneDnnMinProduct = int64_t{64} * 64 * 64;
+
+bool sgemm_on_onednn(int64_t n, int64_t m, int64_t k) {
+  switch (preferred_cpu_blas_library()) {
+    case CpuBlasLibrary::OpenBLAS:
+      return false;
+    case CpuBlasLibrary::OneDNN:
+      return true;  // still OpenBLAS where oneDNN refuses (Note [oneDNN beside another oneDNN])
+    case CpuBlasLibrary::Default:
+      break;
+  }
+  return have_onednn_sgemm() && n * m * k > kOneDnnMinProduct;
+}
 
 // How BLAS reads one [rows, cols] matrix with element strides (rs, cs) in row-major terms; a
 // dim of size 1 takes any stride.
@@ -75,7 +100,10 @@ template <typename T>
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int n, int m, int k, T alpha, const T* a, int lda, const T* b,
           int ldb, T beta, T* c, int ldc) {
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, ta, tb, n, m, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (!sgemm_on_onednn(n, m, k) ||
+        !onednn_sgemm(ta == CblasTrans, tb == CblasTrans, n, m, k, alpha, a, lda, b, ldb, beta, c, ldc)) {
+      cblas_sgemm(CblasRowMajor, ta, tb, n, m, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    }
   } else {
     cblas_dgemm(CblasRowMajor, ta, tb, n, m, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }

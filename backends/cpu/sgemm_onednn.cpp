@@ -37,8 +37,8 @@ std::atomic<bool> g_refused{false};  // Note [oneDNN beside another oneDNN]
 
 bool have_onednn_sgemm() noexcept { return !g_refused.load(std::memory_order_relaxed); }
 
-bool onednn_sgemm(bool trans_a, bool trans_b, int64_t n, int64_t m, int64_t k, float alpha, const float* a,
-                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+bool onednn_sgemm(bool trans_a, bool trans_b, int64_t n, int64_t m, int64_t k, float alpha, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (g_refused.load(std::memory_order_relaxed)) return false;
   struct OneOpenMpThread {
     int saved = omp_get_max_threads();

@@ -16,7 +16,7 @@ bool have_onednn_sgemm() noexcept;
 // dimensions cover their rows). Returns false, having written nothing, where oneDNN refuses the
 // call (and from then on without asking it: Note [oneDNN beside another oneDNN]) or the build
 // has no oneDNN; the caller then computes the product another way.
-bool onednn_sgemm(bool trans_a, bool trans_b, int64_t n, int64_t m, int64_t k, float alpha, const float* a,
-                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+bool onednn_sgemm(bool trans_a, bool trans_b, int64_t n, int64_t m, int64_t k, float alpha, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 }  // namespace anatomy::cpu

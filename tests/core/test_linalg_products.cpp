@@ -1,7 +1,9 @@
 // Matrix products: exact values, what the op table cannot express (out= layouts and errors,
 // no copies for transposed operands, integer wrapping, beta = 0, Meta), and matmul's shapes.
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <string>
 
 #include "anatomy/dispatch/tracer.h"
 #include "test_util.h"
@@ -179,11 +181,14 @@ D reference_bmm(const Tensor& a, const Tensor& b) {
   return c;
 }
 
-}  // namespace
-
 // Note [One thread pool for products] in backends/cpu/blas_cpu.cpp: a product of at least
-// 2 * 2^20 multiply-adds is split across the pool by matrices, rows or columns.
-TEST_CASE("bmm and addmm split across threads: the reference's values for every thread count and layout") {
+// 2 * 2^20 multiply-adds is split across the pool by matrices, rows or columns. fp64 runs
+// OpenBLAS's dgemm; fp32 runs each library the build has (preferred_cpu_blas_library), the
+// default choosing per tile, against the fp64 reference within fp32's rounding over k terms.
+void check_split_products(DType dtype, CpuBlasLibrary library) {
+  const double tol = dtype == DType::Float64 ? 1e-9 : 2e-5;
+  const CpuBlasLibrary saved_library = preferred_cpu_blas_library();
+  set_preferred_cpu_blas_library(library);
   struct Case {
     int64_t batches, n, k, m;
   };
@@ -192,25 +197,25 @@ TEST_CASE("bmm and addmm split across threads: the reference's values for every 
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         INFO("batches " << s.batches << " n " << s.n << " k " << s.k << " m " << s.m << " ta " << ta << " tb " << tb);
-        Tensor a = ta ? randn({s.batches, s.k, s.n}, DType::Float64).transpose(1, 2)
-                      : randn({s.batches, s.n, s.k}, DType::Float64);
-        Tensor b = tb ? randn({s.batches, s.m, s.k}, DType::Float64).transpose(1, 2)
-                      : randn({s.batches, s.k, s.m}, DType::Float64);
-        Tensor bias = randn({s.n, s.m}, DType::Float64);
+        Tensor a = ta ? randn({s.batches, s.k, s.n}, dtype).transpose(1, 2) : randn({s.batches, s.n, s.k}, dtype);
+        Tensor b = tb ? randn({s.batches, s.m, s.k}, dtype).transpose(1, 2) : randn({s.batches, s.k, s.m}, dtype);
+        Tensor bias = randn({s.n, s.m}, dtype);
         const D want = reference_bmm(a, b);
+        const double scale = std::sqrt(static_cast<double>(s.k));  // |a @ b| grows as sqrt(k) for unit normals
         const int saved = get_num_threads();
         for (int threads : {1, 2, 5}) {
           set_num_threads(threads);
           const D got = values(bmm(a, b));
           int wrong = 0;
-          for (size_t i = 0; i < want.size(); ++i) wrong += std::abs(got[i] - want[i]) > 1e-9 * (1 + std::abs(want[i]));
+          for (size_t i = 0; i < want.size(); ++i)
+            wrong += std::abs(got[i] - want[i]) > tol * (scale + std::abs(want[i]));
           CHECK(wrong == 0);
           if (s.batches == 1) {
             // addmm reads c (beta = 1) in the same blocks it writes.
             const D with_bias = values(addmm(bias, a.select(0, 0), b.select(0, 0))), bv = values(bias);
             wrong = 0;
             for (size_t i = 0; i < want.size(); ++i)
-              wrong += std::abs(with_bias[i] - bv[i] - want[i]) > 1e-9 * (1 + std::abs(want[i]) + std::abs(bv[i]));
+              wrong += std::abs(with_bias[i] - bv[i] - want[i]) > tol * (scale + std::abs(want[i]) + std::abs(bv[i]));
             CHECK(wrong == 0);
           }
         }
@@ -218,4 +223,58 @@ TEST_CASE("bmm and addmm split across threads: the reference's values for every 
       }
     }
   }
+  set_preferred_cpu_blas_library(saved_library);
+}
+
+}  // namespace
+
+TEST_CASE("bmm and addmm split across threads: the reference's values for every thread count and layout") {
+  check_split_products(DType::Float64, CpuBlasLibrary::Default);
+  for (CpuBlasLibrary library : {CpuBlasLibrary::Default, CpuBlasLibrary::OpenBLAS, CpuBlasLibrary::OneDNN}) {
+    if (!cpu_blas_library_available(library)) continue;
+    INFO("library " << static_cast<int>(library));
+    check_split_products(DType::Float32, library);
+  }
+}
+
+namespace {
+
+// The process's thread count (Linux: /proc/self/status), or -1 where it cannot be read.
+int process_threads() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+}  // namespace
+
+// oneDNN runs on OpenMP; a product split over the pool must not start an OpenMP team on each of
+// its threads (sgemm_onednn.cpp), which would oversubscribe the CPU.
+TEST_CASE("fp32 products on oneDNN start no threads beside the engine's pool") {
+  if (!cpu_blas_library_available(CpuBlasLibrary::OneDNN)) return;
+  const int saved = get_num_threads();
+  set_num_threads(2);
+  Tensor a = randn({512, 512}), b = randn({512, 512});
+  {
+    const CpuBlasLibrary previous = preferred_cpu_blas_library();
+    set_preferred_cpu_blas_library(CpuBlasLibrary::OpenBLAS);
+    (void)mm(a, b);  // the pool's threads exist from here on
+    const int before = process_threads();
+    set_preferred_cpu_blas_library(CpuBlasLibrary::OneDNN);
+    Tensor c = mm(a, b);
+    CHECK(process_threads() == before);
+    set_preferred_cpu_blas_library(previous);
+  }
+  set_num_threads(saved);
+}
+
+TEST_CASE("the CPU BLAS preference: a library the build lacks is a ValueError and changes nothing") {
+  CHECK(cpu_blas_library_available(CpuBlasLibrary::Default));
+  CHECK(cpu_blas_library_available(CpuBlasLibrary::OpenBLAS));
+  if (cpu_blas_library_available(CpuBlasLibrary::OneDNN)) return;
+  EXPECT_ERROR(ValueError, set_preferred_cpu_blas_library(CpuBlasLibrary::OneDNN), "oneDNN");
+  CHECK(preferred_cpu_blas_library() == CpuBlasLibrary::Default);
 }
