@@ -32,7 +32,7 @@ bool arg_requires_grad(const T& arg) {
   return false;
 }
 
-// Whether an input (every argument but the last, the out tensor) requires grad.
+// Whether an input (every argument but the out tensors, the last) requires grad.
 template <typename Tuple, size_t... I>
 bool input_requires_grad(const Tuple& args, std::index_sequence<I...>) {
   return (arg_requires_grad(std::get<I>(args)) || ...);
@@ -41,14 +41,20 @@ bool input_requires_grad(const Tuple& args, std::index_sequence<I...>) {
 template <dispatch::FixedString Name, typename Sig>
 struct RefuseOutForm;
 
-template <dispatch::FixedString Name, typename... Args>
-struct RefuseOutForm<Name, Tensor(Args...)> {
-  static Tensor call(DispatchKeySet ks, Args... args) {
-    static const auto op =
-        dispatch::Dispatcher::singleton().find_or_throw(Name.view()).template typed<Tensor(Args...)>();
+// How many out tensors an out= form writes: one, or one per element of a tuple it returns; they
+// are its last arguments.
+template <typename R>
+constexpr size_t kOuts = 1;
+template <typename... Rs>
+constexpr size_t kOuts<std::tuple<Rs...>> = sizeof...(Rs);
+
+template <dispatch::FixedString Name, typename R, typename... Args>
+struct RefuseOutForm<Name, R(Args...)> {
+  static R call(DispatchKeySet ks, Args... args) {
+    static const auto op = dispatch::Dispatcher::singleton().find_or_throw(Name.view()).template typed<R(Args...)>();
     if (GradMode::is_enabled()) {
       const bool grad =
-          input_requires_grad(std::forward_as_tuple(args...), std::make_index_sequence<sizeof...(Args) - 1>());
+          input_requires_grad(std::forward_as_tuple(args...), std::make_index_sequence<sizeof...(Args) - kOuts<R>>());
       ANATOMY_CHECK(!grad, NotImplementedError,
                     "{}: functions with out= arguments don't support automatic differentiation, but one of the "
                     "arguments requires grad",
@@ -78,6 +84,7 @@ using SumDims = Tensor(const Tensor&, OptionalIntArrayRef, bool, std::optional<D
 using Dims = Tensor(const Tensor&, OptionalIntArrayRef, bool, const Tensor&);
 using Correction = Tensor(const Tensor&, OptionalIntArrayRef, double, bool, const Tensor&);
 using Norm = Tensor(const Tensor&, const Scalar&, OptionalIntArrayRef, bool, const Tensor&);
+using ExtremeDim = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool, const Tensor&, const Tensor&);
 
 }  // namespace
 
@@ -122,6 +129,8 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   ANATOMY_REFUSING_OUT_FORM("var.correction_out", Correction);
   ANATOMY_REFUSING_OUT_FORM("std.correction_out", Correction);
   ANATOMY_REFUSING_OUT_FORM("norm.out", Norm);
+  ANATOMY_REFUSING_OUT_FORM("max.dim_max", ExtremeDim);
+  ANATOMY_REFUSING_OUT_FORM("min.dim_min", ExtremeDim);
   ANATOMY_REFUSING_OUT_FORM("bmm.out", Binary);
   ANATOMY_REFUSING_OUT_FORM("mm.out", Binary);
 }

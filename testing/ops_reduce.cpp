@@ -365,7 +365,7 @@ ANATOMY_REGISTER_OPS(reduction) {
     OpInfo m;
     m.name = name;
     m.family = OpFamily::Reduction;
-    m.schemas = {name, name + ".dim"};
+    m.schemas = {name, name + ".dim", name + ".dim_" + name};  // the out= form: tests/core/test_reduce_out.cpp
     m.dtypes = kAll;
     m.differentiable = true;
     m.notes = "the dim form returns (values, indices), the first extreme's index";

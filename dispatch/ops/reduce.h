@@ -79,6 +79,12 @@ Tensor logsumexp_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef 
 Tensor any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
 Tensor all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
 Tensor count_nonzero_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
+// max / min along one dim into (values, indices): `indices` must be int64 and neither may overlap
+// the other. Returns the pair of out tensors.
+std::tuple<Tensor, Tensor> max_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
+                                   bool keepdim = false);
+std::tuple<Tensor, Tensor> min_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
+                                   bool keepdim = false);
 
 // ---- statistics (dispatch/ops/statistics.cpp; composites of the reductions above) ----
 // (variance or standard deviation, mean) in one call.

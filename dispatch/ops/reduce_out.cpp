@@ -1,6 +1,8 @@
 // The out= forms of the reductions: schemas and the C++ functions. Every backend's kernel is the
 // functional one's with a checked copy into `out` at the end (dispatch/ops/reduce_registration.h);
 // the names of the overloads are PyTorch's where PyTorch has the operator with these arguments.
+#include <tuple>
+
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 
@@ -31,6 +33,13 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("any.dims_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("all.dims_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("count_nonzero.dim_IntList_out(Tensor self, int[1]? dim=None, *, Tensor(a!) out) -> Tensor(a!)");
+  // PyTorch's names: `max` receives the values and `max_values` the indices.
+  m.def(
+      "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> "
+      "(Tensor(a!) values, Tensor(b!) indices)");
+  m.def(
+      "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> "
+      "(Tensor(a!) values, Tensor(b!) indices)");
 }
 
 namespace {
@@ -38,6 +47,7 @@ using DimDTypeOut = Tensor(const Tensor&, OptionalIntArrayRef, bool, std::option
 using DimOut = Tensor(const Tensor&, OptionalIntArrayRef, bool, const Tensor&);
 using ArgOut = Tensor(const Tensor&, std::optional<int64_t>, bool, const Tensor&);
 using VarOut = Tensor(const Tensor&, OptionalIntArrayRef, double, bool, const Tensor&);
+using ExtremeOut = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool, const Tensor&, const Tensor&);
 }  // namespace
 
 Tensor sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
@@ -98,6 +108,16 @@ Tensor all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, b
 Tensor count_nonzero_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim) {
   ANATOMY_OP(op, "aten::count_nonzero.dim_IntList_out", Tensor(const Tensor&, OptionalIntArrayRef, const Tensor&));
   return op.call(self, dim, out);
+}
+std::tuple<Tensor, Tensor> max_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
+                                   bool keepdim) {
+  ANATOMY_OP(op, "aten::max.dim_max", ExtremeOut);
+  return op.call(self, dim, keepdim, values, indices);
+}
+std::tuple<Tensor, Tensor> min_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
+                                   bool keepdim) {
+  ANATOMY_OP(op, "aten::min.dim_min", ExtremeOut);
+  return op.call(self, dim, keepdim, values, indices);
 }
 
 }  // namespace anatomy

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "anatomy/core/empty_tensor.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/reduction_rules.h"
@@ -76,6 +77,31 @@ struct ReduceKernels {
     Reduction r = prepare_reduction(kind, op, self, d, keepdim, std::nullopt, false, /*with_indices=*/true);
     Loop(kind, r, {});
     return {r.values, r.indices};
+  }
+  // The out= form: both outs checked before the loop (indices int64 only: an index in another
+  // dtype could round), then the results copied in.
+  static std::tuple<Tensor, Tensor> extreme_dim_out(ReduceKind kind, const char* op, const Tensor& self, int64_t dim,
+                                                    bool keepdim, const Tensor& values, const Tensor& indices) {
+    const int64_t d[1] = {wrap_dim(dim, self.dim(), op)};
+    Reduction r = prepare_reduction(kind, op, self, d, keepdim, std::nullopt, false, /*with_indices=*/true);
+    check_reduction_out(op, values, self, r.values.sizes(), r.values.dtype());
+    check_reduction_out(op, indices, self, r.indices.sizes(), r.indices.dtype());
+    ANATOMY_CHECK(indices.dtype() == DType::Int64, TypeError, "{}: the indices' out tensor must be int64, got {}", op,
+                  name(indices.dtype()));
+    ANATOMY_CHECK(!may_overlap(values, indices), ValueError, "{}: the values' and the indices' out tensors overlap",
+                  op);
+    Loop(kind, r, {});
+    copy_(values, r.values);
+    copy_(indices, r.indices);
+    return {values, indices};
+  }
+  static std::tuple<Tensor, Tensor> max_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                                            const Tensor& indices) {
+    return extreme_dim_out(ReduceKind::Max, "max.out", self, dim, keepdim, values, indices);
+  }
+  static std::tuple<Tensor, Tensor> min_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                                            const Tensor& indices) {
+    return extreme_dim_out(ReduceKind::Min, "min.out", self, dim, keepdim, values, indices);
   }
   static std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
     return extreme_dim(ReduceKind::Max, "max", self, dim, keepdim);
@@ -223,6 +249,8 @@ void register_reduce_kernels(Library& m) {
   m.impl("any.dims_out", named_kernel(&K::any_out, "any.dims_out"));
   m.impl("all.dims_out", named_kernel(&K::all_out, "all.dims_out"));
   m.impl("count_nonzero.dim_IntList_out", named_kernel(&K::count_nonzero_out, "count_nonzero.dim_IntList_out"));
+  m.impl("max.dim_max", named_kernel(&K::max_out, "max.dim_max"));
+  m.impl("min.dim_min", named_kernel(&K::min_out, "min.dim_min"));
 }
 
 }  // namespace anatomy::dispatch

@@ -74,6 +74,32 @@ TEST_CASE("reduction out= forms: differentiable ones refuse inputs that require 
   CHECK_FALSE(out.requires_grad());
 }
 
+TEST_CASE("max and min along a dim into (values, indices): values, checks first, no gradient") {
+  Tensor x = tensor(std::vector<double>{1, 5, 2, 4, 3, 0}, {2, 3}, DType::Float32);
+  Tensor v = empty({2}, DType::Float64), i = empty({2}, DType::Int64);
+  auto [mv, mi] = max_out(v, i, x, 1);
+  CHECK(mv.data_ptr() == v.data_ptr());
+  CHECK(mi.data_ptr() == i.data_ptr());
+  CHECK(values(v) == D{5, 4});
+  CHECK(values(i) == D{1, 0});
+  Tensor vk = empty({1, 3}), ik = empty({1, 3}, DType::Int64);
+  min_out(vk, ik, x, 0, true);
+  CHECK(values(vk) == D{1, 3, 0});
+  CHECK(values(ik) == D{0, 1, 1});
+  // Indices in another dtype could round; the two outs may not share memory; shapes must match.
+  Tensor fi = empty({2});
+  EXPECT_ERROR_UNCHANGED(v, TypeError, max_out(v, fi, x, 1), "max.out", "int64", "fp32");
+  Tensor both = empty({4}, DType::Int64);
+  const Tensor xi = tensor(std::vector<double>{1, 5, 2, 4, 3, 0}, {2, 3}, DType::Int64);
+  EXPECT_ERROR_UNCHANGED(both, ValueError, max_out(both.slice(0, 0, 2), both.slice(0, 1, 3), xi, 1), "max.out",
+                         "overlap");
+  Tensor short_v = empty({3});
+  EXPECT_ERROR_UNCHANGED(i, ValueError, min_out(short_v, i, x, 1), "min.out", "[3]", "[2]");
+  EXPECT_ERROR_UNCHANGED(i, IndexError, min_out(v, i, x, 2), "min.out", "2");
+  Tensor g = randn({2, 3}).requires_grad_(true);
+  EXPECT_ERROR(NotImplementedError, max_out(v, i, g, 1), "max.dim_max", "requires grad");
+}
+
 TEST_CASE("in-place scans: self's dtype, bool as any/all so far, a dtype only if it is self's") {
   Tensor f = tensor(std::vector<double>{1, 2, 3, 4}, {2, 2}, DType::Float32);
   const uint32_t version = f.version();
