@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -24,6 +25,43 @@ int default_num_threads() {
 }
 
 std::atomic<int> g_num_threads{0};  // 0: not yet read from the environment
+
+// Note [Waking the pool]
+// A thread asleep on a condition variable takes tens of microseconds to run again after a
+// notify on a virtual machine (a parallel_for of two 12 us ranges took 32 us on average on a
+// 2-vCPU host, 14 us at best; two 25 us ranges 77 us), longer than many ranges take: a product
+// of 128^3 on two threads ran 2x slower than on one. So a worker that finishes a job watches
+// for the next one for kSpinFor before it sleeps, and the caller watches for its job's last
+// range the same way before it sleeps: in a loop of operators (a training step, a benchmark)
+// the next job finds the workers awake. The watch pauses for its first iterations, then yields
+// the core (sched_yield) between looks, so a thread with real work on that core runs; after
+// kSpinFor without a job the worker sleeps as before. OpenMP runtimes and OpenBLAS spin the
+// same way, longer (libgomp about 0.3 ms by default).
+constexpr auto kSpinFor = std::chrono::microseconds(50);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Watches `ready` for up to kSpinFor (Note [Waking the pool]); true once it holds.
+template <typename Ready>
+bool watch(const Ready& ready) {
+  constexpr int kPauses = 64;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    if (ready()) return true;
+    if (i < kPauses) {
+      cpu_relax();
+      continue;
+    }
+    if (i % 16 == 0 && std::chrono::steady_clock::now() - start > kSpinFor) return false;
+    std::this_thread::yield();
+  }
+}
 
 // One job at a time: a caller holds submit_mutex_ while its ranges run, so concurrent callers
 // from different user threads queue up instead of sharing workers mid-job.
@@ -47,12 +85,13 @@ class ThreadPool {
       end_ = end;
       per_ = per;
       num_chunks_.store(chunks);
-      pending_ = chunks;
+      pending_.store(chunks);
       error_ = nullptr;
-      ++generation_;
-      // Last: a worker still spinning from an earlier job sees the new fields once it can take
-      // a chunk (the store releases them).
+      // The fields above, then the first free chunk, then the generation: a worker still taking
+      // chunks of the last job sees the new fields once it can take a chunk (the store releases
+      // them), and a worker watching the generation sees the chunk counter too.
       next_chunk_.store(1);  // the caller takes chunk 0
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     run_chunk(0);
@@ -61,8 +100,11 @@ class ThreadPool {
       if (c >= num_chunks_.load()) break;
       run_chunk(c);
     }
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    if (!watch([&] { return pending_.load() == 0; })) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return pending_.load() == 0; });
+    }
+    std::lock_guard<std::mutex> g(mutex_);
     next_chunk_.store(kNoChunks);
     fn_ = nullptr;
     if (error_) std::rethrow_exception(error_);
@@ -83,18 +125,21 @@ class ThreadPool {
       if (!error_) error_ = std::current_exception();
     }
     t_in_parallel = false;
-    std::lock_guard<std::mutex> g(mutex_);
-    if (--pending_ == 0) done_.notify_all();
+    if (pending_.fetch_sub(1) == 1) {
+      // The caller may be asleep on done_: the lock orders this notify after its last look.
+      std::lock_guard<std::mutex> g(mutex_);
+      done_.notify_all();
+    }
   }
 
   void worker() {
     uint64_t seen = 0;
     while (true) {
-      {
+      if (!watch([&] { return generation_.load() != seen; })) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        wake_.wait(lock, [&] { return generation_.load() != seen; });
       }
+      seen = generation_.load();
       while (true) {
         const int64_t c = next_chunk_.fetch_add(1);
         if (c >= num_chunks_.load()) break;
@@ -108,10 +153,10 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   static constexpr int64_t kNoChunks = int64_t{1} << 62;
-  int64_t begin_ = 0, end_ = 0, per_ = 0, pending_ = 0;
-  std::atomic<int64_t> num_chunks_{0}, next_chunk_{kNoChunks};
+  int64_t begin_ = 0, end_ = 0, per_ = 0;
+  std::atomic<int64_t> num_chunks_{0}, next_chunk_{kNoChunks}, pending_{0};
+  std::atomic<uint64_t> generation_{0};
   std::exception_ptr error_;
-  uint64_t generation_ = 0;
 };
 
 }  // namespace
