@@ -2,25 +2,25 @@
 //
 // fp32 calls oneDNN's sgemm (sgemm_onednn.h), or OpenBLAS's cblas_sgemm for products of at most
 // 64^3 multiply-adds and in a build without oneDNN (preferred_cpu_blas_library() can force
-// either); fp64 calls cblas_dgemm (OpenBLAS 0.3.21, Debian 12's, has no gemm_batch). Measured on
-// each library with the engine's own splitting (docs/perf.md "The CPU's sgemm: OpenBLAS, BLIS
-// and oneDNN"), oneDNN's single-thread sgemm is 2-37% faster on products beyond 64^3 (up to 80%
-// at k = 32) and OpenBLAS's up to 5x faster below, where a call's fixed cost dominates. An operand whose matrices are
-// row-major ([ld, 1] strides) or column-major
-// ([1, ld], a transposed view) goes to BLAS as it is, with NoTrans or Trans; any other layout
-// (both strides non-unit, broadcast rows) is copied once to a contiguous tensor. fp16 and bf16
-// convert to fp32, run sgemm, and round once into the result. Integers run the loop of
-// gemm_integer_cpu.cpp; bool is refused by the checks.
+// either); fp64 calls cblas_dgemm (OpenBLAS 0.3.21, Debian 12's, has no gemm_batch). On one
+// thread oneDNN's sgemm ran 0.94-1.37x OpenBLAS's speed on products beyond 64^3 (1.5-1.8x at
+// k = 16-32) and OpenBLAS's was up to 5x faster below, where a call's fixed cost dominates;
+// under the engine's splitting oneDNN was 4-40% faster (docs/perf.md "The CPU's sgemm:
+// OpenBLAS, BLIS and oneDNN"). An operand whose matrices are row-major ([ld, 1] strides) or
+// column-major ([1, ld], a transposed view) goes to the library as it is, with NoTrans or
+// Trans; any other layout (both strides non-unit, broadcast rows) is copied once to a
+// contiguous tensor. fp16 and bf16 convert to fp32, run sgemm, and round once into the result.
+// Integers run the loop of gemm_integer_cpu.cpp; bool is refused by the checks.
 //
 // Note [One thread pool for products]
 // OpenBLAS keeps a pool of its own, whose threads spin for a while after each call; beside the
 // engine's intra-op pool that oversubscribes the CPU (on a 2-core machine under load, a small
 // MLP's steps stalled 5-10x). So OpenBLAS runs on the thread that calls it (set to one thread
 // when the library loads), as oneDNN's sgemm does (sgemm_onednn.cpp), and the engine's pool
-// splits a product instead: the matrices of a
-// batch, or one matrix into a grid of result tiles, each of at least kProductGrain
-// multiply-adds. A product follows set_num_threads like every other kernel, and one of fewer
-// than 2 * kProductGrain multiply-adds (128^3 is one) runs on the caller. Each element of the
+// splits a product instead: the matrices of a batch, or one matrix into a grid of result tiles,
+// each of at least kProductGrain multiply-adds. A product follows set_num_threads like every
+// other kernel, and one of fewer than 2 * kProductGrain multiply-adds (below 128^3, which splits
+// in two) runs on the caller. Each element of the
 // result comes from one BLAS call over the whole k; BLAS may still pick another kernel (or, by
 // the tile's size, another library) for a smaller block, so the last bits can depend on the
 // thread count (as with OpenBLAS's threads).

@@ -4,7 +4,7 @@
 // plain loop the compiler vectorizes when the operands are contiguous and the function is simple
 // (neg, abs, relu, rounding, predicates). exp, log, tanh, sigmoid, gelu and the other
 // transcendental functions run the branch-free fp32 loops of vec_loops.h instead of a libm call
-// per element, which no compiler vectorizes.
+// per element, which no compiler vectorizes; fp64 exp and log run its fp64 loops.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
@@ -69,6 +69,34 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
   });
 }
 
+// fp64 exp and log through the vectorized fp64 loops (vec_loops.h): contiguous operands
+// directly, strided ones through blocks on the stack.
+void run_vec64(const IterationPlan& plan, VecFn64 fn) {
+  const VecLoop64 loop = vec_loop64(fn);
+  plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(double) && s[1] == sizeof(double)) {
+      loop(reinterpret_cast<const double*>(data[1]), reinterpret_cast<double*>(data[0]), n);
+      return;
+    }
+    constexpr int64_t kBlock = 256;
+    double in[kBlock], out[kBlock];
+    for (int64_t begin = 0; begin < n; begin += kBlock) {
+      const int64_t m = std::min(kBlock, n - begin);
+      const char* src = data[1] + begin * s[1];
+      for (int64_t i = 0; i < m; ++i) in[i] = *reinterpret_cast<const double*>(src + i * s[1]);
+      loop(in, out, m);
+      char* dst = data[0] + begin * s[0];
+      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<double*>(dst + i * s[0]) = out[i];
+    }
+  });
+}
+
+std::optional<VecFn64> vec_fn64(UnaryOp op) {
+  if (op == UnaryOp::Exp) return VecFn64::Exp;
+  if (op == UnaryOp::Log) return VecFn64::Log;
+  return std::nullopt;
+}
+
 // The functions with a vectorized fp32 loop, or nullopt. A CPU detail, so a table here rather
 // than a column of the rows, which every backend shares: an op listed here runs its row's functor
 // only for fp64.
@@ -119,6 +147,9 @@ void unary_kernel(UnaryOp op, const IterationPlan& plan, const UnaryParams& para
       if (const std::optional<VecFn> fn = vec_fn(op)) {
         return run_vec<T>(plan, *fn, {static_cast<float>(k.a), static_cast<float>(k.b)});
       }
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      if (const std::optional<VecFn64> fn = vec_fn64(op)) return run_vec64(plan, *fn);
     }
     switch (op) {
       // One case per row of dispatch/ops/unary_rows.h, for the dtypes the row's kind takes (the

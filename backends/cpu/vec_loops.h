@@ -44,4 +44,14 @@ VecLoop vec_loop_avx512(VecFn fn);
 // The one kernels call: AVX-512, else AVX2, else the baseline.
 VecLoop vec_loop(VecFn fn);
 
+// fp64: exp and log (backends/cpu/vec_math_f64.h), contiguous in and out (vec_loops_f64.cpp).
+// The AVX2 and AVX-512 copies run the vectorizable functions; the baseline, without 64-bit
+// integer lanes, the C library's.
+enum class VecFn64 { Exp, Log };
+using VecLoop64 = void (*)(const double* in, double* out, int64_t n);
+VecLoop64 vec_loop64_baseline(VecFn64 fn);
+VecLoop64 vec_loop64_avx2(VecFn64 fn);    // nullptr without AVX2 + FMA
+VecLoop64 vec_loop64_avx512(VecFn64 fn);  // nullptr without AVX-512F
+VecLoop64 vec_loop64(VecFn64 fn);
+
 }  // namespace anatomy::cpu
