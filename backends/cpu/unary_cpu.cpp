@@ -36,10 +36,26 @@ void run_loop(const IterationPlan& plan, F f) {
   });
 }
 
+// A chunk whose operands (T in and out) are strided or not of the loop's type C, through blocks
+// of C on the stack: converted on the way in, `loop(in, out, count)` over each block, rounded once
+// on the way out.
+template <typename C, typename T, typename Loop>
+void through_blocks(char* const* data, const int64_t* s, int64_t n, const Loop& loop) {
+  constexpr int64_t kBlock = 256;
+  C in[kBlock], out[kBlock];
+  for (int64_t begin = 0; begin < n; begin += kBlock) {
+    const int64_t m = std::min(kBlock, n - begin);
+    const char* src = data[1] + begin * s[1];
+    for (int64_t i = 0; i < m; ++i) in[i] = static_cast<C>(*reinterpret_cast<const T*>(src + i * s[1]));
+    loop(in, out, m);
+    char* dst = data[0] + begin * s[0];
+    for (int64_t i = 0; i < m; ++i) *reinterpret_cast<T*>(dst + i * s[0]) = static_cast<T>(out[i]);
+  }
+}
+
 // fp32, fp16 and bf16 through the vectorized fp32 loops (backends/cpu/vec_loops.h). Contiguous
-// fp32 runs the loop on the operands themselves; anything else goes through blocks of floats on
-// the stack (converted on the way in, rounded once on the way out), so strided operands and the
-// 2-byte types also run the vectorized loop.
+// fp32 runs the loop on the operands themselves; anything else goes through blocks of floats, so
+// strided operands and the 2-byte types also run the vectorized loop.
 template <typename T>
 void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
   const VecLoop loop = vec_loop(fn);
@@ -56,21 +72,12 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
         return;
       }
     }
-    constexpr int64_t kBlock = 256;
-    float in[kBlock], out[kBlock];
-    for (int64_t begin = 0; begin < n; begin += kBlock) {
-      const int64_t m = std::min(kBlock, n - begin);
-      const char* src = data[1] + begin * s[1];
-      for (int64_t i = 0; i < m; ++i) in[i] = static_cast<float>(*reinterpret_cast<const T*>(src + i * s[1]));
-      loop(in, out, m, args);
-      char* dst = data[0] + begin * s[0];
-      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<T*>(dst + i * s[0]) = static_cast<T>(out[i]);
-    }
+    through_blocks<float, T>(data, s, n, [&](const float* in, float* out, int64_t m) { loop(in, out, m, args); });
   });
 }
 
 // fp64 exp and log through the vectorized fp64 loops (vec_loops.h): contiguous operands
-// directly, strided ones through blocks on the stack.
+// directly, strided ones through blocks.
 void run_vec64(const IterationPlan& plan, VecFn64 fn) {
   const VecLoop64 loop = vec_loop64(fn);
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
@@ -78,16 +85,7 @@ void run_vec64(const IterationPlan& plan, VecFn64 fn) {
       loop(reinterpret_cast<const double*>(data[1]), reinterpret_cast<double*>(data[0]), n);
       return;
     }
-    constexpr int64_t kBlock = 256;
-    double in[kBlock], out[kBlock];
-    for (int64_t begin = 0; begin < n; begin += kBlock) {
-      const int64_t m = std::min(kBlock, n - begin);
-      const char* src = data[1] + begin * s[1];
-      for (int64_t i = 0; i < m; ++i) in[i] = *reinterpret_cast<const double*>(src + i * s[1]);
-      loop(in, out, m);
-      char* dst = data[0] + begin * s[0];
-      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<double*>(dst + i * s[0]) = out[i];
-    }
+    through_blocks<double, double>(data, s, n, loop);
   });
 }
 
