@@ -5,9 +5,9 @@
 // either); fp64 calls cblas_dgemm (OpenBLAS 0.3.21, Debian 12's, has no gemm_batch). On one
 // thread oneDNN's sgemm ran 0.94-1.37x OpenBLAS's speed on products beyond 64^3 (1.5-1.8x at
 // k = 16-32) and OpenBLAS's was up to 5x faster below, where a call's fixed cost dominates;
-// under the engine's splitting oneDNN was 4-40% faster (docs/perf.md "The CPU's sgemm:
-// OpenBLAS, BLIS and oneDNN"). An operand whose matrices are row-major ([ld, 1] strides) or
-// column-major ([1, ld], a transposed view) goes to the library as it is, with NoTrans or
+// under the engine's splitting oneDNN was 4-44% faster at 16 threads (docs/perf.md "The CPU's
+// sgemm: OpenBLAS, BLIS and oneDNN"). An operand whose matrices are row-major ([ld, 1] strides)
+// or column-major ([1, ld], a transposed view) goes to the library as it is, with NoTrans or
 // Trans; any other layout (both strides non-unit, broadcast rows) is copied once to a
 // contiguous tensor. fp16 and bf16 convert to fp32, run sgemm, and round once into the result.
 // Integers run the loop of gemm_integer_cpu.cpp; bool is refused by the checks.
