@@ -141,20 +141,31 @@ struct Avx512 {
 };
 #endif
 
+}  // namespace
+
 #if defined(__x86_64__)
 // __builtin_cpu_init first: this may run before libgcc's constructor has filled the CPU model
 // (an operator called from another library's static initializer).
 #define ANATOMY_CPU_HAS(feature) (__builtin_cpu_init(), __builtin_cpu_supports(feature))
+bool cpu_has_avx2_fma() {
+  static const bool has = ANATOMY_CPU_HAS("avx2") && ANATOMY_CPU_HAS("fma");
+  return has;
+}
+bool cpu_has_avx512f() {
+  static const bool has = ANATOMY_CPU_HAS("avx512f");
+  return has;
+}
+#undef ANATOMY_CPU_HAS
+#else
+bool cpu_has_avx2_fma() { return false; }
+bool cpu_has_avx512f() { return false; }
 #endif
-
-}  // namespace
 
 VecLoop vec_loop_baseline(VecFn fn) { return pick<Baseline>(fn); }
 
 VecLoop vec_loop_avx2(VecFn fn) {
 #if defined(__x86_64__)
-  static const bool has_avx2 = ANATOMY_CPU_HAS("avx2") && ANATOMY_CPU_HAS("fma");
-  if (has_avx2) return pick<Avx2>(fn);
+  if (cpu_has_avx2_fma()) return pick<Avx2>(fn);
 #endif
   (void)fn;
   return nullptr;
@@ -162,14 +173,11 @@ VecLoop vec_loop_avx2(VecFn fn) {
 
 VecLoop vec_loop_avx512(VecFn fn) {
 #if defined(__x86_64__)
-  static const bool has_avx512 = ANATOMY_CPU_HAS("avx512f");
-  if (has_avx512) return pick<Avx512>(fn);
+  if (cpu_has_avx512f()) return pick<Avx512>(fn);
 #endif
   (void)fn;
   return nullptr;
 }
-
-#undef ANATOMY_CPU_HAS
 
 VecLoop vec_loop(VecFn fn) {
   if (const VecLoop avx512 = vec_loop_avx512(fn)) return avx512;

@@ -35,6 +35,11 @@ struct VecArgs {
 
 using VecLoop = void (*)(const float* in, float* out, int64_t n, VecArgs args);
 
+// Whether the CPU has AVX2 with FMA, and AVX-512F (false off x86-64): the wide copies of the
+// fp32 and fp64 loops run only where these hold. Asked once.
+bool cpu_has_avx2_fma();
+bool cpu_has_avx512f();
+
 // The baseline loop: every x86-64 CPU (and the only one elsewhere).
 VecLoop vec_loop_baseline(VecFn fn);
 // The AVX2 + FMA loop, or nullptr where the CPU lacks either (or is not x86-64).

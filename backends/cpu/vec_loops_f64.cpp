@@ -31,7 +31,6 @@ template <VecFn64 F>
 [[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const double* in, double* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i]);
 }
-#define ANATOMY_CPU_HAS(feature) (__builtin_cpu_init(), __builtin_cpu_supports(feature))
 #endif
 
 }  // namespace
@@ -40,8 +39,7 @@ VecLoop64 vec_loop64_baseline(VecFn64 fn) { return fn == VecFn64::Exp ? &baselin
 
 VecLoop64 vec_loop64_avx2(VecFn64 fn) {
 #if defined(__x86_64__)
-  static const bool has_avx2 = ANATOMY_CPU_HAS("avx2") && ANATOMY_CPU_HAS("fma");
-  if (has_avx2) return fn == VecFn64::Exp ? &loop_avx2<VecFn64::Exp> : &loop_avx2<VecFn64::Log>;
+  if (cpu_has_avx2_fma()) return fn == VecFn64::Exp ? &loop_avx2<VecFn64::Exp> : &loop_avx2<VecFn64::Log>;
 #endif
   (void)fn;
   return nullptr;
@@ -49,16 +47,11 @@ VecLoop64 vec_loop64_avx2(VecFn64 fn) {
 
 VecLoop64 vec_loop64_avx512(VecFn64 fn) {
 #if defined(__x86_64__)
-  static const bool has_avx512 = ANATOMY_CPU_HAS("avx512f");
-  if (has_avx512) return fn == VecFn64::Exp ? &loop_avx512<VecFn64::Exp> : &loop_avx512<VecFn64::Log>;
+  if (cpu_has_avx512f()) return fn == VecFn64::Exp ? &loop_avx512<VecFn64::Exp> : &loop_avx512<VecFn64::Log>;
 #endif
   (void)fn;
   return nullptr;
 }
-
-#if defined(__x86_64__)
-#undef ANATOMY_CPU_HAS
-#endif
 
 VecLoop64 vec_loop64(VecFn64 fn) {
   if (const VecLoop64 avx512 = vec_loop64_avx512(fn)) return avx512;
