@@ -1,7 +1,6 @@
 // CPU: copy_ between any dtypes and layouts (src broadcasts to self), and reading one element
 // (_local_scalar_dense, behind item()).
 #include <cstdint>
-#include <cstring>
 
 #include "anatomy/backends/cpu/copy_loops.h"
 #include "anatomy/core/dtype_visit.h"
@@ -26,7 +25,7 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   if (may_overlap(self, source)) source = clone(source, MemoryFormat::Contiguous);
 
   if (self.dtype() == source.dtype() && self.is_contiguous() && source.is_contiguous()) {
-    std::memcpy(self.data_ptr(), source.data_ptr(), self.nbytes());
+    copy_bytes(self.data_ptr(), source.data_ptr(), self.nbytes());
   } else if (fits_copy_layout(self.sizes())) {
     // Note [Strided copies on the CPU]
     const CopyLayout layout = copy_layout(self.sizes(), self.strides(), source.strides());

@@ -25,6 +25,21 @@
 
 namespace anatomy::cpu {
 
+// `bytes` from src to dst (not overlapping), split over the engine's threads from 512 KiB up in
+// parts of whole 64 KiB units: one thread's memcpy reaches only a fraction of the memory's
+// bandwidth on a many-core host (a contiguous 64 MiB copy_ took as long on 2 threads as on 1 on
+// the development VM before, torch's half as long; docs/perf.md "Prefetching the transcendental
+// loops").
+inline void copy_bytes(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kUnit = size_t{64} << 10;
+  const auto units = static_cast<int64_t>((bytes + kUnit - 1) / kUnit);
+  parallel_for(0, units, 4, [&](int64_t begin, int64_t end) {
+    const size_t first = static_cast<size_t>(begin) * kUnit;
+    const size_t last = std::min(bytes, static_cast<size_t>(end) * kUnit);
+    std::memcpy(static_cast<char*>(dst) + first, static_cast<const char*>(src) + first, last - first);
+  });
+}
+
 struct CopyDim {
   int64_t size, out_stride, in_stride;  // strides in elements
 };

@@ -4,7 +4,8 @@
 // plain loop the compiler vectorizes when the operands are contiguous and the function is simple
 // (neg, abs, relu, rounding, predicates). exp, log, tanh, sigmoid, gelu and the other
 // transcendental functions run the branch-free fp32 loops of vec_loops.h instead of a libm call
-// per element, which no compiler vectorizes; fp64 exp and log run its fp64 loops.
+// per element, which no compiler vectorizes; fp64 exp, log, exp2, log2, expm1, log1p, sigmoid,
+// silu, tanh, sin, cos and tan run its fp64 loops.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
@@ -76,8 +77,8 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
   });
 }
 
-// fp64 exp and log through the vectorized fp64 loops (vec_loops.h): contiguous operands
-// directly, strided ones through blocks.
+// fp64 through the vectorized fp64 loops (vec_loops.h): contiguous operands directly, strided
+// ones through blocks.
 void run_vec64(const IterationPlan& plan, VecFn64 fn) {
   const VecLoop64 loop = vec_loop64(fn);
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
@@ -90,9 +91,34 @@ void run_vec64(const IterationPlan& plan, VecFn64 fn) {
 }
 
 std::optional<VecFn64> vec_fn64(UnaryOp op) {
-  if (op == UnaryOp::Exp) return VecFn64::Exp;
-  if (op == UnaryOp::Log) return VecFn64::Log;
-  return std::nullopt;
+  switch (op) {
+    case UnaryOp::Exp:
+      return VecFn64::Exp;
+    case UnaryOp::Log:
+      return VecFn64::Log;
+    case UnaryOp::Exp2:
+      return VecFn64::Exp2;
+    case UnaryOp::Log2:
+      return VecFn64::Log2;
+    case UnaryOp::Expm1:
+      return VecFn64::Expm1;
+    case UnaryOp::Log1p:
+      return VecFn64::Log1p;
+    case UnaryOp::Sigmoid:
+      return VecFn64::Sigmoid;
+    case UnaryOp::Silu:
+      return VecFn64::Silu;
+    case UnaryOp::Tanh:
+      return VecFn64::Tanh;
+    case UnaryOp::Sin:
+      return VecFn64::Sin;
+    case UnaryOp::Cos:
+      return VecFn64::Cos;
+    case UnaryOp::Tan:
+      return VecFn64::Tan;
+    default:
+      return std::nullopt;
+  }
 }
 
 // The functions with a vectorized fp32 loop, or nullopt. A CPU detail, so a table here rather

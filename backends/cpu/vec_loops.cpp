@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "anatomy/backends/cpu/prefetch_loop.h"
 #include "anatomy/backends/cpu/vec_math.h"
 
 namespace anatomy::cpu {
@@ -66,24 +67,33 @@ template <VecFn F>
   return false;
 }
 
+// apply<F> as a function object for prefetching_loop.
+template <VecFn F>
+struct Apply {
+  VecArgs args;
+  [[gnu::always_inline]] float operator()(float x) const { return apply<F>(x, args); }
+};
+
+// Each copy: the trig functions' scan for large arguments, then the loop with its prefetches
+// (Note [Prefetching the transcendental loops]).
 template <VecFn F>
 void loop_baseline(const float* in, float* out, int64_t n, VecArgs args) {
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
-  for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+  prefetching_loop(in, out, n, Apply<F>{args});
 }
 
 #if defined(__x86_64__)
 template <VecFn F>
 [[gnu::target("avx2,fma")]] void loop_avx2(const float* in, float* out, int64_t n, VecArgs args) {
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
-  for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+  prefetching_loop(in, out, n, Apply<F>{args});
 }
 // 16 lanes: the loops are compute-bound over many cores (docs/perf.md). AVX-512F has FMA.
 template <VecFn F>
 [[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const float* in, float* out, int64_t n,
                                                                     VecArgs args) {
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
-  for (int64_t i = 0; i < n; ++i) out[i] = apply<F>(in[i], args);
+  prefetching_loop(in, out, n, Apply<F>{args});
 }
 #endif
 

@@ -1,14 +1,14 @@
-// fp64 exp and log written so a loop over them vectorizes, in the manner of vec_math.h's fp32
-// functions: no branches that GCC cannot turn into blends, no calls, no tables, the exponent
-// handled on the bits. Only the AVX2 and AVX-512 copies of the loops use them (vec_loops_f64.cpp):
-// without 64-bit integer lanes (SSE2) they are slower than the C library's, which the baseline
-// calls instead.
+// fp64 transcendental functions written so a loop over them vectorizes, in the manner of
+// vec_math.h's fp32 functions: no branches that GCC cannot turn into blends, no calls, no tables,
+// the exponent handled on the bits. Only the AVX2 and AVX-512 copies of the loops use them
+// (vec_loops_f64.cpp): without 64-bit integer lanes (SSE2) they are slower than the C library's,
+// which the baseline calls instead.
 //
 // Accuracy (tests/core/test_vec_math_f64.cpp, against long double on random sweeps of every
-// binade): exp within 0.8 ulp (98% correctly rounded), log within 0.9 ulp (fdlibm's bound is
-// 1), subnormal arguments and results included. Special
-// values follow the C library's: exp(-inf) = 0, exp(inf) = inf, overflow inf, underflow 0;
-// log(0) = -inf, log(x < 0) = NaN, log(inf) = inf; NaN in gives NaN out.
+// binade, subnormal arguments and results included; the bounds there): exp within 0.8 ulp (98%
+// correctly rounded), log within 0.9 ulp (fdlibm's bound is 1), the others within about 1 to 2.
+// Special values follow the C library's: exp(-inf) = 0, exp(inf) = inf, overflow inf, underflow
+// 0; log(0) = -inf, log(x < 0) = NaN, log(inf) = inf; NaN in gives NaN out.
 #pragma once
 
 #include <bit>
@@ -50,40 +50,126 @@ ANATOMY_VEC64_INLINE double exp_series(double r) {
   return p * r + 0.5;
 }
 
-// e^x = e^r 2^n, r = x - n ln2 (Cody-Waite), 2^n as two normal powers of two so that the product
-// rounds once where the result is subnormal. x is clamped to [-746, 710], which changes no result
-// (e^710 overflows, e^-746 is below half the smallest subnormal) and keeps n in [-1077, 1025];
-// below -746 (and -inf) the result is exactly 0. NaN passes the clamps and propagates.
-// e^r = 1 + r + r^2 P(r) is summed with the roundings of r = hi - lo and of 1 + r carried
-// (Fast2Sum: each error is exact), so the one rounding left that matters is the last: 98% of
-// results are the correctly rounded ones (e^1 is e's nearest double) where a plain 1 + q gives
-// 90%.
-ANATOMY_VEC64_INLINE double exp(double x_in) {
-  constexpr double kLog2e = 1.4426950408889634074;
-  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52: n lands in the low mantissa bits
-  double x = x_in > 710.0 ? 710.0 : x_in;
-  x = x < -746.0 ? -746.0 : x;
-  const double kn = x * kLog2e + kRound;
-  const double n = kn - kRound;
-  const double hi = x - n * kLn2Hi, lo = n * kLn2Lo;  // hi exact
+// e^(hi - lo) for |hi - lo| <= ln2/2 + a little, hi exact and lo its small correction: e^r =
+// 1 + r + r^2 P(r) summed with the roundings of r = hi - lo and of 1 + r carried (Fast2Sum: each
+// error is exact), so the one rounding left that matters is the last: 98% of exp's results are the
+// correctly rounded ones (e^1 is e's nearest double) where a plain 1 + q gives 90%.
+ANATOMY_VEC64_INLINE double exp_reduced(double hi, double lo) {
   const double r = hi - lo;
   const double r_err = (hi - r) - lo;  // r + r_err = hi - lo exactly
   const double tail = exp_series(r) * (r * r) + r_err;
   const double one_r = 1.0 + r;
   const double one_r_err = (1.0 - one_r) + r;  // one_r + one_r_err = 1 + r exactly (|r| < 1)
-  const double p = one_r + (one_r_err + tail);
-  const int64_t ni = static_cast<int64_t>(bits(kn) - bits(kRound));
-  const int64_t n1 = ni >> 1, n2 = ni - n1;
-  const double s1 = from_bits(static_cast<uint64_t>(n1 + 1023) << 52);
-  const double s2 = from_bits(static_cast<uint64_t>(n2 + 1023) << 52);
-  return ((x_in < -746.0 ? 0.0 : p) * s1) * s2;
+  return one_r + (one_r_err + tail);
 }
 
-// log x = k ln2 + log(1 + f), x = 2^k (1 + f) with 1 + f in [sqrt(2)/2, sqrt(2)), and
-// log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f): fdlibm's e_log.c with its minimax
-// R. Subnormal x is first scaled by 2^54. k is formed as a double from the exponent's bits (the
-// 11 bits as the low mantissa of 2^52): AVX-512F has no int64 -> double conversion.
-ANATOMY_VEC64_INLINE double log(double x) {
+// p 2^n for n in [-1080, 1025], as two normal powers of two so that the product rounds once where
+// the result is subnormal, and overflows to inf on its own.
+ANATOMY_VEC64_INLINE double times_pow2(double p, int64_t n) {
+  const int64_t n1 = n >> 1, n2 = n - n1;
+  const double s1 = from_bits(static_cast<uint64_t>(n1 + 1023) << 52);
+  const double s2 = from_bits(static_cast<uint64_t>(n2 + 1023) << 52);
+  return (p * s1) * s2;
+}
+
+// Adding 1.5 * 2^52 rounds to an integer held in the low mantissa bits: n without a
+// double-to-int conversion (which NaN would make undefined), read back by rounded_int.
+inline constexpr double kRound = 6755399441055744.0;
+ANATOMY_VEC64_INLINE int64_t rounded_int(double kn) { return static_cast<int64_t>(bits(kn) - bits(kRound)); }
+
+// e^x = e^r 2^n, r = x - n ln2 (Cody-Waite). x is clamped to [-746, 710], which changes no result
+// (e^710 overflows, e^-746 is below half the smallest subnormal) and keeps n in [-1077, 1025];
+// below -746 (and -inf) the result is exactly 0. NaN passes the clamps and propagates.
+ANATOMY_VEC64_INLINE double exp(double x_in) {
+  constexpr double kLog2e = 1.4426950408889634074;
+  double x = x_in > 710.0 ? 710.0 : x_in;
+  x = x < -746.0 ? -746.0 : x;
+  const double kn = x * kLog2e + kRound;
+  const double n = kn - kRound;
+  const double p = exp_reduced(x - n * kLn2Hi, n * kLn2Lo);  // x - n ln2_hi is exact
+  return times_pow2(x_in < -746.0 ? 0.0 : p, rounded_int(kn));
+}
+
+// 2^x = 2^n e^(r ln2), n = x rounded and r = x - n exact in [-1/2, 1/2]. r ln2 goes to
+// exp_reduced as an exact head and a small tail: r's top 21 bits times ln2's first 32 (exact),
+// and the rest. x is clamped to [-1076, 1025] (2^-1076 is below half the smallest subnormal,
+// 2^1025 overflows); integers give 2^n exactly.
+ANATOMY_VEC64_INLINE double exp2(double x_in) {
+  double x = x_in > 1025.0 ? 1025.0 : x_in;
+  x = x < -1076.0 ? -1076.0 : x;
+  const double kn = x + kRound;
+  const double n = kn - kRound;
+  const double r = x - n;
+  const double r_hi = from_bits(bits(r) & 0xffffffff00000000ull);
+  const double lo = -(r_hi * kLn2Lo + (r - r_hi) * (kLn2Hi + kLn2Lo));
+  const double p = exp_reduced(r_hi * kLn2Hi, lo);
+  return times_pow2(x_in < -1076.0 ? 0.0 : p, rounded_int(kn));
+}
+
+// e^x - 1 = 2^n (e^r - 1 + (1 - 2^-n)): e^r - 1 = r + (r^2 P(r) + r's rounding), and the sum with
+// c = 1 - 2^-n (exact for |n| <= 53, and off by at most 2^n beyond, below half an ulp of the
+// result) by Fast2Sum (|c| >= 1/2 > |r|, or c = 0), so small x loses nothing to cancellation.
+// Below -40 the result is -1 to double precision; x is clamped to 710 (overflow).
+ANATOMY_VEC64_INLINE double expm1(double x_in) {
+  constexpr double kLog2e = 1.4426950408889634074;
+  double x = x_in > 710.0 ? 710.0 : x_in;
+  x = x < -40.0 ? -40.0 : x;
+  const double kn = x * kLog2e + kRound;
+  const double n = kn - kRound;
+  const double hi = x - n * kLn2Hi, lo = n * kLn2Lo;
+  const double r = hi - lo;
+  const double r_err = (hi - r) - lo;
+  const double tail = exp_series(r) * (r * r) + r_err;
+  const int64_t ni = rounded_int(kn);
+  const int64_t nc = ni > 60 ? 60 : ni;  // 1 - 2^-n is 1 beyond
+  const double c = 1.0 - from_bits(static_cast<uint64_t>(1023 - nc) << 52);
+  const double s = c + r;
+  const double s_err = (c - s) + r;
+  const double result = times_pow2(s + (s_err + tail), ni);
+  return blend(x_in < -40.0, -1.0, blend(x_in == 0.0, x_in, result));  // -0 stays -0
+}
+
+// m * sigmoid(z) = m / (1 + e^-z) for z >= 0, m e^z / (1 + e^z) below: e^-|z| <= 1 never
+// overflows. Where e^z is near or below the smallest normal (z < -700) it is taken as e^(z + 64)
+// times e^-64 last, so that m e^z rounds once into the subnormals instead of multiplying the
+// rounding of a subnormal e^z by m (silu(-744) would be hundreds of ulp off). -inf gives m * 0,
+// +inf gives m, NaN NaN.
+ANATOMY_VEC64_INLINE double mul_sigmoid(double m, double z) {
+  constexpr double kExpMinus64 = 1.6038108905486378e-28;  // e^-64
+  const bool negative = z < 0.0;
+  const double minus_abs = negative ? z : -z;
+  const bool deep = minus_abs < -700.0;
+  const double e = exp(deep ? minus_abs + 64.0 : minus_abs);  // the sum is exact there
+  const double ratio = m / (1.0 + (deep ? 0.0 : e));
+  return negative ? (e * ratio) * (deep ? kExpMinus64 : 1.0) : ratio;
+}
+
+ANATOMY_VEC64_INLINE double sigmoid(double x) { return mul_sigmoid(1.0, x); }
+ANATOMY_VEC64_INLINE double silu(double x) { return mul_sigmoid(x, x); }
+
+// tanh |x| = -t / (t + 2) with t = e^-2|x| - 1 below 1, and 1 - 2 / (t + 2) with t = e^2|x| - 1
+// above (fdlibm's s_tanh.c, one expm1 and one division either way); 1 past 22, where
+// 2 / (e^44 + 1) is below half an ulp of 1. The sign is x's (tanh(-0) = -0).
+ANATOMY_VEC64_INLINE double tanh(double x) {
+  const double ax = from_bits(bits(x) & 0x7fffffffffffffffull);
+  const double a = ax > 22.0 ? 22.0 : ax;  // NaN passes
+  const bool small = a < 1.0;
+  const double t = expm1(small ? -2.0 * a : 2.0 * a);
+  const double q = (small ? -t : 2.0) / (t + 2.0);
+  const double z = small ? q : 1.0 - q;
+  return from_bits(bits(z) | (bits(x) & 0x8000000000000000ull));
+}
+
+// x = 2^k m with m in [sqrt(2)/2, sqrt(2)) and f = m - 1, for log and log2: k as a double, f, and
+// the pieces of log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f) (fdlibm's e_log.c with
+// its minimax R). Subnormal x is first scaled by 2^54. k is formed as a double from the exponent's
+// bits (the 11 bits as the low mantissa of 2^52): AVX-512F has no int64 -> double conversion.
+// Zero, negative, infinite and NaN x give meaningless parts (log_specials replaces those).
+struct LogParts {
+  double k, f, half_f2, s, poly;  // log(1 + f) = f - (half_f2 - s (half_f2 + poly))
+};
+
+ANATOMY_VEC64_INLINE LogParts log_parts(double x) {
   constexpr double kSqrt2 = 1.41421356237309504880;
   constexpr double kTwo52 = 4503599627370496.0;
   constexpr double kMinNormal = 2.2250738585072014e-308;
@@ -95,19 +181,131 @@ ANATOMY_VEC64_INLINE double log(double x) {
   const bool upper = m > kSqrt2;
   m = upper ? m * 0.5 : m;
   k = upper ? k + 1.0 : k;
-  const double f = m - 1.0;
-  const double half_f2 = 0.5 * f * f;
-  const double s = f / (2.0 + f);
-  const double z = s * s, w = z * z;
+  LogParts parts;
+  parts.k = k;
+  parts.f = m - 1.0;
+  parts.half_f2 = 0.5 * parts.f * parts.f;
+  parts.s = parts.f / (2.0 + parts.f);
+  const double z = parts.s * parts.s, w = z * z;
   const double odd = w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
   const double even =
       z * (6.666666666666735130e-01 +
            w * (2.857142874366239149e-01 + w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
-  double result = k * kLn2Hi - ((half_f2 - (s * (half_f2 + even + odd) + k * kLn2Lo)) - f);
+  parts.poly = even + odd;
+  return parts;
+}
+
+// The C library's special values of log and log2: -inf at 0, NaN below, inf at inf, NaN for NaN.
+ANATOMY_VEC64_INLINE double log_specials(double x, double result) {
   result = blend(x == 0.0, -kInf, result);
   result = blend(x < 0.0, kNaN, result);
   result = blend(x == kInf, kInf, result);
   return blend(x != x, x, result);
+}
+
+// log x = k ln2 + log(1 + f), ln2 in two parts so k ln2_hi is exact.
+ANATOMY_VEC64_INLINE double log(double x) {
+  const LogParts p = log_parts(x);
+  const double result = p.k * kLn2Hi - ((p.half_f2 - (p.s * (p.half_f2 + p.poly) + p.k * kLn2Lo)) - p.f);
+  return log_specials(x, result);
+}
+
+// log2 x = k + log(1 + f) / ln2 (FreeBSD's e_log2.c): log(1 + f) as hi (its top 21 bits, so hi
+// times 1/ln2's first 33 bits is exact) plus lo, and k added with its rounding carried. A power of
+// two gives its exponent exactly.
+ANATOMY_VEC64_INLINE double log2(double x) {
+  constexpr double kInvLn2Hi = 1.44269504072144627571e+00, kInvLn2Lo = 1.67517131648865118353e-10;
+  const LogParts p = log_parts(x);
+  const double hi = from_bits(bits(p.f - p.half_f2) & 0xffffffff00000000ull);
+  const double lo = (p.f - hi) - p.half_f2 + p.s * (p.half_f2 + p.poly);
+  const double val_hi = hi * kInvLn2Hi;
+  const double val_lo = (lo + hi) * kInvLn2Lo + lo * kInvLn2Hi;
+  const double w = p.k + val_hi;
+  return log_specials(x, (val_lo + ((p.k - w) + val_hi)) + w);
+}
+
+// log(1 + x) = log(u) - ((u - 1) - x) / u with u = 1 + x rounded: the second term puts back what
+// the rounding of u lost (u - 1 is exact; the term is exactly x's part where u = 1). -1 gives
+// -inf and inf inf, which the correction alone would make NaN, and -0 gives -0.
+ANATOMY_VEC64_INLINE double log1p(double x) {
+  const double u = 1.0 + x;
+  const double result = log(u) - ((u - 1.0) - x) / u;
+  return blend(u == 0.0, -kInf, blend(x == kInf, kInf, blend(x == 0.0, x, result)));  // -0 stays -0
+}
+
+// sin, cos and tan for |x| <= kTrigMax: x = n pi/2 + y, y = y0 + y1 in [-pi/4, pi/4], with pi/2 in
+// four parts (fdlibm's e_rem_pio2.c: the first three of 33 bits, so their products with n < 2^20
+// are exact) and every subtraction's rounding carried (TwoSum), so |x| within 1e-15 of a multiple
+// of pi/2 still gives y to double precision; then fdlibm's kernels of sin and cos with the tail
+// y1. Beyond kTrigMax (and for inf and NaN) the loops call the C library (vec_loops_f64.cpp); the
+// reduction still clamps, so that nothing meaningless is computed there.
+inline constexpr double kTrigMax = 1048576.0;  // 2^20
+
+ANATOMY_VEC64_INLINE void two_diff(double a, double b, double& s, double& e) {
+  s = a - b;
+  const double bb = a - s;
+  e = (a - (s + bb)) + (bb - b);
+}
+
+struct Reduced {
+  double sin, cos;  // of y
+  int64_t n;        // the quadrant, n mod 4
+};
+
+ANATOMY_VEC64_INLINE Reduced trig_reduce(double ax) {
+  constexpr double kInvPio2 = 6.36619772367581382433e-01;
+  constexpr double kPio2_1 = 1.57079632673412561417e+00, kPio2_2 = 6.07710050630396597660e-11,
+                   kPio2_3 = 2.02226624871116645580e-21, kPio2_3t = 8.47842766036889956997e-32;
+  const double a = ax <= kTrigMax ? ax : 0.0;  // NaN: 0
+  const double kn = a * kInvPio2 + kRound;
+  const double n = kn - kRound;
+  const double r1 = a - n * kPio2_1;  // exact (Sterbenz)
+  double r2, e2, r3, e3;
+  two_diff(r1, n * kPio2_2, r2, e2);
+  two_diff(r2, n * kPio2_3, r3, e3);
+  const double tail = (e2 + e3) - n * kPio2_3t;
+  const double y0 = r3 + tail;
+  const double y1 = (r3 - y0) + tail;
+  // fdlibm's __kernel_sin and __kernel_cos (FreeBSD's k_sin.c, k_cos.c) for |y| <= pi/4.
+  const double z = y0 * y0, w = z * z, v = z * y0;
+  const double rs = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * 2.75573137070700676789e-06) +
+                    z * w * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10);
+  const double s = y0 - ((z * (0.5 * y1 - v * rs) - y1) - v * -1.66666666666666324348e-01);
+  const double rc =
+      z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * 2.48015872894767294178e-05)) +
+      w * w * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11));
+  const double hz = 0.5 * z;
+  const double one_hz = 1.0 - hz;
+  const double c = one_hz + (((1.0 - one_hz) - hz) + (z * rc - y0 * y1));
+  return {s, c, rounded_int(kn) & 3};
+}
+
+ANATOMY_VEC64_INLINE double sin(double x) {
+  const double ax = from_bits(bits(x) & 0x7fffffffffffffffull);
+  const Reduced r = trig_reduce(ax);
+  const double v = blend((r.n & 1) != 0, r.cos, r.sin);
+  // Negative in quadrants 2 and 3, and for negative x (sin is odd): one sign bit from both.
+  const uint64_t flip = (static_cast<uint64_t>(r.n & 2) << 62) ^ (bits(x) & 0x8000000000000000ull);
+  return from_bits(bits(v) ^ flip);
+}
+
+ANATOMY_VEC64_INLINE double cos(double x) {
+  const double ax = from_bits(bits(x) & 0x7fffffffffffffffull);
+  const Reduced r = trig_reduce(ax);
+  const double v = blend((r.n & 1) != 0, r.sin, r.cos);
+  // Negative in quadrants 1 and 2.
+  const uint64_t flip = static_cast<uint64_t>((r.n ^ (r.n >> 1)) & 1) << 63;
+  return from_bits(bits(v) ^ flip);
+}
+
+// tan = sin / cos of y in even quadrants, -cos / sin in odd ones, with x's sign.
+ANATOMY_VEC64_INLINE double tan(double x) {
+  const double ax = from_bits(bits(x) & 0x7fffffffffffffffull);
+  const Reduced r = trig_reduce(ax);
+  const bool odd = (r.n & 1) != 0;
+  const double q = blend(odd, r.cos, r.sin) / blend(odd, r.sin, r.cos);
+  const uint64_t flip = (static_cast<uint64_t>(odd) << 63) ^ (bits(x) & 0x8000000000000000ull);
+  return from_bits(bits(q) ^ flip);
 }
 
 #undef ANATOMY_VEC64_INLINE
