@@ -13,21 +13,30 @@
 // prefetched (docs/perf.md "Prefetching the transcendental loops"). A prefetch never faults, so
 // the addresses past either array's end (formed as integers) are harmless; where the output is a
 // block on the stack (the streaming-store path), the lines past it are some of the stack's own.
+// The same blocks carry the functions' fast forms (vec_loops.cpp's FastForm).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace anatomy::cpu {
 
 inline constexpr int64_t kPrefetchAheadBytes = 4096;
+
+// A loop without a fast form (below).
+struct NoFastForm {};
 
 // out[i] = f(in[i]) for i in [0, n), in blocks of four cache lines, each preceded by a prefetch
 // of the lines kPrefetchAheadBytes ahead in both arrays (the output's for writing). Always
 // inlined, and f's call operator must be too (a function object, not a lambda, whose operator
 // GCC compiles for the baseline and may leave out of line): the caller's target (AVX2, AVX-512)
 // compiles and vectorizes the loop.
-template <typename T, typename F>
-[[gnu::always_inline]] inline void prefetching_loop(const T* in, T* out, int64_t n, F f) {
+//
+// `fast`, where given, is a form of f without its clamps and special cases that gives f's values
+// for arguments in [Fast::kLo, Fast::kHi] (exp in the range where e^x is a normal number, say): a
+// block whose arguments all lie there (NaN does not) runs it instead of f.
+template <typename T, typename F, typename Fast = NoFastForm>
+[[gnu::always_inline]] inline void prefetching_loop(const T* in, T* out, int64_t n, F f, Fast fast = {}) {
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
   constexpr int64_t kBlock = 4 * kLine;
   int64_t b = 0;
@@ -37,6 +46,16 @@ template <typename T, typename F>
     for (int64_t line = 0; line < 4; ++line) {
       __builtin_prefetch(reinterpret_cast<const void*>(in_ahead + 64 * line), 0);
       __builtin_prefetch(reinterpret_cast<const void*>(out_ahead + 64 * line), 1);
+    }
+    if constexpr (!std::is_same_v<Fast, NoFastForm>) {
+      uint32_t outside = 0;
+      for (int64_t i = b; i < b + kBlock; ++i) {
+        outside |= static_cast<uint32_t>(!(in[i] >= T(Fast::kLo) && in[i] <= T(Fast::kHi)));
+      }
+      if (outside == 0) {
+        for (int64_t i = b; i < b + kBlock; ++i) out[i] = fast(in[i]);
+        continue;
+      }
     }
     for (int64_t i = b; i < b + kBlock; ++i) out[i] = f(in[i]);
   }

@@ -122,7 +122,14 @@ struct TailExp {
   ANATOMY_VEC_INLINE float times(float m) const { return (m * e) * factor; }
 };
 
+// Normal = true: the caller knows hi >= -87 (a block of arguments checked by the loop,
+// vec_loops.cpp's fast forms), so the deep case is left out; the values are the same.
+template <bool Normal = false>
 ANATOMY_VEC_INLINE TailExp tail_exp(float hi, float lo) {
+  if constexpr (Normal) {
+    const float e = exp_normal(hi, lo);
+    return {e, 1.0f, e};
+  }
   constexpr float kExpMinus32 = 1.26641655e-14f;  // e^-32
   const bool deep = hi < -87.0f, beyond = hi < -119.0f;
   const float clamped = beyond ? -119.0f : hi;
@@ -236,17 +243,25 @@ ANATOMY_VEC_INLINE float log1p(float x) {
 // m * sigmoid(z) = m / (1 + e^-z) for z >= 0, m e^z / (1 + e^z) below: e^-|z| <= 1 never
 // overflows, and the tail m e^z / (1 + e^z) is tail_exp's, right down to the subnormals. z = zh +
 // zl (zl: a low part, or 0). -inf gives m * 0, +inf gives m.
+// Normal = true for |z| <= 87 only (tail_exp's).
+template <bool Normal = false>
 ANATOMY_VEC_INLINE float mul_sigmoid(float m, float zh, float zl = 0.0f) {
   const bool negative = zh < 0.0f;
-  const TailExp e = tail_exp(negative ? zh : -zh, negative ? zl : -zl);  // e^-|z|
+  const TailExp e = tail_exp<Normal>(negative ? zh : -zh, negative ? zl : -zl);  // e^-|z|
   const float ratio = m / (1.0f + e.beside_one);
   return negative ? e.times(ratio) : ratio;
 }
 
-ANATOMY_VEC_INLINE float sigmoid(float x) { return mul_sigmoid(1.0f, x); }
+template <bool Normal = false>
+ANATOMY_VEC_INLINE float sigmoid(float x) {
+  return mul_sigmoid<Normal>(1.0f, x);
+}
 
 // x * sigmoid(x); -inf gives NaN (-inf * 0), as x / (1 + e^-x) does.
-ANATOMY_VEC_INLINE float silu(float x) { return mul_sigmoid(x, x); }
+template <bool Normal = false>
+ANATOMY_VEC_INLINE float silu(float x) {
+  return mul_sigmoid<Normal>(x, x);
+}
 
 // tanh: for |x| < 0.625 Cephes tanhf's odd polynomial; above, 1 - 2 / (e^2|x| + 1), which
 // cancels no more than one bit there and reaches 1 where e^2|x| overflows.
@@ -268,17 +283,21 @@ ANATOMY_VEC_INLINE float tanh(float x) {
 // gelu's tanh form: 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3).
 // sigmoid's tail is e^2u, whose relative error is |2u| times u's: 2u is formed in fp64 and
 // passed as a float pair, so the result stays within a few ulp where it is tiny.
+// Normal = true for |x| <= 9 only (|2u| <= 66: no clamp, sigmoid's normal form).
+template <bool Normal = false>
 ANATOMY_VEC_INLINE float gelu_tanh(float x) {
   constexpr double kTwoSqrt2OverPi = 2 * 0.79788456080286535588, kCoeff = 0.044715;
   const double xd = x;
   double z = kTwoSqrt2OverPi * xd * (1.0 + kCoeff * xd * xd);
-  // sigmoid is 0 or 1 beyond +-1e4; the clamp keeps the conversion to float in range and the
-  // low part finite (inf - inf is NaN). NaN passes through.
-  z = z > 1e4 ? 1e4 : z;
-  z = z < -1e4 ? -1e4 : z;
+  if constexpr (!Normal) {
+    // sigmoid is 0 or 1 beyond +-1e4; the clamp keeps the conversion to float in range and the
+    // low part finite (inf - inf is NaN). NaN passes through.
+    z = z > 1e4 ? 1e4 : z;
+    z = z < -1e4 ? -1e4 : z;
+  }
   const float zh = static_cast<float>(z);
   const float zl = static_cast<float>(z - static_cast<double>(zh));
-  return mul_sigmoid(x, zh, zl);
+  return mul_sigmoid<Normal>(x, zh, zl);
 }
 
 // erf(t) / t on [0, 0.84] as a polynomial in t^2 (least-squares fit of relative error).
@@ -307,7 +326,7 @@ ANATOMY_VEC_INLINE Square split_square(float x) {
 // square matters: e^-t^2 would otherwise take t^2's rounding error times t^2 (100 ulp at t = 9).
 // Tail = false: only erfc's size against 1 matters (erf = 1 - erfc), so t^2 is clamped at 87 and
 // e^-t^2 taken in the normal range (exp_normal); true: the tail itself, down to subnormals (gelu).
-template <bool Tail>
+template <bool Tail, bool Normal = false>
 ANATOMY_VEC_INLINE float mul_erfc_large(float m, float t, Square t2) {
   const float w = 1.0f / (1.0f + 0.5f * t);
   float f = 7.630249113e-02f;
@@ -320,7 +339,7 @@ ANATOMY_VEC_INLINE float mul_erfc_large(float m, float t, Square t2) {
   f = f * w + 2.822051644e-01f;
   f = f * w - 4.190786512e-06f;
   if constexpr (Tail) {
-    return tail_exp(-t2.hi, -t2.lo).times(m * f);
+    return tail_exp<Normal>(-t2.hi, -t2.lo).times(m * f);
   } else {
     const bool far = t2.hi > 87.0f;  // erfc < 2^-127 there: 1 - erfc is 1
     return (m * f) * exp_normal(far ? -87.0f : -t2.hi, far ? 0.0f : -t2.lo);
@@ -338,19 +357,22 @@ ANATOMY_VEC_INLINE float erf(float x) {
 // gelu(x) = x Phi(x) = x erfc(-x / sqrt 2) / 2: through erfc where |x| > 0.84 sqrt 2, so the
 // negative tail is not 1 + erf cancelling to nothing, and through erf near 0. The tail's square
 // t^2 = x^2 / 2 is x's split square halved (exact), not the square of the rounded x / sqrt 2.
+// Normal = true for |x| <= 13 only (t^2 <= 84.5: the tail's exponential is normal, no clamp).
+template <bool Normal = false>
 ANATOMY_VEC_INLINE float gelu(float x) {
   constexpr float kRsqrt2 = 0.70710678118654752440f;
-  const float xc = x < -20.0f ? -20.0f : (x > 20.0f ? 20.0f : x);  // beyond, Phi is 0 or 1
+  // Beyond +-20, Phi is 0 or 1.
+  const float xc = Normal ? x : (x < -20.0f ? -20.0f : (x > 20.0f ? 20.0f : x));
   const float t = xc * kRsqrt2;
   const float at = abs(t);
   const float near = 0.5f * x + (0.5f * x) * (t * erf_small_over_t(t * t));
   const Square x2 = split_square(xc);
-  const float tail = mul_erfc_large<true>(0.5f * x, at, {0.5f * x2.hi, 0.5f * x2.lo});
+  const float tail = mul_erfc_large<true, Normal>(0.5f * x, at, {0.5f * x2.hi, 0.5f * x2.lo});
   // -inf: -inf * 0 = NaN, as x * Phi(x) gives.
   const float head = x - tail;
   const float far = x < 0.0f ? tail : head;
   const float r = at < 0.84f ? near : far;
-  return x == kInf ? x : r;
+  return Normal || x != kInf ? r : x;
 }
 
 // log(1 + e^x): x + log1p(e^-x) above 0 so e^x cannot overflow; log1p keeps the tail e^x exact.

@@ -7,7 +7,9 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "anatomy/backends/cpu/vec_loops.h"
 #include "test_util.h"
@@ -195,6 +197,43 @@ TEST_CASE("vec math: sin, cos and tan beyond the reduced range take the C librar
       for (float got : {out[i], inplace[i]}) {
         if (std::isnan(want)) CHECK(std::isnan(got));
         else CHECK(std::fabs(got - want) <= 4 * ulp_at(want));
+      }
+    }
+  }
+}
+
+TEST_CASE("vec math: the fast forms (blocks of arguments in range) give the full forms' values") {
+  // prefetching_loop runs a block of 64 arguments all within a function's fast range through its
+  // fast form; a NaN in every block sends each through the full form instead: the values must
+  // agree bit for bit, in every copy the CPU has.
+  struct Range {
+    VecFn fn;
+    float lo, hi;
+  };
+  const Range ranges[] = {{VecFn::Exp, -87.0f, 88.0f},
+                          {VecFn::Sigmoid, -87.0f, 87.0f},
+                          {VecFn::Silu, -87.0f, 87.0f},
+                          {VecFn::Gelu, -13.0f, 13.0f},
+                          {VecFn::GeluTanh, -9.0f, 9.0f}};
+  std::mt19937 gen(7);
+  for (const Range& r : ranges) {
+    std::uniform_real_distribution<float> inside(r.lo, r.hi);
+    std::vector<float> x(64 * 200);
+    for (float& v : x) v = inside(gen);
+    x[0] = r.lo, x[1] = r.hi, x[2] = 0.0f, x[3] = -0.0f;
+    std::vector<float> with_nan = x;
+    for (size_t k = 63; k < with_nan.size(); k += 64) with_nan[k] = kNaN;
+    for (cpu::VecLoop (*copy)(VecFn) : {&cpu::vec_loop_baseline, &cpu::vec_loop_avx2, &cpu::vec_loop_avx512}) {
+      const cpu::VecLoop loop = copy(r.fn);
+      if (loop == nullptr) continue;
+      CAPTURE(static_cast<int>(r.fn));
+      std::vector<float> fast(x.size()), full(x.size());
+      loop(x.data(), fast.data(), static_cast<int64_t>(x.size()), {});
+      loop(with_nan.data(), full.data(), static_cast<int64_t>(x.size()), {});
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (i % 64 == 63) continue;
+        CAPTURE(x[i]);
+        CHECK(std::bit_cast<uint32_t>(fast[i]) == std::bit_cast<uint32_t>(full[i]));
       }
     }
   }
