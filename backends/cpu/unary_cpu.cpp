@@ -5,7 +5,7 @@
 // (neg, abs, relu, rounding, predicates). exp, log, tanh, sigmoid, gelu and the other
 // transcendental functions run the branch-free fp32 loops of vec_loops.h instead of a libm call
 // per element, which no compiler vectorizes; fp64 exp, log, exp2, log2, expm1, log1p, sigmoid,
-// silu, tanh, sin, cos and tan run its fp64 loops.
+// silu, tanh, erf, gelu, sin, cos and tan run its fp64 loops.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
@@ -110,6 +110,10 @@ std::optional<VecFn64> vec_fn64(UnaryOp op) {
       return VecFn64::Silu;
     case UnaryOp::Tanh:
       return VecFn64::Tanh;
+    case UnaryOp::Erf:
+      return VecFn64::Erf;
+    case UnaryOp::Gelu:
+      return VecFn64::Gelu;
     case UnaryOp::Sin:
       return VecFn64::Sin;
     case UnaryOp::Cos:

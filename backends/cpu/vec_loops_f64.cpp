@@ -22,13 +22,16 @@ template <VecFn64 F>
   else if constexpr (F == VecFn64::Sigmoid) return vec64::sigmoid(x);
   else if constexpr (F == VecFn64::Silu) return vec64::silu(x);
   else if constexpr (F == VecFn64::Tanh) return vec64::tanh(x);
+  else if constexpr (F == VecFn64::Erf) return vec64::erf(x);
+  else if constexpr (F == VecFn64::Gelu) return vec64::gelu(x);
   else if constexpr (F == VecFn64::Sin) return vec64::sin(x);
   else if constexpr (F == VecFn64::Cos) return vec64::cos(x);
   else return vec64::tan(x);
 }
 
-// The C library's value; sigmoid and silu, which it lacks, are vec_math_f64.h's in every copy (a
-// plain 1 / (1 + e^-x) loses the tail below x = -709, where e^-x overflows).
+// The C library's value; sigmoid, silu and gelu, which it lacks, are vec_math_f64.h's in every
+// copy (a plain 1 / (1 + e^-x) loses the tail below x = -709, where e^-x overflows, and
+// x erfc(-x / sqrt 2) / 2 with x / sqrt 2 rounded is 1700 ulp off at x = -37).
 template <VecFn64 F>
 double libm(double x) {
   if constexpr (F == VecFn64::Exp) return std::exp(x);
@@ -37,8 +40,9 @@ double libm(double x) {
   else if constexpr (F == VecFn64::Log2) return std::log2(x);
   else if constexpr (F == VecFn64::Expm1) return std::expm1(x);
   else if constexpr (F == VecFn64::Log1p) return std::log1p(x);
-  else if constexpr (F == VecFn64::Sigmoid || F == VecFn64::Silu) return apply<F>(x);
+  else if constexpr (F == VecFn64::Sigmoid || F == VecFn64::Silu || F == VecFn64::Gelu) return apply<F>(x);
   else if constexpr (F == VecFn64::Tanh) return std::tanh(x);
+  else if constexpr (F == VecFn64::Erf) return std::erf(x);
   else if constexpr (F == VecFn64::Sin) return std::sin(x);
   else if constexpr (F == VecFn64::Cos) return std::cos(x);
   else return std::tan(x);
@@ -118,6 +122,10 @@ VecLoop64 pick(VecFn64 fn) {
       return Pick<VecFn64::Silu>::loop;
     case VecFn64::Tanh:
       return Pick<VecFn64::Tanh>::loop;
+    case VecFn64::Erf:
+      return Pick<VecFn64::Erf>::loop;
+    case VecFn64::Gelu:
+      return Pick<VecFn64::Gelu>::loop;
     case VecFn64::Sin:
       return Pick<VecFn64::Sin>::loop;
     case VecFn64::Cos:

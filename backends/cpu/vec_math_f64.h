@@ -6,7 +6,7 @@
 //
 // Accuracy (tests/core/test_vec_math_f64.cpp, against long double on random sweeps of every
 // binade, subnormal arguments and results included; the bounds there): exp within 0.8 ulp (98%
-// correctly rounded), log within 0.9 ulp (fdlibm's bound is 1), the others within about 1 to 2.
+// correctly rounded), log within 0.9 ulp (fdlibm's bound is 1), the others within 0.5 to 5.
 // Special values follow the C library's: exp(-inf) = 0, exp(inf) = inf, overflow inf, underflow
 // 0; log(0) = -inf, log(x < 0) = NaN, log(inf) = inf; NaN in gives NaN out.
 #pragma once
@@ -88,6 +88,20 @@ ANATOMY_VEC64_INLINE double exp(double x_in) {
   const double n = kn - kRound;
   const double p = exp_reduced(x - n * kLn2Hi, n * kLn2Lo);  // x - n ln2_hi is exact
   return times_pow2(x_in < -746.0 ? 0.0 : p, rounded_int(kn));
+}
+
+// e^(hi + tail) where hi is exact and tail is small (|tail| < 1): n is taken from their sum and
+// hi - n ln2_hi stays exact, so tail's bits are not lost to hi's rounding (erfc's e^-t^2 with t^2
+// split exactly). The sum is clamped as exp's argument is (NaN passes).
+ANATOMY_VEC64_INLINE double exp_sum(double hi, double tail) {
+  constexpr double kLog2e = 1.4426950408889634074;
+  const double sum = hi + tail;
+  double x = sum > 710.0 ? 710.0 : sum;
+  x = x < -746.0 ? -746.0 : x;
+  const double kn = x * kLog2e + kRound;
+  const double n = kn - kRound;
+  const double p = exp_reduced(hi - n * kLn2Hi, n * kLn2Lo - tail);
+  return times_pow2(sum < -746.0 ? 0.0 : p, rounded_int(kn));
 }
 
 // 2^x = 2^n e^(r ln2), n = x rounded and r = x - n exact in [-1/2, 1/2]. r ln2 goes to
@@ -231,6 +245,137 @@ ANATOMY_VEC64_INLINE double log1p(double x) {
   const double u = 1.0 + x;
   const double result = log(u) - ((u - 1.0) - x) / u;
   return blend(u == 0.0, -kInf, blend(x == kInf, kInf, blend(x == 0.0, x, result)));  // -0 stays -0
+}
+
+// erf and erfc after fdlibm's s_erf.c (its rational approximations on [0, 0.84375),
+// [0.84375, 1.25), [1.25, 1/0.35) and [1/0.35, 28)): every interval's numerator and denominator
+// computed, the element's pair selected, and one division (divisions, not the polynomials, are
+// what these cost). a >= 0 throughout.
+namespace erf_detail {
+
+struct Ratio {
+  double num, den;
+};
+
+// erf(a) = a + a y for a < 0.84375, y = num / den.
+ANATOMY_VEC64_INLINE Ratio small_y(double a) {
+  const double z = a * a;
+  const double r =
+      1.28379167095512558561e-01 +
+      z * (-3.25042107247001499370e-01 +
+           z * (-2.84817495755985104766e-02 + z * (-5.77027029648944159157e-03 + z * -2.37630166566501626084e-05)));
+  const double q =
+      1.0 +
+      z * (3.97917223959155352819e-01 +
+           z * (6.50222499887672944485e-02 +
+                z * (5.08130628187576562776e-03 + z * (1.32494738004321644526e-04 + z * -3.96022827877536812320e-06))));
+  return {r, q};
+}
+
+// erf(a) = erx + P/Q on [0.84375, 1.25), s = a - 1.
+inline constexpr double kErx = 8.45062911510467529297e-01;
+ANATOMY_VEC64_INLINE Ratio mid_p_over_q(double a) {
+  const double s = a - 1.0;
+  const double p = -2.36211856075265944077e-03 +
+                   s * (4.14856118683748331666e-01 +
+                        s * (-3.72207876035701323847e-01 +
+                             s * (3.18346619901161753674e-01 +
+                                  s * (-1.10894694282396677476e-01 +
+                                       s * (3.54783043256182359371e-02 + s * -2.16637559486879084300e-03)))));
+  const double q = 1.0 + s * (1.06420880400844228286e-01 +
+                              s * (5.40397917702171048937e-01 +
+                                   s * (7.18286544141962662868e-02 +
+                                        s * (1.26171219808761642112e-01 +
+                                             s * (1.36370839120290507362e-02 + s * 1.19844998467991074170e-02)))));
+  return {p, q};
+}
+
+// R/S with s = 1 / a^2 for a in [1.25, 28): erfc(a) = e^(-a^2 - 0.5625 + R/S) / a. The two
+// intervals' coefficients are selected per element (one polynomial pair).
+ANATOMY_VEC64_INLINE Ratio tail_r_over_s(double a) {
+  const bool b = a >= 2.857142857142857;  // 1 / 0.35
+  const double s = 1.0 / (a * a);
+  const double r = (b ? -9.86494292470009928597e-03 : -9.86494403484714822705e-03) +
+                   s * ((b ? -7.99283237680523006574e-01 : -6.93858572707181764372e-01) +
+                        s * ((b ? -1.77579549177547519889e+01 : -1.05586262253232909814e+01) +
+                             s * ((b ? -1.60636384855821916062e+02 : -6.23753324503260060396e+01) +
+                                  s * ((b ? -6.37566443368389627722e+02 : -1.62396669462573470355e+02) +
+                                       s * ((b ? -1.02509513161107724954e+03 : -1.84605092906711035994e+02) +
+                                            s * ((b ? -4.83519191608651397019e+02 : -8.12874355063065934246e+01) +
+                                                 s * (b ? 0.0 : -9.81432934416914548592e+00)))))));
+  const double q =
+      1.0 + s * ((b ? 3.03380607434824582924e+01 : 1.96512716674392571292e+01) +
+                 s * ((b ? 3.25792512996573918826e+02 : 1.37657754143519042600e+02) +
+                      s * ((b ? 1.53672958608443695994e+03 : 4.34565877475229228821e+02) +
+                           s * ((b ? 3.19985821950859553908e+03 : 6.45387271733267880336e+02) +
+                                s * ((b ? 2.55305040643316442583e+03 : 4.29008140027567833386e+02) +
+                                     s * ((b ? 4.74528541206955367215e+02 : 1.08635005541779435134e+02) +
+                                          s * ((b ? -2.24409524465858183362e+01 : 6.57024977031928170135e+00) +
+                                               s * (b ? 0.0 : -6.04244152148580987438e-02))))))));
+  return {r, q};
+}
+
+// The element's interval's ratio, divided once: small (a < 0.84375), mid (< 1.25) or tail.
+ANATOMY_VEC64_INLINE double select_ratio(double a, Ratio small, Ratio mid, Ratio tail) {
+  const double num = a < 0.84375 ? small.num : (a < 1.25 ? mid.num : tail.num);
+  const double den = a < 0.84375 ? small.den : (a < 1.25 ? mid.den : tail.den);
+  return num / den;
+}
+
+// a with its low 32 bits cleared: its square is exact.
+ANATOMY_VEC64_INLINE double high_part(double a) { return from_bits(bits(a) & 0xffffffff00000000ull); }
+
+}  // namespace erf_detail
+
+// erf(x), within about 1 ulp: fdlibm's intervals; 1 beyond |x| = 6, the sign x's, NaN NaN.
+ANATOMY_VEC64_INLINE double erf(double x) {
+  using namespace erf_detail;
+  const double a = from_bits(bits(x) & 0x7fffffffffffffffull);
+  // The tail on [1.25, 6): erfc(a) = e^(-z^2 - 0.5625) e^((z - a)(z + a) + R/S) / a with z = a's
+  // high part (fdlibm's), in one exponential.
+  const double ac = a < 1.25 ? 1.25 : (a > 6.0 ? 6.0 : a);
+  const double y = select_ratio(a, small_y(a < 0.84375 ? a : 0.0), mid_p_over_q(a < 1.25 ? a : 1.0), tail_r_over_s(ac));
+  const double z = high_part(ac);
+  const double r = exp_sum(-z * z - 0.5625, (z - ac) * (z + ac) + y);
+  double v = a < 0.84375 ? a + a * y : (a < 1.25 ? kErx + y : 1.0 - r / ac);
+  v = a < 6.0 ? v : 1.0;
+  const double result = from_bits(bits(v) | (bits(x) & 0x8000000000000000ull));
+  return x != x ? x : result;
+}
+
+// gelu(x) = x Phi(x) = x erfc(-x / sqrt 2) / 2, from fdlibm's intervals of erf and erfc at
+// a = |x| / sqrt 2. In the tail, x erfc(a) / 2 = -e^(-a^2 - 0.5625 + R/S) / sqrt 2 for negative x
+// (x / a = -sqrt 2: no division), with a^2 = x^2 / 2 from x's exact square, not from the rounded
+// a (whose rounding e^-a^2 would multiply by 2a^2, 1700 ulp at x = -37); below -700 the
+// exponential is taken as e^(... + 64) times e^-64 last, so that the result rounds once into
+// the subnormals. Positive x: x - that. -inf gives NaN (-inf * 0), as x Phi(x) does.
+ANATOMY_VEC64_INLINE double gelu(double x) {
+  using namespace erf_detail;
+  constexpr double kRsqrt2 = 0.70710678118654752440, kExpMinus64 = 1.6038108905486378e-28;  // e^-64
+  const double ax = from_bits(bits(x) & 0x7fffffffffffffffull);
+  const double a = ax * kRsqrt2;
+  const double half_x = 0.5 * x;
+  const bool negative = x < 0.0;
+  const double xa = a < 1.25 ? 1.768 : (a > 28.0 ? 39.6 : ax);  // |x|, kept in the tail's range
+  const double as = a < 0.84375 ? a : 0.0;
+  const double y = select_ratio(a, small_y(as), mid_p_over_q(a < 1.25 ? a : 1.0), tail_r_over_s(xa * kRsqrt2));
+  // a < 0.84375: erf(a) = a + a y; erfc(a) = 1 - erf(a), or 1/2 - (a y + (a - 1/2)) above 1/4
+  // (fdlibm's, no cancellation there).
+  const double ay = as * y;
+  const double erf_small = as + ay;
+  const double erfc_small = as < 0.25 ? 1.0 - erf_small : 0.5 - (ay + (as - 0.5));
+  const double small = negative ? half_x * erfc_small : half_x + half_x * erf_small;
+  // [0.84375, 1.25): erf = erx + P/Q, erfc = (1 - erx) - P/Q.
+  const double mid = negative ? half_x * ((1.0 - kErx) - y) : half_x * (1.0 + (kErx + y));
+  // [1.25, 28): the tail, e^(-x^2/2 - 0.5625 + R/S) with x^2/2 = xh^2/2 + (x - xh)(x + xh)/2.
+  const double xh = high_part(xa);
+  const double hi = -0.5 * (xh * xh) - 0.5625;
+  const bool deep = hi < -700.0;
+  const double e = exp_sum(deep ? hi + 64.0 : hi, -0.5 * ((xa - xh) * (xa + xh)) + y);
+  const double tail = (e * kRsqrt2) * (deep ? kExpMinus64 : 1.0);  // -x erfc(a) / 2 for x < 0
+  const double large = negative ? -tail : x - tail;
+  const double v = a < 0.84375 ? small : (a < 1.25 ? mid : large);
+  return (x != x || x == -kInf) ? kNaN : v;
 }
 
 // sin, cos and tan for |x| <= kTrigMax: x = n pi/2 + y, y = y0 + y1 in [-pi/4, pi/4], with pi/2 in
