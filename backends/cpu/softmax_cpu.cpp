@@ -1,11 +1,16 @@
 // CPU: softmax and log_softmax along one dim, over a contiguous [P, N, M] input. Numerically
-// stable: the max along the dim is subtracted before exp; fp16/bf16 compute in fp32. When the
-// dim is innermost (M == 1) each row is three passes over N contiguous values; otherwise the
-// max and sum are accumulated across M contiguous columns at once (vectorized over columns).
+// stable: the max along the dim is subtracted before exp; fp16/bf16 compute in fp32. e^x is the
+// vectorized loop of backends/cpu/vec_loops.h (fp32 and fp64), once per element along an
+// innermost dim, twice for softmax along another (once for the sums, once for the outputs). When
+// the dim is innermost (M == 1) each row runs in blocks that stay in L1; otherwise the max and
+// sum are accumulated across M contiguous columns at once.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
+#include "anatomy/backends/cpu/vec_loops.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/parallel.h"
 #include "anatomy/dispatch/library.h"
@@ -17,6 +22,77 @@ namespace {
 template <typename T>
 using softmax_acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
+// e^v over n contiguous values, in place.
+template <typename A>
+void exp_in_place(A* v, int64_t n) {
+  if constexpr (std::is_same_v<A, float>) {
+    static const VecLoop loop = vec_loop(VecFn::Exp);
+    loop(v, v, n, {});
+  } else {
+    static const VecLoop64 loop = vec_loop64(VecFn64::Exp);
+    loop(v, v, n);
+  }
+}
+
+// Eight independent partial results, so that the loops are not one long chain of dependent adds
+// or compares (and GCC can keep them in vector lanes).
+constexpr int64_t kLanes = 8;
+
+template <typename A, typename T>
+A row_max(const T* x, int64_t n) {
+  A m[kLanes];
+  std::fill(m, m + kLanes, -std::numeric_limits<A>::infinity());
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t k = 0; k < kLanes; ++k) m[k] = std::max(m[k], convert<A>(x[i + k]));
+  }
+  for (; i < n; ++i) m[0] = std::max(m[0], convert<A>(x[i]));
+  return *std::max_element(m, m + kLanes);
+}
+
+template <typename A>
+A block_sum(const A* v, int64_t n) {
+  A s[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t k = 0; k < kLanes; ++k) s[k] += v[i + k];
+  }
+  for (; i < n; ++i) s[0] += v[i];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+// Values per block of a row: 4 KiB of fp32, in L1 between the passes over it.
+constexpr int64_t kBlock = 1024;
+
+// One row of N contiguous values (M == 1). softmax stores the exponentials (in y itself for fp32
+// and fp64, in `row`, N values of the accumulation type, for fp16 and bf16, which must round
+// once), sums them block by block while the block is in L1, and scales them; log_softmax only
+// sums them, in a block on the stack.
+template <typename T, bool Log>
+void softmax_row(const T* xr, T* yr, int64_t N, softmax_acc_t<T>* row) {
+  using A = softmax_acc_t<T>;
+  const A mx = row_max<A>(xr, N);
+  A block[kBlock];
+  A* exps = row;
+  if constexpr (std::is_same_v<T, A>) exps = yr;
+  A sum = 0;
+  for (int64_t b = 0; b < N; b += kBlock) {
+    const int64_t m = std::min(kBlock, N - b);
+    A* e = Log ? block : exps + b;
+    for (int64_t i = 0; i < m; ++i) e[i] = convert<A>(xr[b + i]) - mx;
+    exp_in_place(e, m);
+    sum += block_sum(e, m);
+  }
+  if constexpr (Log) {
+    // (x - max) - log(sum): subtracting max + log(sum) at once would round that sum first.
+    const A log_sum = std::log(sum);
+    for (int64_t i = 0; i < N; ++i) yr[i] = convert<T>((convert<A>(xr[i]) - mx) - log_sum);
+  } else {
+    const A inv = A(1) / sum;
+    for (int64_t i = 0; i < N; ++i) yr[i] = convert<T>(exps[i] * inv);
+  }
+}
+
 template <typename T, bool Log>
 void softmax_loop(const SoftmaxPlan& plan) {
   using A = softmax_acc_t<T>;
@@ -24,45 +100,38 @@ void softmax_loop(const SoftmaxPlan& plan) {
   if (P * N * M == 0) return;
   const T* x = static_cast<const T*>(plan.input.data_ptr());
   T* y = static_cast<T*>(plan.out.data_ptr());
-  const A ninf = -std::numeric_limits<A>::infinity();
   if (M == 1) {
     parallel_for(0, P, std::max<int64_t>(1, kParallelGrain / N), [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        const T* xr = x + p * N;
-        T* yr = y + p * N;
-        A mx = ninf;
-        for (int64_t i = 0; i < N; ++i) mx = std::max(mx, convert<A>(xr[i]));
-        A sum = 0;
-        for (int64_t i = 0; i < N; ++i) sum += std::exp(convert<A>(xr[i]) - mx);
-        if constexpr (Log) {
-          // (x - max) - log(sum): subtracting max + log(sum) at once would round that sum first.
-          const A log_sum = std::log(sum);
-          for (int64_t i = 0; i < N; ++i) yr[i] = convert<T>((convert<A>(xr[i]) - mx) - log_sum);
-        } else {
-          const A inv = A(1) / sum;
-          for (int64_t i = 0; i < N; ++i) yr[i] = convert<T>(std::exp(convert<A>(xr[i]) - mx) * inv);
-        }
-      }
+      std::unique_ptr<A[]> row;
+      if (!Log && !std::is_same_v<T, A>) row.reset(new A[N]);
+      for (int64_t p = b; p < e; ++p) softmax_row<T, Log>(x + p * N, y + p * N, N, row.get());
     });
     return;
   }
+  // Columns: e^(x - max) for one row of M values at a time, in a buffer of M.
   parallel_for(0, P, std::max<int64_t>(1, kParallelGrain / (N * M)), [&](int64_t b, int64_t e) {
-    std::unique_ptr<A[]> mx(new A[M]), sum(new A[M]);
+    std::unique_ptr<A[]> mx(new A[M]), sum(new A[M]), t(new A[M]);
     for (int64_t p = b; p < e; ++p) {
       const T* xb = x + p * N * M;
       T* yb = y + p * N * M;
-      for (int64_t j = 0; j < M; ++j) mx[j] = ninf, sum[j] = 0;
+      std::fill(mx.get(), mx.get() + M, -std::numeric_limits<A>::infinity());
+      std::fill(sum.get(), sum.get() + M, A(0));
       for (int64_t i = 0; i < N; ++i) {
         for (int64_t j = 0; j < M; ++j) mx[j] = std::max(mx[j], convert<A>(xb[i * M + j]));
       }
       for (int64_t i = 0; i < N; ++i) {
-        for (int64_t j = 0; j < M; ++j) sum[j] += std::exp(convert<A>(xb[i * M + j]) - mx[j]);
+        for (int64_t j = 0; j < M; ++j) t[j] = convert<A>(xb[i * M + j]) - mx[j];
+        exp_in_place(t.get(), M);
+        for (int64_t j = 0; j < M; ++j) sum[j] += t[j];
       }
       for (int64_t j = 0; j < M; ++j) sum[j] = Log ? std::log(sum[j]) : A(1) / sum[j];
       for (int64_t i = 0; i < N; ++i) {
-        for (int64_t j = 0; j < M; ++j) {
-          const A v = convert<A>(xb[i * M + j]);
-          yb[i * M + j] = convert<T>(Log ? (v - mx[j]) - sum[j] : std::exp(v - mx[j]) * sum[j]);
+        if constexpr (Log) {
+          for (int64_t j = 0; j < M; ++j) yb[i * M + j] = convert<T>((convert<A>(xb[i * M + j]) - mx[j]) - sum[j]);
+        } else {
+          for (int64_t j = 0; j < M; ++j) t[j] = convert<A>(xb[i * M + j]) - mx[j];
+          exp_in_place(t.get(), M);
+          for (int64_t j = 0; j < M; ++j) yb[i * M + j] = convert<T>(t[j] * sum[j]);
         }
       }
     }
