@@ -2,6 +2,7 @@
 // (_local_scalar_dense, behind item()).
 #include <cstdint>
 
+#include "anatomy/backends/cpu/convert_loops.h"
 #include "anatomy/backends/cpu/copy_loops.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/empty_tensor.h"
@@ -24,8 +25,18 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   // overwritten: copy through a temporary.
   if (may_overlap(self, source)) source = clone(source, MemoryFormat::Contiguous);
 
-  if (self.dtype() == source.dtype() && self.is_contiguous() && source.is_contiguous()) {
+  const bool contiguous = self.is_contiguous() && source.is_contiguous();
+  const ConvertLoop convert_fast = contiguous ? convert_loop(source.dtype(), self.dtype()) : nullptr;
+  if (self.dtype() == source.dtype() && contiguous) {
     copy_bytes(self.data_ptr(), source.data_ptr(), self.nbytes());
+  } else if (convert_fast != nullptr) {
+    // fp32 <-> bf16 / fp16, contiguous: the vectorized conversions, over the threads.
+    char* dst = static_cast<char*>(self.data_ptr());
+    const char* src = static_cast<const char*>(source.data_ptr());
+    const int64_t dst_size = self.element_size(), src_size = source.element_size();
+    parallel_for(0, self.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      convert_fast(src + begin * src_size, dst + begin * dst_size, end - begin);
+    });
   } else if (fits_copy_layout(self.sizes())) {
     // Note [Strided copies on the CPU]
     const CopyLayout layout = copy_layout(self.sizes(), self.strides(), source.strides());

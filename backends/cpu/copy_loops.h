@@ -129,23 +129,32 @@ void copy_strided(D* out, const S* in, const CopyLayout& l, Convert convert) {
     }
   }
   if (source_inner < 0) {
-    // Rows along the output's inner dim.
+    // Rows along the output's inner dim, in pieces of at most kParallelGrain elements, so that a
+    // few long rows (one, for a contiguous tensor converted to another dtype) still spread over
+    // the threads.
     const int64_t rows = detail::outer_count(l, 1, -1);
-    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner.size, 1));
-    parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
+    const int64_t pieces = (inner.size + kParallelGrain - 1) / kParallelGrain;
+    const int64_t piece = (inner.size + pieces - 1) / pieces;
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(piece, 1));
+    parallel_for(0, rows * pieces, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t job = begin; job < end; ++job) {
+        const int64_t r = job / pieces, e0 = (job % pieces) * piece, e1 = std::min(inner.size, e0 + piece);
         int64_t o = 0, i = 0;
         detail::outer_offsets(l, 1, r, -1, o, i);
-        D* dst = out + o;
-        const S* src = in + i;
-        if constexpr (std::is_same_v<D, S>) {
-          if (inner.out_stride == 1 && inner.in_stride == 1) {
-            std::memcpy(dst, src, static_cast<size_t>(inner.size) * sizeof(D));
-            continue;
-          }
-        }
         const int64_t os = inner.out_stride, is = inner.in_stride;
-        for (int64_t e = 0; e < inner.size; ++e) dst[e * os] = convert(src[e * is]);
+        D* dst = out + o + e0 * os;
+        const S* src = in + i + e0 * is;
+        const int64_t n = e1 - e0;
+        if (os == 1 && is == 1) {
+          if constexpr (std::is_same_v<D, S>) {
+            std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(D));
+          } else {
+            // Unit strides known to the compiler: the conversion vectorizes.
+            for (int64_t e = 0; e < n; ++e) dst[e] = convert(src[e]);
+          }
+          continue;
+        }
+        for (int64_t e = 0; e < n; ++e) dst[e * os] = convert(src[e * is]);
       }
     });
     return;
