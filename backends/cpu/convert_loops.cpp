@@ -37,8 +37,12 @@ struct FromBf16 {
   [[gnu::always_inline]] float operator()(uint16_t h) const { return std::bit_cast<float>(uint32_t{h} << 16); }
 };
 
-void f32_to_bf16_baseline(const void* src, void* dst, int64_t n) { convert_all<float, uint16_t>(src, dst, n, ToBf16{}); }
-void bf16_to_f32_baseline(const void* src, void* dst, int64_t n) { convert_all<uint16_t, float>(src, dst, n, FromBf16{}); }
+void f32_to_bf16_baseline(const void* src, void* dst, int64_t n) {
+  convert_all<float, uint16_t>(src, dst, n, ToBf16{});
+}
+void bf16_to_f32_baseline(const void* src, void* dst, int64_t n) {
+  convert_all<uint16_t, float>(src, dst, n, FromBf16{});
+}
 
 #if defined(__x86_64__)
 [[gnu::target("avx2,fma")]] void f32_to_bf16_avx2(const void* src, void* dst, int64_t n) {
@@ -48,11 +52,11 @@ void bf16_to_f32_baseline(const void* src, void* dst, int64_t n) { convert_all<u
   convert_all<uint16_t, float>(src, dst, n, FromBf16{});
 }
 [[gnu::target("avx512f,avx512bw,prefer-vector-width=512")]] void f32_to_bf16_avx512(const void* src, void* dst,
-                                                                                   int64_t n) {
+                                                                                    int64_t n) {
   convert_all<float, uint16_t>(src, dst, n, ToBf16{});
 }
 [[gnu::target("avx512f,avx512bw,prefer-vector-width=512")]] void bf16_to_f32_avx512(const void* src, void* dst,
-                                                                                   int64_t n) {
+                                                                                    int64_t n) {
   convert_all<uint16_t, float>(src, dst, n, FromBf16{});
 }
 

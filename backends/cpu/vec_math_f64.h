@@ -90,9 +90,11 @@ ANATOMY_VEC64_INLINE double exp(double x_in) {
   return times_pow2(x_in < -746.0 ? 0.0 : p, rounded_int(kn));
 }
 
-// e^(hi + tail) where hi is exact and tail is small (|tail| < 1): n is taken from their sum and
-// hi - n ln2_hi stays exact, so tail's bits are not lost to hi's rounding (erfc's e^-t^2 with t^2
-// split exactly). The sum is clamped as exp's argument is (NaN passes).
+// e^(hi + tail) for a finite hi, exact, and |tail| < 1 (erfc's e^-t^2 with t^2 split exactly): n
+// is taken from their sum and hi - n ln2_hi stays exact, so tail's bits are not lost to a
+// rounding of the sum. Below -746 the result is 0, as exp's; exp's clamp on the sum keeps n in
+// range. (exp itself is not this with tail = 0: an infinite hi would need the clamp applied to
+// hi too, two more selects in the hottest function.)
 ANATOMY_VEC64_INLINE double exp_sum(double hi, double tail) {
   constexpr double kLog2e = 1.4426950408889634074;
   const double sum = hi + tail;

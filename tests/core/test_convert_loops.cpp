@@ -68,7 +68,9 @@ void check_pair(DType narrow) {
 
 }  // namespace
 
-TEST_CASE("convert loops: fp32 <-> bf16 bit for bit as core/bfloat16.h converts") { check_pair<BFloat16>(DType::BFloat16); }
+TEST_CASE("convert loops: fp32 <-> bf16 bit for bit as core/bfloat16.h converts") {
+  check_pair<BFloat16>(DType::BFloat16);
+}
 
 TEST_CASE("convert loops: fp32 <-> fp16 bit for bit as core/half.h converts") { check_pair<Half>(DType::Float16); }
 
@@ -82,7 +84,8 @@ TEST_CASE("convert loops: to() between fp32 and the 16-bit floats gives the elem
     const float* in = x.data_ptr<float>();
     const float* round_trip = back.data_ptr<float>();
     for (int64_t i = 0; i < x.numel(); ++i) {
-      const float want = narrow == DType::BFloat16 ? static_cast<float>(BFloat16(in[i])) : static_cast<float>(Half(in[i]));
+      const float want =
+          narrow == DType::BFloat16 ? static_cast<float>(BFloat16(in[i])) : static_cast<float>(Half(in[i]));
       CHECK(std::bit_cast<uint32_t>(round_trip[i]) == std::bit_cast<uint32_t>(want));
     }
   }
