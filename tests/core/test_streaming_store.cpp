@@ -91,6 +91,25 @@ TEST_CASE("streaming stores: an output split over the thread pool, and the thres
     const cpu::StreamingStoreThreshold never(kNever);
     plain = a + b;
   }
-  Tensor streamed = a + b;  // at the default threshold: 16 MiB and more streams
+  // At the default threshold 16 MiB and more streams, into memory already written (a fresh
+  // mapping is written in place: Note [Streaming stores for large outputs]).
+  Tensor streamed = zeros({n});
+  add_out(streamed, a, b);
   CHECK(same_bits(streamed, plain));
+  CHECK(cpu::page_resident(streamed.data_ptr()));
+}
+
+TEST_CASE("streaming stores: a page nothing has written is not resident, one written is") {
+  // 64 MiB: the allocator's block is a fresh mapping.
+  Tensor fresh = empty({int64_t{16} << 20});
+  const char* last = static_cast<const char*>(fresh.data_ptr()) + fresh.nbytes() - 1;
+  CHECK_FALSE(cpu::page_resident(last));
+  fresh.fill_(1.0);
+  CHECK(cpu::page_resident(last));
+  // Fresh and written in place gives the same values as streamed into a written output.
+  Tensor a = randn({int64_t{16} << 20});
+  Tensor into_fresh = a * 2.0;
+  Tensor into_written = zeros({int64_t{16} << 20});
+  mul_out(into_written, a, full({}, 2.0));
+  CHECK(same_bits(into_fresh, into_written));
 }
