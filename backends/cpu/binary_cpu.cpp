@@ -22,19 +22,19 @@ template <typename Out, typename T, typename F>
 void run_binary(const IterationPlan& plan, F f) {
   // Large contiguous outputs are written with streaming stores (Note [Streaming stores for large
   // outputs]).
-  const size_t out_bytes = static_cast<size_t>(plan.numel()) * sizeof(Out);
+  const bool stream = stream_output(plan.output(), static_cast<size_t>(plan.numel()) * sizeof(Out));
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
     constexpr int64_t kOut = sizeof(Out), kIn = sizeof(T);
     if (s[0] == kOut && s[1] == kIn && s[2] == kIn) {
       const T* a = reinterpret_cast<const T*>(data[1]);
       const T* b = reinterpret_cast<const T*>(data[2]);
-      write_output(reinterpret_cast<Out*>(data[0]), n, out_bytes, [&](Out* out, int64_t begin, int64_t count) {
+      write_output(reinterpret_cast<Out*>(data[0]), n, stream, [&](Out* out, int64_t begin, int64_t count) {
         for (int64_t i = 0; i < count; ++i) out[i] = f(a[begin + i], b[begin + i]);
       });
     } else if (s[0] == kOut && s[1] == kIn && s[2] == 0) {  // tensor op scalar
       const T* a = reinterpret_cast<const T*>(data[1]);
       const T b = *reinterpret_cast<const T*>(data[2]);
-      write_output(reinterpret_cast<Out*>(data[0]), n, out_bytes, [&](Out* out, int64_t begin, int64_t count) {
+      write_output(reinterpret_cast<Out*>(data[0]), n, stream, [&](Out* out, int64_t begin, int64_t count) {
         for (int64_t i = 0; i < count; ++i) out[i] = f(a[begin + i], b);
       });
     } else {

@@ -94,15 +94,6 @@ void bf16_to_f32_baseline(const void* src, void* dst, int64_t n) {
     std::memcpy(out + i, wide, static_cast<size_t>(n - i) * sizeof(float));
   }
 }
-
-bool cpu_has_f16c() {
-  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("f16c")) && cpu_has_avx2_fma();
-  return has;
-}
-bool cpu_has_avx512bw() {
-  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx512bw")) && cpu_has_avx512f();
-  return has;
-}
 #endif
 
 }  // namespace

@@ -20,8 +20,9 @@
 // cache, where streaming stores must first push those zeroed lines out. `x + x` into a new 64 MiB
 // fp32 took 47 ms with streaming stores, 26 with plain ones, on the development VM (1 thread);
 // into a reused output, streaming stores are the faster. Whether the page in the middle of the
-// chunk is resident (mincore) decides, once per chunk (not the first page: the allocator's
-// header line shares it with the first elements, so it is always resident).
+// output is resident (mincore) decides, once per operator call (stream_output; not the first
+// page: the allocator's header line shares it with the first elements, so it is always
+// resident; and not once per chunk: a broadcast op's chunks are its rows, one system call each).
 //
 // Only x86-64 has the instructions the compiler is sure of (SSE2's movntdq, part of the
 // baseline); elsewhere every output is written in place.
@@ -32,6 +33,7 @@
 #include <cstdint>
 
 #include "anatomy/core/macros.h"
+#include "anatomy/core/tensor.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -78,6 +80,15 @@ inline void copy_streaming(char* dst, const char* src, int64_t bytes) {
 
 }  // namespace detail
 
+// Whether an operator's output `out`, `total_bytes` over every thread's chunks, is to be written
+// with streaming stores: at least the threshold, and memory already written. Asked once per
+// call, before the chunks; its answer goes to write_output. A small output is answered by the
+// first test alone (the tiny ops pay one compare).
+inline bool stream_output(const Tensor& out, size_t total_bytes) {
+  return total_bytes >= size_t{2} * detail::kStreamingBlockBytes && total_bytes >= streaming_store_threshold() &&
+         page_resident(static_cast<const char*>(out.data_ptr()) + total_bytes / 2);
+}
+
 namespace detail {
 template <typename Out>
 constexpr int64_t kStreamingBlock = kStreamingBlockBytes / static_cast<int64_t>(sizeof(Out));
@@ -89,20 +100,18 @@ ANATOMY_NOINLINE void write_output_streaming(Out* out, int64_t n, Compute& compu
 }  // namespace detail
 
 // Writes out[0, n) as compute(dst, begin, count) gives elements [begin, begin + count) into
-// dst: with streaming stores when `total_bytes` (the whole output's, over every thread's chunk)
-// reaches the threshold, else in place in one call.
+// dst: with streaming stores when `stream` (stream_output's answer for the whole output) and the
+// chunk is long enough, else in place in one call.
 template <typename Out, typename Compute>
-void write_output(Out* out, int64_t n, size_t total_bytes, Compute&& compute) {
+void write_output(Out* out, int64_t n, bool stream, Compute&& compute) {
 #if defined(__SSE2__)
-  // The chunk's size first: it is known here, the threshold is a call away.
-  if (n < 2 * detail::kStreamingBlock<Out> || reinterpret_cast<uintptr_t>(out) % sizeof(Out) != 0 ||
-      total_bytes < streaming_store_threshold() || !page_resident(out + n / 2)) {
+  if (!stream || n < 2 * detail::kStreamingBlock<Out> || reinterpret_cast<uintptr_t>(out) % sizeof(Out) != 0) {
     compute(out, 0, n);
     return;
   }
   detail::write_output_streaming(out, n, compute);
 #else
-  (void)total_bytes;
+  (void)stream;
   compute(out, 0, n);
 #endif
 }

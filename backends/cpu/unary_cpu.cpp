@@ -63,12 +63,12 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
   // Large contiguous fp32 outputs are written with streaming stores (Note [Streaming stores for
   // large outputs]): the loop fills a 4 KiB block in L1, which goes out without a read for
   // ownership of the output's lines.
-  const size_t out_bytes = static_cast<size_t>(plan.numel()) * sizeof(float);
+  const bool stream = stream_output(plan.output(), static_cast<size_t>(plan.numel()) * sizeof(float));
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
     if constexpr (std::is_same_v<T, float>) {
       if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
         const float* in = reinterpret_cast<const float*>(data[1]);
-        write_output(reinterpret_cast<float*>(data[0]), n, out_bytes,
+        write_output(reinterpret_cast<float*>(data[0]), n, stream,
                      [&](float* out, int64_t begin, int64_t count) { loop(in + begin, out, count, args); });
         return;
       }

@@ -210,10 +210,20 @@ bool cpu_has_avx512f() {
   static const bool has = ANATOMY_CPU_HAS("avx512f");
   return has;
 }
+bool cpu_has_f16c() {
+  static const bool has = ANATOMY_CPU_HAS("f16c") && cpu_has_avx2_fma();
+  return has;
+}
+bool cpu_has_avx512bw() {
+  static const bool has = ANATOMY_CPU_HAS("avx512bw") && cpu_has_avx512f();
+  return has;
+}
 #undef ANATOMY_CPU_HAS
 #else
 bool cpu_has_avx2_fma() { return false; }
 bool cpu_has_avx512f() { return false; }
+bool cpu_has_f16c() { return false; }
+bool cpu_has_avx512bw() { return false; }
 #endif
 
 VecLoop vec_loop_baseline(VecFn fn) { return pick<Baseline>(fn); }

@@ -39,6 +39,9 @@ using VecLoop = void (*)(const float* in, float* out, int64_t n, VecArgs args);
 // fp32 and fp64 loops run only where these hold. Asked once.
 bool cpu_has_avx2_fma();
 bool cpu_has_avx512f();
+// F16C (with AVX2 + FMA) and AVX-512BW (with AVX-512F): convert_loops.cpp's copies.
+bool cpu_has_f16c();
+bool cpu_has_avx512bw();
 
 // The baseline loop: every x86-64 CPU (and the only one elsewhere).
 VecLoop vec_loop_baseline(VecFn fn);

@@ -32,6 +32,7 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // ln 2 in two parts, the first with 32 significant bits, so n * kLn2Hi is exact for |n| < 2^20
 // (fdlibm's split).
 inline constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
+inline constexpr double kLog2e = 1.4426950408889634074;
 
 // (e^r - 1 - r) / r^2 for |r| <= ln2/2: the Taylor series to r^13 (the next term is below 2^-57
 // of e^r).
@@ -81,7 +82,6 @@ ANATOMY_VEC64_INLINE int64_t rounded_int(double kn) { return static_cast<int64_t
 // (e^710 overflows, e^-746 is below half the smallest subnormal) and keeps n in [-1077, 1025];
 // below -746 (and -inf) the result is exactly 0. NaN passes the clamps and propagates.
 ANATOMY_VEC64_INLINE double exp(double x_in) {
-  constexpr double kLog2e = 1.4426950408889634074;
   double x = x_in > 710.0 ? 710.0 : x_in;
   x = x < -746.0 ? -746.0 : x;
   const double kn = x * kLog2e + kRound;
@@ -96,7 +96,6 @@ ANATOMY_VEC64_INLINE double exp(double x_in) {
 // range. (exp itself is not this with tail = 0: an infinite hi would need the clamp applied to
 // hi too, two more selects in the hottest function.)
 ANATOMY_VEC64_INLINE double exp_sum(double hi, double tail) {
-  constexpr double kLog2e = 1.4426950408889634074;
   const double sum = hi + tail;
   double x = sum > 710.0 ? 710.0 : sum;
   x = x < -746.0 ? -746.0 : x;
@@ -127,7 +126,6 @@ ANATOMY_VEC64_INLINE double exp2(double x_in) {
 // result) by Fast2Sum (|c| >= 1/2 > |r|, or c = 0), so small x loses nothing to cancellation.
 // Below -40 the result is -1 to double precision; x is clamped to 710 (overflow).
 ANATOMY_VEC64_INLINE double expm1(double x_in) {
-  constexpr double kLog2e = 1.4426950408889634074;
   double x = x_in > 710.0 ? 710.0 : x_in;
   x = x < -40.0 ? -40.0 : x;
   const double kn = x * kLog2e + kRound;
