@@ -26,8 +26,9 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   if (may_overlap(self, source)) source = clone(source, MemoryFormat::Contiguous);
 
   const bool contiguous = self.is_contiguous() && source.is_contiguous();
-  const ConvertLoop convert_fast = contiguous ? convert_loop(source.dtype(), self.dtype()) : nullptr;
-  if (self.dtype() == source.dtype() && contiguous) {
+  const bool same_dtype = self.dtype() == source.dtype();
+  const ConvertLoop convert_fast = contiguous && !same_dtype ? convert_loop(source.dtype(), self.dtype()) : nullptr;
+  if (same_dtype && contiguous) {
     copy_bytes(self.data_ptr(), source.data_ptr(), self.nbytes());
   } else if (convert_fast != nullptr) {
     // fp32 <-> bf16 / fp16, contiguous: the vectorized conversions, over the threads.
@@ -40,7 +41,7 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   } else if (fits_copy_layout(self.sizes())) {
     // Note [Strided copies on the CPU]
     const CopyLayout layout = copy_layout(self.sizes(), self.strides(), source.strides());
-    if (self.dtype() == source.dtype()) {
+    if (same_dtype) {
       // The bytes as they are: one instantiation per element size.
       auto same = [&]<typename U>() {
         copy_strided(static_cast<U*>(self.data_ptr()), static_cast<const U*>(source.data_ptr()), layout,
