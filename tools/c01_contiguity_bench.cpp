@@ -11,7 +11,9 @@
 // layer_norm over the last dim without weights (eps 1e-5), as F.layer_norm(A, A.shape[-1:]).
 //
 // Before anything is timed, each result's first rows are checked against an fp64 reference on
-// the CPU; a wrong result is reported as an error (exit status 1) and not timed.
+// the CPU; a wrong result is reported as an error (exit status 1) and not timed. With --peer torch,
+// PyTorch runs each workload on the same tensors (the same memory: its views have the same offsets
+// and strides), checked the same way, and its time is printed beside ours.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -82,19 +85,49 @@ struct Timed {
   std::string name;
   double ms = -1;  // the median; < 0: not timed (the check failed)
   double p10 = 0, p90 = 0;
+  double peer_ms = -1;  // the peer's median (--peer); < 0: none
 };
 
 Timed summarize(const std::string& name, const std::vector<double>& samples) {
   return {name, median(samples), quantile(samples, 0.1), quantile(samples, 0.9)};
 }
 
-void print_timings(const char* title, const std::vector<Timed>& rows) {
+void print_timings(const char* title, const std::vector<Timed>& rows, const Peer* peer) {
   fmt::print("=== {} ===\n", title);
+  if (peer) fmt::print("{:<24}{:>10}   {:<30}{}\n", "", "ms/iter", "", peer->engine() + " ms/iter (its time / ours)");
   for (const Timed& t : rows) {
-    if (t.ms < 0) fmt::print("{:<24}{:>10} (wrong result, not timed)\n", t.name, "error");
-    else fmt::print("{:<24}{:>10.4f} ms/iter   (p10-p90 {:.4f}-{:.4f})\n", t.name, t.ms, t.p10, t.p90);
+    if (t.ms < 0) {
+      fmt::print("{:<24}{:>10} (wrong result, not timed)\n", t.name, "error");
+    } else {
+      const std::string spread = fmt::format("(p10-p90 {:.4f}-{:.4f})", t.p10, t.p90);
+      if (peer) fmt::print("{:<24}{:>10.4f}   {:<30}{}\n", t.name, t.ms, spread, peer_cell(t.ms, t.peer_ms));
+      else fmt::print("{:<24}{:>10.4f} ms/iter   {}\n", t.name, t.ms, spread);
+    }
   }
   fmt::print("\n");
+}
+
+// The peer's figures beside ours: where it is faster, and its own cost of the misaligned view.
+void add_peer_notes(Report& report, const char* what, const std::vector<Timed>& rows, const Peer& peer) {
+  std::vector<std::string> slower;
+  for (const Timed& t : rows) {
+    if (t.ms > 0 && t.peer_ms > 0 && t.peer_ms < t.ms)
+      slower.push_back(fmt::format("{} {:.2f}x", t.name, t.peer_ms / t.ms));
+  }
+  report.add_note(
+      slower.empty()
+          ? fmt::format("{}: anatomy is at least as fast as {} on every variant", what, peer.engine())
+          : fmt::format("{}: {} is faster on {} (its time / ours)", what, peer.engine(), fmt::join(slower, ", ")));
+  const Timed* base = nullptr;
+  const Timed* sliced = nullptr;
+  for (const Timed& t : rows) {
+    if (t.name == "contiguous") base = &t;
+    if (t.name == "sliced_offset_view") sliced = &t;
+  }
+  if (base && sliced && base->ms > 0 && sliced->ms > 0 && base->peer_ms > 0 && sliced->peer_ms > 0) {
+    report.add_note(fmt::format("{}: sliced_offset_view costs {:.2f}x contiguous in {}, {:.2f}x in anatomy", what,
+                                sliced->peer_ms / base->peer_ms, peer.engine(), sliced->ms / base->ms));
+  }
 }
 
 double time_of(const std::vector<Timed>& rows, const std::string& name) {
@@ -190,6 +223,7 @@ void run(const Options& o) {
   if (o.n < 2) throw UsageError(fmt::format("--n: must be at least 2 (the views drop columns), got {}", o.n));
   const Device device = resolve_device(o.common.device, o.common.quiet);
   const DType dtype = resolve_dtype(o.common.dtype);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c01", "contiguity-bench", o.common, device);
   report.set_option("m", o.m);
   report.set_option("n", o.n);
@@ -216,11 +250,20 @@ void run(const Options& o) {
     } else {
       std::vector<double> s = time_iterations(device, o.common.warmup, o.common.iters, [&] { out = v.a.matmul(b); });
       t = summarize(v.name, s);
-      report.add_measurement("matmul", v.name, std::move(s));
+      if (peer) {
+        const std::unique_ptr<PeerCall> call = peer->matmul(v.a, b);
+        const std::vector<double> ps = time_peer(
+            "matmul", v.name, *call, *peer, o.common, device, [&](const Tensor& r) { return matmul_error(v.a, b, r); },
+            product_tolerance(dtype));
+        t.peer_ms = median(ps);
+        report.add_measurement("matmul", v.name, std::move(s), peer->engine(), ps);
+      } else {
+        report.add_measurement("matmul", v.name, std::move(s));
+      }
     }
     mm.push_back(t);
   }
-  print_timings("Matmul timing (A @ B)", mm);
+  print_timings("Matmul timing (A @ B)", mm, peer.get());
   if (is_floating(dtype)) {
     for (const Variant& v : variants) {
       progress.update("layer_norm " + v.name);
@@ -236,15 +279,28 @@ void run(const Options& o) {
         std::vector<double> s =
             time_iterations(device, o.common.warmup, o.common.iters, [&] { out = layer_norm(v.a, last); });
         t = summarize(v.name, s);
-        report.add_measurement("layer_norm", v.name, std::move(s));
+        if (peer) {
+          const std::unique_ptr<PeerCall> call = peer->layer_norm(v.a, 1e-5);
+          const std::vector<double> ps = time_peer(
+              "layer_norm", v.name, *call, *peer, o.common, device,
+              [&](const Tensor& r) { return layer_norm_error(v.a, r); }, product_tolerance(dtype));
+          t.peer_ms = median(ps);
+          report.add_measurement("layer_norm", v.name, std::move(s), peer->engine(), ps);
+        } else {
+          report.add_measurement("layer_norm", v.name, std::move(s));
+        }
       }
       ln.push_back(t);
     }
-    print_timings("LayerNorm-ish timing", ln);
+    print_timings("LayerNorm-ish timing", ln, peer.get());
   } else {
     report.add_note("LayerNorm-ish: not run for int8 (layer_norm takes floating dtypes)");
   }
   for (const std::string& n : make_notes(mm, ln, device, o, dtype)) report.add_note(n);
+  if (peer) {
+    add_peer_notes(report, "matmul", mm, *peer);
+    if (!ln.empty()) add_peer_notes(report, "LayerNorm", ln, *peer);
+  }
   report.print_notes(false);
   report.write_json();
   if (failed) throw ExperimentFailed("c01 contiguity-bench: a result differed from its reference (see above)");
@@ -255,7 +311,9 @@ void run(const Options& o) {
 void add_c01_contiguity_bench(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand("contiguity-bench", "Matmul and LayerNorm over five layouts of one tensor");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{"fp16", {"fp16", "bf16", "fp32", "fp64", "int8"}, 200});
+  CommonDefaults defaults{"fp16", {"fp16", "bf16", "fp32", "fp64", "int8"}, 200};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->add_option("--m", o->m, "rows of A")->capture_default_str();
   cmd->add_option("--n", o->n, "columns of A (rows of B)")->capture_default_str();
   cmd->add_option("--k", o->k, "columns of B")->capture_default_str();

@@ -6,15 +6,19 @@
 // reductions allowed (the default) and disallowed; fp16 accumulating in fp16
 // (set_allow_fp16_accumulation); int8 (exact, error 0). The switches (core/precision_switches.h,
 // docs/cuda.md) change only CUDA products: on the CPU the configurations they define are the same
-// computation, so the CPU run measures fp64, fp32, fp16, bf16 and int8 and says so.
+// computation, so the CPU run measures fp64, fp32, fp16, bf16 and int8 and says so. With --peer
+// torch, PyTorch multiplies the same tensors under the same switches (its allow_tf32,
+// allow_fp16/bf16_reduced_precision_reduction and allow_fp16_accumulation), beside ours.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -37,6 +41,7 @@ void run(const Options& o) {
   const std::vector<int64_t> sizes = parse_sizes("--sizes", !o.sizes.empty()   ? o.sizes
                                                             : device.is_cuda() ? "1024,2048,4096,8192"
                                                                                : "128,256,512");
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c02", "precision", o.common, device);
   report.set_option("sizes", sizes);
   const std::vector<Config> configs = {
@@ -57,7 +62,8 @@ void run(const Options& o) {
   manual_seed(0);
   Progress progress("c02 precision", o.common.quiet);
   fmt::print("=== Matmul (n x n @ n x n) by precision on {} ===\n", device.str());
-  fmt::print("{:<26} {:>6} {:>11} {:>10} {:>12}\n", "precision", "n", "ms/iter", "TFLOP/s", "rel. error");
+  fmt::print("{:<26} {:>6} {:>11} {:>10} {:>12}{}\n", "precision", "n", "ms/iter", "TFLOP/s", "rel. error",
+             peer ? "   " + peer->engine() + " ms/iter (its time / ours)" : "");
   nlohmann::json table = nlohmann::json::array();
   std::map<std::string, std::pair<double, double>> largest;  // config -> (TFLOP/s, error) at the largest n
   for (const Config& c : configs) {
@@ -76,8 +82,19 @@ void run(const Options& o) {
       }
       std::vector<double> s = time_iterations(device, o.common.warmup, o.common.iters, [&] { out = a.matmul(b); });
       const double ms = median(s), tflops = 2.0 * static_cast<double>(n) * n * n / (ms * 1e-3) / 1e12;
-      report.add_measurement(c.name, fmt::format("n={}", n), std::move(s));
-      fmt::print("{:<26} {:>6} {:>11.4f} {:>10.3f} {:>12.3e}\n", c.name, n, ms, tflops, err);
+      std::string beside;
+      if (peer) {
+        const std::unique_ptr<PeerCall> call = peer->matmul(a, b);
+        const double tolerance = c.name == "fp16, fp16 accumulation" ? INFINITY : product_tolerance(c.dtype);
+        const std::vector<double> ps = time_peer(
+            c.name, fmt::format("n={}", n), *call, *peer, o.common, device,
+            [&](const Tensor& r) { return matmul_error(a, b, r); }, tolerance);
+        beside = "   " + peer_cell(ms, median(ps));
+        report.add_measurement(c.name, fmt::format("n={}", n), std::move(s), peer->engine(), ps);
+      } else {
+        report.add_measurement(c.name, fmt::format("n={}", n), std::move(s));
+      }
+      fmt::print("{:<26} {:>6} {:>11.4f} {:>10.3f} {:>12.3e}{}\n", c.name, n, ms, tflops, err, beside);
       table.push_back({{"precision", c.name}, {"n", n}, {"tflops", tflops}, {"relative_error", err}});
       largest[c.name] = {tflops, err};
     }
@@ -110,7 +127,9 @@ void run(const Options& o) {
 void add_c02_precision(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand("precision", "Matmul speed and error in each precision, over sizes");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 20, 3});
+  CommonDefaults defaults{std::nullopt, {}, 20, 3};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->add_option("--sizes", o->sizes,
                   "comma-separated n (default: 1024,2048,4096,8192 on a GPU, 128,256,512 on "
                   "the CPU)");

@@ -4,7 +4,8 @@
 // long a blocking and a non_blocking copy keep the host before returning; and a pinned copy on a
 // side stream overlapped with a matmul on the current stream, against the two one after the
 // other. On the CPU there is no device to copy to: the run measures host-to-host copies (the
-// bandwidth a device transfer is measured against) and says so.
+// bandwidth a device transfer is measured against) and says so. With --peer torch, PyTorch makes
+// each bandwidth row's copy from the same tensors (its `to` and `copy_`), its rate in brackets.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -35,12 +37,24 @@ void check_copy(const Tensor& got, const Tensor& want, const std::string& what) 
   if (!got.to(kCPU).equal(want.to(kCPU))) throw ExperimentFailed(fmt::format("c04 {}: the copy differs", what));
 }
 
+// The peer's copy checked (every element equal to `want`), then timed as ours (host time with the
+// wait).
+std::vector<double> time_copy(PeerCall& call, const Tensor& want, const std::string& what, const Peer& peer,
+                              const Options& o, Device device) {
+  call.run();
+  if (!call.result().to(kCPU).equal(want)) {
+    throw ExperimentFailed(fmt::format("c04 {}: {}'s copy differs", what, peer.engine()));
+  }
+  return host_times_with_wait(device, o.common.warmup, o.common.iters, [&] { call.run(); });
+}
+
 void run(const Options& o) {
   const std::vector<int64_t> sizes = parse_sizes("--sizes", o.sizes);
   for (int64_t b : sizes) {
     if (b % 4 != 0) throw UsageError(fmt::format("--sizes: {} bytes is not a whole number of fp32 elements", b));
   }
   const Device device = resolve_device(o.common.device, o.common.quiet);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c04", "transfers", o.common, device);
   report.set_option("sizes", sizes);
   manual_seed(0);
@@ -53,6 +67,7 @@ void run(const Options& o) {
   } else {
     fmt::print("=== Host-to-host copies (GB/s): no CUDA device in this run ===\n{:>10} {:>14}\n", "size", "clone");
   }
+  if (peer) fmt::print("(each rate followed by {}'s on the same tensors in brackets)\n", peer->engine());
   nlohmann::json rows = nlohmann::json::array();
   for (int64_t bytes : sizes) {
     const int64_t n = bytes / 4;
@@ -64,8 +79,15 @@ void run(const Options& o) {
           host_times_with_wait(device, o.common.warmup, o.common.iters, [&] { out = host.clone(); });
       check_copy(out, host, "clone");
       const double ms = median(s);
-      fmt::print("{:>10} {:>14.2f}\n", bytes_string(bytes), gbs(bytes, ms));
-      report.add_measurement("host copy", bytes_string(bytes), std::move(s));
+      std::string line = fmt::format("{:>10} {:>14.2f}", bytes_string(bytes), gbs(bytes, ms));
+      if (peer) {
+        const std::vector<double> ps = time_copy(*peer->clone(host), host, "clone", *peer, o, device);
+        line += fmt::format(" [{:.2f}]", gbs(bytes, median(ps)));
+        report.add_measurement("host copy", bytes_string(bytes), std::move(s), peer->engine(), ps);
+      } else {
+        report.add_measurement("host copy", bytes_string(bytes), std::move(s));
+      }
+      fmt::print("{}\n", line);
       rows.push_back({{"bytes", bytes}, {"clone_gbs", gbs(bytes, ms)}});
       continue;
     }
@@ -77,14 +99,17 @@ void run(const Options& o) {
       const char* name;
       std::function<void()> fn;
       std::function<void()> check;
+      std::function<std::unique_ptr<PeerCall>()> peer_call;  // the same copy by the peer
     };
     const std::vector<Copy> copies = {
-        {"H2D pageable", [&] { d_out = host.to(device); }, [&] { check_copy(d_out, host, "H2D pageable"); }},
+        {"H2D pageable", [&] { d_out = host.to(device); }, [&] { check_copy(d_out, host, "H2D pageable"); },
+         [&] { return peer->to(host, device, false); }},
         {"H2D pinned", [&] { d_out = pinned.to(device, /*non_blocking=*/true); },
-         [&] { check_copy(d_out, host, "H2D pinned"); }},
-        {"D2H pageable", [&] { h_out = dev.to(kCPU); }, [&] { check_copy(h_out, host, "D2H pageable"); }},
+         [&] { check_copy(d_out, host, "H2D pinned"); }, [&] { return peer->to(pinned, device, true); }},
+        {"D2H pageable", [&] { h_out = dev.to(kCPU); }, [&] { check_copy(h_out, host, "D2H pageable"); },
+         [&] { return peer->to(dev, kCPU, false); }},
         {"D2H pinned", [&] { pinned_out.copy_(dev, /*non_blocking=*/true); },
-         [&] { check_copy(pinned_out, host, "D2H pinned"); }},
+         [&] { check_copy(pinned_out, host, "D2H pinned"); }, [&] { return peer->copy(pinned_out, dev, true); }},
     };
     nlohmann::json row = {{"bytes", bytes}};
     std::string line = fmt::format("{:>10}", bytes_string(bytes));
@@ -96,7 +121,13 @@ void run(const Options& o) {
       const double rate = gbs(bytes, median(s));
       line += fmt::format(" {:>14.2f}", rate);
       row[c.name] = rate;
-      report.add_measurement(c.name, bytes_string(bytes), std::move(s));
+      if (peer) {
+        const std::vector<double> ps = time_copy(*c.peer_call(), host, c.name, *peer, o, device);
+        line += fmt::format(" [{:.2f}]", gbs(bytes, median(ps)));
+        report.add_measurement(c.name, bytes_string(bytes), std::move(s), peer->engine(), ps);
+      } else {
+        report.add_measurement(c.name, bytes_string(bytes), std::move(s));
+      }
     }
     fmt::print("{}\n", line);
     rows.push_back(row);
@@ -172,7 +203,9 @@ void run(const Options& o) {
 void add_c04_transfers(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand("transfers", "Host-device copies: pageable and pinned, blocking or not");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 10, 2});
+  CommonDefaults defaults{std::nullopt, {}, 10, 2};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->add_option("--sizes", o->sizes, "comma-separated sizes in bytes (multiples of 4)")->capture_default_str();
   cmd->callback([o] { run(*o); });
 }

@@ -5,15 +5,19 @@
 // autograd kernel's fast path, Note [Autograd kernel fast path]); with the dispatch trace on
 // (every step formatted into a line); and on a CUDA device (the launch, queued, no wait) with and
 // without autograd. Each sample is a batch of calls divided by its size; the result tensors are
-// freed as in a loop, so the allocator's reuse is part of the cost.
+// freed as in a loop, so the allocator's reuse is part of the cost. With --peer torch, PyTorch's
+// a + b on its own one-element tensors is timed the same way on each path it has (all but the
+// trace), beside ours.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 
 #include "anatomy/cuda.h"
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -32,33 +36,51 @@ struct Path {
   bool trace = false;
 };
 
-// Host milliseconds per call: `iters` batches of `batch` calls, after `warmup` batches.
-std::vector<double> per_call(const Options& o, const Path& p) {
-  Tensor a = ones({1}, TensorOptions().device(p.device)), b = ones({1}, TensorOptions().device(p.device));
-  if (p.requires_grad) a.requires_grad_(true);
+// Host milliseconds per call of `call`: `iters` batches of `batch` calls, after `warmup` batches;
+// what `scope` returns (when given) is held around each batch, untimed.
+std::vector<double> per_call(const Options& o, Device device, const std::function<void()>& call,
+                             const std::function<std::shared_ptr<void>()>& scope = {}) {
   std::vector<double> samples;
   auto batch = [&] {
-    std::unique_ptr<autograd::NoGradGuard> no_grad;
-    if (p.no_grad) no_grad = std::make_unique<autograd::NoGradGuard>();
-    std::unique_ptr<dispatch::TraceCapture> trace;
-    if (p.trace) trace = std::make_unique<dispatch::TraceCapture>();
+    const std::shared_ptr<void> held = scope ? scope() : nullptr;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < o.batch; ++i) {
-      Tensor c = a + b;
-      (void)c;
-    }
+    for (int i = 0; i < o.batch; ++i) call();
     const auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double, std::milli>(t1 - t0).count() / o.batch;
   };
   for (int i = 0; i < o.common.warmup; ++i) (void)batch();
   for (int i = 0; i < o.common.iters; ++i) samples.push_back(batch());
-  if (p.device.is_cuda()) cuda::synchronize(p.device.index());
+  if (device.is_cuda()) cuda::synchronize(device.index());
   return samples;
+}
+
+// Our a + b on the path.
+std::vector<double> per_call(const Options& o, const Path& p) {
+  Tensor a = ones({1}, TensorOptions().device(p.device)), b = ones({1}, TensorOptions().device(p.device));
+  if (p.requires_grad) a.requires_grad_(true);
+  // The mode and the trace, fresh for each batch (a trace holds every line it caught).
+  struct Scope {
+    std::unique_ptr<autograd::NoGradGuard> no_grad;
+    std::unique_ptr<dispatch::TraceCapture> trace;
+  };
+  return per_call(
+      o, p.device,
+      [&] {
+        Tensor c = a + b;
+        (void)c;
+      },
+      [&p] {
+        auto s = std::make_shared<Scope>();
+        if (p.no_grad) s->no_grad = std::make_unique<autograd::NoGradGuard>();
+        if (p.trace) s->trace = std::make_unique<dispatch::TraceCapture>();
+        return std::shared_ptr<void>(s);
+      });
 }
 
 void run(const Options& o) {
   check_positive("--batch", o.batch);
   const Device device = resolve_device(o.common.device, o.common.quiet);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c06", "overhead", o.common, device);
   report.set_option("batch", o.batch);
   {
@@ -83,9 +105,17 @@ void run(const Options& o) {
     progress.update(p.name);
     std::vector<double> s = per_call(o, p);
     medians[p.name] = median(s);
-    fmt::print("{:<40}{:>10.0f} ns/call   (p10-p90 {:.0f}-{:.0f})\n", p.name, median(s) * 1e6, quantile(s, 0.1) * 1e6,
-               quantile(s, 0.9) * 1e6);
-    report.add_measurement("a + b", p.name, std::move(s));
+    const std::string line = fmt::format("{:<40}{:>10.0f} ns/call   (p10-p90 {:.0f}-{:.0f})", p.name, median(s) * 1e6,
+                                         quantile(s, 0.1) * 1e6, quantile(s, 0.9) * 1e6);
+    if (peer && !p.trace) {
+      const std::unique_ptr<PeerCall> call = peer->small_add(p.device, p.requires_grad, p.no_grad);
+      const std::vector<double> ps = per_call(o, p.device, [&] { call->run(); });
+      fmt::print("{}   {} {:.0f} ns ({:.2f}x)\n", line, peer->engine(), median(ps) * 1e6, median(ps) / median(s));
+      report.add_measurement("a + b", p.name, std::move(s), peer->engine(), ps);
+    } else {
+      fmt::print("{}\n", line);
+      report.add_measurement("a + b", p.name, std::move(s));
+    }
   }
   const double base = medians["cpu"];
   report.add_note(fmt::format(
@@ -114,7 +144,9 @@ void run(const Options& o) {
 void add_c06_overhead(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand("overhead", "Host time of one small operator call, by dispatch path");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 30, 3});
+  CommonDefaults defaults{std::nullopt, {}, 30, 3};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->add_option("--batch", o->batch, "calls per timed sample")->capture_default_str();
   cmd->callback([o] { run(*o); });
 }

@@ -283,8 +283,7 @@ void run(const Options& o) {
       "a graphed step still does some work eagerly: it copies the batch into the static inputs, runs the autograd "
       "node whose backward replays the backward graph, and adds each parameter's gradient into .grad; the optimizer "
       "step and the zeroing of .grad are one replay");
-  report.add_note(
-      "--peer torch (torch.cuda.CUDAGraph in the same process) comes with the tool's --peer work (issue 21)");
+  report.add_note("torch.cuda.CUDAGraph beside these figures (--peer torch) is still to come for this experiment");
   report.print_notes();
   report.write_json();
 }

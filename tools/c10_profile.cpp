@@ -102,7 +102,7 @@ void run(const Options& o) {
     write_file_atomically(o.trace, p.chrome_trace(), "--trace");
     report.add_note(fmt::format("trace written to {} (scripts/plot-profile.py {} <name> draws it)", o.trace, o.trace));
   }
-  report.add_note("--peer torch (torch.profiler's table beside this one) comes with the tool's peer runs (issue 21)");
+  report.add_note("torch.profiler's table beside this one (--peer torch) is still to come for this experiment");
   report.print_notes();
   report.write_json();
 }

@@ -13,6 +13,7 @@
 #include "anatomy/cuda.h"
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 
 namespace anatomy::tools {
 namespace {
@@ -48,6 +49,9 @@ json collect() {
               {"intra_op_threads", get_num_threads()}};
   j["anatomy_version"] = ANATOMY_VERSION;
   j["build"] = {{"cuda", kWithCuda}, {"cuda_architectures", ANATOMY_CUDA_ARCHITECTURES}};
+  // --peer torch: the libtorch this build was linked against, or null.
+  const std::string peer = peer_available();
+  j["build"]["peer"] = peer.empty() ? nlohmann::json(nullptr) : nlohmann::json(peer);
   j["devices"] = json::array();
   j["device"] = "cpu";
   if (!kWithCuda) return j;
@@ -74,7 +78,9 @@ json collect() {
 void print_text(const json& j) {
   std::string archs = j["build"]["cuda_architectures"];
   fmt::print("anatomy {}\n", j["anatomy_version"].get<std::string>());
-  fmt::print("build: CUDA {}\n", kWithCuda ? fmt::format("on (architectures: {})", archs) : "off");
+  fmt::print("build: CUDA {}; --peer torch {}\n", kWithCuda ? fmt::format("on (architectures: {})", archs) : "off",
+             j["build"]["peer"].is_null() ? "off (built without libtorch)"
+                                          : "on (" + j["build"]["peer"].get<std::string>() + ")");
   fmt::print("cpu: {}, {} logical cores, {} intra-op threads\n", j["cpu"]["model"].get<std::string>(),
              j["cpu"]["logical_cores"].get<unsigned>(), j["cpu"]["intra_op_threads"].get<int>());
   if (!j.contains("cuda")) {

@@ -32,6 +32,11 @@ void add_common_options(CLI::App* cmd, CommonOptions& o, const CommonDefaults& d
   }
   cmd->add_option("--json", o.json, "write the results as JSON here (schema: docs/gpu-anatomy.schema.json)");
   cmd->add_flag("--quiet", o.quiet, "no progress line and no notes on stderr");
+  if (d.peer) {
+    cmd->add_option("--peer", o.peer,
+                    "torch: PyTorch's figure beside each of ours, in this process on the same tensors (a build "
+                    "against libtorch)");
+  }
 }
 
 namespace {
@@ -159,6 +164,7 @@ Report::Report(std::string chapter, std::string experiment, const CommonOptions&
     doc_["options"]["iters"] = o.iters;
     doc_["options"]["warmup"] = o.warmup;
   }
+  if (!o.peer.empty()) doc_["options"]["peer"] = o.peer;
   doc_["measurements"] = nlohmann::json::array();
   doc_["results"] = nlohmann::json::object();
   doc_["notes"] = nlohmann::json::array();
@@ -172,6 +178,21 @@ void Report::add_measurement(const std::string& group, const std::string& name, 
                                   {"p10", quantile(samples_ms, 0.1)},
                                   {"p90", quantile(samples_ms, 0.9)},
                                   {"iters", samples_ms.size()}});
+}
+
+void Report::add_measurement(const std::string& group, const std::string& name, std::vector<double> samples_ms,
+                             const std::string& peer_engine, const std::vector<double>& peer_samples_ms) {
+  add_measurement(group, name, std::move(samples_ms));
+  doc_["measurements"].back()["peer"] = {{"engine", peer_engine},
+                                         {"median", median(peer_samples_ms)},
+                                         {"p10", quantile(peer_samples_ms, 0.1)},
+                                         {"p90", quantile(peer_samples_ms, 0.9)},
+                                         {"iters", peer_samples_ms.size()}};
+}
+
+std::string peer_cell(double ours_ms, double peer_ms) {
+  if (peer_ms < 0) return "-";
+  return ours_ms > 0 ? fmt::format("{:.4f} ({:.2f}x)", peer_ms, peer_ms / ours_ms) : fmt::format("{:.4f}", peer_ms);
 }
 
 void Report::add_note(const std::string& note) { doc_["notes"].push_back(note); }

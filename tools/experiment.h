@@ -37,6 +37,7 @@ struct CommonOptions {
   int warmup = 0;
   std::string json;  // write the report here
   bool quiet = false;
+  std::string peer;  // --peer torch: PyTorch's figure beside each one (tools/peer.h); empty: none
 };
 
 struct CommonDefaults {
@@ -44,6 +45,7 @@ struct CommonDefaults {
   std::vector<std::string> dtypes = {"fp32", "fp16", "bf16", "fp64", "int8"};
   std::optional<int> iters;  // nullopt: no --iters / --warmup
   int warmup = 3;
+  bool peer = false;  // the experiment takes --peer
 };
 
 // Adds the common options to an experiment's subcommand.
@@ -80,6 +82,9 @@ class Report {
     std::vector<double> samples_ms;
   };
   void add_measurement(const std::string& group, const std::string& name, std::vector<double> samples_ms);
+  // The same with the peer engine's samples for the same workload (--peer): under "peer".
+  void add_measurement(const std::string& group, const std::string& name, std::vector<double> samples_ms,
+                       const std::string& peer_engine, const std::vector<double>& peer_samples_ms);
   // Any other value the experiment reports (counts, byte sizes, ratios), under results[key].
   nlohmann::json& results() { return doc_["results"]; }
   void set_option(const std::string& key, nlohmann::json value) { doc_["options"][key] = std::move(value); }
@@ -98,6 +103,10 @@ class Report {
   nlohmann::json doc_;
   std::string json_path_;
 };
+
+// A table cell for the peer's median beside ours: "1.2345 (0.87x)", the ratio being the peer's
+// time over ours (above 1: anatomy is faster); "-" when there is no peer figure (peer_ms < 0).
+std::string peer_cell(double ours_ms, double peer_ms);
 
 // Writes `text` to `path` through path + ".partial", as write_document.
 void write_file_atomically(const std::string& path, const std::string& text, const char* option);

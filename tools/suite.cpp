@@ -4,7 +4,8 @@
 // process (this program, run again with the experiment's arguments), so one experiment's failure
 // or memory does not reach the next. Their outputs go to stdout as they run; their reports are
 // gathered into one JSON document (docs/gpu-anatomy.schema.json, "suite"). Exit status: 1 when
-// an experiment failed (the others still run), 2 and 3 as every experiment.
+// an experiment failed (the others still run), 2 and 3 as every experiment. --peer torch is passed
+// to every experiment that takes it.
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 
 namespace anatomy::tools {
 namespace {
@@ -73,6 +75,14 @@ std::vector<Step> plan(bool quick, bool gpu) {
   return steps;
 }
 
+// The experiments with a --peer option (tools/peer.h).
+bool takes_peer(const Step& s) {
+  for (const char* e : {"contiguity-bench", "precision", "transfers", "overhead", "cpu-vs-gpu"}) {
+    if (s.experiment == e) return true;
+  }
+  return false;
+}
+
 // Runs this program again with `args`; returns its exit status (127 when it could not start).
 int run_self(const std::vector<std::string>& args) {
   std::vector<std::string> owned = args;
@@ -90,6 +100,7 @@ int run_self(const std::vector<std::string>& args) {
 // Runs the steps whose chapter is `only` (every step when empty); `what` names the run in errors.
 void run(const Options& o, const std::string& only, const std::string& what) {
   const Device device = resolve_device(o.common.device, o.common.quiet);
+  (void)open_peer(o.common.peer);  // a build without the peer fails here, before any experiment
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / fmt::format("gpu-anatomy-suite-{}", static_cast<long>(getpid()));
   std::filesystem::create_directories(dir);
@@ -119,6 +130,7 @@ void run(const Options& o, const std::string& only, const std::string& what) {
     fmt::print("\n##### gpu-anatomy {}\n", fmt::join(args.begin() + 1, args.end(), " "));
     args.insert(args.end(), {"--json", file});
     if (o.common.quiet && takes_device) args.push_back("--quiet");
+    if (!o.common.peer.empty() && takes_peer(s)) args.insert(args.end(), {"--peer", o.common.peer});
     const int rc = run_self(args);
     if (rc != 0) {
       doc["failed"].push_back({{"chapter", s.chapter}, {"experiment", s.experiment}, {"exit_status", rc}});
@@ -146,6 +158,7 @@ void add_runner(CLI::App* cmd, const std::string& only, const std::string& what)
   cmd->add_flag("--quick", o->quick, "small sizes: under a minute on a GPU, seconds on the CPU");
   cmd->add_option("--json", o->common.json, "write every report here, in one document");
   cmd->add_flag("--quiet", o->common.quiet, "no progress lines and no notes on stderr");
+  cmd->add_option("--peer", o->common.peer, "torch: passed to every experiment that takes --peer");
   cmd->callback([o, only, what] { run(*o, only, what); });
 }
 

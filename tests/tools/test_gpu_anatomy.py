@@ -5,9 +5,11 @@ docs/gpu-anatomy.schema.json), and every bad input (its one-line message and exi
 file left behind).
 
 The group "gpu" runs suite --quick and c01 all --quick on cuda:0 (a GPU test: it prints
-[anatomy-skip] where there is no CUDA device).
+[anatomy-skip] where there is no CUDA device). The group "peer" checks --peer torch on the CPU:
+PyTorch's figure beside every measurement in a build against libtorch, one line and exit status 2
+in a build without; "peer-gpu" the same on cuda:0 (skipped without a GPU or without libtorch).
 
-usage: test_gpu_anatomy.py GPU_ANATOMY SCHEMA {outputs,errors,suite,gpu}
+usage: test_gpu_anatomy.py GPU_ANATOMY SCHEMA {outputs,errors,suite,gpu,peer,peer-gpu}
 """
 import json
 import math
@@ -350,6 +352,70 @@ def gpu(tmp):
             print("jsonschema is not installed here: the schema check is left to the CPU tests")
 
 
+def built_peer(tmp):
+    """The libtorch this tool was built against ("torch 2.11.0"), or None."""
+    path = os.path.join(tmp, "c00.json")
+    out, doc = report(["c00", "device-info"], path)
+    return doc["results"]["build"]["peer"] if doc else None
+
+
+# Tiny runs of every experiment that takes --peer.
+PEER_RUNS = [["c01", "contiguity-bench", "--m", "64", "--n", "64", "--k", "64", "--iters", "3", "--dtype", "fp32"],
+             ["c02", "precision", "--sizes", "64", "--iters", "3"],
+             ["c04", "transfers", "--sizes", "4096,65536", "--iters", "3"],
+             ["c06", "overhead", "--iters", "3", "--batch", "100"],
+             ["c07", "cpu-vs-gpu", "--sizes", "64,96", "--iters", "3"]]
+
+
+def peer_on(tmp, device, engine):
+    for args in PEER_RUNS:
+        args = [*args, "--device", device, "--peer", "torch"]
+        out, doc = report(args, os.path.join(tmp, "peer.json"))
+        if not doc:
+            continue
+        check(doc["options"].get("peer") == "torch", f"{args}: options.peer")
+        for m in doc["measurements"]:
+            if m["name"] == "cpu, dispatch trace on":
+                check("peer" not in m, f"{args}: torch has no dispatch trace")
+                continue
+            p = m.get("peer")
+            if check(p is not None, f"{args}: {m['group']} {m['name']} has torch's figure"):
+                check(p["engine"] == engine, f"{args}: engine {p['engine']!r}")
+                check(all(math.isfinite(p[k]) and p[k] > 0 for k in ("median", "p10", "p90")), f"{args}: {p}")
+        check(engine in out, f"{args}: the output names {engine}")
+
+
+def peer(tmp):
+    engine = built_peer(tmp)
+    rc, out, err = run("c01", "contiguity-bench", "--device", "cpu", "--peer", "numpy")
+    check(rc == 2 and "'numpy' is not a peer" in err, f"--peer numpy: exit {rc}: {err.strip()}")
+    if not engine:
+        for args in (["c01", "contiguity-bench"], ["c02", "precision"], ["c04", "transfers"], ["c06", "overhead"],
+                     ["c07", "cpu-vs-gpu"],
+                     ["suite", "--quick"]):
+            rc, out, err = run(*args, "--device", "cpu", "--peer", "torch")
+            check(rc == 2 and err.count("\n") == 1 and "built without libtorch" in err,
+                  f"{args} --peer torch without libtorch: exit {rc}: {err.strip()}")
+        print("built without libtorch: --peer torch refuses, as it should")
+        return
+    check(engine.startswith("torch "), f"c00: build.peer = {engine!r}")
+    peer_on(tmp, "cpu", engine)
+
+
+def peer_gpu(tmp):
+    if "no CUDA device" in run("c00", "device-info")[1]:
+        print("[anatomy-skip] no CUDA device")
+        return
+    engine = built_peer(tmp)
+    if not engine:
+        print("[anatomy-skip] built without libtorch")
+        return
+    peer_on(tmp, "cuda:0", engine)
+    path = os.path.join(tmp, "suite-peer.json")
+    rc, out, err = run("suite", "--quick", "--device", "cuda:0", "--peer", "torch", "--json", path, "--quiet")
+    check(rc == 0, f"suite --peer torch on cuda:0: exit {rc}: {err.strip()}\n{out[-3000:]}")
+
+
 def errors(tmp):
     def bad(args, status, *needles):
         rc, out, err = run(*args)
@@ -423,7 +489,7 @@ def errors(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    {"outputs": outputs, "errors": errors, "suite": suite, "gpu": gpu}[GROUP](tmp)
+    {"outputs": outputs, "errors": errors, "suite": suite, "gpu": gpu, "peer": peer, "peer-gpu": peer_gpu}[GROUP](tmp)
 for f in failures:
     print("FAILED:", f)
 print(f"{GROUP}: {'ok' if not failures else f'{len(failures)} failure(s)'}")

@@ -1,0 +1,72 @@
+// --peer torch: PyTorch's figure beside the engine's, measured in the same process on the same
+// memory. The tool reaches PyTorch only through this interface; tools/peer_torch.cpp implements it
+// over libtorch when the tool was built against libtorch (tools/CMakeLists.txt), and
+// tools/peer_unavailable.cpp says why not otherwise (docs/cli.md, "Beside PyTorch").
+//
+// A peer call wraps the experiment's own anatomy tensors as the peer's tensors (the same pointer,
+// sizes and strides: the same alignment and layout, no copy), so both engines read the same
+// bytes. run() is one call of the workload, timed by the experiment as it times its own (CUDA
+// events on the current stream: both engines queue on CUDA's legacy default stream); result()
+// copies the last result into a new anatomy tensor on the same device, which the experiment checks
+// against its reference as it checks its own result before anything is timed.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "anatomy/anatomy.h"
+#include "anatomy/tools/experiment.h"
+
+namespace anatomy::tools {
+
+class PeerCall {
+ public:
+  virtual ~PeerCall() = default;
+  virtual void run() = 0;
+  virtual Tensor result() = 0;
+};
+
+class Peer {
+ public:
+  virtual ~Peer() = default;
+  // "torch 2.15.0+cu132": the engine and its version, as reports name it.
+  virtual std::string engine() const = 0;
+
+  // Every factory first gives the peer the engine's settings of the moment: the CPU threads, TF32
+  // for products and convolutions, the reduced-precision reductions and fp16 accumulation.
+  virtual std::unique_ptr<PeerCall> matmul(const Tensor& a, const Tensor& b) = 0;
+  virtual std::unique_ptr<PeerCall> add(const Tensor& a, const Tensor& b) = 0;
+  // layer_norm over the last dim, without weight and bias (F.layer_norm(a, a.shape[-1:], eps=eps)).
+  virtual std::unique_ptr<PeerCall> layer_norm(const Tensor& a, double eps) = 0;
+  // `op` ("matmul" or "add") of two CPU tensors on `device` with the copies: both inputs copied
+  // there, the operation, the result copied back to the CPU (which waits for the device).
+  virtual std::unique_ptr<PeerCall> with_copies(const std::string& op, const Tensor& a, const Tensor& b,
+                                                Device device) = 0;
+  // dst.copy_(src, non_blocking) between the experiment's own tensors (host and device).
+  virtual std::unique_ptr<PeerCall> copy(const Tensor& dst, const Tensor& src, bool non_blocking) = 0;
+  // src.to(device, non_blocking): a new tensor of the peer's (from its allocator) each call.
+  virtual std::unique_ptr<PeerCall> to(const Tensor& src, Device device, bool non_blocking) = 0;
+  // src.clone().
+  virtual std::unique_ptr<PeerCall> clone(const Tensor& src) = 0;
+  // a + b on one-element fp32 tensors of the peer's own on `device`: a requires grad when
+  // `requires_grad`, and the call runs under no_grad when `no_grad` (c06 overhead's paths).
+  virtual std::unique_ptr<PeerCall> small_add(Device device, bool requires_grad, bool no_grad) = 0;
+};
+
+// The peer --peer names: nullptr for "" (no peer); "torch" in a build against libtorch. A
+// UsageError for a build without libtorch (how to build one) or any other name.
+std::unique_ptr<Peer> open_peer(const std::string& name);
+// Checks the peer's result first (`error` of call.result() at most `tolerance`: ExperimentFailed
+// naming `group`, `name` and the engine otherwise), then times call.run() as the experiment times
+// its own calls on `device` (time_iterations with the common options' warm-up and iterations).
+std::vector<double> time_peer(const std::string& group, const std::string& name, PeerCall& call, const Peer& peer,
+                              const CommonOptions& o, Device device, const std::function<double(const Tensor&)>& error,
+                              double tolerance);
+
+// What open_peer("torch") would give: "torch 2.15.0+cu132", or "" in a build without libtorch
+// (c00 device-info reports it).
+std::string peer_available();
+
+}  // namespace anatomy::tools

@@ -1,0 +1,176 @@
+// --peer torch over libtorch (tools/peer.h): PyTorch's calls on the memory of the experiment's own
+// tensors. Compiled only in a build against libtorch, with libtorch's flags confined to this file
+// (tools/CMakeLists.txt).
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "anatomy/cuda.h"
+#include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
+
+namespace anatomy::tools {
+namespace {
+
+at::ScalarType scalar_type(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return at::kFloat;
+    case DType::Float64:
+      return at::kDouble;
+    case DType::Float16:
+      return at::kHalf;
+    case DType::BFloat16:
+      return at::kBFloat16;
+    case DType::Int8:
+      return at::kChar;
+    case DType::UInt8:
+      return at::kByte;
+    case DType::Int32:
+      return at::kInt;
+    case DType::Int64:
+      return at::kLong;
+    case DType::Bool:
+      return at::kBool;
+  }
+  throw UsageError(fmt::format("--peer torch: no torch dtype for {}", name(t)));
+}
+
+at::Device torch_device(Device d) {
+  return d.is_cuda() ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(d.index())) : at::Device(at::kCPU);
+}
+
+std::vector<int64_t> vec(IntArrayRef v) { return {v.begin(), v.end()}; }
+std::vector<int64_t> vec(c10::IntArrayRef v) { return {v.begin(), v.end()}; }
+
+// The anatomy tensor's memory as a torch tensor: same pointer, sizes, strides and device. The
+// deleter holds a reference to the anatomy tensor, so the memory lives as long as either.
+at::Tensor view_of(const Tensor& t) {
+  return at::from_blob(
+      t.data_ptr(), vec(t.sizes()), vec(t.strides()), [keep = t](void*) {},
+      at::TensorOptions().dtype(scalar_type(t.dtype())).device(torch_device(t.device())));
+}
+
+// A torch result copied (by torch, on its device) into a new anatomy tensor.
+Tensor to_anatomy(const at::Tensor& r, DType dtype, Device device) {
+  Tensor out = empty(vec(r.sizes()), TensorOptions().dtype(dtype).device(device));
+  view_of(out).copy_(r);
+  if (device.is_cuda()) cuda::synchronize(device.index());
+  return out;
+}
+
+// A call whose workload is a function of no arguments returning torch's result.
+template <class Fn>
+class Call final : public PeerCall {
+ public:
+  Call(Fn fn, DType dtype, Device device) : fn_(std::move(fn)), dtype_(dtype), device_(device) {}
+  void run() override { last_ = fn_(); }
+  Tensor result() override {
+    if (!last_.defined()) run();
+    return to_anatomy(last_, dtype_, device_);
+  }
+
+ private:
+  Fn fn_;
+  DType dtype_;
+  Device device_;
+  at::Tensor last_;
+};
+
+template <class Fn>
+std::unique_ptr<PeerCall> make_call(Fn fn, DType dtype, Device device) {
+  return std::make_unique<Call<Fn>>(std::move(fn), dtype, device);
+}
+
+class TorchPeer final : public Peer {
+ public:
+  std::string engine() const override { return std::string("torch ") + ANATOMY_TORCH_VERSION; }
+
+  std::unique_ptr<PeerCall> matmul(const Tensor& a, const Tensor& b) override {
+    match_settings();
+    return make_call([x = view_of(a), y = view_of(b)] { return at::matmul(x, y); }, a.dtype(), a.device());
+  }
+
+  std::unique_ptr<PeerCall> add(const Tensor& a, const Tensor& b) override {
+    match_settings();
+    return make_call([x = view_of(a), y = view_of(b)] { return at::add(x, y); }, a.dtype(), a.device());
+  }
+
+  std::unique_ptr<PeerCall> layer_norm(const Tensor& a, double eps) override {
+    match_settings();
+    const int64_t last = a.size(a.dim() - 1);
+    return make_call([x = view_of(a), last, eps] { return at::layer_norm(x, {last}, {}, {}, eps); }, a.dtype(),
+                     a.device());
+  }
+
+  std::unique_ptr<PeerCall> with_copies(const std::string& op, const Tensor& a, const Tensor& b,
+                                        Device device) override {
+    match_settings();
+    const bool product = op == "matmul";
+    const at::Device d = torch_device(device);
+    return make_call(
+        [x = view_of(a), y = view_of(b), d, product] {
+          const at::Tensor dx = x.to(d), dy = y.to(d);
+          return (product ? at::matmul(dx, dy) : at::add(dx, dy)).to(at::kCPU);
+        },
+        a.dtype(), kCPU);
+  }
+
+  std::unique_ptr<PeerCall> copy(const Tensor& dst, const Tensor& src, bool non_blocking) override {
+    match_settings();
+    return make_call([d = view_of(dst), s = view_of(src), non_blocking] { return d.copy_(s, non_blocking); },
+                     dst.dtype(), dst.device());
+  }
+
+  std::unique_ptr<PeerCall> to(const Tensor& src, Device device, bool non_blocking) override {
+    match_settings();
+    return make_call([s = view_of(src), d = torch_device(device), non_blocking] { return s.to(d, non_blocking); },
+                     src.dtype(), device);
+  }
+
+  std::unique_ptr<PeerCall> clone(const Tensor& src) override {
+    match_settings();
+    return make_call([s = view_of(src)] { return s.clone(); }, src.dtype(), src.device());
+  }
+
+  std::unique_ptr<PeerCall> small_add(Device device, bool requires_grad, bool no_grad) override {
+    match_settings();
+    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(torch_device(device));
+    at::Tensor a = at::ones({1}, options), b = at::ones({1}, options);
+    if (requires_grad) a.requires_grad_(true);
+    return make_call(
+        [a, b, no_grad] {
+          const c10::AutoGradMode mode(!no_grad);
+          return at::add(a, b);
+        },
+        DType::Float32, device);
+  }
+
+ private:
+  // The engine's settings of the moment, given to torch before each workload is made.
+  static void match_settings() {
+    at::set_num_threads(get_num_threads());
+    at::Context& c = at::globalContext();
+    c.setAllowTF32CuBLAS(allow_tf32_matmul());
+    c.setAllowTF32CuDNN(allow_tf32_cudnn());
+    c.setAllowFP16ReductionCuBLAS(allow_fp16_reduced_precision_reduction());
+    c.setAllowBF16ReductionCuBLAS(allow_bf16_reduced_precision_reduction());
+    c.setAllowFP16AccumulationCuBLAS(allow_fp16_accumulation());
+    c.setBenchmarkCuDNN(cudnn_benchmark());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Peer> open_peer(const std::string& name) {
+  if (name.empty()) return nullptr;
+  if (name != "torch") throw UsageError(fmt::format("--peer: '{}' is not a peer (torch)", name));
+  return std::make_unique<TorchPeer>();
+}
+
+std::string peer_available() { return std::string("torch ") + ANATOMY_TORCH_VERSION; }
+
+}  // namespace anatomy::tools
