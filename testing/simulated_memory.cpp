@@ -59,4 +59,20 @@ SimulatedOom simulated_oom(int64_t device_mib, double fraction, int64_t block_mi
   return r;
 }
 
+struct SimulatedDevice::Impl {
+  explicit Impl(int64_t capacity_mib) : device(static_cast<size_t>(capacity_mib) * alloc::kMB), cache(device, {}) {}
+  alloc::SimulatedProvider device;
+  alloc::CachingAllocator cache;
+};
+
+SimulatedDevice::SimulatedDevice(int64_t capacity_mib) : impl_(std::make_unique<Impl>(capacity_mib)) {}
+SimulatedDevice::~SimulatedDevice() = default;
+void* SimulatedDevice::alloc(int64_t bytes) { return impl_->cache.raw_alloc(static_cast<size_t>(bytes), 0); }
+void SimulatedDevice::free(void* block) { impl_->cache.raw_free(block); }
+void SimulatedDevice::empty_cache() { impl_->cache.empty_cache(); }
+int64_t SimulatedDevice::allocated() const {
+  return impl_->cache.stats().allocated_bytes[alloc::StatType::All].current;
+}
+int64_t SimulatedDevice::reserved() const { return impl_->cache.stats().reserved_bytes[alloc::StatType::All].current; }
+
 }  // namespace anatomy::testing

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace anatomy::testing {
@@ -38,5 +39,25 @@ struct SimulatedOom {
 // `fraction` of it, until the allocator refuses one; then every block is freed, the cache
 // emptied, and the request made again.
 SimulatedOom simulated_oom(int64_t device_mib, double fraction, int64_t block_mib);
+
+// A simulated device of `capacity_mib` MiB with the CUDA allocator's policy and the default
+// ALLOC_CONF, one stream: blocks asked for and given back one at a time, and the allocator's
+// figures after each step (c03 lifecycle on a machine without a GPU).
+class SimulatedDevice {
+ public:
+  explicit SimulatedDevice(int64_t capacity_mib);
+  ~SimulatedDevice();
+  SimulatedDevice(const SimulatedDevice&) = delete;
+  SimulatedDevice& operator=(const SimulatedDevice&) = delete;
+  void* alloc(int64_t bytes);  // OutOfMemoryError past the capacity
+  void free(void* block);
+  void empty_cache();
+  int64_t allocated() const;  // bytes of the blocks handed out (memory_allocated)
+  int64_t reserved() const;   // bytes held from the device (memory_reserved)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace anatomy::testing

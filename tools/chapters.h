@@ -22,6 +22,8 @@ void add_c02_precision(CLI::App& chapter);
 void add_memory_snapshot(CLI::App& chapter);
 // c03 memory: fragmentation [--conf S]..., oom: the allocator's policy on the simulated device.
 void add_c03_memory(CLI::App& chapter);
+// c03 memory: lifecycle [--mib N]: allocated against reserved through a tensor's life, empty_cache.
+void add_c03_lifecycle(CLI::App& chapter);
 // c04 transfers (seed 003): host-device copies, pageable and pinned, blocking or not, overlapped.
 void add_c04_transfers(CLI::App& chapter);
 // c05 streams (seed 003): two streams against one, events, record_stream.

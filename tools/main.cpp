@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   anatomy::tools::add_c01_all(*c01);
   anatomy::tools::add_c02_precision(*chapter("c02", "precision (seed 000): what fp32, tf32, fp16, bf16 and int8 cost"));
   CLI::App* c03 = chapter("c03", "memory: the caching allocator's policy, summary and snapshot");
+  anatomy::tools::add_c03_lifecycle(*c03);
   anatomy::tools::add_c03_memory(*c03);
   anatomy::tools::add_memory_snapshot(*c03);
   anatomy::tools::add_c04_transfers(*chapter("c04", "transfers (seed 003): moving data between host and device"));

@@ -44,6 +44,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c01", "sync-points", {"--size", size, "--iters", "10"}});
     steps.push_back({"c01", "autograd-inspect", {"--batch", "1", "--seq", "32", "--dmodel", "128", "--nhead", "4"}});
     steps.push_back({"c02", "precision", {"--sizes", gpu ? "1024,2048" : "64,128", "--iters", "10"}});
+    steps.push_back({"c03", "lifecycle", {"--mib", "64"}});
     steps.push_back({"c03", "fragmentation", {}});
     steps.push_back({"c03", "oom", {}});
     steps.push_back({"c04", "transfers", {"--sizes", gpu ? "4096,1048576,16777216" : "4096,1048576", "--iters", "5"}});
@@ -60,6 +61,7 @@ std::vector<Step> plan(bool quick, bool gpu) {
     steps.push_back({"c01", "sync-points", {}});
     steps.push_back({"c01", "autograd-inspect", {}});
     steps.push_back({"c02", "precision", {}});
+    steps.push_back({"c03", "lifecycle", {}});
     steps.push_back({"c03", "fragmentation", {}});
     steps.push_back({"c03", "oom", {}});
     steps.push_back({"c04", "transfers", {}});
@@ -123,8 +125,10 @@ void run(const Options& o, const std::string& only, const std::string& what) {
     if (!only.empty() && s.chapter != only) continue;
     const std::string file = (dir / fmt::format("{}-{}.json", s.chapter, s.experiment)).string();
     std::vector<std::string> args = {"gpu-anatomy", s.chapter, s.experiment};
-    // device-info reports every device, and custom-backend's device is its own.
-    const bool takes_device = s.chapter != "c03" && s.experiment != "device-info" && s.experiment != "custom-backend";
+    // device-info reports every device, custom-backend's device is its own, and c03's policy
+    // experiments run on the simulated device.
+    const bool takes_device = (s.chapter != "c03" || s.experiment == "lifecycle") && s.experiment != "device-info" &&
+                              s.experiment != "custom-backend";
     if (takes_device) args.insert(args.end(), {"--device", device.str()});
     args.insert(args.end(), s.args.begin(), s.args.end());
     fmt::print("\n##### gpu-anatomy {}\n", fmt::join(args.begin() + 1, args.end(), " "));

@@ -133,6 +133,17 @@ def outputs(tmp):
                       os.path.join(tmp, "c03f.json"))
     rows = re.findall(r"^(\(the defaults\)|max_split_size_mb:64) .* ([0-9.]+) +\d+ +\d+$", out, re.M)
     check(len(rows) == 2 and all(float(r) >= 1 for _, r in rows), f"c03 fragmentation: two settings:\n{out}")
+    out, doc = report(["c03", "lifecycle", "--device", "cpu", "--mib", "8"], os.path.join(tmp, "c03l.json"))
+    if doc:
+        mib = 1 << 20
+        steps = [(r["allocated_bytes"], r["reserved_bytes"]) for r in doc["results"]["steps"]]
+        # The CUDA allocator's policy: x's 8 MiB takes a 20 MiB segment (1-10 MiB requests) and y
+        # the rest of it, the 1000 B tensor a 1024 B block of a 2 MiB small-pool segment, x's block
+        # is cached for x2, and empty_cache gives everything back.
+        check(steps == [(0, 0), (8 * mib, 20 * mib), (16 * mib, 20 * mib), (16 * mib + 1024, 22 * mib),
+                        (8 * mib + 1024, 22 * mib), (16 * mib + 1024, 22 * mib), (0, 22 * mib), (0, 0)],
+              f"c03 lifecycle: the steps {steps}\n{out}")
+        check("served from x's cached block" in out, f"c03 lifecycle: the reuse note:\n{out}")
     out, doc = report(["c03", "oom", "--device-mib", "1024", "--fraction", "0.5", "--block-mib", "128"],
                       os.path.join(tmp, "c03o.json"))
     check("handed out before one was refused: 4 " in out and "the same request succeeds" in out,
@@ -305,13 +316,13 @@ def suite(tmp):
     validate(doc, "suite")
     names = [(r["chapter"], r["experiment"]) for r in doc["reports"]]
     check(names == [("c00", "device-info"), ("c01", "layout"), ("c01", "contiguity-bench"), ("c01", "sync-points"),
-                    ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
+                    ("c01", "autograd-inspect"), ("c02", "precision"), ("c03", "lifecycle"), ("c03", "fragmentation"), ("c03", "oom"), ("c04", "transfers"), ("c05", "streams"), ("c06", "overhead"),
                     ("c06", "custom-backend"),
                     ("c07", "cpu-vs-gpu"), ("c08", "dlpack"), ("c09", "graphs"), ("c10", "profile"),
                     ("c11", "memory-format")],
           f"suite: the reports {names}")
     check(doc["failed"] == [] and doc["quick"] is True, "suite: nothing failed")
-    check(out.count("##### gpu-anatomy ") == 17, "suite: a header before each experiment's output")
+    check(out.count("##### gpu-anatomy ") == 18, "suite: a header before each experiment's output")
     plots = os.path.join(tmp, "plots")
     script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-report.py")
     p = subprocess.run([sys.executable, script, path, plots], capture_output=True, text=True, timeout=300)
@@ -337,7 +348,7 @@ def gpu(tmp):
     if "no CUDA device" in run("c00", "device-info")[1]:
         print("[anatomy-skip] no CUDA device")
         return
-    for args, count in ((["suite", "--quick"], 17), (["c01", "all", "--quick"], 4)):
+    for args, count in ((["suite", "--quick"], 18), (["c01", "all", "--quick"], 4)):
         path = os.path.join(tmp, "gpu.json")
         rc, out, err = run(*args, "--device", "cuda:0", "--json", path, "--quiet")
         if not check(rc == 0, f"{args} on cuda:0: exit {rc}: {err.strip()}\n{out[-3000:]}"):
