@@ -9,8 +9,10 @@
 // model.to(memory_format=...). Device time per iteration (CUDA events; a steady clock on the CPU),
 // and the NHWC/NCHW speed-up per row next to the seeds' claims. Before anything is timed, each
 // layout's output and gradients must match the other's within the precision's tolerance (exit
-// status 1 otherwise; layout_agreement says how). On the CPU (oneDNN) the chapter runs fp32 only. PyTorch's figures for
-// the same workloads come from bench/python/memory_format.py (this tool has no libtorch).
+// status 1 otherwise; layout_agreement says how). On the CPU (oneDNN) the chapter runs fp32 only.
+// With --peer torch, PyTorch runs each row's forward and backward on the same tensors in both
+// layouts (its output checked against ours as the layouts are checked against each other), its
+// times beside ours; without, bench/python/memory_format.py measures the same rows in PyTorch.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -205,11 +208,27 @@ std::string result_name(const Workload& w, size_t i) {
 struct Row {
   std::string workload, description, precision;
   std::vector<double> nchw, nhwc;
+  std::vector<double> peer_nchw, peer_nhwc;  // --peer: the peer's samples (empty: none)
   double max_error = 0, mismatched = 0, tolerance = 0;
   bool output_channels_last = false, grad_input_channels_last = false;
 };
 
-Row run_row(const Workload& w, const Precision& p, const Options& o, Device device, int64_t batch, int64_t size) {
+// The peer's forward and backward of one layout: its output checked against ours, then timed.
+std::vector<double> time_peer_step(Peer& peer, const Step& s, const Tensor& our_output, const Precision& p,
+                                   const Options& o, Device device, double tolerance, const char* layout) {
+  const std::unique_ptr<PeerCall> call = peer.conv_workload(s.workload->key, s.x, s.params, s.grad_out);
+  const Agreement e = layout_agreement(call->result(), our_output, tolerance);
+  if (!(e.mismatched <= kMismatchAllowed)) {
+    throw ExperimentFailed(fmt::format(
+        "c11 memory-format: {}, {}, {}: {}'s output differs from ours: {:.2f}% of its elements by more "
+        "than {:.3g} of the largest magnitude, the largest by {:.3g}",
+        s.workload->description, p.name, layout, peer.engine(), 100 * e.mismatched, tolerance, e.max_error));
+  }
+  return time_iterations(device, o.common.warmup, o.common.iters, [&] { call->run(); });
+}
+
+Row run_row(const Workload& w, const Precision& p, const Options& o, Device device, int64_t batch, int64_t size,
+            Peer* peer) {
   set_allow_tf32_cudnn(p.tf32);
   // Both workloads give an output of their input's shape (the conv keeps 64 channels, the block
   // adds its input back).
@@ -217,7 +236,7 @@ Row run_row(const Workload& w, const Precision& p, const Options& o, Device devi
   const Tensor grad32 = random_tensor(x32.sizes(), DType::Float32, device);
   const Step nchw = make_step(w, x32, grad32, p.dtype, MemoryFormat::Contiguous);
   const Step nhwc = make_step(w, x32, grad32, p.dtype, MemoryFormat::ChannelsLast);
-  Row r{w.key, w.description, p.name, {}, {}, 0, 0, layout_tolerance(p)};
+  Row r{w.key, w.description, p.name, {}, {}, {}, {}, 0, 0, layout_tolerance(p)};
   const std::vector<Tensor> a = nchw(), b = nhwc();
   for (size_t i = 0; i < a.size(); ++i) {
     const Agreement e = layout_agreement(b[i], a[i], r.tolerance);
@@ -235,6 +254,10 @@ Row run_row(const Workload& w, const Precision& p, const Options& o, Device devi
   r.grad_input_channels_last = b[1].is_contiguous(MemoryFormat::ChannelsLast);
   r.nchw = time_iterations(device, o.common.warmup, o.common.iters, [&] { nchw(); });
   r.nhwc = time_iterations(device, o.common.warmup, o.common.iters, [&] { nhwc(); });
+  if (peer) {
+    r.peer_nchw = time_peer_step(*peer, nchw, a[0], p, o, device, r.tolerance, "NCHW");
+    r.peer_nhwc = time_peer_step(*peer, nhwc, b[0], p, o, device, r.tolerance, "NHWC");
+  }
   return r;
 }
 
@@ -302,6 +325,7 @@ void run(const Options& o) {
   check_positive("--size", size);
   const std::string precisions = o.precisions.empty() ? (gpu ? "fp32,tf32,fp16,bf16" : "fp32") : o.precisions;
   const std::vector<Precision> chosen = parse_precisions(precisions, device);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c11", "memory-format", o.common, device);
   report.set_option("batch", batch);
   report.set_option("size", size);
@@ -318,7 +342,7 @@ void run(const Options& o) {
   for (const Workload& w : workloads) {
     for (const Precision& p : chosen) {
       progress.update(fmt::format("{}, {}", w.description, p.name));
-      rows.push_back(run_row(w, p, o, device, batch, size));
+      rows.push_back(run_row(w, p, o, device, batch, size, peer.get()));
     }
   }
 
@@ -344,10 +368,25 @@ void run(const Options& o) {
                      {"tolerance", r.tolerance},
                      {"nhwc_output_channels_last", r.output_channels_last},
                      {"nhwc_grad_input_channels_last", r.grad_input_channels_last}});
-    report.add_measurement(fmt::format("{}, {}", r.description, r.precision), "NCHW", r.nchw);
-    report.add_measurement(fmt::format("{}, {}", r.description, r.precision), "NHWC", r.nhwc);
+    const std::string group = fmt::format("{}, {}", r.description, r.precision);
+    if (peer) {
+      report.add_measurement(group, "NCHW", r.nchw, peer->engine(), r.peer_nchw);
+      report.add_measurement(group, "NHWC", r.nhwc, peer->engine(), r.peer_nhwc);
+    } else {
+      report.add_measurement(group, "NCHW", r.nchw);
+      report.add_measurement(group, "NHWC", r.nhwc);
+    }
   }
   report.results()["rows"] = table;
+  if (peer) {
+    fmt::print("\n=== The same rows in {} (ms; its time / ours) ===\n", peer->engine());
+    fmt::print("{:<32} {:<9} {:>18} {:>18} {:>10}\n", "workload", "precision", "NCHW", "NHWC", "speed-up");
+    for (const Row& r : rows) {
+      const double a = median(r.peer_nchw), b = median(r.peer_nhwc);
+      fmt::print("{:<32} {:<9} {:>18} {:>18} {:>9.2f}x\n", r.description, r.precision, peer_cell(median(r.nchw), a),
+                 peer_cell(median(r.nhwc), b), a / b);
+    }
+  }
   report.results()["claims"] = {{"seed_001", {kSeed001Low, kSeed001High}}, {"seed_002", {kSeed002Low, kSeed002High}}};
   const std::string twin = torch_twin(o, device, batch, size, precisions);
   report.results()["torch_twin"] = twin;
@@ -363,7 +402,10 @@ void run(const Options& o) {
                   "and biases) agree between the layouts within twice the precision's product tolerance (relative to "
                   "the largest magnitude) on at least {}% of their elements (ReLU's near-ties may differ)",
                   100 * (1 - kMismatchAllowed)));
-  report.add_note(fmt::format("PyTorch on the same rows (channels_last against contiguous, timed as here): {}", twin));
+  if (!peer) {
+    report.add_note(fmt::format(
+        "PyTorch on the same rows (channels_last against contiguous, timed as here): --peer torch, or {}", twin));
+  }
   report.print_notes();
   report.write_json();
 }
@@ -374,7 +416,9 @@ void add_c11_memory_format(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand(
       "memory-format", "NCHW against channels_last: a 3x3 conv and a ResNet-50 bottleneck, forward and backward");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 20, 5});
+  CommonDefaults defaults{std::nullopt, {}, 20, 5};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->add_option("--batch", o->batch, "the batch (default 32 on CUDA, 8 with --quick; 2 on the CPU)");
   cmd->add_option("--size", o->size, "the height and width (default 56; 16 with --quick on the CPU)");
   cmd->add_option("--precisions", o->precisions,

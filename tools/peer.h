@@ -50,6 +50,13 @@ class Peer {
   virtual std::unique_ptr<PeerCall> to(const Tensor& src, Device device, bool non_blocking) = 0;
   // src.clone().
   virtual std::unique_ptr<PeerCall> clone(const Tensor& src) = 0;
+  // c11's workloads, forward and backward: "conv3x3" (a 3x3 convolution, padding 1, weight
+  // params[0]) or "bottleneck" (ResNet-50's: 1x1 conv params[0], batch norm params[1..2], ReLU,
+  // 3x3 conv params[3] padding 1, BN params[4..5], ReLU, 1x1 conv params[6], BN params[7..8], + x,
+  // ReLU; batch norm in training mode, momentum 0.1, eps 1e-5). One call is the forward and the
+  // gradients of x and of every parameter for `grad_out` (autograd.grad); result() is the output.
+  virtual std::unique_ptr<PeerCall> conv_workload(const std::string& workload, const Tensor& x,
+                                                  const std::vector<Tensor>& params, const Tensor& grad_out) = 0;
   // a + b on one-element fp32 tensors of the peer's own on `device`: a requires grad when
   // `requires_grad`, and the call runs under no_grad when `no_grad` (c06 overhead's paths).
   virtual std::unique_ptr<PeerCall> small_add(Device device, bool requires_grad, bool no_grad) = 0;

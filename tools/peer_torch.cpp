@@ -5,6 +5,7 @@
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
+#include <torch/csrc/autograd/autograd.h>
 
 #include <vector>
 
@@ -134,6 +135,38 @@ class TorchPeer final : public Peer {
   std::unique_ptr<PeerCall> clone(const Tensor& src) override {
     match_settings();
     return make_call([s = view_of(src)] { return s.clone(); }, src.dtype(), src.device());
+  }
+
+  std::unique_ptr<PeerCall> conv_workload(const std::string& workload, const Tensor& x,
+                                          const std::vector<Tensor>& params, const Tensor& grad_out) override {
+    match_settings();
+    if (workload != "conv3x3" && workload != "bottleneck") {
+      throw UsageError(fmt::format("--peer torch: no workload '{}'", workload));
+    }
+    // Leaves of torch's own over the same memory (ours may require grad; torch's views do not
+    // know it).
+    std::vector<at::Tensor> inputs = {view_of(x).detach().requires_grad_(true)};
+    for (const Tensor& p : params) inputs.push_back(view_of(p).detach().requires_grad_(true));
+    const bool block = workload == "bottleneck";
+    return make_call(
+        [inputs, g = view_of(grad_out), block] {
+          const std::vector<at::Tensor>& p = inputs;
+          const auto bn = [](const at::Tensor& y, const at::Tensor& w, const at::Tensor& b) {
+            return at::batch_norm(y, w, b, {}, {}, /*training=*/true, 0.1, 1e-5, /*cudnn_enabled=*/true);
+          };
+          at::Tensor out;
+          if (!block) {
+            out = at::conv2d(p[0], p[1], {}, 1, 1);
+          } else {
+            at::Tensor y = bn(at::conv2d(p[0], p[1]), p[2], p[3]).relu();
+            y = bn(at::conv2d(y, p[4], {}, 1, 1), p[5], p[6]).relu();
+            y = bn(at::conv2d(y, p[7]), p[8], p[9]);
+            out = (y + p[0]).relu();
+          }
+          (void)torch::autograd::grad({out}, inputs, {g});
+          return out.detach();
+        },
+        x.dtype(), x.device());
   }
 
   std::unique_ptr<PeerCall> small_add(Device device, bool requires_grad, bool no_grad) override {

@@ -375,7 +375,8 @@ PEER_RUNS = [["c01", "contiguity-bench", "--m", "64", "--n", "64", "--k", "64", 
              ["c02", "precision", "--sizes", "64", "--iters", "3"],
              ["c04", "transfers", "--sizes", "4096,65536", "--iters", "3"],
              ["c06", "overhead", "--iters", "3", "--batch", "100"],
-             ["c07", "cpu-vs-gpu", "--sizes", "64,96", "--iters", "3"]]
+             ["c07", "cpu-vs-gpu", "--sizes", "64,96", "--iters", "3"],
+             ["c11", "memory-format", "--quick", "--iters", "2", "--warmup", "1"]]
 
 
 def peer_on(tmp, device, engine):
@@ -402,7 +403,7 @@ def peer(tmp):
     check(rc == 2 and "'numpy' is not a peer" in err, f"--peer numpy: exit {rc}: {err.strip()}")
     if not engine:
         for args in (["c01", "contiguity-bench"], ["c02", "precision"], ["c04", "transfers"], ["c06", "overhead"],
-                     ["c07", "cpu-vs-gpu"],
+                     ["c07", "cpu-vs-gpu"], ["c11", "memory-format"],
                      ["suite", "--quick"]):
             rc, out, err = run(*args, "--device", "cpu", "--peer", "torch")
             check(rc == 2 and err.count("\n") == 1 and "built without libtorch" in err,
