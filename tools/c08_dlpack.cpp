@@ -7,7 +7,9 @@
 // the same tensor, which copies every byte, is timed beside them for contrast. An exchange call
 // takes well under a microsecond, so each sample is a batch of calls (host_batch_time), with the
 // capsules to import made before the timed part and what the calls made released after it, so
-// that each column times one step; the samples are taken in rounds over all the sizes.
+// that each column times one step; the samples are taken in rounds over all the sizes. With --peer
+// torch, PyTorch's own round trip of the same tensor (at::toDLPack, at::fromDLPack, the drop) is
+// timed in the same rounds, beside ours.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -48,6 +51,8 @@ struct Exchange {
   int64_t bytes;
   Tensor t;
   std::vector<double> exports, imports, trips, clones;
+  std::unique_ptr<PeerCall> peer_trip;  // --peer: the peer's round trip of t
+  std::vector<double> peer_trips;
 };
 
 // One size's medians, in microseconds per call.
@@ -111,7 +116,11 @@ void time_round(Exchange& e, Batch& b, bool keep) {
       },
       none);
   if (!round_trip_same) copied("a round trip", e.bytes);
+  const double peer_trip = e.peer_trip ? host_batch_time(
+                                             batch, none, [&](int) { e.peer_trip->run(); }, none)
+                                       : 0;
   if (!keep) return;
+  if (e.peer_trip) e.peer_trips.push_back(peer_trip);
   e.exports.push_back(exported);
   e.imports.push_back(imported);
   e.trips.push_back(trip);
@@ -134,6 +143,7 @@ void run(const Options& o) {
   check_positive("--batch", o.batch);
   if (o.batch > kMaxBatch) throw UsageError(fmt::format("--batch: at most {}, got {}", kMaxBatch, o.batch));
   const Device device = resolve_device(o.common.device, o.common.quiet);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c08", "dlpack", o.common, device);
   report.set_option("sizes", sizes);
   report.set_option("batch", o.batch);
@@ -142,12 +152,13 @@ void run(const Options& o) {
   Progress progress("c08 dlpack", o.common.quiet);
   fmt::print("=== DLPack exchange of a float32 tensor on {}: host time per call in us (batches of {}) ===\n",
              device.str(), o.batch);
-  fmt::print("{:>10} {:>10} {:>10} {:>11} {:>14} {:>11}\n", "size", "export", "import", "round trip", "clone",
-             "clone GB/s");
+  fmt::print("{:>10} {:>10} {:>10} {:>11} {:>14} {:>11}{}\n", "size", "export", "import", "round trip", "clone",
+             "clone GB/s", peer ? fmt::format("   {} round trip (its time / ours)", peer->engine()) : "");
   std::vector<Exchange> exchanges;
   for (int64_t bytes : sizes) {
     progress.update(fmt::format("making the tensor of {}", bytes_string(bytes)));
-    exchanges.push_back({bytes, random_tensor({bytes / 4}, DType::Float32, device), {}, {}, {}, {}});
+    exchanges.push_back({bytes, random_tensor({bytes / 4}, DType::Float32, device), {}, {}, {}, {}, nullptr, {}});
+    if (peer) exchanges.back().peer_trip = peer->dlpack_round_trip(exchanges.back().t);
   }
   wait_for(device);
   // Rounds over the sizes, not one size after the other: a neighbour that takes the CPU for a
@@ -167,12 +178,19 @@ void run(const Options& o) {
     const std::string at = fmt::format("bytes={}", e.bytes);
     report.add_measurement("dlpack", "export " + at, std::move(e.exports));
     report.add_measurement("dlpack", "import " + at, std::move(e.imports));
-    report.add_measurement("dlpack", "round trip " + at, std::move(e.trips));
+    const double peer_trip_us = e.peer_trip ? us(e.peer_trips) : -1;
+    if (e.peer_trip) {
+      report.add_measurement("dlpack", "round trip " + at, std::move(e.trips), peer->engine(), e.peer_trips);
+      e.peer_trip.reset();  // its view holds the tensor
+    } else {
+      report.add_measurement("dlpack", "round trip " + at, std::move(e.trips));
+    }
     report.add_measurement("dlpack", "clone " + at, std::move(e.clones));
     e.t = Tensor();  // freed once measured: the larger clones that follow need the memory
     const double clone_gbs = static_cast<double>(r.bytes) / (r.clone_us * 1e-6) / 1e9;
-    fmt::print("{:>10} {:>10.3f} {:>10.3f} {:>11.3f} {:>14.3f} {:>11.2f}\n", bytes_string(r.bytes), r.export_us,
-               r.import_us, r.round_trip_us, r.clone_us, clone_gbs);
+    fmt::print("{:>10} {:>10.3f} {:>10.3f} {:>11.3f} {:>14.3f} {:>11.2f}{}\n", bytes_string(r.bytes), r.export_us,
+               r.import_us, r.round_trip_us, r.clone_us, clone_gbs,
+               peer ? "   " + peer_cell(r.round_trip_us, peer_trip_us) : "");
     table.push_back({{"bytes", r.bytes},
                      {"export_us", r.export_us},
                      {"import_us", r.import_us},
@@ -216,7 +234,9 @@ void run(const Options& o) {
 void add_c08_dlpack(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand("dlpack", "DLPack export, import and round trip over sizes, against a copy");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 30, 3});
+  CommonDefaults defaults{std::nullopt, {}, 30, 3};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   CLI::Option* sizes =
       cmd->add_option("--sizes", o->sizes, "comma-separated sizes in bytes, multiples of 4")->capture_default_str();
   cmd->add_flag("--quick", o->quick, fmt::format("sizes {} unless --sizes is given", kQuickSizes));

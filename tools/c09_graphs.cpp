@@ -9,7 +9,10 @@
 // the capture and instantiation cost of each graphed step (paid once), and the targets
 // as notes. Before anything is timed, a replay of the adds must give the eager chain's result for
 // a new input, and the graphed steps' first losses the eager run's (exit status 1 otherwise).
-// CUDA graphs need a CUDA device: on the CPU the run says so and measures nothing.
+// CUDA graphs need a CUDA device: on the CPU the run says so and measures nothing. With --peer
+// torch, PyTorch's adds run the same way on the same tensor, eagerly and as the replay of its
+// torch.cuda.CUDAGraph (checked against our eager chain's result first), beside ours; the
+// training steps have no peer figure yet (libtorch has no make_graphed_callables).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -22,6 +25,7 @@
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -49,6 +53,7 @@ struct Options {
 struct Row {
   std::string workload, per;
   std::vector<double> eager, replay;
+  std::vector<double> peer_eager, peer_replay;             // --peer: the peer's samples (empty: none)
   double make_graphed_ms = -1, optimizer_capture_ms = -1;  // training steps only
 };
 
@@ -60,7 +65,7 @@ std::vector<double> divided(std::vector<double> samples, double by) {
   return samples;
 }
 
-Row time_adds(const CommonOptions& c, Device device) {
+Row time_adds(const CommonOptions& c, Device device, Peer* peer) {
   Tensor x = random_tensor({1}, DType::Float32, device);
   auto chain = [&x] {
     Tensor y = x;
@@ -91,6 +96,17 @@ Row time_adds(const CommonOptions& c, Device device) {
   Row r{fmt::format("{} dependent adds", kAdds), "add", {}, {}};
   r.eager = divided(time_iterations(device, c.warmup, c.iters, [&] { y = chain(); }), kAdds);
   r.replay = divided(time_iterations(device, c.warmup, c.iters, [&] { graph.replay(); }), kAdds);
+  if (peer) {
+    // The peer's chain on the same x, checked against our eager result for that x.
+    const auto exact = [&](const Tensor& got) { return relative_error(got, want); };
+    for (const bool graphed : {false, true}) {
+      const std::unique_ptr<PeerCall> call = peer->add_chain(x, kAdds, graphed);
+      if (graphed) call->run();
+      std::vector<double> s =
+          time_peer(r.workload, graphed ? "graph replay" : "eager", *call, *peer, c, device, exact, 0.0);
+      (graphed ? r.peer_replay : r.peer_eager) = divided(std::move(s), kAdds);
+    }
+  }
   return r;
 }
 
@@ -203,6 +219,7 @@ std::string verdict(bool met) { return met ? "met" : "MISSED"; }
 
 void run(const Options& o) {
   const Device device = resolve_device(o.common.device, o.common.quiet);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c09", "graphs", o.common, device);
   if (!device.is_cuda()) {
     needs_cuda(report, device);
@@ -215,7 +232,7 @@ void run(const Options& o) {
   Progress progress("c09 graphs", o.common.quiet);
   progress.update("100 dependent adds");
   std::vector<Row> rows;
-  rows.push_back(time_adds(o.common, device));
+  rows.push_back(time_adds(o.common, device, peer.get()));
   progress.update("the MLP step");
   rows.push_back(time_mlp(o.common, device));
   progress.update("the transformer step");
@@ -235,8 +252,21 @@ void run(const Options& o) {
       row["optimizer_capture_ms"] = r.optimizer_capture_ms;
     }
     table.push_back(row);
-    report.add_measurement(r.workload + ", per " + r.per, "eager", r.eager);
-    report.add_measurement(r.workload + ", per " + r.per, "graph replay", r.replay);
+    const std::string group = r.workload + ", per " + r.per;
+    if (!r.peer_eager.empty()) {
+      report.add_measurement(group, "eager", r.eager, peer->engine(), r.peer_eager);
+      report.add_measurement(group, "graph replay", r.replay, peer->engine(), r.peer_replay);
+    } else {
+      report.add_measurement(group, "eager", r.eager);
+      report.add_measurement(group, "graph replay", r.replay);
+    }
+  }
+  if (peer) {
+    const Row& a = rows[0];
+    const double e = us(a.peer_eager), g = us(a.peer_replay);
+    fmt::print("{:<42} {:>5} {:>12.3f} {:>12.3f} {:>12.2f}x   ({}; its time / ours: eager {:.2f}x, replay {:.2f}x)\n",
+               a.workload + ", " + peer->engine(), a.per, e, g, e / g, "torch.cuda.CUDAGraph", e / us(a.eager),
+               g / us(a.replay));
   }
   fmt::print("\n=== Capture and instantiation of the graphed steps (host time, paid once) ===\n");
   for (const Row& r : rows) {
@@ -283,7 +313,10 @@ void run(const Options& o) {
       "a graphed step still does some work eagerly: it copies the batch into the static inputs, runs the autograd "
       "node whose backward replays the backward graph, and adds each parameter's gradient into .grad; the optimizer "
       "step and the zeroing of .grad are one replay");
-  report.add_note("torch.cuda.CUDAGraph beside these figures (--peer torch) is still to come for this experiment");
+  if (!peer) {
+    report.add_note(
+        "--peer torch times PyTorch's adds on the same tensor, eagerly and as a torch.cuda.CUDAGraph replay");
+  }
   report.print_notes();
   report.write_json();
 }
@@ -294,7 +327,9 @@ void add_c09_graphs(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand(
       "graphs", "Eager against CUDA graph replay: 100 dependent adds, an MLP and a transformer training step");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 50, 5});
+  CommonDefaults defaults{std::nullopt, {}, 50, 5};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->callback([o] { run(*o); });
 }
 

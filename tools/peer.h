@@ -50,6 +50,15 @@ class Peer {
   virtual std::unique_ptr<PeerCall> to(const Tensor& src, Device device, bool non_blocking) = 0;
   // src.clone().
   virtual std::unique_ptr<PeerCall> clone(const Tensor& src) = 0;
+  // `adds` dependent additions of 1.0 to a view of the one-element CUDA tensor x (y = x; y = y +
+  // 1 ...): launched one by one (graphed false), or as the replay of the peer's CUDA graph of
+  // them, captured on construction after a warm-up on the capture stream (graphed true). result()
+  // is the last chain's output; a replay reads x as it is then.
+  virtual std::unique_ptr<PeerCall> add_chain(const Tensor& x, int adds, bool graphed) = 0;
+  // A DLPack round trip in the peer of a view of t: its export (a capsule of the unversioned
+  // DLManagedTensor, which every PyTorch has), its import, and the imported tensor dropped. run()
+  // throws ExperimentFailed if the import does not point at t's memory.
+  virtual std::unique_ptr<PeerCall> dlpack_round_trip(const Tensor& t) = 0;
   // c11's workloads, forward and backward: "conv3x3" (a 3x3 convolution, padding 1, weight
   // params[0]) or "bottleneck" (ResNet-50's: 1x1 conv params[0], batch norm params[1..2], ReLU,
   // 3x3 conv params[3] padding 1, BN params[4..5], ReLU, 1x1 conv params[6], BN params[7..8], + x,

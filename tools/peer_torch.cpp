@@ -2,10 +2,19 @@
 // tensors. Compiled only in a build against libtorch, with libtorch's flags confined to this file
 // (tools/CMakeLists.txt).
 #include <ATen/ATen.h>
+#include <ATen/DLConvertor.h>
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <torch/csrc/autograd/autograd.h>
+
+// CUDA graphs come with a CUDA build of torch; a CPU-only one has neither the headers nor graphs.
+#if __has_include(<ATen/cuda/CUDAGraph.h>)
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#define ANATOMY_PEER_CUDA_GRAPHS 1
+#endif
 
 #include <vector>
 
@@ -86,6 +95,40 @@ std::unique_ptr<PeerCall> make_call(Fn fn, DType dtype, Device device) {
   return std::make_unique<Call<Fn>>(std::move(fn), dtype, device);
 }
 
+#ifdef ANATOMY_PEER_CUDA_GRAPHS
+// The adds captured once into a torch CUDAGraph on a side stream (torch cannot capture the
+// legacy default stream), replayed on the current one.
+class GraphedAdds final : public PeerCall {
+ public:
+  GraphedAdds(const at::Tensor& x, int adds, DType dtype, Device device) : dtype_(dtype), device_(device) {
+    const auto chain = [&x, adds] {
+      at::Tensor y = x;
+      for (int i = 0; i < adds; ++i) y = y + 1.0;
+      return y;
+    };
+    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, x.device().index());
+    side.synchronize();
+    {
+      const c10::cuda::CUDAStreamGuard guard(side);
+      (void)chain();  // the warm-up the capture needs (torch's docs ask for it too)
+      side.synchronize();
+      graph_.capture_begin();
+      out_ = chain();
+      graph_.capture_end();
+    }
+    side.synchronize();
+  }
+  void run() override { graph_.replay(); }
+  Tensor result() override { return to_anatomy(out_, dtype_, device_); }
+
+ private:
+  at::cuda::CUDAGraph graph_;
+  at::Tensor out_;
+  DType dtype_;
+  Device device_;
+};
+#endif
+
 class TorchPeer final : public Peer {
  public:
   std::string engine() const override { return std::string("torch ") + ANATOMY_TORCH_VERSION; }
@@ -135,6 +178,37 @@ class TorchPeer final : public Peer {
   std::unique_ptr<PeerCall> clone(const Tensor& src) override {
     match_settings();
     return make_call([s = view_of(src)] { return s.clone(); }, src.dtype(), src.device());
+  }
+
+  std::unique_ptr<PeerCall> add_chain(const Tensor& x, int adds, bool graphed) override {
+    match_settings();
+    if (graphed) {
+#ifdef ANATOMY_PEER_CUDA_GRAPHS
+      return std::make_unique<GraphedAdds>(view_of(x), adds, x.dtype(), x.device());
+#else
+      throw UsageError("--peer torch: this libtorch was built without CUDA, so without CUDA graphs");
+#endif
+    }
+    return make_call(
+        [v = view_of(x), adds] {
+          at::Tensor y = v;
+          for (int i = 0; i < adds; ++i) y = y + 1.0;
+          return y;
+        },
+        x.dtype(), x.device());
+  }
+
+  std::unique_ptr<PeerCall> dlpack_round_trip(const Tensor& t) override {
+    match_settings();
+    return make_call(
+        [x = view_of(t)] {
+          const at::Tensor u = at::fromDLPack(at::toDLPack(x));
+          if (u.data_ptr() != x.data_ptr()) {
+            throw ExperimentFailed("c08 dlpack: torch's round trip does not point at the original's memory");
+          }
+          return x;
+        },
+        t.dtype(), t.device());
   }
 
   std::unique_ptr<PeerCall> conv_workload(const std::string& workload, const Tensor& x,
