@@ -5,7 +5,8 @@
 // stream and freed while that stream still runs is not handed out again until the side stream's
 // work is done when record_stream was called, and is handed out at once when it was not. On the
 // CPU there are no streams: the run measures the two chains one after the other (the baseline a
-// second stream is compared with) and says so.
+// second stream is compared with) and says so. With --peer torch, PyTorch's chains run on the same
+// tensors one after the other and (on CUDA) on two of its streams, timed the same way beside ours.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/checks.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -37,6 +39,7 @@ void run(const Options& o) {
   check_positive("--chain", o.chain);
   const Device device = resolve_device(o.common.device, o.common.quiet);
   const DType dtype = resolve_dtype(o.common.dtype);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c05", "streams", o.common, device);
   report.set_option("size", o.size);
   report.set_option("chain", o.chain);
@@ -54,8 +57,24 @@ void run(const Options& o) {
     y1 = run_chain(x1, w, o.chain);
     y2 = run_chain(x2, w, o.chain);
   });
-  fmt::print("{:<34}{:>10.4f} ms\n", "one stream", median(one));
-  report.add_measurement("two chains", "one stream", one);
+  // The peer's chains on the same tensors (x1's checked against ours), timed as ours; its median
+  // printed after ours.
+  const auto beside = [&](const std::string& name, const std::vector<double>& ours, bool two_streams) {
+    if (!peer) {
+      report.add_measurement("two chains", name, ours);
+      return std::string();
+    }
+    const std::unique_ptr<PeerCall> call = peer->matmul_chains(x1, x2, w, o.chain, two_streams);
+    call->run();
+    const Tensor got = call->result();
+    if (relative_error(got, want) > product_tolerance(dtype)) {
+      throw ExperimentFailed(fmt::format("c05 streams: {}: {}'s chain differs from ours", name, peer->engine()));
+    }
+    const std::vector<double> ps = host_times_with_wait(device, o.common.warmup, o.common.iters, [&] { call->run(); });
+    report.add_measurement("two chains", name, ours, peer->engine(), ps);
+    return fmt::format("   {} {}", peer->engine(), peer_cell(median(ours), median(ps)));
+  };
+  fmt::print("{:<34}{:>10.4f} ms{}\n", "one stream", median(one), beside("one stream", one, false));
   if (!device.is_cuda()) {
     report.add_note(
         "no CUDA device: the two chains run one after the other on the CPU, the baseline a second "
@@ -74,8 +93,8 @@ void run(const Options& o) {
     if (relative_error(y1, want) > product_tolerance(dtype)) {
       throw ExperimentFailed("c05 streams: the chain's result differs from the one-stream run");
     }
-    fmt::print("{:<34}{:>10.4f} ms   ({:.2f}x)\n", "two streams", median(two), median(one) / median(two));
-    report.add_measurement("two chains", "two streams", two);
+    fmt::print("{:<34}{:>10.4f} ms   ({:.2f}x){}\n", "two streams", median(two), median(one) / median(two),
+               beside("two streams", two, true));
     report.add_note(fmt::format("two streams take {:.2f}x the time of one: {}", median(two) / median(one),
                                 median(two) < 0.9 * median(one)
                                     ? "the chains overlapped on the device"
@@ -128,7 +147,9 @@ void run(const Options& o) {
 void add_c05_streams(CLI::App& chapter) {
   CLI::App* cmd = chapter.add_subcommand("streams", "Two streams against one, events, record_stream");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{"fp16", {"fp16", "bf16", "fp32", "fp64"}, 10, 2});
+  CommonDefaults defaults{"fp16", {"fp16", "bf16", "fp32", "fp64"}, 10, 2};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->add_option("--size", o->size, "rows and columns of the matrices")->capture_default_str();
   cmd->add_option("--chain", o->chain, "matmuls in each chain")->capture_default_str();
   cmd->callback([o] { run(*o); });

@@ -50,6 +50,11 @@ class Peer {
   virtual std::unique_ptr<PeerCall> to(const Tensor& src, Device device, bool non_blocking) = 0;
   // src.clone().
   virtual std::unique_ptr<PeerCall> clone(const Tensor& src) = 0;
+  // Two independent chains of `chain` products (x <- x @ w) from x1 and from x2: one after the
+  // other on the current stream, or (two_streams) x2's on a side stream that first waits for the
+  // current one and x1's on the current stream. result() is x1's chain's output.
+  virtual std::unique_ptr<PeerCall> matmul_chains(const Tensor& x1, const Tensor& x2, const Tensor& w, int chain,
+                                                  bool two_streams) = 0;
   // `adds` dependent additions of 1.0 to a view of the one-element CUDA tensor x (y = x; y = y +
   // 1 ...): launched one by one (graphed false), or as the replay of the peer's CUDA graph of
   // them, captured on construction after a warm-up on the capture stream (graphed true). result()

@@ -8,12 +8,13 @@
 #include <fmt/format.h>
 #include <torch/csrc/autograd/autograd.h>
 
-// CUDA graphs come with a CUDA build of torch; a CPU-only one has neither the headers nor graphs.
+// Streams, events and CUDA graphs come with a CUDA build of torch; a CPU-only one has none.
 #if __has_include(<ATen/cuda/CUDAGraph.h>)
+#include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
-#define ANATOMY_PEER_CUDA_GRAPHS 1
+#define ANATOMY_PEER_CUDA 1
 #endif
 
 #include <vector>
@@ -95,7 +96,7 @@ std::unique_ptr<PeerCall> make_call(Fn fn, DType dtype, Device device) {
   return std::make_unique<Call<Fn>>(std::move(fn), dtype, device);
 }
 
-#ifdef ANATOMY_PEER_CUDA_GRAPHS
+#ifdef ANATOMY_PEER_CUDA
 // The adds captured once into a torch CUDAGraph on a side stream (torch cannot capture the
 // legacy default stream), replayed on the current one.
 class GraphedAdds final : public PeerCall {
@@ -180,10 +181,46 @@ class TorchPeer final : public Peer {
     return make_call([s = view_of(src)] { return s.clone(); }, src.dtype(), src.device());
   }
 
+  std::unique_ptr<PeerCall> matmul_chains(const Tensor& x1, const Tensor& x2, const Tensor& w, int chain,
+                                          bool two_streams) override {
+    match_settings();
+    const auto run_chain = [chain](at::Tensor x, const at::Tensor& m) {
+      for (int i = 0; i < chain; ++i) x = at::matmul(x, m);
+      return x;
+    };
+    if (!two_streams) {
+      return make_call(
+          [a = view_of(x1), b = view_of(x2), m = view_of(w), run_chain] {
+            at::Tensor y1 = run_chain(a, m), y2 = run_chain(b, m);
+            return y1;
+          },
+          x1.dtype(), x1.device());
+    }
+#ifdef ANATOMY_PEER_CUDA
+    const c10::cuda::CUDAStream side =
+        c10::cuda::getStreamFromPool(false, static_cast<c10::DeviceIndex>(w.device().index()));
+    return make_call(
+        [a = view_of(x1), b = view_of(x2), m = view_of(w), run_chain, side] {
+          at::cuda::CUDAEvent ready;
+          ready.record(c10::cuda::getCurrentCUDAStream(a.device().index()));
+          ready.block(side);
+          at::Tensor y2;
+          {
+            const c10::cuda::CUDAStreamGuard guard(side);
+            y2 = run_chain(b, m);
+          }
+          return run_chain(a, m);
+        },
+        x1.dtype(), x1.device());
+#else
+    throw UsageError("--peer torch: this libtorch was built without CUDA, so without streams");
+#endif
+  }
+
   std::unique_ptr<PeerCall> add_chain(const Tensor& x, int adds, bool graphed) override {
     match_settings();
     if (graphed) {
-#ifdef ANATOMY_PEER_CUDA_GRAPHS
+#ifdef ANATOMY_PEER_CUDA
       return std::make_unique<GraphedAdds>(view_of(x), adds, x.dtype(), x.device());
 #else
       throw UsageError("--peer torch: this libtorch was built without CUDA, so without CUDA graphs");

@@ -79,8 +79,8 @@ std::vector<Step> plan(bool quick, bool gpu) {
 
 // The experiments with a --peer option (tools/peer.h).
 bool takes_peer(const Step& s) {
-  for (const char* e :
-       {"contiguity-bench", "precision", "transfers", "overhead", "cpu-vs-gpu", "dlpack", "graphs", "memory-format"}) {
+  for (const char* e : {"contiguity-bench", "precision", "transfers", "streams", "overhead", "cpu-vs-gpu", "dlpack",
+                        "graphs", "memory-format"}) {
     if (s.experiment == e) return true;
   }
   return false;
