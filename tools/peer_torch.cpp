@@ -132,6 +132,15 @@ class GraphedAdds final : public PeerCall {
 
 class TorchPeer final : public Peer {
  public:
+  // A first product and layer norm on the CPU before anything is timed: torch's first calls
+  // start its thread pool and its BLAS (on the dev VM the first variant of c01 read 1.1-3.0 ms
+  // against 0.8 ms for the others without this, with the experiment's warm-up calls done).
+  TorchPeer() {
+    match_settings();
+    const at::Tensor x = at::randn({512, 512});
+    for (int i = 0; i < 3; ++i) (void)at::layer_norm(at::matmul(x, x), {512});
+  }
+
   std::string engine() const override { return std::string("torch ") + ANATOMY_TORCH_VERSION; }
 
   std::unique_ptr<PeerCall> matmul(const Tensor& a, const Tensor& b) override {
