@@ -5,7 +5,7 @@
 // (neg, abs, relu, rounding, predicates). exp, log, tanh, sigmoid, gelu and the other
 // transcendental functions run the branch-free fp32 loops of vec_loops.h instead of a libm call
 // per element, which no compiler vectorizes; fp64 exp, log, exp2, log2, expm1, log1p, sigmoid,
-// silu, tanh, erf, gelu, sin, cos and tan run its fp64 loops.
+// silu, tanh, erf, gelu (both forms), sin, cos and tan run its fp64 loops.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
@@ -114,6 +114,8 @@ std::optional<VecFn64> vec_fn64(UnaryOp op) {
       return VecFn64::Erf;
     case UnaryOp::Gelu:
       return VecFn64::Gelu;
+    case UnaryOp::GeluTanh:
+      return VecFn64::GeluTanh;
     case UnaryOp::Sin:
       return VecFn64::Sin;
     case UnaryOp::Cos:

@@ -24,13 +24,14 @@ template <VecFn64 F>
   else if constexpr (F == VecFn64::Tanh) return vec64::tanh(x);
   else if constexpr (F == VecFn64::Erf) return vec64::erf(x);
   else if constexpr (F == VecFn64::Gelu) return vec64::gelu(x);
+  else if constexpr (F == VecFn64::GeluTanh) return vec64::gelu_tanh(x);
   else if constexpr (F == VecFn64::Sin) return vec64::sin(x);
   else if constexpr (F == VecFn64::Cos) return vec64::cos(x);
   else return vec64::tan(x);
 }
 
-// The C library's value; sigmoid, silu and gelu, which it lacks, are vec_math_f64.h's in every
-// copy (a plain 1 / (1 + e^-x) loses the tail below x = -709, where e^-x overflows, and
+// The C library's value; sigmoid, silu, gelu and gelu's tanh form, which it lacks, are
+// vec_math_f64.h's in every copy (a plain 1 / (1 + e^-x) loses the tail below x = -709, where e^-x overflows, and
 // x erfc(-x / sqrt 2) / 2 with x / sqrt 2 rounded is 1700 ulp off at x = -37).
 template <VecFn64 F>
 double libm(double x) {
@@ -40,8 +41,9 @@ double libm(double x) {
   else if constexpr (F == VecFn64::Log2) return std::log2(x);
   else if constexpr (F == VecFn64::Expm1) return std::expm1(x);
   else if constexpr (F == VecFn64::Log1p) return std::log1p(x);
-  else if constexpr (F == VecFn64::Sigmoid || F == VecFn64::Silu || F == VecFn64::Gelu) return apply<F>(x);
-  else if constexpr (F == VecFn64::Tanh) return std::tanh(x);
+  else if constexpr (F == VecFn64::Sigmoid || F == VecFn64::Silu || F == VecFn64::Gelu || F == VecFn64::GeluTanh) {
+    return apply<F>(x);
+  } else if constexpr (F == VecFn64::Tanh) return std::tanh(x);
   else if constexpr (F == VecFn64::Erf) return std::erf(x);
   else if constexpr (F == VecFn64::Sin) return std::sin(x);
   else if constexpr (F == VecFn64::Cos) return std::cos(x);
@@ -126,6 +128,8 @@ VecLoop64 pick(VecFn64 fn) {
       return Pick<VecFn64::Erf>::loop;
     case VecFn64::Gelu:
       return Pick<VecFn64::Gelu>::loop;
+    case VecFn64::GeluTanh:
+      return Pick<VecFn64::GeluTanh>::loop;
     case VecFn64::Sin:
       return Pick<VecFn64::Sin>::loop;
     case VecFn64::Cos:

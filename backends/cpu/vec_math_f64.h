@@ -158,6 +158,21 @@ ANATOMY_VEC64_INLINE double mul_sigmoid(double m, double z) {
   return negative ? (e * ratio) * (deep ? kExpMinus64 : 1.0) : ratio;
 }
 
+// m * sigmoid(z + zl), with zl a low part of z below its ulp: e^(-|z| - lo) as e^-|z| (1 - lo),
+// exact to the rounding there (|lo| < 1e-13). For arguments computed in two parts, where the
+// rounding of z alone would be multiplied by |z| in the tail (gelu_tanh).
+ANATOMY_VEC64_INLINE double mul_sigmoid(double m, double z, double zl) {
+  constexpr double kExpMinus64 = 1.6038108905486378e-28;  // e^-64
+  const bool negative = z < 0.0;
+  const double minus_abs = negative ? z : -z;
+  const double minus_lo = negative ? zl : -zl;
+  const bool deep = minus_abs < -700.0;
+  double e = exp(deep ? minus_abs + 64.0 : minus_abs);  // the sum is exact there
+  e = e + e * minus_lo;
+  const double ratio = m / (1.0 + (deep ? 0.0 : e));
+  return negative ? (e * ratio) * (deep ? kExpMinus64 : 1.0) : ratio;
+}
+
 ANATOMY_VEC64_INLINE double sigmoid(double x) { return mul_sigmoid(1.0, x); }
 ANATOMY_VEC64_INLINE double silu(double x) { return mul_sigmoid(x, x); }
 
@@ -341,6 +356,26 @@ ANATOMY_VEC64_INLINE double erf(double x) {
   v = a < 6.0 ? v : 1.0;
   const double result = from_bits(bits(v) | (bits(x) & 0x8000000000000000ull));
   return x != x ? x : result;
+}
+
+// gelu's tanh form, 0.5 x (1 + tanh(b (x + k x^3))) with b = sqrt(2 / pi) and k = 0.044715 as
+// doubles, computed as x sigmoid(z) with z = 2b x (1 + k x^2): no cancellation of 1 + tanh in the
+// negative tail. There e^z is the whole value, and a z off by one rounding at |z| = 700 would put
+// the result hundreds of ulp off, so z is carried in two parts: x^2, 1 + k x^2 and 2b x each with
+// its rounding error from an FMA, and their product's. Every product that meets a sum is an
+// explicit FMA, so -ffp-contract=fast (the wide copies' flag) cannot change one part without the
+// other; t - 1 is exact for t >= 1. Beyond |x| = 30 the result is x (the sigmoid rounds to 1) or
+// x * 0 (-0; NaN for -inf, as x sigmoid(z) is there).
+ANATOMY_VEC64_INLINE double gelu_tanh(double x) {
+  constexpr double kTwoBeta = 2 * 0.79788456080286535588, kKappa = 0.044715;
+  const double c = x > 30.0 ? 30.0 : (x < -30.0 ? -30.0 : x);  // NaN passes
+  const double p = c * c, pe = __builtin_fma(c, c, -p);        // c^2 = p + pe
+  const double t = __builtin_fma(kKappa, p, 1.0);              // 1 + k c^2 = t + te
+  const double te = __builtin_fma(kKappa, p, -(t - 1.0)) + kKappa * pe;
+  const double r = kTwoBeta * c, re = __builtin_fma(kTwoBeta, c, -r);  // 2b c = r + re
+  const double z = r * t, ze = __builtin_fma(r, t, -z) + (r * te + re * t);
+  const double y = mul_sigmoid(c, z, ze);
+  return x > 30.0 ? x : (x < -30.0 ? x * 0.0 : y);
 }
 
 // gelu(x) = x Phi(x) = x erfc(-x / sqrt 2) / 2, from fdlibm's intervals of erf and erfc at
