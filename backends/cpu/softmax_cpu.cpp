@@ -31,7 +31,7 @@ void exp_in_place(A* v, int64_t n) {
     loop(v, v, n, {});
   } else {
     static const VecLoop64 loop = vec_loop64(VecFn64::Exp);
-    loop(v, v, n);
+    loop(v, v, n, {});
   }
 }
 

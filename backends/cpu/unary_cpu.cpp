@@ -5,7 +5,7 @@
 // (neg, abs, relu, rounding, predicates). exp, log, tanh, sigmoid, gelu and the other
 // transcendental functions run the branch-free fp32 loops of vec_loops.h instead of a libm call
 // per element, which no compiler vectorizes; fp64 exp, log, exp2, log2, expm1, log1p, sigmoid,
-// silu, tanh, erf, gelu (both forms), sin, cos and tan run its fp64 loops.
+// silu, tanh, erf, gelu (both forms), softplus, sin, cos and tan run its fp64 loops.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
@@ -79,14 +79,15 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
 
 // fp64 through the vectorized fp64 loops (vec_loops.h): contiguous operands directly, strided
 // ones through blocks.
-void run_vec64(const IterationPlan& plan, VecFn64 fn) {
+void run_vec64(const IterationPlan& plan, VecFn64 fn, VecArgs64 args = {}) {
   const VecLoop64 loop = vec_loop64(fn);
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
     if (s[0] == sizeof(double) && s[1] == sizeof(double)) {
-      loop(reinterpret_cast<const double*>(data[1]), reinterpret_cast<double*>(data[0]), n);
+      loop(reinterpret_cast<const double*>(data[1]), reinterpret_cast<double*>(data[0]), n, args);
       return;
     }
-    through_blocks<double, double>(data, s, n, loop);
+    through_blocks<double, double>(data, s, n,
+                                   [&](const double* in, double* out, int64_t m) { loop(in, out, m, args); });
   });
 }
 
@@ -116,6 +117,8 @@ std::optional<VecFn64> vec_fn64(UnaryOp op) {
       return VecFn64::Gelu;
     case UnaryOp::GeluTanh:
       return VecFn64::GeluTanh;
+    case UnaryOp::Softplus:
+      return VecFn64::Softplus;
     case UnaryOp::Sin:
       return VecFn64::Sin;
     case UnaryOp::Cos:
@@ -179,7 +182,7 @@ void unary_kernel(UnaryOp op, const IterationPlan& plan, const UnaryParams& para
       }
     }
     if constexpr (std::is_same_v<T, double>) {
-      if (const std::optional<VecFn64> fn = vec_fn64(op)) return run_vec64(plan, *fn);
+      if (const std::optional<VecFn64> fn = vec_fn64(op)) return run_vec64(plan, *fn, {k.a, k.b});
     }
     switch (op) {
       // One case per row of dispatch/ops/unary_rows.h, for the dtypes the row's kind takes (the

@@ -54,14 +54,35 @@ VecLoop vec_loop(VecFn fn);
 
 // fp64 (backends/cpu/vec_math_f64.h), contiguous in and out (vec_loops_f64.cpp). The AVX2 and
 // AVX-512 copies run the vectorized functions; the baseline, without 64-bit integer lanes, the C
-// library's (sigmoid and silu, which it lacks, vec_math_f64.h's). sin, cos and tan beyond
+// library's (sigmoid, silu and the gelus, which it lacks, vec_math_f64.h's). sin, cos and tan beyond
 // vec64::kTrigMax take the C library's value in every copy.
-enum class VecFn64 { Exp, Log, Exp2, Log2, Expm1, Log1p, Sigmoid, Silu, Tanh, Erf, Gelu, GeluTanh, Sin, Cos, Tan };
-inline constexpr VecFn64 kAllVecFn64[] = {VecFn64::Exp,   VecFn64::Log,   VecFn64::Exp2,    VecFn64::Log2,
-                                          VecFn64::Expm1, VecFn64::Log1p, VecFn64::Sigmoid, VecFn64::Silu,
-                                          VecFn64::Tanh,  VecFn64::Erf,   VecFn64::Gelu,    VecFn64::GeluTanh,
-                                          VecFn64::Sin,   VecFn64::Cos,   VecFn64::Tan};
-using VecLoop64 = void (*)(const double* in, double* out, int64_t n);
+enum class VecFn64 {
+  Exp,
+  Log,
+  Exp2,
+  Log2,
+  Expm1,
+  Log1p,
+  Sigmoid,
+  Silu,
+  Tanh,
+  Erf,
+  Gelu,
+  GeluTanh,
+  Softplus,
+  Sin,
+  Cos,
+  Tan
+};
+inline constexpr VecFn64 kAllVecFn64[] = {VecFn64::Exp,      VecFn64::Log,   VecFn64::Exp2,    VecFn64::Log2,
+                                          VecFn64::Expm1,    VecFn64::Log1p, VecFn64::Sigmoid, VecFn64::Silu,
+                                          VecFn64::Tanh,     VecFn64::Erf,   VecFn64::Gelu,    VecFn64::GeluTanh,
+                                          VecFn64::Softplus, VecFn64::Sin,   VecFn64::Cos,     VecFn64::Tan};
+// softplus's arguments, as VecArgs for the fp32 loops.
+struct VecArgs64 {
+  double beta = 1, threshold = 20;
+};
+using VecLoop64 = void (*)(const double* in, double* out, int64_t n, VecArgs64 args);
 VecLoop64 vec_loop64_baseline(VecFn64 fn);
 VecLoop64 vec_loop64_avx2(VecFn64 fn);    // nullptr without AVX2 + FMA
 VecLoop64 vec_loop64_avx512(VecFn64 fn);  // nullptr without AVX-512F

@@ -12,8 +12,13 @@ namespace anatomy::cpu {
 namespace {
 
 template <VecFn64 F>
-[[gnu::always_inline]] inline double apply(double x) {
-  if constexpr (F == VecFn64::Exp) return vec64::exp(x);
+[[gnu::always_inline]] inline double apply(double x, VecArgs64 args = {}) {
+  if constexpr (F == VecFn64::Softplus) {
+    // log(1 + e^(beta x)) / beta, and x itself above the threshold (PyTorch's softplus).
+    const double y = x * args.beta;
+    const double soft = vec64::log1p(vec64::exp(y)) / args.beta;
+    return y > args.threshold ? x : soft;
+  } else if constexpr (F == VecFn64::Exp) return vec64::exp(x);
   else if constexpr (F == VecFn64::Log) return vec64::log(x);
   else if constexpr (F == VecFn64::Exp2) return vec64::exp2(x);
   else if constexpr (F == VecFn64::Log2) return vec64::log2(x);
@@ -34,8 +39,11 @@ template <VecFn64 F>
 // vec_math_f64.h's in every copy (a plain 1 / (1 + e^-x) loses the tail below x = -709, where e^-x overflows, and
 // x erfc(-x / sqrt 2) / 2 with x / sqrt 2 rounded is 1700 ulp off at x = -37).
 template <VecFn64 F>
-double libm(double x) {
-  if constexpr (F == VecFn64::Exp) return std::exp(x);
+double libm(double x, VecArgs64 args) {
+  if constexpr (F == VecFn64::Softplus) {
+    const double y = x * args.beta;
+    return y > args.threshold ? x : std::log1p(std::exp(y)) / args.beta;
+  } else if constexpr (F == VecFn64::Exp) return std::exp(x);
   else if constexpr (F == VecFn64::Log) return std::log(x);
   else if constexpr (F == VecFn64::Exp2) return std::exp2(x);
   else if constexpr (F == VecFn64::Log2) return std::log2(x);
@@ -54,16 +62,18 @@ double libm(double x) {
 // transcendental loops]).
 template <VecFn64 F>
 struct Apply {
-  [[gnu::always_inline]] double operator()(double x) const { return apply<F>(x); }
+  VecArgs64 args;
+  [[gnu::always_inline]] double operator()(double x) const { return apply<F>(x, args); }
 };
 template <VecFn64 F>
 struct Libm {
-  double operator()(double x) const { return libm<F>(x); }
+  VecArgs64 args;
+  double operator()(double x) const { return libm<F>(x, args); }
 };
 
 template <VecFn64 F>
-void loop_baseline(const double* in, double* out, int64_t n) {
-  prefetching_loop(in, out, n, Libm<F>{});
+void loop_baseline(const double* in, double* out, int64_t n, VecArgs64 args) {
+  prefetching_loop(in, out, n, Libm<F>{args});
 }
 
 constexpr bool is_trig(VecFn64 f) { return f == VecFn64::Sin || f == VecFn64::Cos || f == VecFn64::Tan; }
@@ -77,7 +87,7 @@ template <VecFn64 F>
 [[gnu::noinline]] void trig_loop_with_large_arguments(const double* in, double* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const double x = in[i];
-    out[i] = std::fabs(x) <= vec64::kTrigMax ? apply<F>(x) : libm<F>(x);
+    out[i] = std::fabs(x) <= vec64::kTrigMax ? apply<F>(x) : libm<F>(x, {});
   }
 }
 
@@ -92,14 +102,15 @@ template <VecFn64 F>
 }
 
 template <VecFn64 F>
-[[gnu::target("avx2,fma")]] void loop_avx2(const double* in, double* out, int64_t n) {
+[[gnu::target("avx2,fma")]] void loop_avx2(const double* in, double* out, int64_t n, VecArgs64 args) {
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
-  prefetching_loop(in, out, n, Apply<F>{});
+  prefetching_loop(in, out, n, Apply<F>{args});
 }
 template <VecFn64 F>
-[[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const double* in, double* out, int64_t n) {
+[[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const double* in, double* out, int64_t n,
+                                                                    VecArgs64 args) {
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
-  prefetching_loop(in, out, n, Apply<F>{});
+  prefetching_loop(in, out, n, Apply<F>{args});
 }
 #endif
 
@@ -130,6 +141,8 @@ VecLoop64 pick(VecFn64 fn) {
       return Pick<VecFn64::Gelu>::loop;
     case VecFn64::GeluTanh:
       return Pick<VecFn64::GeluTanh>::loop;
+    case VecFn64::Softplus:
+      return Pick<VecFn64::Softplus>::loop;
     case VecFn64::Sin:
       return Pick<VecFn64::Sin>::loop;
     case VecFn64::Cos:

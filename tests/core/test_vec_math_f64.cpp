@@ -55,6 +55,8 @@ long double silu_ref(long double x) { return x / (1.0L + expl(-x)); }
 long double gelu_ref(long double x) { return 0.5L * x * erfcl(-x * 0.707106781186547524400844362104849039L); }
 // gelu's tanh form with the kernel's constants as doubles (their rounding is the definition, not
 // an error): 0.5 x (1 + tanh(u)) = x / (1 + e^-2u).
+// softplus with PyTorch's defaults (beta 1, threshold 20): x itself above 20.
+long double softplus_ref(long double x) { return x > 20 ? x : log1pl(expl(x)); }
 long double gelu_tanh_ref(long double x) {
   const long double beta = 0.79788456080286535588, kappa = 0.044715;
   return x / (1.0L + expl(-2.0L * beta * x * (1.0L + kappa * x * x)));
@@ -74,6 +76,7 @@ const Function kFunctions[] = {
     {VecFn64::Erf, "erf", erfl, -7, 7, 1.0},
     {VecFn64::Gelu, "gelu", gelu_ref, -40, 40, 4.7},
     {VecFn64::GeluTanh, "gelu_tanh", gelu_tanh_ref, -40, 40, 3.1},
+    {VecFn64::Softplus, "softplus", softplus_ref, -750, 40, 1.5},
     {VecFn64::Sin, "sin", sinl, -kTrigMax, kTrigMax, 0.8},
     {VecFn64::Cos, "cos", cosl, -kTrigMax, kTrigMax, 0.8},
     {VecFn64::Tan, "tan", tanl, -kTrigMax, kTrigMax, 2.1},
@@ -139,7 +142,7 @@ void check_copy(VecLoop64 (*copy)(VecFn64), const char* name) {
     CAPTURE(function);
     const std::vector<double> x = sweep(f);
     std::vector<double> y(x.size());
-    copy(f.fn)(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    copy(f.fn)(x.data(), y.data(), static_cast<int64_t>(x.size()), {});
     double worst = 0, worst_x = 0;
     for (size_t i = 0; i < x.size(); ++i) {
       const long double want = f.reference(static_cast<long double>(x[i]));
@@ -156,7 +159,7 @@ void check_copy(VecLoop64 (*copy)(VecFn64), const char* name) {
     // the vectorized copies are held to their measured bounds.
     CHECK(worst <= (is_baseline ? std::max(4.0, f.bound) : f.bound));
     std::vector<double> s(kSpecials.size());
-    copy(f.fn)(kSpecials.data(), s.data(), static_cast<int64_t>(s.size()));
+    copy(f.fn)(kSpecials.data(), s.data(), static_cast<int64_t>(s.size()), {});
     for (size_t i = 0; i < s.size(); ++i) {
       const long double want = f.reference(kSpecials[i]);
       const double rounded = static_cast<double>(want);
@@ -190,8 +193,8 @@ TEST_CASE("vec math fp64: exp2 of an integer and log2 of a power of two are exac
   std::vector<double> ints, powers;
   for (int k = -1074; k <= 1023; ++k) ints.push_back(k), powers.push_back(std::ldexp(1.0, k));
   std::vector<double> e(ints.size()), l(powers.size());
-  cpu::vec_loop64(VecFn64::Exp2)(ints.data(), e.data(), static_cast<int64_t>(ints.size()));
-  cpu::vec_loop64(VecFn64::Log2)(powers.data(), l.data(), static_cast<int64_t>(powers.size()));
+  cpu::vec_loop64(VecFn64::Exp2)(ints.data(), e.data(), static_cast<int64_t>(ints.size()), {});
+  cpu::vec_loop64(VecFn64::Log2)(powers.data(), l.data(), static_cast<int64_t>(powers.size()), {});
   for (size_t i = 0; i < ints.size(); ++i) {
     CAPTURE(ints[i]);
     CHECK(e[i] == powers[i]);
@@ -207,7 +210,7 @@ TEST_CASE("vec math fp64: sin, cos and tan beyond the reduced range take the C l
     };
     CAPTURE(static_cast<int>(fn));
     std::vector<double> y = x;
-    cpu::vec_loop64(fn)(y.data(), y.data(), static_cast<int64_t>(y.size()));  // in place
+    cpu::vec_loop64(fn)(y.data(), y.data(), static_cast<int64_t>(y.size()), {});  // in place
     for (size_t i = 0; i < x.size(); ++i) {
       CAPTURE(x[i]);
       if (std::isnan(libm(x[i]))) {
@@ -238,6 +241,7 @@ TEST_CASE("vec math fp64: the operators' functions, contiguous and strided, are 
       {VecFn64::Erf, [](const Tensor& t) { return erf(t); }},
       {VecFn64::Gelu, [](const Tensor& t) { return gelu(t); }},
       {VecFn64::GeluTanh, [](const Tensor& t) { return gelu(t, "tanh"); }},
+      {VecFn64::Softplus, [](const Tensor& t) { return softplus(t); }},
       {VecFn64::Sin, [](const Tensor& t) { return sin(t); }},
       {VecFn64::Cos, [](const Tensor& t) { return cos(t); }},
       {VecFn64::Tan, [](const Tensor& t) { return tan(t); }},
@@ -249,7 +253,7 @@ TEST_CASE("vec math fp64: the operators' functions, contiguous and strided, are 
     const Tensor in = positive ? pos : x;
     std::vector<double> want(static_cast<size_t>(in.numel()));
     const Tensor c = in.contiguous();
-    cpu::vec_loop64(fn)(c.data_ptr<double>(), want.data(), c.numel());
+    cpu::vec_loop64(fn)(c.data_ptr<double>(), want.data(), c.numel(), {});
     CHECK(values(op(in)) == want);
     // A transposed view runs the strided path through blocks: the same values, elementwise.
     CHECK(values(op(in.t()).t().contiguous()) == want);
