@@ -30,7 +30,7 @@ void exp_in_place(A* v, int64_t n) {
     static const VecLoop loop = vec_loop(VecFn::Exp);
     loop(v, v, n, {});
   } else {
-    static const VecLoop64 loop = vec_loop64(VecFn64::Exp);
+    static const VecLoop64 loop = vec_loop64(VecFn::Exp);
     loop(v, v, n, {});
   }
 }

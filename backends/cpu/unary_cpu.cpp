@@ -79,7 +79,7 @@ void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
 
 // fp64 through the vectorized fp64 loops (vec_loops.h): contiguous operands directly, strided
 // ones through blocks.
-void run_vec64(const IterationPlan& plan, VecFn64 fn, VecArgs64 args = {}) {
+void run_vec64(const IterationPlan& plan, VecFn fn, VecArgs64 args = {}) {
   const VecLoop64 loop = vec_loop64(fn);
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
     if (s[0] == sizeof(double) && s[1] == sizeof(double)) {
@@ -91,48 +91,9 @@ void run_vec64(const IterationPlan& plan, VecFn64 fn, VecArgs64 args = {}) {
   });
 }
 
-std::optional<VecFn64> vec_fn64(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Exp:
-      return VecFn64::Exp;
-    case UnaryOp::Log:
-      return VecFn64::Log;
-    case UnaryOp::Exp2:
-      return VecFn64::Exp2;
-    case UnaryOp::Log2:
-      return VecFn64::Log2;
-    case UnaryOp::Expm1:
-      return VecFn64::Expm1;
-    case UnaryOp::Log1p:
-      return VecFn64::Log1p;
-    case UnaryOp::Sigmoid:
-      return VecFn64::Sigmoid;
-    case UnaryOp::Silu:
-      return VecFn64::Silu;
-    case UnaryOp::Tanh:
-      return VecFn64::Tanh;
-    case UnaryOp::Erf:
-      return VecFn64::Erf;
-    case UnaryOp::Gelu:
-      return VecFn64::Gelu;
-    case UnaryOp::GeluTanh:
-      return VecFn64::GeluTanh;
-    case UnaryOp::Softplus:
-      return VecFn64::Softplus;
-    case UnaryOp::Sin:
-      return VecFn64::Sin;
-    case UnaryOp::Cos:
-      return VecFn64::Cos;
-    case UnaryOp::Tan:
-      return VecFn64::Tan;
-    default:
-      return std::nullopt;
-  }
-}
-
-// The functions with a vectorized fp32 loop, or nullopt. A CPU detail, so a table here rather
-// than a column of the rows, which every backend shares: an op listed here runs its row's functor
-// only for fp64.
+// The functions with vectorized loops (fp32, fp16 and bf16 through the fp32 loops, fp64 through
+// its own), or nullopt. A CPU detail, so a table here rather than a column of the rows, which
+// every backend shares.
 std::optional<VecFn> vec_fn(UnaryOp op) {
   switch (op) {
     case UnaryOp::Exp:
@@ -182,7 +143,7 @@ void unary_kernel(UnaryOp op, const IterationPlan& plan, const UnaryParams& para
       }
     }
     if constexpr (std::is_same_v<T, double>) {
-      if (const std::optional<VecFn64> fn = vec_fn64(op)) return run_vec64(plan, *fn, {k.a, k.b});
+      if (const std::optional<VecFn> fn = vec_fn(op)) return run_vec64(plan, *fn, {k.a, k.b});
     }
     switch (op) {
       // One case per row of dispatch/ops/unary_rows.h, for the dtypes the row's kind takes (the

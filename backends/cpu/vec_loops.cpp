@@ -142,45 +142,6 @@ template <VecFn F>
 }
 #endif
 
-template <template <VecFn> class Pick>
-VecLoop pick(VecFn fn) {
-  switch (fn) {
-    case VecFn::Exp:
-      return Pick<VecFn::Exp>::loop;
-    case VecFn::Expm1:
-      return Pick<VecFn::Expm1>::loop;
-    case VecFn::Log:
-      return Pick<VecFn::Log>::loop;
-    case VecFn::Log1p:
-      return Pick<VecFn::Log1p>::loop;
-    case VecFn::Sigmoid:
-      return Pick<VecFn::Sigmoid>::loop;
-    case VecFn::Silu:
-      return Pick<VecFn::Silu>::loop;
-    case VecFn::Tanh:
-      return Pick<VecFn::Tanh>::loop;
-    case VecFn::Erf:
-      return Pick<VecFn::Erf>::loop;
-    case VecFn::Gelu:
-      return Pick<VecFn::Gelu>::loop;
-    case VecFn::GeluTanh:
-      return Pick<VecFn::GeluTanh>::loop;
-    case VecFn::Softplus:
-      return Pick<VecFn::Softplus>::loop;
-    case VecFn::Sin:
-      return Pick<VecFn::Sin>::loop;
-    case VecFn::Cos:
-      return Pick<VecFn::Cos>::loop;
-    case VecFn::Tan:
-      return Pick<VecFn::Tan>::loop;
-    case VecFn::Exp2:
-      return Pick<VecFn::Exp2>::loop;
-    case VecFn::Log2:
-      return Pick<VecFn::Log2>::loop;
-  }
-  return nullptr;
-}
-
 template <VecFn F>
 struct Baseline {
   static constexpr VecLoop loop = &loop_baseline<F>;
@@ -226,11 +187,11 @@ bool cpu_has_f16c() { return false; }
 bool cpu_has_avx512bw() { return false; }
 #endif
 
-VecLoop vec_loop_baseline(VecFn fn) { return pick<Baseline>(fn); }
+VecLoop vec_loop_baseline(VecFn fn) { return pick_loop<Baseline>(fn); }
 
 VecLoop vec_loop_avx2(VecFn fn) {
 #if defined(__x86_64__)
-  if (cpu_has_avx2_fma()) return pick<Avx2>(fn);
+  if (cpu_has_avx2_fma()) return pick_loop<Avx2>(fn);
 #endif
   (void)fn;
   return nullptr;
@@ -238,7 +199,7 @@ VecLoop vec_loop_avx2(VecFn fn) {
 
 VecLoop vec_loop_avx512(VecFn fn) {
 #if defined(__x86_64__)
-  if (cpu_has_avx512f()) return pick<Avx512>(fn);
+  if (cpu_has_avx512f()) return pick_loop<Avx512>(fn);
 #endif
   (void)fn;
   return nullptr;

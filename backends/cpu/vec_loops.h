@@ -27,6 +27,51 @@ enum class VecFn {
   Exp2,
   Log2
 };
+// Every function, for the tests that go through them all (the fp64 loops have each one too).
+inline constexpr VecFn kAllVecFn[] = {
+    VecFn::Exp,  VecFn::Expm1,    VecFn::Log,      VecFn::Log1p, VecFn::Sigmoid, VecFn::Silu, VecFn::Tanh, VecFn::Erf,
+    VecFn::Gelu, VecFn::GeluTanh, VecFn::Softplus, VecFn::Sin,   VecFn::Cos,     VecFn::Tan,  VecFn::Exp2, VecFn::Log2};
+
+// Pick<F>::loop for the function fn names: the one switch over VecFn that turns a run-time
+// function into a compiled loop, for every copy of the fp32 and fp64 loops.
+template <template <VecFn> class Pick>
+auto pick_loop(VecFn fn) -> decltype(Pick<VecFn::Exp>::loop) {
+  switch (fn) {
+    case VecFn::Exp:
+      return Pick<VecFn::Exp>::loop;
+    case VecFn::Expm1:
+      return Pick<VecFn::Expm1>::loop;
+    case VecFn::Log:
+      return Pick<VecFn::Log>::loop;
+    case VecFn::Log1p:
+      return Pick<VecFn::Log1p>::loop;
+    case VecFn::Sigmoid:
+      return Pick<VecFn::Sigmoid>::loop;
+    case VecFn::Silu:
+      return Pick<VecFn::Silu>::loop;
+    case VecFn::Tanh:
+      return Pick<VecFn::Tanh>::loop;
+    case VecFn::Erf:
+      return Pick<VecFn::Erf>::loop;
+    case VecFn::Gelu:
+      return Pick<VecFn::Gelu>::loop;
+    case VecFn::GeluTanh:
+      return Pick<VecFn::GeluTanh>::loop;
+    case VecFn::Softplus:
+      return Pick<VecFn::Softplus>::loop;
+    case VecFn::Sin:
+      return Pick<VecFn::Sin>::loop;
+    case VecFn::Cos:
+      return Pick<VecFn::Cos>::loop;
+    case VecFn::Tan:
+      return Pick<VecFn::Tan>::loop;
+    case VecFn::Exp2:
+      return Pick<VecFn::Exp2>::loop;
+    case VecFn::Log2:
+      return Pick<VecFn::Log2>::loop;
+  }
+  return nullptr;
+}
 
 // softplus's parameters (unused by the others).
 struct VecArgs {
@@ -52,40 +97,18 @@ VecLoop vec_loop_avx512(VecFn fn);
 // The one kernels call: AVX-512, else AVX2, else the baseline.
 VecLoop vec_loop(VecFn fn);
 
-// fp64 (backends/cpu/vec_math_f64.h), contiguous in and out (vec_loops_f64.cpp). The AVX2 and
-// AVX-512 copies run the vectorized functions; the baseline, without 64-bit integer lanes, the C
-// library's (sigmoid, silu and the gelus, which it lacks, vec_math_f64.h's). sin, cos and tan beyond
-// vec64::kTrigMax take the C library's value in every copy.
-enum class VecFn64 {
-  Exp,
-  Log,
-  Exp2,
-  Log2,
-  Expm1,
-  Log1p,
-  Sigmoid,
-  Silu,
-  Tanh,
-  Erf,
-  Gelu,
-  GeluTanh,
-  Softplus,
-  Sin,
-  Cos,
-  Tan
-};
-inline constexpr VecFn64 kAllVecFn64[] = {VecFn64::Exp,      VecFn64::Log,   VecFn64::Exp2,    VecFn64::Log2,
-                                          VecFn64::Expm1,    VecFn64::Log1p, VecFn64::Sigmoid, VecFn64::Silu,
-                                          VecFn64::Tanh,     VecFn64::Erf,   VecFn64::Gelu,    VecFn64::GeluTanh,
-                                          VecFn64::Softplus, VecFn64::Sin,   VecFn64::Cos,     VecFn64::Tan};
-// softplus's arguments, as VecArgs for the fp32 loops.
+// fp64 (backends/cpu/vec_math_f64.h), every VecFn, contiguous in and out (vec_loops_f64.cpp). The
+// AVX2 and AVX-512 copies run the vectorized functions; the baseline, without 64-bit integer
+// lanes, the C library's (sigmoid, silu and the gelus, which it lacks, vec_math_f64.h's). sin, cos
+// and tan beyond vec64::kTrigMax take the C library's value in every copy. VecArgs64: softplus's
+// parameters, as VecArgs for the fp32 loops.
 struct VecArgs64 {
   double beta = 1, threshold = 20;
 };
 using VecLoop64 = void (*)(const double* in, double* out, int64_t n, VecArgs64 args);
-VecLoop64 vec_loop64_baseline(VecFn64 fn);
-VecLoop64 vec_loop64_avx2(VecFn64 fn);    // nullptr without AVX2 + FMA
-VecLoop64 vec_loop64_avx512(VecFn64 fn);  // nullptr without AVX-512F
-VecLoop64 vec_loop64(VecFn64 fn);
+VecLoop64 vec_loop64_baseline(VecFn fn);
+VecLoop64 vec_loop64_avx2(VecFn fn);    // nullptr without AVX2 + FMA
+VecLoop64 vec_loop64_avx512(VecFn fn);  // nullptr without AVX-512F
+VecLoop64 vec_loop64(VecFn fn);
 
 }  // namespace anatomy::cpu

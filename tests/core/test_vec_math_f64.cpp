@@ -15,8 +15,8 @@
 #include "test_util.h"
 
 using namespace anatomy;
-using anatomy::cpu::kAllVecFn64;
-using anatomy::cpu::VecFn64;
+using anatomy::cpu::kAllVecFn;
+using anatomy::cpu::VecFn;
 using anatomy::cpu::VecLoop64;
 using anatomy_test::values;
 
@@ -43,7 +43,7 @@ double ulp_error(double got, long double want) {
 }
 
 struct Function {
-  VecFn64 fn;
+  VecFn fn;
   const char* name;
   long double (*reference)(long double);
   double lo, hi;  // the uniform sweep; [0, 0]: random bit patterns of positive doubles
@@ -64,25 +64,25 @@ long double gelu_tanh_ref(long double x) {
 
 // The measured maxima (AVX-512 and AVX2 + FMA alike), rounded up: the test fails on a regression.
 const Function kFunctions[] = {
-    {VecFn64::Exp, "exp", expl, -746, 710, 0.8},
-    {VecFn64::Log, "log", logl, 0, 0, 0.9},
-    {VecFn64::Exp2, "exp2", exp2l, -1076, 1025, 0.8},
-    {VecFn64::Log2, "log2", log2l, 0, 0, 0.6},
-    {VecFn64::Expm1, "expm1", expm1l, -50, 710, 1.1},
-    {VecFn64::Log1p, "log1p", log1pl, -1, 1e6, 1.5},
-    {VecFn64::Sigmoid, "sigmoid", sigmoid_ref, -750, 750, 2.4},
-    {VecFn64::Silu, "silu", silu_ref, -750, 750, 2.7},
-    {VecFn64::Tanh, "tanh", tanhl, -25, 25, 2.3},
-    {VecFn64::Erf, "erf", erfl, -7, 7, 1.0},
-    {VecFn64::Gelu, "gelu", gelu_ref, -40, 40, 4.7},
-    {VecFn64::GeluTanh, "gelu_tanh", gelu_tanh_ref, -40, 40, 3.1},
-    {VecFn64::Softplus, "softplus", softplus_ref, -750, 40, 1.5},
-    {VecFn64::Sin, "sin", sinl, -kTrigMax, kTrigMax, 0.8},
-    {VecFn64::Cos, "cos", cosl, -kTrigMax, kTrigMax, 0.8},
-    {VecFn64::Tan, "tan", tanl, -kTrigMax, kTrigMax, 2.1},
+    {VecFn::Exp, "exp", expl, -746, 710, 0.8},
+    {VecFn::Log, "log", logl, 0, 0, 0.9},
+    {VecFn::Exp2, "exp2", exp2l, -1076, 1025, 0.8},
+    {VecFn::Log2, "log2", log2l, 0, 0, 0.6},
+    {VecFn::Expm1, "expm1", expm1l, -50, 710, 1.1},
+    {VecFn::Log1p, "log1p", log1pl, -1, 1e6, 1.5},
+    {VecFn::Sigmoid, "sigmoid", sigmoid_ref, -750, 750, 2.4},
+    {VecFn::Silu, "silu", silu_ref, -750, 750, 2.7},
+    {VecFn::Tanh, "tanh", tanhl, -25, 25, 2.3},
+    {VecFn::Erf, "erf", erfl, -7, 7, 1.0},
+    {VecFn::Gelu, "gelu", gelu_ref, -40, 40, 4.7},
+    {VecFn::GeluTanh, "gelu_tanh", gelu_tanh_ref, -40, 40, 3.1},
+    {VecFn::Softplus, "softplus", softplus_ref, -750, 40, 1.5},
+    {VecFn::Sin, "sin", sinl, -kTrigMax, kTrigMax, 0.8},
+    {VecFn::Cos, "cos", cosl, -kTrigMax, kTrigMax, 0.8},
+    {VecFn::Tan, "tan", tanl, -kTrigMax, kTrigMax, 2.1},
 };
 
-bool is_trig(VecFn64 fn) { return fn == VecFn64::Sin || fn == VecFn64::Cos || fn == VecFn64::Tan; }
+bool is_trig(VecFn fn) { return fn == VecFn::Sin || fn == VecFn::Cos || fn == VecFn::Tan; }
 
 // The sweep's arguments: uniform over the function's range plus small magnitudes of every binade
 // down to 2^-60 (or, for log and log2, random bit patterns of every positive double, subnormals
@@ -129,8 +129,8 @@ const std::vector<double> kSpecials = {0.0,        -0.0,
                                        kTrigMax,   2e6,
                                        1e22,       -3e300};
 
-void check_copy(VecLoop64 (*copy)(VecFn64), const char* name) {
-  if (copy(VecFn64::Exp) == nullptr) {
+void check_copy(VecLoop64 (*copy)(VecFn), const char* name) {
+  if (copy(VecFn::Exp) == nullptr) {
     MESSAGE("no " << name << " on this CPU: its loops do not run here");
     return;
   }
@@ -193,8 +193,8 @@ TEST_CASE("vec math fp64: exp2 of an integer and log2 of a power of two are exac
   std::vector<double> ints, powers;
   for (int k = -1074; k <= 1023; ++k) ints.push_back(k), powers.push_back(std::ldexp(1.0, k));
   std::vector<double> e(ints.size()), l(powers.size());
-  cpu::vec_loop64(VecFn64::Exp2)(ints.data(), e.data(), static_cast<int64_t>(ints.size()), {});
-  cpu::vec_loop64(VecFn64::Log2)(powers.data(), l.data(), static_cast<int64_t>(powers.size()), {});
+  cpu::vec_loop64(VecFn::Exp2)(ints.data(), e.data(), static_cast<int64_t>(ints.size()), {});
+  cpu::vec_loop64(VecFn::Log2)(powers.data(), l.data(), static_cast<int64_t>(powers.size()), {});
   for (size_t i = 0; i < ints.size(); ++i) {
     CAPTURE(ints[i]);
     CHECK(e[i] == powers[i]);
@@ -204,9 +204,9 @@ TEST_CASE("vec math fp64: exp2 of an integer and log2 of a power of two are exac
 
 TEST_CASE("vec math fp64: sin, cos and tan beyond the reduced range take the C library's value, in place too") {
   std::vector<double> x = {0.5, 2e6, -3.5e7, 1e300, kInf, -kInf, kNaN, kTrigMax, -7.25};
-  for (VecFn64 fn : {VecFn64::Sin, VecFn64::Cos, VecFn64::Tan}) {
+  for (VecFn fn : {VecFn::Sin, VecFn::Cos, VecFn::Tan}) {
     const auto libm = [fn](double v) {
-      return fn == VecFn64::Sin ? std::sin(v) : fn == VecFn64::Cos ? std::cos(v) : std::tan(v);
+      return fn == VecFn::Sin ? std::sin(v) : fn == VecFn::Cos ? std::cos(v) : std::tan(v);
     };
     CAPTURE(static_cast<int>(fn));
     std::vector<double> y = x;
@@ -228,28 +228,28 @@ TEST_CASE("vec math fp64: the operators' functions, contiguous and strided, are 
   manual_seed(5);
   const Tensor x = randn({300, 7}, DType::Float64) * 20.0;
   const Tensor pos = rand({300, 7}, DType::Float64) * 1e3;
-  const std::vector<std::pair<VecFn64, Tensor (*)(const Tensor&)>> ops = {
-      {VecFn64::Exp, [](const Tensor& t) { return exp(t); }},
-      {VecFn64::Log, [](const Tensor& t) { return log(t); }},
-      {VecFn64::Exp2, [](const Tensor& t) { return exp2(t); }},
-      {VecFn64::Log2, [](const Tensor& t) { return log2(t); }},
-      {VecFn64::Expm1, [](const Tensor& t) { return expm1(t); }},
-      {VecFn64::Log1p, [](const Tensor& t) { return log1p(t); }},
-      {VecFn64::Sigmoid, [](const Tensor& t) { return sigmoid(t); }},
-      {VecFn64::Silu, [](const Tensor& t) { return silu(t); }},
-      {VecFn64::Tanh, [](const Tensor& t) { return tanh(t); }},
-      {VecFn64::Erf, [](const Tensor& t) { return erf(t); }},
-      {VecFn64::Gelu, [](const Tensor& t) { return gelu(t); }},
-      {VecFn64::GeluTanh, [](const Tensor& t) { return gelu(t, "tanh"); }},
-      {VecFn64::Softplus, [](const Tensor& t) { return softplus(t); }},
-      {VecFn64::Sin, [](const Tensor& t) { return sin(t); }},
-      {VecFn64::Cos, [](const Tensor& t) { return cos(t); }},
-      {VecFn64::Tan, [](const Tensor& t) { return tan(t); }},
+  const std::vector<std::pair<VecFn, Tensor (*)(const Tensor&)>> ops = {
+      {VecFn::Exp, [](const Tensor& t) { return exp(t); }},
+      {VecFn::Log, [](const Tensor& t) { return log(t); }},
+      {VecFn::Exp2, [](const Tensor& t) { return exp2(t); }},
+      {VecFn::Log2, [](const Tensor& t) { return log2(t); }},
+      {VecFn::Expm1, [](const Tensor& t) { return expm1(t); }},
+      {VecFn::Log1p, [](const Tensor& t) { return log1p(t); }},
+      {VecFn::Sigmoid, [](const Tensor& t) { return sigmoid(t); }},
+      {VecFn::Silu, [](const Tensor& t) { return silu(t); }},
+      {VecFn::Tanh, [](const Tensor& t) { return tanh(t); }},
+      {VecFn::Erf, [](const Tensor& t) { return erf(t); }},
+      {VecFn::Gelu, [](const Tensor& t) { return gelu(t); }},
+      {VecFn::GeluTanh, [](const Tensor& t) { return gelu(t, "tanh"); }},
+      {VecFn::Softplus, [](const Tensor& t) { return softplus(t); }},
+      {VecFn::Sin, [](const Tensor& t) { return sin(t); }},
+      {VecFn::Cos, [](const Tensor& t) { return cos(t); }},
+      {VecFn::Tan, [](const Tensor& t) { return tan(t); }},
   };
-  CHECK(ops.size() == std::size(kAllVecFn64));
+  CHECK(ops.size() == std::size(kAllVecFn));
   for (const auto& [fn, op] : ops) {
     CAPTURE(static_cast<int>(fn));
-    const bool positive = fn == VecFn64::Log || fn == VecFn64::Log2 || fn == VecFn64::Log1p;
+    const bool positive = fn == VecFn::Log || fn == VecFn::Log2 || fn == VecFn::Log1p;
     const Tensor in = positive ? pos : x;
     std::vector<double> want(static_cast<size_t>(in.numel()));
     const Tensor c = in.contiguous();
