@@ -187,11 +187,11 @@ bool cpu_has_f16c() { return false; }
 bool cpu_has_avx512bw() { return false; }
 #endif
 
-VecLoop vec_loop_baseline(VecFn fn) { return pick_loop<Baseline>(fn); }
+VecLoop vec_loop_baseline(VecFn fn) { return pick_loop<VecLoop, Baseline>(fn); }
 
 VecLoop vec_loop_avx2(VecFn fn) {
 #if defined(__x86_64__)
-  if (cpu_has_avx2_fma()) return pick_loop<Avx2>(fn);
+  if (cpu_has_avx2_fma()) return pick_loop<VecLoop, Avx2>(fn);
 #endif
   (void)fn;
   return nullptr;
@@ -199,7 +199,7 @@ VecLoop vec_loop_avx2(VecFn fn) {
 
 VecLoop vec_loop_avx512(VecFn fn) {
 #if defined(__x86_64__)
-  if (cpu_has_avx512f()) return pick_loop<Avx512>(fn);
+  if (cpu_has_avx512f()) return pick_loop<VecLoop, Avx512>(fn);
 #endif
   (void)fn;
   return nullptr;

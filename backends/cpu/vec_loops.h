@@ -33,9 +33,12 @@ inline constexpr VecFn kAllVecFn[] = {
     VecFn::Gelu, VecFn::GeluTanh, VecFn::Softplus, VecFn::Sin,   VecFn::Cos,     VecFn::Tan,  VecFn::Exp2, VecFn::Log2};
 
 // Pick<F>::loop for the function fn names: the one switch over VecFn that turns a run-time
-// function into a compiled loop, for every copy of the fp32 and fp64 loops.
-template <template <VecFn> class Pick>
-auto pick_loop(VecFn fn) -> decltype(Pick<VecFn::Exp>::loop) {
+// function into a compiled loop, for every copy of the fp32 and fp64 loops. Loop is spelled out
+// (not deduced from Pick) so that it is part of the instantiation's name: the fp32 and fp64 files
+// each pass their own Baseline, Avx2 and Avx512, and an unoptimized build keeps the instantiations
+// as out-of-line functions, which must not share a name.
+template <typename Loop, template <VecFn> class Pick>
+Loop pick_loop(VecFn fn) {
   switch (fn) {
     case VecFn::Exp:
       return Pick<VecFn::Exp>::loop;

@@ -131,11 +131,11 @@ struct Avx512 {
 
 }  // namespace
 
-VecLoop64 vec_loop64_baseline(VecFn fn) { return pick_loop<Baseline>(fn); }
+VecLoop64 vec_loop64_baseline(VecFn fn) { return pick_loop<VecLoop64, Baseline>(fn); }
 
 VecLoop64 vec_loop64_avx2(VecFn fn) {
 #if defined(__x86_64__)
-  if (cpu_has_avx2_fma()) return pick_loop<Avx2>(fn);
+  if (cpu_has_avx2_fma()) return pick_loop<VecLoop64, Avx2>(fn);
 #endif
   (void)fn;
   return nullptr;
@@ -143,7 +143,7 @@ VecLoop64 vec_loop64_avx2(VecFn fn) {
 
 VecLoop64 vec_loop64_avx512(VecFn fn) {
 #if defined(__x86_64__)
-  if (cpu_has_avx512f()) return pick_loop<Avx512>(fn);
+  if (cpu_has_avx512f()) return pick_loop<VecLoop64, Avx512>(fn);
 #endif
   (void)fn;
   return nullptr;
