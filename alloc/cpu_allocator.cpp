@@ -103,12 +103,13 @@ void* allocate_large(size_t bytes) {
 // Each block starts with one aligned header line that records the requested size, so the free
 // can update the counters without a second allocation. The context is the block's base.
 void free_cpu(void* base) {
-  const BlockHeader header = *static_cast<BlockHeader*>(base);
-  Counters::add({-static_cast<int64_t>(header.nbytes), -1, 0});
-  const int c = small_class(header.nbytes);
-  if (c >= 0) return SmallBlocks::give(c, base);
-  add_reserved(-static_cast<int64_t>(block_bytes(header.nbytes)));
-  std::free(header.malloc_base);
+  const auto* header = static_cast<const BlockHeader*>(base);
+  const size_t nbytes = header->nbytes;
+  Counters::add({-static_cast<int64_t>(nbytes), -1, 0});
+  const int c = small_class(nbytes);
+  if (c >= 0) return SmallBlocks::give(c, base);  // a small block's header has no malloc_base
+  add_reserved(-static_cast<int64_t>(block_bytes(nbytes)));
+  std::free(header->malloc_base);
 }
 
 class CpuAllocator final : public Allocator {

@@ -47,10 +47,7 @@ class CudaMemory final : public Memory {
     tensors_[name] = zeros({bytes / 4}, TensorOptions().dtype(DType::Float32).device(device_));
   }
   void derive(const std::string& name, const std::string& from) override { tensors_[name] = tensors_.at(from) * 2; }
-  void drop(const std::string& name) override {
-    tensors_.erase(name);
-    cuda::synchronize(device_.index());
-  }
+  void drop(const std::string& name) override { tensors_.erase(name); }
   void empty_cache() override { cuda::empty_cache(); }
   int64_t allocated() const override { return cuda::memory_allocated(device_.index()); }
   int64_t reserved() const override { return cuda::memory_reserved(device_.index()); }

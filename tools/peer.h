@@ -79,6 +79,9 @@ class Peer {
 // The peer --peer names: nullptr for "" (no peer); "torch" in a build against libtorch. A
 // UsageError for a build without libtorch (how to build one) or any other name.
 std::unique_ptr<Peer> open_peer(const std::string& name);
+// PyTorch as the peer: peer_torch.cpp in a build against libtorch, else peer_unavailable.cpp's
+// UsageError.
+std::unique_ptr<Peer> make_torch_peer();
 // Checks the peer's result first (`error` of call.result() at most `tolerance`: ExperimentFailed
 // naming `group`, `name` and the engine otherwise), then times call.run() as the experiment times
 // its own calls on `device` (time_iterations with the common options' warm-up and iterations).

@@ -318,11 +318,7 @@ class TorchPeer final : public Peer {
 
 }  // namespace
 
-std::unique_ptr<Peer> open_peer(const std::string& name) {
-  if (name.empty()) return nullptr;
-  if (name != "torch") throw UsageError(fmt::format("--peer: '{}' is not a peer (torch)", name));
-  return std::make_unique<TorchPeer>();
-}
+std::unique_ptr<Peer> make_torch_peer() { return std::make_unique<TorchPeer>(); }
 
 std::string peer_available() { return std::string("torch ") + ANATOMY_TORCH_VERSION; }
 

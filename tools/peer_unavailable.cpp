@@ -7,9 +7,7 @@
 
 namespace anatomy::tools {
 
-std::unique_ptr<Peer> open_peer(const std::string& name) {
-  if (name.empty()) return nullptr;
-  if (name != "torch") throw UsageError(fmt::format("--peer: '{}' is not a peer (torch)", name));
+std::unique_ptr<Peer> make_torch_peer() {
   throw UsageError(
       "--peer torch: this gpu-anatomy was built without libtorch; configure with torch's CMake package on "
       "CMAKE_PREFIX_PATH (docs/cli.md, \"Beside PyTorch\")");

@@ -77,13 +77,10 @@ std::vector<Step> plan(bool quick, bool gpu) {
   return steps;
 }
 
-// The experiments with a --peer option (tools/peer.h).
-bool takes_peer(const Step& s) {
-  for (const char* e : {"contiguity-bench", "precision", "transfers", "streams", "overhead", "cpu-vs-gpu", "dlpack",
-                        "graphs", "memory-format"}) {
-    if (s.experiment == e) return true;
-  }
-  return false;
+// Whether the step's experiment has a --peer option (tools/peer.h), as its command line says.
+bool takes_peer(const CLI::App& root, const Step& s) {
+  const CLI::App* experiment = root.get_subcommand(s.chapter)->get_subcommand(s.experiment);
+  return experiment->get_option_no_throw("--peer") != nullptr;
 }
 
 // Runs this program again with `args`; returns its exit status (127 when it could not start).
@@ -101,7 +98,7 @@ int run_self(const std::vector<std::string>& args) {
 }
 
 // Runs the steps whose chapter is `only` (every step when empty); `what` names the run in errors.
-void run(const Options& o, const std::string& only, const std::string& what) {
+void run(const Options& o, const std::string& only, const std::string& what, const CLI::App& root) {
   const Device device = resolve_device(o.common.device, o.common.quiet);
   (void)open_peer(o.common.peer);  // a build without the peer fails here, before any experiment
   const std::filesystem::path dir =
@@ -135,7 +132,7 @@ void run(const Options& o, const std::string& only, const std::string& what) {
     fmt::print("\n##### gpu-anatomy {}\n", fmt::join(args.begin() + 1, args.end(), " "));
     args.insert(args.end(), {"--json", file});
     if (o.common.quiet && takes_device) args.push_back("--quiet");
-    if (!o.common.peer.empty() && takes_peer(s)) args.insert(args.end(), {"--peer", o.common.peer});
+    if (!o.common.peer.empty() && takes_peer(root, s)) args.insert(args.end(), {"--peer", o.common.peer});
     const int rc = run_self(args);
     if (rc != 0) {
       doc["failed"].push_back({{"chapter", s.chapter}, {"experiment", s.experiment}, {"exit_status", rc}});
@@ -164,7 +161,11 @@ void add_runner(CLI::App* cmd, const std::string& only, const std::string& what)
   cmd->add_option("--json", o->common.json, "write every report here, in one document");
   cmd->add_flag("--quiet", o->common.quiet, "no progress lines and no notes on stderr");
   cmd->add_option("--peer", o->common.peer, "torch: passed to every experiment that takes --peer");
-  cmd->callback([o, only, what] { run(*o, only, what); });
+  cmd->callback([o, only, what, cmd] {
+    const CLI::App* root = cmd;
+    while (root->get_parent() != nullptr) root = root->get_parent();
+    run(*o, only, what, *root);
+  });
 }
 
 void add_suite(CLI::App& app) {

@@ -418,6 +418,15 @@ def peer(tmp):
         return
     check(engine.startswith("torch "), f"c00: build.peer = {engine!r}")
     peer_on(tmp, "cpu", engine)
+    # The suite passes --peer to the experiments whose command line takes it.
+    path = os.path.join(tmp, "suite-peer.json")
+    rc, out, err = run("suite", "--quick", "--device", "cpu", "--peer", "torch", "--json", path, "--quiet")
+    if check(rc == 0, f"suite --peer torch: exit {rc}: {err.strip()}"):
+        with open(path) as f:
+            reports = {r["experiment"]: r for r in json.load(f)["reports"]}
+        for name in ("contiguity-bench", "precision", "cpu-vs-gpu", "memory-format"):
+            ms = reports[name]["measurements"]
+            check(ms and all("peer" in m for m in ms), f"suite --peer torch: {name} has torch's figures")
 
 
 def peer_gpu(tmp):

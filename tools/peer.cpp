@@ -1,10 +1,17 @@
-// The peer's workloads checked and timed as the experiments' own (tools/peer.h).
+// Opening the peer --peer names, and its workloads checked and timed as the experiments' own
+// (tools/peer.h).
 #include <fmt/format.h>
 
 #include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
+
+std::unique_ptr<Peer> open_peer(const std::string& name) {
+  if (name.empty()) return nullptr;
+  if (name != "torch") throw UsageError(fmt::format("--peer: '{}' is not a peer (torch)", name));
+  return make_torch_peer();
+}
 
 std::vector<double> time_peer(const std::string& group, const std::string& name, PeerCall& call, const Peer& peer,
                               const CommonOptions& o, Device device, const std::function<double(const Tensor&)>& error,
