@@ -172,7 +172,7 @@ std::vector<std::string> make_notes(const std::vector<Timed>& mm, const std::vec
       } else if (device.is_cuda()) {
         notes.push_back(fmt::format(
             "matmul: sliced_offset_view costs {:.2f}x contiguous, not the 2x seed 004 reports on an RTX 5070: "
-            "anatomy copies a misaligned operand into an aligned buffer before cuBLAS (docs/cuda.md), "
+            "anatomy copies a misaligned operand into a buffer of aligned, padded rows before cuBLAS (docs/cuda.md), "
             "one pass over A instead of slower tiles for the whole product",
             r));
       } else {

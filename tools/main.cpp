@@ -6,6 +6,7 @@
 //   memory (the allocator's message).
 #include <fmt/format.h>
 
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -143,6 +144,11 @@ int main(int argc, char** argv) {
     std::cerr << "gpu-anatomy: error: " << e.what() << "\n";
     return 1;
   } catch (const anatomy::Error& e) {
+    std::cerr << "gpu-anatomy: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    // Not the engine's nor the tool's (a library's: the standard library's, libtorch's beside
+    // --peer): still one line and exit status 1, never std::terminate.
     std::cerr << "gpu-anatomy: error: " << e.what() << "\n";
     return 1;
   }

@@ -73,12 +73,25 @@ Tensor to_anatomy(const at::Tensor& r, DType dtype, Device device) {
   return out;
 }
 
+// torch's refusal of a workload (an operator it lacks for a dtype, a shape it does not take) as
+// the experiment's failure, with torch's message without its C++ backtrace: exit status 1 and one
+// line, not an exception the tool does not know.
+template <class Fn>
+auto as_experiment_failure(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const c10::Error& e) {
+    const std::string message = e.what_without_backtrace();
+    throw ExperimentFailed(fmt::format("--peer torch: {}", message.substr(0, message.find('\n'))));
+  }
+}
+
 // A call whose workload is a function of no arguments returning torch's result.
 template <class Fn>
 class Call final : public PeerCall {
  public:
   Call(Fn fn, DType dtype, Device device) : fn_(std::move(fn)), dtype_(dtype), device_(device) {}
-  void run() override { last_ = fn_(); }
+  void run() override { last_ = as_experiment_failure(fn_); }
   Tensor result() override {
     if (!last_.defined()) run();
     return to_anatomy(last_, dtype_, device_);
@@ -119,7 +132,9 @@ class GraphedAdds final : public PeerCall {
     }
     side.synchronize();
   }
-  void run() override { graph_.replay(); }
+  void run() override {
+    as_experiment_failure([this] { graph_.replay(); });
+  }
   Tensor result() override { return to_anatomy(out_, dtype_, device_); }
 
  private:
@@ -145,6 +160,12 @@ class TorchPeer final : public Peer {
 
   std::unique_ptr<PeerCall> matmul(const Tensor& a, const Tensor& b) override {
     match_settings();
+    // The engine's int8 product returns int32 (dispatch/ops/matmul_checks.cpp); torch's matmul
+    // has no int8 kernel on CUDA and wraps in int8 on the CPU, so the int8 peer is torch's one
+    // int8-to-int32 product, _int_mm (matrices only; on CUDA m > 16 and k, n multiples of 8).
+    if (a.dtype() == DType::Int8 && b.dtype() == DType::Int8 && a.dim() == 2 && b.dim() == 2) {
+      return make_call([x = view_of(a), y = view_of(b)] { return at::_int_mm(x, y); }, DType::Int32, a.device());
+    }
     return make_call([x = view_of(a), y = view_of(b)] { return at::matmul(x, y); }, a.dtype(), a.device());
   }
 

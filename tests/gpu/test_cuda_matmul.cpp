@@ -147,6 +147,32 @@ TEST_CASE("cuda matmul: misaligned operands and outputs of a large product give 
   }
 }
 
+TEST_CASE(
+    "cuda matmul: odd leading dimensions of a large product are staged with padded rows and give the right values") {
+  ANATOMY_REQUIRE_GPU();
+  // x[:, 1:] of a (301, 302) tensor: address one element past alignment and K = 301, so the
+  // staged copy's rows are padded (Note [Misaligned cuBLAS operands]); an output view with an odd
+  // leading dimension is computed in a padded temporary; batches of odd sizes have odd batch
+  // strides.
+  for (DType d : kFloats) {
+    CAPTURE(name(d));
+    const Tensor base = uniform({301, 302}, d).to(kCuda);
+    const Tensor a = base.slice(1, 1, 302);  // (301, 301) at storage offset 1, rows 302 apart
+    const Tensor b = uniform({301, 299}, d).to(kCuda);
+    CHECK(relative_error(mm(a, b), reference(a, b)) < tolerance(d));
+    CHECK(relative_error(mm(b.t(), a.t()), reference(b.t(), a.t())) < tolerance(d));
+    Tensor out_storage = zeros({301, 300}, TensorOptions().dtype(d).device(kCuda));
+    const Tensor out = out_storage.slice(1, 1, 300);  // (301, 299), rows 300 apart, offset 1
+    mm_out(out, a, b);
+    CHECK(relative_error(out, reference(a, b)) < tolerance(d));
+    CHECK(out_storage.select(1, 0).abs().sum().item<double>() == 0.0);  // the column before the view
+    const Tensor x = uniform({3, 257, 261}, d).to(kCuda), y = uniform({3, 261, 263}, d).to(kCuda);
+    const Tensor c = uniform({3, 257, 263}, d).to(kCuda);
+    const Tensor ref = c.cpu().to(DType::Float64) * 0.5 + reference(x, y) * 2.0;
+    CHECK(relative_error(baddbmm(c, x, y, 0.5, 2.0), ref) < tolerance(d));
+  }
+}
+
 TEST_CASE("cuda matmul: bmm and baddbmm with broadcast and transposed batches") {
   ANATOMY_REQUIRE_GPU();
   for (const ProductSize& s : std::vector<ProductSize>{{9, 7, 5}, {40, 50, 45}}) {  // small, cuBLAS

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,24 @@ failures = []
 
 def run(*args):
     p = subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    err = p.stderr
+    if p.returncode < 0:
+        err += backtrace(args)
+    return p.returncode, p.stdout, err
+
+
+def backtrace(args):
+    """The stack of a run that a signal ended, from the same run under a debugger, so that a crash
+    on a machine where it cannot be rerun by hand (the GPU machines) arrives with its cause:
+    cuda-gdb there (it has no gdb), gdb elsewhere; nothing when neither is installed."""
+    debugger = shutil.which("cuda-gdb") or shutil.which("gdb")
+    if debugger is None:
+        return "\n(no cuda-gdb or gdb here for a backtrace)"
+    p = subprocess.run([debugger, "-batch", "-ex", "set pagination off", "-ex", "run", "-ex", "bt 40",
+                        "--args", TOOL, *args], capture_output=True, text=True, timeout=600)
+    lines = p.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if "received signal" in line), max(0, len(lines) - 60))
+    return f"\n---- the same run under {os.path.basename(debugger)}:\n" + "\n".join(lines[start:start + 60])
 
 
 def check(cond, what):
@@ -37,8 +55,13 @@ def check(cond, what):
 
 
 def validate(doc, what):
-    """Checks doc against the schema (jsonschema is imported here: the GPU machine may lack it)."""
-    import jsonschema
+    """Checks doc against the schema where jsonschema is installed (CI installs it; the GPU machine
+    may lack it, and there the schema check is left to the CPU tests)."""
+    try:
+        import jsonschema
+    except ImportError:
+        check(GROUP in ("gpu", "peer-gpu"), "jsonschema is not installed (scripts/setup.sh installs it)")
+        return
     try:
         jsonschema.validate(doc, SCHEMA)
     except jsonschema.ValidationError as e:
@@ -357,10 +380,7 @@ def gpu(tmp):
             doc = json.load(f)
         check(len(doc["reports"]) == count and doc["failed"] == [], f"{args} on cuda:0: {count} reports")
         check(all(r["device"] in ("cuda:0", "cpu") for r in doc["reports"]), f"{args}: the devices")
-        try:
-            validate(doc, f"{args} on cuda:0")
-        except ImportError:
-            print("jsonschema is not installed here: the schema check is left to the CPU tests")
+        validate(doc, f"{args} on cuda:0")
 
 
 def built_peer(tmp):

@@ -18,12 +18,15 @@
 // cuBLAS], gemm_small.h).
 //
 // Note [Misaligned cuBLAS operands]
-// An operand whose address is not a multiple of 16 bytes (a storage offset such as x[1:]) keeps
-// cuBLAS off its tensor-core kernels: PyTorch's fp16 2048^3 product runs 5.5x slower on an H200
-// that way. A large product therefore stages such an operand through an aligned contiguous copy
-// (and computes a misaligned c in an aligned temporary): the copy reads and writes the operand
-// once, a small price next to the product's O(n m k). Small products keep the operand as it is,
-// where an extra launch would cost more than the slower kernel.
+// An operand whose address or leading dimension is not a multiple of 16 bytes (a storage offset
+// such as x[:, 1:], an odd K in fp16) keeps cuBLAS off its tensor-core kernels: PyTorch's fp16
+// 2048^3 product of x[:, 1:] runs 4.8x slower than the aligned one on an H200, and so did this
+// engine's while its staging copy was contiguous (leading dimension K = 2047, odd). A large
+// product therefore stages such an operand through an aligned copy whose rows are padded to 16
+// bytes (a view of the first K columns of a wider buffer), and computes a c it could not write
+// aligned in such a temporary: the copy reads and writes the operand once, a small price next to
+// the product's O(n m k). Small products keep the operand as it is, where an extra launch would
+// cost more than the slower kernel.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -48,15 +51,29 @@ namespace {
 
 // Products at least this large (n * m * k multiply-adds) stage misaligned operands.
 constexpr double kStageMisalignedWork = 16777216.0;  // 256^3
-Tensor contiguous_copy(const Tensor& t) {
-  Tensor c = empty(t.sizes(), t.options());
-  c.copy_(t);
-  return c;
+// An empty [batch, rows, cols] tensor whose rows start every 16 bytes: the first `cols` columns of
+// a buffer as wide as cols rounded up to 16 bytes, so its address, leading dimension and batch
+// stride are all multiples of 16 bytes.
+Tensor padded_rows_like(const Tensor& t) {
+  const int64_t per_16 = static_cast<int64_t>(kGemmAlignment) / static_cast<int64_t>(element_size(t.dtype()));
+  const int64_t cols = t.sizes()[2], padded = (cols + per_16 - 1) / per_16 * per_16;
+  return empty({t.sizes()[0], t.sizes()[1], padded}, t.options()).slice(2, 0, cols);
+}
+
+// Whether cuBLAS's tensor-core kernels can read the operand as laid out: its address, leading
+// dimension and batch stride in multiples of 16 bytes (Note [Misaligned cuBLAS operands]).
+bool gemm_friendly(const GemmOperand& l) {
+  const auto bytes = [&](int64_t elements) { return elements * static_cast<int64_t>(element_size(l.t.dtype())); };
+  const int64_t batch_stride = l.t.sizes()[0] == 1 ? 0 : l.t.strides()[0];
+  return is_gemm_aligned(l.t) && bytes(l.ld) % static_cast<int64_t>(kGemmAlignment) == 0 &&
+         bytes(batch_stride) % static_cast<int64_t>(kGemmAlignment) == 0;
 }
 
 GemmOperand gemm_operand(const Tensor& t, bool stage_misaligned) {
-  if (auto l = cublas_layout(t); l && l->ld <= INT_MAX && !(stage_misaligned && !is_gemm_aligned(t))) return *l;
-  return *cublas_layout(contiguous_copy(t));
+  if (auto l = cublas_layout(t); l && l->ld <= INT_MAX && !(stage_misaligned && !gemm_friendly(*l))) return *l;
+  Tensor staged = stage_misaligned ? padded_rows_like(t) : empty(t.sizes(), t.options());
+  staged.copy_(t);
+  return *cublas_layout(staged);
 }
 
 void check_int(const char* what, int64_t v) {
@@ -100,16 +117,18 @@ void gemm_floating(const Tensor& c, const GemmOperand& a, const GemmOperand& b, 
   const cudaDataType_t type = cuda_data_type(dtype);
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
   const int lda = static_cast<int>(a.ld), ldb = static_cast<int>(b.ld);
+  // c's rows are m apart, or further in product_cuda's padded temporary.
+  const int ldc = static_cast<int>(c.strides()[1]);
   if (batches == 1) {
     ANATOMY_CUBLAS_CHECK(cublasGemmEx(h, b.op, a.op, im, in, ik, &al, b.t.data_ptr(), type, ldb, a.t.data_ptr(), type,
-                                      lda, &be, c.data_ptr(), type, im, compute, CUBLAS_GEMM_DEFAULT));
+                                      lda, &be, c.data_ptr(), type, ldc, compute, CUBLAS_GEMM_DEFAULT));
     return;
   }
   const int64_t sa = a.t.sizes()[0] == 1 ? 0 : a.t.strides()[0];
   const int64_t sb = b.t.sizes()[0] == 1 ? 0 : b.t.strides()[0];
-  ANATOMY_CUBLAS_CHECK(cublasGemmStridedBatchedEx(h, b.op, a.op, im, in, ik, &al, b.t.data_ptr(), type, ldb, sb,
-                                                  a.t.data_ptr(), type, lda, sa, &be, c.data_ptr(), type, im, n * m,
-                                                  static_cast<int>(batches), compute, CUBLAS_GEMM_DEFAULT));
+  ANATOMY_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+      h, b.op, a.op, im, in, ik, &al, b.t.data_ptr(), type, ldb, sb, a.t.data_ptr(), type, lda, sa, &be, c.data_ptr(),
+      type, ldc, c.strides()[0], static_cast<int>(batches), compute, CUBLAS_GEMM_DEFAULT));
 }
 
 void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
@@ -142,8 +161,8 @@ void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
   check_int("the batch count", batches);
   const bool stage = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k) >= kStageMisalignedWork;
   const GemmOperand ga = gemm_operand(a, stage), gb = gemm_operand(b, stage);
-  if (stage && !is_gemm_aligned(c)) {
-    Tensor tmp = empty(c.sizes(), c.options());
+  if (stage && !gemm_friendly(GemmOperand{c, CUBLAS_OP_N, m})) {
+    Tensor tmp = padded_rows_like(c);
     const bool use_c = beta.to<double>() != 0.0;
     if (use_c) tmp.copy_(c);
     gemm_floating(tmp, ga, gb, alpha, use_c ? beta : Scalar(0));
