@@ -21,8 +21,39 @@ SoftmaxPlan prepare_softmax(const char* op, const Tensor& self, int64_t dim, std
   return plan;
 }
 
+namespace {
+
+// The stride between consecutive rows of `cols` trailing elements when the last k dims are
+// contiguous among themselves and the leading dims step through the rows at one stride; nullopt
+// otherwise (the input is then copied).
+std::optional<int64_t> uniform_row_stride(const Tensor& t, int64_t k, int64_t cols) {
+  const IntArrayRef sizes = t.sizes(), strides = t.strides();
+  const int64_t dim = t.dim();
+  int64_t expected = 1;
+  for (int64_t i = dim - 1; i >= dim - k; --i) {
+    if (sizes[i] != 1 && strides[i] != expected) return std::nullopt;
+    expected *= sizes[i];
+  }
+  std::optional<int64_t> row_stride;
+  for (int64_t i = dim - k - 1; i >= 0; --i) {
+    if (sizes[i] == 1) continue;
+    if (!row_stride) {
+      row_stride = strides[i];
+      expected = strides[i] * sizes[i];
+    } else if (strides[i] != expected) {
+      return std::nullopt;
+    } else {
+      expected *= sizes[i];
+    }
+  }
+  return row_stride.value_or(cols);
+}
+
+}  // namespace
+
 RowNormPlan prepare_row_norm(const char* op, const Tensor& input, IntArrayRef normalized_shape,
-                             const std::optional<Tensor>& weight, const std::optional<Tensor>& bias) {
+                             const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                             bool strided_rows) {
   ANATOMY_CHECK(input.defined(), ValueError, "{}: the input is an undefined tensor", op);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   ANATOMY_CHECK(k >= 1, ValueError, "{}: normalized_shape must have at least one dim", op);
@@ -47,9 +78,12 @@ RowNormPlan prepare_row_norm(const char* op, const Tensor& input, IntArrayRef no
   RowNormPlan plan;
   plan.weight = param(weight, "weight");
   plan.bias = param(bias, "bias");
-  plan.input = input.contiguous();
   plan.out = empty(sizes, TensorOptions().dtype(input.dtype()).device(input.device()));
   for (int64_t i = 0; i < k; ++i) plan.cols *= normalized_shape[i];
+  const std::optional<int64_t> row_stride =
+      strided_rows && !input.is_contiguous() ? uniform_row_stride(input, k, plan.cols) : std::nullopt;
+  plan.input = row_stride ? input : input.contiguous();
+  plan.row_stride = row_stride.value_or(plan.cols);
   plan.rows = plan.cols == 0 ? 0 : input.numel() / plan.cols;
   for (int64_t i = 0; i < input.dim(); ++i) plan.stat_shape.push_back(i < input.dim() - k ? sizes[i] : 1);
   if (plan.cols == 0) {

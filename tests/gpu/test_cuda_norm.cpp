@@ -1,8 +1,8 @@
 // GPU tests of native_layer_norm (output, mean, rstd), layer_norm and rms_norm on CUDA against
 // the CPU: every floating dtype, with and without weight and bias, the three kernel shapes (a
 // warp per row, a block per row in registers, a looping block), row lengths that are not a
-// multiple of the 16-byte vector, misaligned (offset) inputs and weights, several normalized
-// dims, zero-size inputs, a large common offset, and gradients through autograd.
+// multiple of the 16-byte vector, misaligned (offset) inputs and weights, rows a stride apart,
+// several normalized dims, zero-size inputs, a large common offset, and gradients through autograd.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -109,6 +109,36 @@ TEST_CASE("cuda layer_norm and rms_norm: misaligned inputs and weights take the 
       auto [b, bg] = offset_rows(1, n, 3, d);
       check_norms(a, a.to(kCuda), {n}, w.view({n}), wg.view({n}), b.view({n}), bg.view({n}), "offset weight and bias");
     }
+  }
+}
+
+TEST_CASE("cuda layer_norm and rms_norm: rows a stride apart are read where they lie") {
+  ANATOMY_REQUIRE_GPU();
+  manual_seed(34);
+  // The CUDA plan keeps an input whose rows are contiguous and evenly spaced (no copy): x[:, 1:]
+  // (misaligned rows, scalar loads), x[:, 8:] (aligned rows longer than cols, vector loads where
+  // the stride allows), an expanded row (stride 0) and leading dims that collapse into one stride;
+  // leading dims that do not collapse are copied as before.
+  for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    CAPTURE(name(d));
+    for (int64_t n : {24, 512, 2047, 8192, 20000}) {  // warp, block and looping kernels
+      CAPTURE(n);
+      const Tensor base = randn({9, n + 8}, DType::Float32).mul(2).to(d), base_g = base.to(kCuda);
+      check_affine_variants(base.slice(1, 1, n + 1), base_g.slice(1, 1, n + 1), {n}, "x[:, 1:]");
+      check_affine_variants(base.slice(1, 8, n + 8), base_g.slice(1, 8, n + 8), {n}, "x[:, 8:]");
+      check_affine_variants(base.slice(0, 0, 9, 2).slice(1, 3, n + 3), base_g.slice(0, 0, 9, 2).slice(1, 3, n + 3), {n},
+                            "every other row, from column 3");
+      const Tensor row = randn({1, n}, DType::Float32).to(d);
+      check_affine_variants(row.expand({4, n}), row.to(kCuda).expand({4, n}), {n}, "one row expanded");
+      const Tensor cube = randn({3, 4, n + 3}, DType::Float32).to(d), cube_g = cube.to(kCuda);
+      check_affine_variants(cube.slice(2, 3, n + 3), cube_g.slice(2, 3, n + 3), {n}, "3-D, leading dims collapse");
+      check_affine_variants(cube.slice(2, 3, n + 3).transpose(0, 1), cube_g.slice(2, 3, n + 3).transpose(0, 1), {n},
+                            "3-D, leading dims transposed (copied)");
+    }
+    const Tensor wide = randn({5, 6, 7}, DType::Float32).to(d), wide_g = wide.to(kCuda);
+    check_affine_variants(wide.slice(0, 1, 5), wide_g.slice(0, 1, 5), {6, 7}, "two normalized dims, rows offset");
+    check_affine_variants(wide.slice(2, 1, 7), wide_g.slice(2, 1, 7), {6, 6},
+                          "two normalized dims, not dense (copied)");
   }
 }
 

@@ -9,16 +9,18 @@
 
 // ---- norm --------------------------------------------------------------------------------------
 // Launcher of the CUDA layer_norm and rms_norm kernels (norm.cu), called by norm_cuda.cpp with
-// the plan's contiguous rows x cols input (dispatch/ops/norm_plan.h).
+// the plan's rows x cols input, rows of contiguous values a stride apart (dispatch/ops/norm_plan.h).
 
 namespace anatomy::cuda {
 
 enum class RowNormKind : int8_t { Layer, Rms };
 
-// Every pointer is to `dtype` elements: input and out of rows x cols, weight and bias of cols
-// (null when absent; rms_norm has no bias), mean and rstd of rows (layer_norm only).
+// Every pointer is to `dtype` elements: input and out of rows x cols (the input's rows
+// input_row_stride apart, the output's contiguous), weight and bias of cols (null when absent;
+// rms_norm has no bias), mean and rstd of rows (layer_norm only).
 struct RowNormBuffers {
   const void* input = nullptr;
+  int64_t input_row_stride = 0;
   void* out = nullptr;
   const void* weight = nullptr;
   const void* bias = nullptr;

@@ -32,6 +32,7 @@ struct NormKernelArgs {
   T* rstd;
   int64_t rows, n;
   opmath_t<T> eps;
+  int64_t x_stride;  // elements from one row of x to the next (y's rows are n apart)
 };
 
 // y = ((x - shift) - correction) * rstd (then * w + b); rms_norm has no shift or correction.
@@ -95,7 +96,7 @@ __device__ __forceinline__ void norm_rows_in_registers(Group& g, const NormKerne
   const int n = static_cast<int>(a.n), rank = g.rank(), size = g.size();
   for (int64_t row = g.first_row(); row < a.rows; row += g.row_step()) {
     Regs r;
-    r.load(a.x + row * a.n, n, rank, size, A(0));
+    r.load(a.x + row * a.x_stride, n, rank, size, A(0));
     RowScale<A> s;
     if constexpr (Rms) {
       A q = 0;
@@ -152,7 +153,7 @@ __global__ void __launch_bounds__(kLoopThreads) norm_loop_kernel(NormKernelArgs<
   __shared__ double shared[2][64];
   BlockRowGroup g{shared};
   for (int64_t row = g.first_row(); row < a.rows; row += g.row_step()) {
-    const T* xr = a.x + row * a.n;
+    const T* xr = a.x + row * a.x_stride;
     RowScale<A> s;
     if constexpr (Rms) {
       A q = 0;
@@ -185,7 +186,7 @@ template <typename T, bool Rms>
 void launch_for(const NormKernelArgs<T>& a, cudaStream_t stream) {
   using A = opmath_t<T>;
   constexpr int kVec = kRowVec<T>;
-  const bool vec = row_vectorizable(a.n, kVec, {a.x, a.y, a.w, a.b});
+  const bool vec = row_vectorizable(a.n, kVec, {a.x, a.y, a.w, a.b}) && a.x_stride % kVec == 0;
   if (a.n <= kWarpRowCapacity<A>) {
     const unsigned grid = row_grid((a.rows + kRowWarpsPerBlock - 1) / kRowWarpsPerBlock);
     if (vec) norm_warp_kernel<T, kVec, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
@@ -222,7 +223,8 @@ void launch_row_norm(RowNormKind kind, DType dtype, const RowNormBuffers& b, int
                           static_cast<T*>(b.rstd),
                           rows,
                           cols,
-                          static_cast<opmath_t<T>>(eps)};
+                          static_cast<opmath_t<T>>(eps),
+                          b.input_row_stride};
       if (kind == RowNormKind::Rms) launch_for<T, true>(a, stream);
       else launch_for<T, false>(a, stream);
       return true;

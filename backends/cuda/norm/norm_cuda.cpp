@@ -1,6 +1,8 @@
 // CUDA: layer_norm (native_layer_norm: the output, each row's mean and 1/sqrt(var + eps)) and
-// rms_norm, over the CPU's plan (dispatch/ops/norm_plan.h: the input and parameters contiguous, of the
-// input's dtype, as rows x cols); the kernels are in norm.cu. Their derivatives are composites
+// rms_norm, over the CPU's plan (dispatch/ops/norm_plan.h: rows x cols, the parameters contiguous,
+// of the input's dtype); the kernels are in norm.cu. The kernels read rows a stride apart, so an
+// input such as x[:, 1:] (a storage offset, rows longer than cols) is read where it lies instead
+// of being copied first (c01 contiguity-bench's sliced view). Their derivatives are composites
 // (autograd/derivatives_nn.cpp), which run on CUDA as they are.
 #include <limits>
 #include <tuple>
@@ -21,7 +23,8 @@ const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
                                                           const std::optional<Tensor>& weight,
                                                           const std::optional<Tensor>& bias, double eps) {
-  RowNormPlan plan = prepare_row_norm("native_layer_norm", input, normalized_shape, weight, bias);
+  RowNormPlan plan =
+      prepare_row_norm("native_layer_norm", input, normalized_shape, weight, bias, /*strided_rows=*/true);
   const TensorOptions opts = TensorOptions().dtype(input.dtype()).device(input.device());
   Tensor mean = empty(plan.stat_shape, opts), rstd = empty(plan.stat_shape, opts);
   if (plan.rows == 0) return {plan.out, mean, rstd};
@@ -34,6 +37,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, I
   }
   RowNormBuffers b;
   b.input = plan.input.data_ptr();
+  b.input_row_stride = plan.row_stride;
   b.out = plan.out.data_ptr();
   b.weight = data_or_null(plan.weight);
   b.bias = data_or_null(plan.bias);
@@ -45,7 +49,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, I
 
 Tensor rms_norm_cuda(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                      std::optional<double> eps) {
-  RowNormPlan plan = prepare_row_norm("rms_norm", input, normalized_shape, weight, std::nullopt);
+  RowNormPlan plan = prepare_row_norm("rms_norm", input, normalized_shape, weight, std::nullopt, /*strided_rows=*/true);
   if (plan.out.numel() == 0) return plan.out;
   // The default eps is the input dtype's machine epsilon, as in PyTorch (and on the CPU).
   double e = 0;
@@ -57,6 +61,7 @@ Tensor rms_norm_cuda(const Tensor& input, IntArrayRef normalized_shape, const st
   DeviceGuard guard(input.device());
   RowNormBuffers b;
   b.input = plan.input.data_ptr();
+  b.input_row_stride = plan.row_stride;
   b.out = plan.out.data_ptr();
   b.weight = data_or_null(plan.weight);
   launch_row_norm(RowNormKind::Rms, input.dtype(), b, plan.rows, plan.cols, e, current_stream());
