@@ -2,7 +2,11 @@
 // strides suggest (contiguous (N, C, S) or channels innermost (N, S, C)) and the output is
 // written in that layout; statistics accumulate in fp64 with a two-pass variance (mean first,
 // then the squared deviations), so a large common offset does not cancel the variance away.
+// Every loop reads memory in order: batch norm's statistics of a channels_last input are column
+// sums over its (N * S) rows of C values, in blocks of rows whose partial sums are added in block
+// order (the same bits for any thread count), and the output is written row by row there.
 // The backward operators are the composites of dispatch/ops/channel_norm.cpp.
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <vector>
@@ -52,20 +56,86 @@ std::pair<double, double> moments(const T* x, int64_t outer, int64_t inner, cons
   return {mean, sq / count};
 }
 
-// y = x * scale(n, c) + shift(n, c) for every element, in the layout of `l`.
-template <typename T, typename Affine>
-void write_affine(const ChannelLayout& l, const T* x, T* y, const Affine& affine) {
+// y = x * scale[n * C + c] + shift[n * C + c] for every element, in the layout of `l`.
+template <typename T>
+void write_affine(const ChannelLayout& l, const T* x, T* y, const std::vector<double>& scale,
+                  const std::vector<double>& shift) {
+  if (l.channels_last) {
+    parallel_for(0, l.N * l.S, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.C, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t row = b; row < e; ++row) {
+                     const double* sc = scale.data() + row / l.S * l.C;
+                     const double* sh = shift.data() + row / l.S * l.C;
+                     const T* xr = x + row * l.C;
+                     T* yr = y + row * l.C;
+                     for (int64_t c = 0; c < l.C; ++c) yr[c] = convert<T>(convert<double>(xr[c]) * sc[c] + sh[c]);
+                   }
+                 });
+    return;
+  }
   parallel_for(0, l.N * l.C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.S, 1)),
                [&](int64_t b, int64_t e) {
                  for (int64_t nc = b; nc < e; ++nc) {
-                   const int64_t n = nc / l.C, c = nc % l.C;
-                   const auto [scale, shift] = affine(n, c);
-                   for (int64_t s = 0; s < l.S; ++s) {
-                     const int64_t i = l.at(n, c, s);
-                     y[i] = convert<T>(convert<double>(x[i]) * scale + shift);
+                   const double sc = scale[nc], sh = shift[nc];
+                   const T* xr = x + nc * l.S;
+                   T* yr = y + nc * l.S;
+                   for (int64_t s = 0; s < l.S; ++s) yr[s] = convert<T>(convert<double>(xr[s]) * sc + sh);
+                 }
+               });
+}
+
+// Rows of a channels_last input per block of batch norm's column sums: a fixed count, so that the
+// partial sums and the order they are added in do not depend on the thread count.
+constexpr int64_t kStatRowsPerBlock = 256;
+
+// Per-channel sums over the rows of a channels_last input of f(x, c) (x as a double), into `out`
+// (C values): each block of rows sums into its own C partials, added in block order.
+template <typename T, typename F>
+void column_sums(const ChannelLayout& l, const T* x, const F& f, std::vector<double>& out) {
+  const int64_t rows = l.N * l.S, C = l.C, blocks = (rows + kStatRowsPerBlock - 1) / kStatRowsPerBlock;
+  std::vector<double> partial(static_cast<size_t>(blocks * C), 0.0);
+  parallel_for(0, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(kStatRowsPerBlock * C, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t blk = b; blk < e; ++blk) {
+                   double* acc = partial.data() + blk * C;
+                   const int64_t end = std::min(rows, (blk + 1) * kStatRowsPerBlock);
+                   for (int64_t row = blk * kStatRowsPerBlock; row < end; ++row) {
+                     const T* xr = x + row * C;
+                     for (int64_t c = 0; c < C; ++c) acc[c] += f(convert<double>(xr[c]), c);
                    }
                  }
                });
+  out.assign(static_cast<size_t>(C), 0.0);
+  for (int64_t blk = 0; blk < blocks; ++blk)
+    for (int64_t c = 0; c < C; ++c) out[c] += partial[blk * C + c];
+}
+
+// Batch norm's per-channel mean and biased variance (two passes), either layout.
+template <typename T>
+void channel_moments(const ChannelLayout& l, const T* x, std::vector<double>& mean, std::vector<double>& var) {
+  const int64_t C = l.C;
+  const double count = static_cast<double>(l.N * l.S);
+  if (l.channels_last) {
+    column_sums(
+        l, x, [](double v, int64_t) { return v; }, mean);
+    for (double& m : mean) m /= count;
+    column_sums(
+        l, x,
+        [&](double v, int64_t c) {
+          const double d = v - mean[c];
+          return d * d;
+        },
+        var);
+    for (double& v : var) v /= count;
+    return;
+  }
+  mean.resize(C);
+  var.resize(C);
+  parallel_for(0, C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.N * l.S, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      std::tie(mean[c], var[c]) = moments(x, l.N, l.S, [&](int64_t n, int64_t s) { return (n * C + c) * l.S + s; });
+    }
+  });
 }
 
 Tensor3 native_batch_norm_kernel(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
@@ -81,25 +151,23 @@ Tensor3 native_batch_norm_kernel(const Tensor& input, const OptTensor& weight, c
     if constexpr (is_float_type<T>) {
       const T* x = static_cast<const T*>(l.x.data_ptr());
       if (training) {
-        parallel_for(
-            0, C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.N * l.S, 1)), [&](int64_t b, int64_t e) {
-              for (int64_t c = b; c < e; ++c) {
-                std::tie(mean[c], var[c]) = moments(x, l.N, l.S, [&](int64_t n, int64_t s) { return l.at(n, c, s); });
-              }
-            });
+        channel_moments(l, x, mean, var);
       } else {
         mean = to_doubles(a.running_mean, C, 0);
         var = to_doubles(a.running_var, C, 1);
       }
       const std::vector<double> w = to_doubles(a.weight, C, 1), bias_v = to_doubles(a.bias, C, 0);
-      std::vector<double> scale(C), shift(C);
+      // One row of C per sample (at least one, which an empty batch writes nothing with).
+      std::vector<double> scale(std::max<int64_t>(l.N, 1) * C), shift(std::max<int64_t>(l.N, 1) * C);
       for (int64_t c = 0; c < C; ++c) {
         scale[c] = w[c] / std::sqrt(var[c] + eps);
         shift[c] = bias_v[c] - mean[c] * scale[c];
       }
-      write_affine(l, x, static_cast<T*>(y.data_ptr()), [&](int64_t, int64_t c) {
-        return std::pair<double, double>{scale[c], shift[c]};
-      });
+      for (int64_t n = 1; n < l.N; ++n) {  // the same for every sample
+        std::copy(scale.begin(), scale.begin() + C, scale.begin() + n * C);
+        std::copy(shift.begin(), shift.begin() + C, shift.begin() + n * C);
+      }
+      write_affine(l, x, static_cast<T*>(y.data_ptr()), scale, shift);
     }
   });
   std::vector<double> invstd(C);
@@ -134,11 +202,15 @@ Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, c
                      }
                    });
       const std::vector<double> w = to_doubles(a.weight, C, 1), bias_v = to_doubles(a.bias, C, 0);
-      write_affine(l, x, static_cast<T*>(y.data_ptr()), [&](int64_t n, int64_t c) {
-        const int64_t ng = n * group + c / cpg;
-        const double scale = rstd[ng] * w[c];
-        return std::pair<double, double>{scale, bias_v[c] - mean[ng] * scale};
-      });
+      std::vector<double> scale(N * C), shift(N * C);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t c = 0; c < C; ++c) {
+          const int64_t ng = n * group + c / cpg;
+          scale[n * C + c] = rstd[ng] * w[c];
+          shift[n * C + c] = bias_v[c] - mean[ng] * scale[n * C + c];
+        }
+      }
+      write_affine(l, x, static_cast<T*>(y.data_ptr()), scale, shift);
     }
   });
   return {y, from_doubles(mean, {N, group}, a.stat), from_doubles(rstd, {N, group}, a.stat)};

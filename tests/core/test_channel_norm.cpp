@@ -75,6 +75,25 @@ TEST_CASE("batch_norm and group_norm keep the input's layout") {
             .is_contiguous());
 }
 
+TEST_CASE(
+    "batch_norm of a channels_last input over many row blocks: the contiguous values, the same bits for any thread "
+    "count") {
+  // 6 * 15 * 13 = 1170 rows of 40 channels: five blocks of the column sums, the last one partial.
+  const Tensor x = randn({6, 40, 15, 13}).mul(3).add(100), xl = channels_last_copy(x);
+  const Tensor w = randn({40}), b = randn({40});
+  const int threads = get_num_threads();
+  const Tensor y = batch_norm(x, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+  const auto [yl, mean, invstd] = native_batch_norm(xl, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+  CHECK(same_strides(yl, xl));
+  CHECK(allclose(y, yl, 1e-5, 1e-5));
+  set_num_threads(1);
+  const auto [yl1, mean1, invstd1] = native_batch_norm(xl, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+  set_num_threads(threads);
+  CHECK(equal(yl1, yl));
+  CHECK(equal(mean1, mean));
+  CHECK(equal(invstd1, invstd));
+}
+
 TEST_CASE("batch_norm and group_norm: gradients of a channels_last input match the contiguous ones") {
   const Tensor base = randn({2, 4, 3, 3}, DType::Float64);
   const Tensor go = randn({2, 4, 3, 3}, DType::Float64);
