@@ -5,7 +5,8 @@
 // Every loop reads memory in order: batch norm's statistics of a channels_last input are column
 // sums over its (N * S) rows of C values, in blocks of rows whose partial sums are added in block
 // order (the same bits for any thread count), and the output is written row by row there.
-// The backward operators are the composites of dispatch/ops/channel_norm.cpp.
+// batch_norm's backward has a kernel here too (two passes over memory); group_norm's is the
+// composite of dispatch/ops/channel_norm.cpp.
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/channel_norm_rules.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy::cpu {
 namespace {
@@ -88,26 +90,25 @@ void write_affine(const ChannelLayout& l, const T* x, T* y, const std::vector<do
 // partial sums and the order they are added in do not depend on the thread count.
 constexpr int64_t kStatRowsPerBlock = 256;
 
-// Per-channel sums over the rows of a channels_last input of f(x, c) (x as a double), into `out`
-// (C values): each block of rows sums into its own C partials, added in block order.
-template <typename T, typename F>
-void column_sums(const ChannelLayout& l, const T* x, const F& f, std::vector<double>& out) {
-  const int64_t rows = l.N * l.S, C = l.C, blocks = (rows + kStatRowsPerBlock - 1) / kStatRowsPerBlock;
-  std::vector<double> partial(static_cast<size_t>(blocks * C), 0.0);
-  parallel_for(0, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(kStatRowsPerBlock * C, 1)),
+// Column sums over `rows` rows of `width` accumulators (a channels_last tensor's N * S rows):
+// add_row(row, acc) adds row `row`'s terms into acc[0, width). Each block of rows sums into its
+// own partials, added in block order into `out` (width values).
+template <typename AddRow>
+void column_sums(int64_t rows, int64_t width, const AddRow& add_row, std::vector<double>& out) {
+  const int64_t blocks = (rows + kStatRowsPerBlock - 1) / kStatRowsPerBlock;
+  std::vector<double> partial(static_cast<size_t>(blocks * width), 0.0);
+  parallel_for(0, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(kStatRowsPerBlock * width, 1)),
                [&](int64_t b, int64_t e) {
                  for (int64_t blk = b; blk < e; ++blk) {
-                   double* acc = partial.data() + blk * C;
                    const int64_t end = std::min(rows, (blk + 1) * kStatRowsPerBlock);
                    for (int64_t row = blk * kStatRowsPerBlock; row < end; ++row) {
-                     const T* xr = x + row * C;
-                     for (int64_t c = 0; c < C; ++c) acc[c] += f(convert<double>(xr[c]), c);
+                     add_row(row, partial.data() + blk * width);
                    }
                  }
                });
-  out.assign(static_cast<size_t>(C), 0.0);
+  out.assign(static_cast<size_t>(width), 0.0);
   for (int64_t blk = 0; blk < blocks; ++blk)
-    for (int64_t c = 0; c < C; ++c) out[c] += partial[blk * C + c];
+    for (int64_t c = 0; c < width; ++c) out[c] += partial[blk * width + c];
 }
 
 // Batch norm's per-channel mean and biased variance (two passes), either layout.
@@ -117,13 +118,19 @@ void channel_moments(const ChannelLayout& l, const T* x, std::vector<double>& me
   const double count = static_cast<double>(l.N * l.S);
   if (l.channels_last) {
     column_sums(
-        l, x, [](double v, int64_t) { return v; }, mean);
+        l.N * l.S, C,
+        [&](int64_t row, double* acc) {
+          for (int64_t c = 0; c < C; ++c) acc[c] += convert<double>(x[row * C + c]);
+        },
+        mean);
     for (double& m : mean) m /= count;
     column_sums(
-        l, x,
-        [&](double v, int64_t c) {
-          const double d = v - mean[c];
-          return d * d;
+        l.N * l.S, C,
+        [&](int64_t row, double* acc) {
+          for (int64_t c = 0; c < C; ++c) {
+            const double d = convert<double>(x[row * C + c]) - mean[c];
+            acc[c] += d * d;
+          }
         },
         var);
     for (double& v : var) v /= count;
@@ -180,6 +187,111 @@ Tensor3 native_batch_norm_kernel(const Tensor& input, const OptTensor& weight, c
   return {y, save_mean, save_invstd};
 }
 
+// native_batch_norm_backward with the composite's checks and results (dispatch/ops/
+// channel_norm_rules.cpp, batch_norm_backward_formula) in two passes over memory: the per-channel
+// sums of g and g * xhat (xhat = (x - mean) * invstd), then dx = invstd * w * (g - sum(g) / M -
+// xhat * sum(g * xhat) / M) when training, g * w * invstd otherwise; in fp64.
+Tensor3 native_batch_norm_backward_kernel(const Tensor& grad_out, const Tensor& input, const OptTensor& weight,
+                                          const OptTensor& running_mean, const OptTensor& running_var,
+                                          const OptTensor& save_mean, const OptTensor& save_invstd, bool train,
+                                          double eps, IntArrayRef output_mask) {
+  const char* op = "native_batch_norm_backward";
+  check_output_mask(op, output_mask, 3);
+  const BatchNormArgs a = check_batch_norm_params(op, input, weight, std::nullopt, running_mean, running_var);
+  check_same_as_input(op, "grad_out", grad_out, input);
+  const ChannelLayout l = channel_layout(input);
+  const int64_t C = l.C;
+  std::vector<double> mean, invstd;
+  if (!train && a.running_mean.defined()) {
+    mean = to_doubles(a.running_mean, C, 0);
+    invstd = to_doubles(a.running_var, C, 1);
+    for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
+  } else {
+    mean = to_doubles(check_saved_stat(op, "save_mean", save_mean, input, C), C, 0);
+    invstd = to_doubles(check_saved_stat(op, "save_invstd", save_invstd, input, C), C, 1);
+  }
+  const std::vector<double> w = to_doubles(a.weight, C, 1);
+  const DType param = a.weight.defined() ? a.weight.dtype() : input.dtype();
+  const Tensor g = dense_in_layout(grad_out, l.channels_last);
+  const double count = static_cast<double>(l.N * l.S);
+  std::vector<double> sum_g(C, 0.0), sum_gx(C, 0.0);
+  Tensor dx;
+  if (output_mask[0]) dx = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
+  visit_dtype(input.dtype(), op, [&]<typename T>() {
+    if constexpr (is_float_type<T>) {
+      const T* x = static_cast<const T*>(l.x.data_ptr());
+      const T* gp = static_cast<const T*>(g.data_ptr());
+      const bool sums = output_mask[1] || output_mask[2] || (output_mask[0] && train);
+      if (sums && l.channels_last) {
+        // sum_g and sum_gx side by side: 2C accumulators a row.
+        std::vector<double> both;
+        column_sums(
+            l.N * l.S, 2 * C,
+            [&](int64_t row, double* acc) {
+              for (int64_t c = 0; c < C; ++c) {
+                const double gv = convert<double>(gp[row * C + c]);
+                acc[c] += gv;
+                acc[C + c] += gv * (convert<double>(x[row * C + c]) - mean[c]);
+              }
+            },
+            both);
+        for (int64_t c = 0; c < C; ++c) {
+          sum_g[c] = both[c];
+          sum_gx[c] = both[C + c] * invstd[c];
+        }
+      } else if (sums) {
+        parallel_for(0, C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.N * l.S, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t c = b; c < e; ++c) {
+                         double sg = 0, sgx = 0;
+                         for (int64_t n = 0; n < l.N; ++n) {
+                           const T* xr = x + (n * C + c) * l.S;
+                           const T* gr = gp + (n * C + c) * l.S;
+                           for (int64_t i = 0; i < l.S; ++i) {
+                             const double gv = convert<double>(gr[i]);
+                             sg += gv;
+                             sgx += gv * (convert<double>(xr[i]) - mean[c]);
+                           }
+                         }
+                         sum_g[c] = sg;
+                         sum_gx[c] = sgx * invstd[c];
+                       }
+                     });
+      }
+      if (!output_mask[0] || count == 0) return;
+      // dx = k1 * g + k2 * (x - mean) + k0, per channel.
+      std::vector<double> k1(C), k2(C), k0(C);
+      for (int64_t c = 0; c < C; ++c) {
+        const double rw = invstd[c] * w[c];
+        k1[c] = rw;
+        k2[c] = train ? -rw * invstd[c] * sum_gx[c] / count : 0.0;
+        k0[c] = train ? -rw * sum_g[c] / count : 0.0;
+      }
+      T* d = static_cast<T*>(dx.data_ptr());
+      const auto element = [&](int64_t i, int64_t c) {
+        return convert<T>(k1[c] * convert<double>(gp[i]) + k2[c] * (convert<double>(x[i]) - mean[c]) + k0[c]);
+      };
+      if (l.channels_last) {
+        parallel_for(0, l.N * l.S, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(C, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t row = b; row < e; ++row)
+                         for (int64_t c = 0; c < C; ++c) d[row * C + c] = element(row * C + c, c);
+                     });
+      } else {
+        parallel_for(0, l.N * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.S, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t nc = b; nc < e; ++nc)
+                         for (int64_t i = nc * l.S; i < (nc + 1) * l.S; ++i) d[i] = element(i, nc % C);
+                     });
+      }
+    }
+  });
+  Tensor dw, db;
+  if (output_mask[1]) dw = from_doubles(sum_gx, {C}, param);
+  if (output_mask[2]) db = from_doubles(sum_g, {C}, param);
+  return {dx, dw, db};
+}
+
 Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, const OptTensor& bias, int64_t N,
                                  int64_t C, int64_t HxW, int64_t group, double eps) {
   const char* op = "native_group_norm";
@@ -221,6 +333,8 @@ Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, c
 ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("native_batch_norm", dispatch::named_kernel(&native_batch_norm_kernel, "native_batch_norm"));
   m.impl("native_group_norm", dispatch::named_kernel(&native_group_norm_kernel, "native_group_norm"));
+  m.impl("native_batch_norm_backward",
+         dispatch::named_kernel(&native_batch_norm_backward_kernel, "native_batch_norm_backward"));
 }
 
 }  // namespace anatomy::cpu

@@ -1,6 +1,8 @@
 // batch_norm and group_norm: what the op table does not express. The running statistics'
 // in-place update, the layout of the results (channels_last in, channels_last out), devices that
 // differ, Meta, and mixed-precision gradients.
+#include <array>
+
 #include "anatomy/dispatch/dispatcher.h"
 #include "anatomy/dispatch/operator_entry.h"
 #include "anatomy/testing/layouts.h"
@@ -92,6 +94,24 @@ TEST_CASE(
   CHECK(equal(yl1, yl));
   CHECK(equal(mean1, mean));
   CHECK(equal(invstd1, invstd));
+  // The backward kernel's column sums too: against the contiguous input's, and at 1 thread.
+  const Tensor g = randn(x.sizes()), gl = channels_last_copy(g);
+  const std::array<bool, 3> all{true, true, true};
+  const auto [dx, dw, db] =
+      native_batch_norm_backward(g, x, w, std::nullopt, std::nullopt, mean, invstd, true, 1e-5, all);
+  const auto [dxl, dwl, dbl] =
+      native_batch_norm_backward(gl, xl, w, std::nullopt, std::nullopt, mean, invstd, true, 1e-5, all);
+  CHECK(same_strides(dxl, xl));
+  CHECK(allclose(dx, dxl, 1e-5, 1e-5));
+  CHECK(allclose(dw, dwl, 1e-5, 1e-5));
+  CHECK(allclose(db, dbl, 1e-5, 1e-5));
+  set_num_threads(1);
+  const auto [dxl1, dwl1, dbl1] =
+      native_batch_norm_backward(gl, xl, w, std::nullopt, std::nullopt, mean, invstd, true, 1e-5, all);
+  set_num_threads(threads);
+  CHECK(equal(dxl1, dxl));
+  CHECK(equal(dwl1, dwl));
+  CHECK(equal(dbl1, dbl));
 }
 
 TEST_CASE("batch_norm and group_norm: gradients of a channels_last input match the contiguous ones") {
