@@ -40,21 +40,46 @@ Tensor from_doubles(const std::vector<double>& v, IntArrayRef sizes, DType dtype
   return tensor(v, sizes, TensorOptions().dtype(DType::Float64)).to(dtype);
 }
 
-// The mean and biased variance of `count` values read by index(k, i) for k < outer, i < inner
-// (one statistic: the elements of channel c, or of one sample's group).
-template <typename T, typename Index>
-std::pair<double, double> moments(const T* x, int64_t outer, int64_t inner, const Index& index) {
-  const double count = static_cast<double>(outer * inner);
+// The sum of f(x[i]) over a contiguous run of n values, in eight independent lanes (an add need
+// not wait for the one before it, and the compiler may keep the lanes in vector registers), the
+// lanes added in a fixed order: the same bits wherever the run is summed.
+template <typename T, typename F>
+double run_sum(const T* x, int64_t n, const F& f) {
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) lane[k] += f(convert<double>(x[i + k]));
+  }
+  double tail = 0;
+  for (; i < n; ++i) tail += f(convert<double>(x[i]));
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) + tail;
+}
+
+// The sum of g[i] * (x[i] - center) over a contiguous run, in run_sum's lanes and order.
+template <typename T>
+double dot_run(const T* g, const T* x, int64_t n, double center) {
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) lane[k] += convert<double>(g[i + k]) * (convert<double>(x[i + k]) - center);
+  }
+  double tail = 0;
+  for (; i < n; ++i) tail += convert<double>(g[i]) * (convert<double>(x[i]) - center);
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) + tail;
+}
+
+// The mean and biased variance of the values in `runs` contiguous runs of `length` values, run k
+// starting at x + start(k) (one statistic: the elements of channel c, or of one sample's group).
+template <typename T, typename Start>
+std::pair<double, double> moments(const T* x, int64_t runs, int64_t length, const Start& start) {
+  const double count = static_cast<double>(runs * length);
   double s = 0;
-  for (int64_t k = 0; k < outer; ++k)
-    for (int64_t i = 0; i < inner; ++i) s += convert<double>(x[index(k, i)]);
+  for (int64_t k = 0; k < runs; ++k) s += run_sum(x + start(k), length, [](double v) { return v; });
   const double mean = s / count;
   double sq = 0;
-  for (int64_t k = 0; k < outer; ++k)
-    for (int64_t i = 0; i < inner; ++i) {
-      const double d = convert<double>(x[index(k, i)]) - mean;
-      sq += d * d;
-    }
+  for (int64_t k = 0; k < runs; ++k) {
+    sq += run_sum(x + start(k), length, [mean](double v) { return (v - mean) * (v - mean); });
+  }
   return {mean, sq / count};
 }
 
@@ -140,7 +165,7 @@ void channel_moments(const ChannelLayout& l, const T* x, std::vector<double>& me
   var.resize(C);
   parallel_for(0, C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.N * l.S, 1)), [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
-      std::tie(mean[c], var[c]) = moments(x, l.N, l.S, [&](int64_t n, int64_t s) { return (n * C + c) * l.S + s; });
+      std::tie(mean[c], var[c]) = moments(x, l.N, l.S, [&](int64_t n) { return (n * C + c) * l.S; });
     }
   });
 }
@@ -245,13 +270,11 @@ Tensor3 native_batch_norm_backward_kernel(const Tensor& grad_out, const Tensor& 
                        for (int64_t c = b; c < e; ++c) {
                          double sg = 0, sgx = 0;
                          for (int64_t n = 0; n < l.N; ++n) {
-                           const T* xr = x + (n * C + c) * l.S;
-                           const T* gr = gp + (n * C + c) * l.S;
-                           for (int64_t i = 0; i < l.S; ++i) {
-                             const double gv = convert<double>(gr[i]);
-                             sg += gv;
-                             sgx += gv * (convert<double>(xr[i]) - mean[c]);
-                           }
+                           const int64_t at = (n * C + c) * l.S;
+                           const T* xr = x + at;
+                           sg += run_sum(gp + at, l.S, [](double v) { return v; });
+                           // g * (x - mean) as a run over g's positions, x read beside it.
+                           sgx += dot_run(gp + at, xr, l.S, mean[c]);
                          }
                          sum_g[c] = sg;
                          sum_gx[c] = sgx * invstd[c];
@@ -307,8 +330,11 @@ Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, c
                    [&](int64_t b, int64_t e) {
                      for (int64_t ng = b; ng < e; ++ng) {
                        const int64_t n = ng / group, c0 = ng % group * cpg;
-                       const auto [m, v] =
-                           moments(x, cpg, l.S, [&](int64_t k, int64_t s) { return l.at(n, c0 + k, s); });
+                       // A group's values: one run of cpg * S (contiguous), or S runs of cpg
+                       // (channels_last).
+                       const auto [m, v] = l.channels_last
+                                               ? moments(x, l.S, cpg, [&](int64_t s) { return (n * l.S + s) * C + c0; })
+                                               : moments(x, 1, cpg * l.S, [&](int64_t) { return (n * C + c0) * l.S; });
                        mean[ng] = m;
                        rstd[ng] = 1.0 / std::sqrt(v + eps);
                      }
