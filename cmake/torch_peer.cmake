@@ -23,3 +23,12 @@ macro(anatomy_find_torch result)
     endif()
   endif()
 endmacro()
+
+# An executable linked against libtorch keeps what static archives bring private (the GPU
+# machines' /opt/gcc links libstdc++ statically): exported, the executable's copy of std::locale,
+# the streams and the rest would take the place of the system libstdc++'s inside libtorch, which
+# loads that one (gpu-anatomy built with -static-libstdc++ against libtorch exported 2351 std::
+# symbols). libanatomy does the same (CMakeLists.txt; docs/interop.md, "Importing beside torch").
+function(anatomy_keep_static_runtime_private target)
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")
+endfunction()
