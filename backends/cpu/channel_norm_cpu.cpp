@@ -5,8 +5,8 @@
 // Every loop reads memory in order: batch norm's statistics of a channels_last input are column
 // sums over its (N * S) rows of C values, in blocks of rows whose partial sums are added in block
 // order (the same bits for any thread count), and the output is written row by row there.
-// batch_norm's backward has a kernel here too (two passes over memory); group_norm's is the
-// composite of dispatch/ops/channel_norm.cpp.
+// The backward operators have kernels here too, two passes over memory each (the composites of
+// dispatch/ops/channel_norm.cpp serve the other backends and the double backward).
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -326,19 +326,50 @@ Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, c
   visit_dtype(input.dtype(), op, [&]<typename T>() {
     if constexpr (is_float_type<T>) {
       const T* x = static_cast<const T*>(l.x.data_ptr());
-      parallel_for(0, N * group, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cpg * l.S, 1)),
-                   [&](int64_t b, int64_t e) {
-                     for (int64_t ng = b; ng < e; ++ng) {
-                       const int64_t n = ng / group, c0 = ng % group * cpg;
-                       // A group's values: one run of cpg * S (contiguous), or S runs of cpg
-                       // (channels_last).
-                       const auto [m, v] = l.channels_last
-                                               ? moments(x, l.S, cpg, [&](int64_t s) { return (n * l.S + s) * C + c0; })
-                                               : moments(x, 1, cpg * l.S, [&](int64_t) { return (n * C + c0) * l.S; });
-                       mean[ng] = m;
-                       rstd[ng] = 1.0 / std::sqrt(v + eps);
-                     }
-                   });
+      if (l.channels_last) {
+        // A sample's S rows of C values: column sums (the lanes are the channels), added up per
+        // group; then the same for the squared deviations from the group's mean.
+        parallel_for(0, N, 1, [&](int64_t b, int64_t e) {
+          std::vector<double> col(C), centre(C);
+          for (int64_t n = b; n < e; ++n) {
+            const T* xn = x + n * l.S * C;
+            const double count = static_cast<double>(cpg * l.S);
+            std::fill(col.begin(), col.end(), 0.0);
+            for (int64_t s = 0; s < l.S; ++s)
+              for (int64_t c = 0; c < C; ++c) col[c] += convert<double>(xn[s * C + c]);
+            for (int64_t grp = 0; grp < group; ++grp) {
+              double sum = 0;
+              for (int64_t c = grp * cpg; c < (grp + 1) * cpg; ++c) sum += col[c];
+              mean[n * group + grp] = sum / count;
+            }
+            // Each channel's group mean, so that the loop over a row divides nothing.
+            for (int64_t c = 0; c < C; ++c) centre[c] = mean[n * group + c / cpg];
+            std::fill(col.begin(), col.end(), 0.0);
+            for (int64_t s = 0; s < l.S; ++s) {
+              for (int64_t c = 0; c < C; ++c) {
+                const double d = convert<double>(xn[s * C + c]) - centre[c];
+                col[c] += d * d;
+              }
+            }
+            for (int64_t grp = 0; grp < group; ++grp) {
+              double sq = 0;
+              for (int64_t c = grp * cpg; c < (grp + 1) * cpg; ++c) sq += col[c];
+              rstd[n * group + grp] = 1.0 / std::sqrt(sq / count + eps);
+            }
+          }
+        });
+      } else {
+        parallel_for(0, N * group, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cpg * l.S, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t ng = b; ng < e; ++ng) {
+                         // A group's values are one run of cpg * S.
+                         const int64_t n = ng / group, c0 = ng % group * cpg;
+                         const auto [m, v] = moments(x, 1, cpg * l.S, [&](int64_t) { return (n * C + c0) * l.S; });
+                         mean[ng] = m;
+                         rstd[ng] = 1.0 / std::sqrt(v + eps);
+                       }
+                     });
+      }
       const std::vector<double> w = to_doubles(a.weight, C, 1), bias_v = to_doubles(a.bias, C, 0);
       std::vector<double> scale(N * C), shift(N * C);
       for (int64_t n = 0; n < N; ++n) {
@@ -354,6 +385,121 @@ Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, c
   return {y, from_doubles(mean, {N, group}, a.stat), from_doubles(rstd, {N, group}, a.stat)};
 }
 
+// native_group_norm_backward with the composite's checks and results (group_norm_backward_formula
+// in dispatch/ops/channel_norm_rules.cpp), in fp64 from per-(sample, channel) sums: a = sum(g),
+// b = sum(g * (x - mean)) over the channel's S values. Then over a group of M = cpg * S values,
+// with r its rstd, P = sum(w a) and Q = r sum(w b): dx = r w g - r P / M - r^2 (x - mean) Q / M,
+// dw = sum over samples of r b, db = sum of a.
+Tensor3 native_group_norm_backward_kernel(const Tensor& grad_out, const Tensor& input, const Tensor& mean_t,
+                                          const Tensor& rstd_t, const OptTensor& weight, int64_t N, int64_t C,
+                                          int64_t HxW, int64_t group, IntArrayRef output_mask) {
+  const char* op = "native_group_norm_backward";
+  check_output_mask(op, output_mask, 3);
+  const GroupNormArgs a = check_group_norm(op, input, weight, std::nullopt, N, C, HxW, group);
+  check_same_as_input(op, "grad_out", grad_out, input);
+  check_group_stat(op, "mean", mean_t, input, N, group);
+  check_group_stat(op, "rstd", rstd_t, input, N, group);
+  const ChannelLayout l = channel_layout(input);
+  const int64_t cpg = C / group, S = l.S;
+  const std::vector<double> mean = to_doubles(mean_t.reshape({N * group}), N * group, 0);
+  const std::vector<double> rstd = to_doubles(rstd_t.reshape({N * group}), N * group, 1);
+  const std::vector<double> w = to_doubles(a.weight, C, 1);
+  const DType param = a.weight.defined() ? a.weight.dtype() : input.dtype();
+  const Tensor g = dense_in_layout(grad_out, l.channels_last);
+  // a and b per (sample, channel), laid out n * C + c.
+  std::vector<double> sum_g(N * C, 0.0), sum_gx(N * C, 0.0);
+  Tensor dx;
+  if (output_mask[0]) dx = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
+  visit_dtype(input.dtype(), op, [&]<typename T>() {
+    if constexpr (is_float_type<T>) {
+      const T* x = static_cast<const T*>(l.x.data_ptr());
+      const T* gp = static_cast<const T*>(g.data_ptr());
+      if (l.channels_last) {
+        // One sample's S rows of C values, summed row after row (the lanes are the channels).
+        parallel_for(0, N, 1, [&](int64_t b, int64_t e) {
+          std::vector<double> centre(C);
+          for (int64_t n = b; n < e; ++n) {
+            double* sg = sum_g.data() + n * C;
+            double* sgx = sum_gx.data() + n * C;
+            for (int64_t c = 0; c < C; ++c) centre[c] = mean[n * group + c / cpg];
+            for (int64_t s = 0; s < S; ++s) {
+              const int64_t row = (n * S + s) * C;
+              for (int64_t c = 0; c < C; ++c) {
+                const double gv = convert<double>(gp[row + c]);
+                sg[c] += gv;
+                sgx[c] += gv * (convert<double>(x[row + c]) - centre[c]);
+              }
+            }
+          }
+        });
+      } else {
+        parallel_for(0, N * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(S, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t nc = b; nc < e; ++nc) {
+                         const double m = mean[nc / C * group + nc % C / cpg];
+                         sum_g[nc] = run_sum(gp + nc * S, S, [](double v) { return v; });
+                         sum_gx[nc] = dot_run(gp + nc * S, x + nc * S, S, m);
+                       }
+                     });
+      }
+      if (!output_mask[0] || S == 0) return;
+      // dx = k1 * g + k2 * (x - mean) + k0 per (sample, channel).
+      const double M = static_cast<double>(cpg * S);
+      std::vector<double> k1(N * C), k2(N * C), k0(N * C), centre(N * C);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t grp = 0; grp < group; ++grp) {
+          const int64_t ng = n * group + grp;
+          const double r = rstd[ng];
+          double P = 0, Q = 0;
+          for (int64_t c = grp * cpg; c < (grp + 1) * cpg; ++c) {
+            P += w[c] * sum_g[n * C + c];
+            Q += w[c] * sum_gx[n * C + c];
+          }
+          Q *= r;
+          for (int64_t c = grp * cpg; c < (grp + 1) * cpg; ++c) {
+            k1[n * C + c] = r * w[c];
+            k2[n * C + c] = -r * r * Q / M;
+            k0[n * C + c] = -r * P / M;
+            centre[n * C + c] = mean[ng];
+          }
+        }
+      }
+      T* d = static_cast<T*>(dx.data_ptr());
+      const auto element = [&](int64_t i, int64_t nc) {
+        return convert<T>(k1[nc] * convert<double>(gp[i]) + k2[nc] * (convert<double>(x[i]) - centre[nc]) + k0[nc]);
+      };
+      if (l.channels_last) {
+        parallel_for(0, N * S, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(C, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t row = b; row < e; ++row) {
+                         const int64_t n = row / S;
+                         for (int64_t c = 0; c < C; ++c) d[row * C + c] = element(row * C + c, n * C + c);
+                       }
+                     });
+      } else {
+        parallel_for(0, N * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(S, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t nc = b; nc < e; ++nc)
+                         for (int64_t i = nc * S; i < (nc + 1) * S; ++i) d[i] = element(i, nc);
+                     });
+      }
+    }
+  });
+  Tensor dw, db;
+  if (output_mask[1] || output_mask[2]) {
+    std::vector<double> gw(C, 0.0), gb(C, 0.0);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t c = 0; c < C; ++c) {
+        gw[c] += rstd[n * group + c / cpg] * sum_gx[n * C + c];
+        gb[c] += sum_g[n * C + c];
+      }
+    }
+    if (output_mask[1]) dw = from_doubles(gw, {C}, param);
+    if (output_mask[2]) db = from_doubles(gb, {C}, param);
+  }
+  return {dx, dw, db};
+}
+
 }  // namespace
 
 ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
@@ -361,6 +507,8 @@ ANATOMY_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("native_group_norm", dispatch::named_kernel(&native_group_norm_kernel, "native_group_norm"));
   m.impl("native_batch_norm_backward",
          dispatch::named_kernel(&native_batch_norm_backward_kernel, "native_batch_norm_backward"));
+  m.impl("native_group_norm_backward",
+         dispatch::named_kernel(&native_group_norm_backward_kernel, "native_group_norm_backward"));
 }
 
 }  // namespace anatomy::cpu
