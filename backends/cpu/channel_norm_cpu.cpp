@@ -17,7 +17,6 @@
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/channel_norm_rules.h"
-#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy::cpu {
 namespace {
@@ -108,6 +107,32 @@ void write_affine(const ChannelLayout& l, const T* x, T* y, const std::vector<do
                    T* yr = y + nc * l.S;
                    for (int64_t s = 0; s < l.S; ++s) yr[s] = convert<T>(convert<double>(xr[s]) * sc + sh);
                  }
+               });
+}
+
+// The backward's input gradient dx = k1 * g + k2 * (x - centre) + k0, the coefficients per
+// (sample, channel) at n * C + c, in the layout of `l`.
+template <typename T>
+void write_input_gradient(const ChannelLayout& l, const T* x, const T* g, T* d, const std::vector<double>& k1,
+                          const std::vector<double>& k2, const std::vector<double>& k0,
+                          const std::vector<double>& centre) {
+  const auto element = [&](int64_t i, int64_t nc) {
+    return convert<T>(k1[nc] * convert<double>(g[i]) + k2[nc] * (convert<double>(x[i]) - centre[nc]) + k0[nc]);
+  };
+  if (l.channels_last) {
+    parallel_for(0, l.N * l.S, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.C, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t row = b; row < e; ++row) {
+                     const int64_t n = row / l.S;
+                     for (int64_t c = 0; c < l.C; ++c) d[row * l.C + c] = element(row * l.C + c, n * l.C + c);
+                   }
+                 });
+    return;
+  }
+  parallel_for(0, l.N * l.C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.S, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t nc = b; nc < e; ++nc)
+                   for (int64_t i = nc * l.S; i < (nc + 1) * l.S; ++i) d[i] = element(i, nc);
                });
 }
 
@@ -221,9 +246,8 @@ Tensor3 native_batch_norm_backward_kernel(const Tensor& grad_out, const Tensor& 
                                           const OptTensor& save_mean, const OptTensor& save_invstd, bool train,
                                           double eps, IntArrayRef output_mask) {
   const char* op = "native_batch_norm_backward";
-  check_output_mask(op, output_mask, 3);
-  const BatchNormArgs a = check_batch_norm_params(op, input, weight, std::nullopt, running_mean, running_var);
-  check_same_as_input(op, "grad_out", grad_out, input);
+  const BatchNormArgs a =
+      check_batch_norm_backward(op, grad_out, input, weight, running_mean, running_var, output_mask);
   const ChannelLayout l = channel_layout(input);
   const int64_t C = l.C;
   std::vector<double> mean, invstd;
@@ -282,31 +306,20 @@ Tensor3 native_batch_norm_backward_kernel(const Tensor& grad_out, const Tensor& 
                      });
       }
       if (!output_mask[0] || count == 0) return;
-      // dx = k1 * g + k2 * (x - mean) + k0, per channel.
-      std::vector<double> k1(C), k2(C), k0(C);
+      // dx = k1 * g + k2 * (x - mean) + k0, per channel (the same for every sample).
+      const int64_t samples = std::max<int64_t>(l.N, 1);
+      std::vector<double> k1(samples * C), k2(samples * C), k0(samples * C), centre(samples * C);
       for (int64_t c = 0; c < C; ++c) {
         const double rw = invstd[c] * w[c];
         k1[c] = rw;
         k2[c] = train ? -rw * invstd[c] * sum_gx[c] / count : 0.0;
         k0[c] = train ? -rw * sum_g[c] / count : 0.0;
+        centre[c] = mean[c];
       }
-      T* d = static_cast<T*>(dx.data_ptr());
-      const auto element = [&](int64_t i, int64_t c) {
-        return convert<T>(k1[c] * convert<double>(gp[i]) + k2[c] * (convert<double>(x[i]) - mean[c]) + k0[c]);
-      };
-      if (l.channels_last) {
-        parallel_for(0, l.N * l.S, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(C, 1)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t row = b; row < e; ++row)
-                         for (int64_t c = 0; c < C; ++c) d[row * C + c] = element(row * C + c, c);
-                     });
-      } else {
-        parallel_for(0, l.N * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.S, 1)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t nc = b; nc < e; ++nc)
-                         for (int64_t i = nc * l.S; i < (nc + 1) * l.S; ++i) d[i] = element(i, nc % C);
-                     });
+      for (std::vector<double>* k : {&k1, &k2, &k0, &centre}) {
+        for (int64_t n = 1; n < l.N; ++n) std::copy(k->begin(), k->begin() + C, k->begin() + n * C);
       }
+      write_input_gradient(l, x, gp, static_cast<T*>(dx.data_ptr()), k1, k2, k0, centre);
     }
   });
   Tensor dw, db;
@@ -394,11 +407,8 @@ Tensor3 native_group_norm_backward_kernel(const Tensor& grad_out, const Tensor& 
                                           const Tensor& rstd_t, const OptTensor& weight, int64_t N, int64_t C,
                                           int64_t HxW, int64_t group, IntArrayRef output_mask) {
   const char* op = "native_group_norm_backward";
-  check_output_mask(op, output_mask, 3);
-  const GroupNormArgs a = check_group_norm(op, input, weight, std::nullopt, N, C, HxW, group);
-  check_same_as_input(op, "grad_out", grad_out, input);
-  check_group_stat(op, "mean", mean_t, input, N, group);
-  check_group_stat(op, "rstd", rstd_t, input, N, group);
+  const GroupNormArgs a =
+      check_group_norm_backward(op, grad_out, input, mean_t, rstd_t, weight, N, C, HxW, group, output_mask);
   const ChannelLayout l = channel_layout(input);
   const int64_t cpg = C / group, S = l.S;
   const std::vector<double> mean = to_doubles(mean_t.reshape({N * group}), N * group, 0);
@@ -464,25 +474,7 @@ Tensor3 native_group_norm_backward_kernel(const Tensor& grad_out, const Tensor& 
           }
         }
       }
-      T* d = static_cast<T*>(dx.data_ptr());
-      const auto element = [&](int64_t i, int64_t nc) {
-        return convert<T>(k1[nc] * convert<double>(gp[i]) + k2[nc] * (convert<double>(x[i]) - centre[nc]) + k0[nc]);
-      };
-      if (l.channels_last) {
-        parallel_for(0, N * S, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(C, 1)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t row = b; row < e; ++row) {
-                         const int64_t n = row / S;
-                         for (int64_t c = 0; c < C; ++c) d[row * C + c] = element(row * C + c, n * C + c);
-                       }
-                     });
-      } else {
-        parallel_for(0, N * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(S, 1)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t nc = b; nc < e; ++nc)
-                         for (int64_t i = nc * S; i < (nc + 1) * S; ++i) d[i] = element(i, nc);
-                     });
-      }
+      write_input_gradient(l, x, gp, static_cast<T*>(dx.data_ptr()), k1, k2, k0, centre);
     }
   });
   Tensor dw, db;

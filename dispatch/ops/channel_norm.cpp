@@ -11,7 +11,6 @@
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/channel_norm_rules.h"
-#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy {
 namespace {
@@ -88,9 +87,8 @@ Tensor3 native_batch_norm_backward_composite(const Tensor& grad_out, const Tenso
                                              const OptTensor& save_mean, const OptTensor& save_invstd, bool train,
                                              double eps, IntArrayRef output_mask) {
   const char* op = "native_batch_norm_backward";
-  check_output_mask(op, output_mask, 3);
-  const BatchNormArgs a = check_batch_norm_params(op, input, weight, std::nullopt, running_mean, running_var);
-  check_same_as_input(op, "grad_out", grad_out, input);
+  const BatchNormArgs a =
+      check_batch_norm_backward(op, grad_out, input, weight, running_mean, running_var, output_mask);
   const int64_t C = input.size(1);
   const bool use_running = !train && a.running_mean.defined();
   Tensor mean, invstd;
@@ -110,11 +108,8 @@ Tensor3 native_group_norm_backward_composite(const Tensor& grad_out, const Tenso
                                              const Tensor& rstd, const OptTensor& weight, int64_t N, int64_t C,
                                              int64_t HxW, int64_t group, IntArrayRef output_mask) {
   const char* op = "native_group_norm_backward";
-  check_output_mask(op, output_mask, 3);
-  const GroupNormArgs a = check_group_norm(op, input, weight, std::nullopt, N, C, HxW, group);
-  check_same_as_input(op, "grad_out", grad_out, input);
-  check_group_stat(op, "mean", mean, input, N, group);
-  check_group_stat(op, "rstd", rstd, input, N, group);
+  const GroupNormArgs a =
+      check_group_norm_backward(op, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
   const std::vector<Tensor> g =
       group_norm_backward_formula(grad_out, input, a.weight, mean, rstd, group, mask_of(output_mask));
   return {g[0], g[1], g[2]};

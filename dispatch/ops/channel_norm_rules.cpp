@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy {
 namespace {
@@ -155,6 +156,26 @@ void check_group_stat(const char* op, const char* what, const Tensor& t, const T
   ANATOMY_CHECK(t.device() == input.device(), DeviceError, "{}: {} is on {} but the input is on {}", op, what,
                 t.device().str(), input.device().str());
   ANATOMY_CHECK(is_floating(t.dtype()), TypeError, "{}: {} must be floating point, got {}", op, what, name(t.dtype()));
+}
+
+BatchNormArgs check_batch_norm_backward(const char* op, const Tensor& grad_out, const Tensor& input,
+                                        const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean,
+                                        const std::optional<Tensor>& running_var, IntArrayRef output_mask) {
+  check_output_mask(op, output_mask, 3);
+  BatchNormArgs a = check_batch_norm_params(op, input, weight, std::nullopt, running_mean, running_var);
+  check_same_as_input(op, "grad_out", grad_out, input);
+  return a;
+}
+
+GroupNormArgs check_group_norm_backward(const char* op, const Tensor& grad_out, const Tensor& input, const Tensor& mean,
+                                        const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C,
+                                        int64_t HxW, int64_t group, IntArrayRef output_mask) {
+  check_output_mask(op, output_mask, 3);
+  GroupNormArgs a = check_group_norm(op, input, weight, std::nullopt, N, C, HxW, group);
+  check_same_as_input(op, "grad_out", grad_out, input);
+  check_group_stat(op, "mean", mean, input, N, group);
+  check_group_stat(op, "rstd", rstd, input, N, group);
+  return a;
 }
 
 void update_running_stats(const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,

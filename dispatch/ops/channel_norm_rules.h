@@ -72,6 +72,16 @@ Tensor check_saved_stat(const char* op, const char* what, const std::optional<Te
                         int64_t C);
 void check_group_stat(const char* op, const char* what, const Tensor& t, const Tensor& input, int64_t N, int64_t group);
 
+// The checks every backend's native_batch_norm_backward makes first: the output mask, the
+// parameters (batch_norm's, without a bias), grad_out like the input.
+BatchNormArgs check_batch_norm_backward(const char* op, const Tensor& grad_out, const Tensor& input,
+                                        const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean,
+                                        const std::optional<Tensor>& running_var, IntArrayRef output_mask);
+// Likewise for native_group_norm_backward, with its saved mean and rstd.
+GroupNormArgs check_group_norm_backward(const char* op, const Tensor& grad_out, const Tensor& input, const Tensor& mean,
+                                        const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C,
+                                        int64_t HxW, int64_t group, IntArrayRef output_mask);
+
 // Training's update of the running statistics in place (each in its own dtype and shape):
 // r = (1 - momentum) r + momentum s, the batch variance `var` (biased) made unbiased with
 // count / (count - 1). Nothing changes for an empty batch.

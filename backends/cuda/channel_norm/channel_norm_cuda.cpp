@@ -14,7 +14,6 @@
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/channel_norm_rules.h"
-#include "anatomy/dispatch/ops/norm_backward_plan.h"
 
 namespace anatomy::cuda {
 namespace {
@@ -99,9 +98,8 @@ Tensor3 native_batch_norm_backward_cuda(const Tensor& grad_out, const Tensor& in
                                         const OptTensor& save_mean, const OptTensor& save_invstd, bool train,
                                         double eps, IntArrayRef output_mask) {
   const char* op = "native_batch_norm_backward";
-  check_output_mask(op, output_mask, 3);
-  const BatchNormArgs a = check_batch_norm_params(op, input, weight, std::nullopt, running_mean, running_var);
-  check_same_as_input(op, "grad_out", grad_out, input);
+  const BatchNormArgs a =
+      check_batch_norm_backward(op, grad_out, input, weight, running_mean, running_var, output_mask);
   const ChannelLayout l = channel_layout(input);
   Tensor mean, invstd;
   if (!train && a.running_mean.defined()) {
