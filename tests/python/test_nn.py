@@ -175,6 +175,112 @@ def test_linear_and_functional():
     np.testing.assert_allclose(arr(F.log_softmax(x, -1)), ref.log_softmax(arr(x)), rtol=1e-5, atol=1e-6)
 
 
+def _softplus(x, beta=1.0, threshold=20.0):
+    return np.where(beta * x > threshold, x, np.log1p(np.exp(beta * x)) / beta)
+
+
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+# (module, functional call, NumPy formula): torch.nn's definitions of each activation.
+ACTIVATIONS = [
+    (nn.SiLU(), F.silu, lambda x: x / (1 + np.exp(-x))),
+    (nn.Sigmoid(), F.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+    (nn.Tanh(), F.tanh, np.tanh),
+    (nn.Softplus(), F.softplus, _softplus),
+    (nn.Softplus(beta=2.0, threshold=1.0), lambda x: F.softplus(x, 2.0, 1.0), lambda x: _softplus(x, 2.0, 1.0)),
+    (nn.ELU(), F.elu, lambda x: np.where(x > 0, x, np.expm1(x))),
+    (nn.ELU(alpha=0.5), lambda x: F.elu(x, 0.5), lambda x: np.where(x > 0, x, 0.5 * np.expm1(x))),
+    (nn.SELU(), F.selu, lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(x))),
+    (nn.LeakyReLU(0.2), lambda x: F.leaky_relu(x, 0.2), lambda x: np.where(x > 0, x, 0.2 * x)),
+    (nn.Hardtanh(-0.5, 0.7), lambda x: F.hardtanh(x, -0.5, 0.7), lambda x: np.clip(x, -0.5, 0.7)),
+    (nn.ReLU6(), F.relu6, lambda x: np.clip(x, 0, 6)),
+    (nn.Mish(), F.mish, lambda x: x * np.tanh(np.log1p(np.exp(x)))),
+    (nn.Hardswish(), F.hardswish, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    (nn.Hardsigmoid(), F.hardsigmoid, lambda x: np.clip(x + 3, 0, 6) / 6),
+]
+
+
+@pytest.mark.parametrize("module,function,formula", ACTIVATIONS,
+                         ids=lambda v: repr(v) if isinstance(v, nn.Module) else "")
+def test_activations_match_their_formulas(module, function, formula):
+    x = anatomy.randn(5, 7) * 4
+    want = formula(arr(x).astype(np.float64))
+    np.testing.assert_allclose(arr(module(x)), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(arr(function(x)), want, rtol=1e-5, atol=1e-6)
+    # Differentiable through the module, as the operator's derivative says.
+    xg = x.detach().requires_grad_(True)
+    module(xg).sum().backward()
+    assert xg.grad is not None and xg.grad.shape == x.shape
+
+
+def test_inplace_activations_write_into_their_input():
+    for module, formula in [(nn.SiLU(inplace=True), lambda x: x / (1 + np.exp(-x))),
+                            (nn.ELU(inplace=True), lambda x: np.where(x > 0, x, np.expm1(x))),
+                            (nn.LeakyReLU(inplace=True), lambda x: np.where(x > 0, x, 0.01 * x)),
+                            (nn.Hardtanh(inplace=True), lambda x: np.clip(x, -1, 1)),
+                            (nn.ReLU6(inplace=True), lambda x: np.clip(x, 0, 6)),
+                            (nn.SELU(inplace=True),
+                             lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(x))),
+                            (nn.Mish(inplace=True), lambda x: x * np.tanh(np.log1p(np.exp(x)))),
+                            (nn.Hardswish(inplace=True), lambda x: x * np.clip(x + 3, 0, 6) / 6),
+                            (nn.Hardsigmoid(inplace=True), lambda x: np.clip(x + 3, 0, 6) / 6)]:
+        x = anatomy.randn(3, 4) * 4
+        want = formula(arr(x).astype(np.float64))
+        y = module(x)
+        np.testing.assert_allclose(arr(x), want, rtol=1e-5, atol=1e-6, err_msg=repr(module))
+        assert y.data_ptr() == x.data_ptr()
+
+
+def test_activation_reprs_and_bad_options():
+    assert repr(nn.SiLU()) == "SiLU()"
+    assert repr(nn.SiLU(inplace=True)) == "SiLU(inplace=True)"
+    assert repr(nn.Softmax(dim=1)) == "Softmax(dim=1)"
+    assert repr(nn.LogSoftmax(dim=-1)) == "LogSoftmax(dim=-1)"
+    assert repr(nn.Softplus()) == "Softplus(beta=1.0, threshold=20.0)"
+    assert repr(nn.ELU()) == "ELU(alpha=1.0)"
+    assert repr(nn.LeakyReLU(0.2, inplace=True)) == "LeakyReLU(negative_slope=0.2, inplace=True)"
+    assert repr(nn.Hardtanh()) == "Hardtanh(min_val=-1.0, max_val=1.0)"
+    assert repr(nn.Tanh()) == "Tanh()"
+    with pytest.raises(ValueError, match="min_val"):
+        nn.Hardtanh(1.0, -1.0)
+    with pytest.raises(ValueError, match="min_val"):
+        F.hardtanh(anatomy.zeros(2), 1.0, -1.0)
+    x = anatomy.randn(4, 3)
+    np.testing.assert_allclose(arr(nn.Softmax(dim=1)(x)), ref.softmax(arr(x)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(arr(nn.LogSoftmax(dim=1)(x)), ref.log_softmax(arr(x)), rtol=1e-5, atol=1e-6)
+
+
+def test_rms_norm_module_and_functional():
+    x = anatomy.randn(4, 6)
+    m = nn.RMSNorm(6)
+    assert [n for n, _ in m.named_parameters()] == ["weight"] and arr(m.weight).tolist() == [1.0] * 6
+    assert repr(m) == "RMSNorm((6,), eps=None, elementwise_affine=True)"
+    with anatomy.no_grad():
+        m.weight.copy_(anatomy.arange(6, dtype=anatomy.float32) * 0.5 + 0.25)
+    a, w = arr(x).astype(np.float64), arr(m.weight).astype(np.float64)
+    eps = float(np.finfo(np.float32).eps)
+    want = a / np.sqrt((a * a).mean(-1, keepdims=True) + eps) * w
+    np.testing.assert_allclose(arr(m(x)), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(arr(F.rms_norm(x, 6, m.weight, 1e-3)),
+                               a / np.sqrt((a * a).mean(-1, keepdims=True) + 1e-3) * w, rtol=1e-5, atol=1e-6)
+    assert list(nn.RMSNorm((2, 3), elementwise_affine=False).parameters()) == []
+
+
+def test_module_dict_registers_its_modules_by_key():
+    d = nn.ModuleDict({"enc": nn.Linear(3, 4), "dec": nn.Linear(4, 3)})
+    d["act"] = nn.ReLU()
+    assert list(d.keys()) == ["enc", "dec", "act"] and len(d) == 3 and "enc" in d
+    assert [n for n, _ in d.named_parameters()] == ["enc.weight", "enc.bias", "dec.weight", "dec.bias"]
+    assert sorted(d.state_dict()) == ["dec.bias", "dec.weight", "enc.bias", "enc.weight"]
+    assert isinstance(d.pop("act"), nn.ReLU) and list(d) == ["enc", "dec"]
+    x = anatomy.randn(2, 3)
+    assert d["dec"](d["enc"](x)).shape == (2, 3)
+    del d["dec"]
+    assert list(d.keys()) == ["enc"]
+    with pytest.raises(KeyError):
+        d["missing"]
+
+
 def test_embedding_padding_row_gets_no_gradient():
     m = nn.Embedding(5, 3, padding_idx=-1)
     assert m.padding_idx == 4 and arr(m.weight)[4].tolist() == [0, 0, 0]

@@ -52,11 +52,81 @@ def relu(input, inplace=False):  # noqa: A002
     return _aten.relu_(input) if inplace else _aten.relu(input)
 
 
+def silu(input, inplace=False):  # noqa: A002
+    """x * sigmoid(x); inplace=True writes it into input."""
+    return _aten.silu_(input) if inplace else _aten.silu(input)
+
+
+def sigmoid(input):  # noqa: A002
+    """1 / (1 + exp(-x))."""
+    return _aten.sigmoid(input)
+
+
+def tanh(input):  # noqa: A002
+    """The hyperbolic tangent."""
+    return _aten.tanh(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
+    return _aten.softplus(input, beta, threshold)
+
+
+def elu(input, alpha=1.0, inplace=False):  # noqa: A002
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere."""
+    return _aten.elu_(input, alpha) if inplace else _aten.elu(input, alpha)
+
+
+def selu(input, inplace=False):  # noqa: A002
+    """elu with alpha 1.6732632423543772 and scale 1.0507009873554805."""
+    return _aten.selu_(input) if inplace else _aten.selu(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
+    """x where x > 0, negative_slope * x elsewhere."""
+    return _aten.leaky_relu_(input, negative_slope) if inplace else _aten.leaky_relu(input, negative_slope)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+    """x clamped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
+    return _aten.hardtanh_(input, min_val, max_val) if inplace else _aten.hardtanh(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):  # noqa: A002
+    """x clamped to [0, 6]."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def mish(input, inplace=False):  # noqa: A002
+    """x * tanh(softplus(x))."""
+    return _aten.mish_(input) if inplace else _aten.mish(input)
+
+
+def hardswish(input, inplace=False):  # noqa: A002
+    """x * relu6(x + 3) / 6."""
+    return _aten.hardswish_(input) if inplace else _aten.hardswish(input)
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002
+    """relu6(x + 3) / 6."""
+    return _aten.hardsigmoid_(input) if inplace else _aten.hardsigmoid(input)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # noqa: A002
     """Normalizes over the last len(normalized_shape) dimensions."""
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
     return _aten.layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+    """x / sqrt(mean(x^2) + eps) over the last len(normalized_shape) dims, times weight; eps
+    defaults to the dtype's machine epsilon, as in PyTorch."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    return _aten.rms_norm(input, list(normalized_shape), weight, eps)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002

@@ -1,11 +1,11 @@
-"""LayerNorm and GroupNorm (weight ones, bias zeros, as PyTorch's)."""
+"""LayerNorm, RMSNorm and GroupNorm (weight ones, bias zeros, as PyTorch's)."""
 
 from . import functional as F
 from . import init
 from ._factory import check_size, new_parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "RMSNorm", "GroupNorm"]
 
 
 class LayerNorm(Module):
@@ -31,6 +31,32 @@ class LayerNorm(Module):
 
     def forward(self, input):  # noqa: A002
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class RMSNorm(Module):
+    """Divides by the root mean square over the last len(normalized_shape) dims, then scales; eps
+    None is the dtype's machine epsilon, as torch.nn.RMSNorm's."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        weight = new_parameter(self.normalized_shape, device, dtype) if elementwise_affine else None
+        self.register_parameter("weight", weight)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input):  # noqa: A002
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
