@@ -79,7 +79,7 @@ void print_text(const json& j) {
   std::string archs = j["build"]["cuda_architectures"];
   fmt::print("anatomy {}\n", j["anatomy_version"].get<std::string>());
   fmt::print("build: CUDA {}; --peer torch {}\n", kWithCuda ? fmt::format("on (architectures: {})", archs) : "off",
-             j["build"]["peer"].is_null() ? "off (built without libtorch)"
+             j["build"]["peer"].is_null() ? "off (built without libtorch, or its module is not beside the tool)"
                                           : "on (" + j["build"]["peer"].get<std::string>() + ")");
   fmt::print("cpu: {}, {} logical cores, {} intra-op threads\n", j["cpu"]["model"].get<std::string>(),
              j["cpu"]["logical_cores"].get<unsigned>(), j["cpu"]["intra_op_threads"].get<int>());

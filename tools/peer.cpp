@@ -7,10 +7,15 @@
 
 namespace anatomy::tools {
 
-std::unique_ptr<Peer> open_peer(const std::string& name) {
-  if (name.empty()) return nullptr;
+void check_peer(const std::string& name) {
+  if (name.empty()) return;
   if (name != "torch") throw UsageError(fmt::format("--peer: '{}' is not a peer (torch)", name));
-  return make_torch_peer();
+  if (peer_available().empty()) (void)make_torch_peer();  // throws why there is none
+}
+
+std::unique_ptr<Peer> open_peer(const std::string& name) {
+  check_peer(name);
+  return name.empty() ? nullptr : make_torch_peer();
 }
 
 std::vector<double> time_peer(const std::string& group, const std::string& name, PeerCall& call, const Peer& peer,

@@ -1,7 +1,8 @@
 // --peer torch: PyTorch's figure beside the engine's, measured in the same process on the same
 // memory. The tool reaches PyTorch only through this interface; tools/peer_torch.cpp implements it
-// over libtorch when the tool was built against libtorch (tools/CMakeLists.txt), and
-// tools/peer_unavailable.cpp says why not otherwise (docs/cli.md, "Beside PyTorch").
+// over libtorch in a module of its own when the tool was built against libtorch, which
+// tools/peer_module.cpp loads for a run given --peer torch (tools/CMakeLists.txt), and
+// tools/peer_unavailable.cpp says why there is none otherwise (docs/cli.md, "Beside PyTorch").
 //
 // A peer call wraps the experiment's own anatomy tensors as the peer's tensors (the same pointer,
 // sizes and strides: the same alignment and layout, no copy), so both engines read the same
@@ -79,8 +80,11 @@ class Peer {
 // The peer --peer names: nullptr for "" (no peer); "torch" in a build against libtorch. A
 // UsageError for a build without libtorch (how to build one) or any other name.
 std::unique_ptr<Peer> open_peer(const std::string& name);
-// PyTorch as the peer: peer_torch.cpp in a build against libtorch, else peer_unavailable.cpp's
-// UsageError.
+// What open_peer checks before it loads anything: the same UsageErrors, without PyTorch in the
+// process (the suite's runner checks --peer so, and each experiment's process opens the peer).
+void check_peer(const std::string& name);
+// PyTorch as the peer: the module of peer_torch.cpp, loaded by peer_module.cpp, in a build
+// against libtorch; else peer_unavailable.cpp's UsageError.
 std::unique_ptr<Peer> make_torch_peer();
 // Checks the peer's result first (`error` of call.result() at most `tolerance`: ExperimentFailed
 // naming `group`, `name` and the engine otherwise), then times call.run() as the experiment times
@@ -89,8 +93,8 @@ std::vector<double> time_peer(const std::string& group, const std::string& name,
                               const CommonOptions& o, Device device, const std::function<double(const Tensor&)>& error,
                               double tolerance);
 
-// What open_peer("torch") would give: "torch 2.15.0+cu132", or "" in a build without libtorch
-// (c00 device-info reports it).
+// What open_peer("torch") would give: "torch 2.15.0+cu132", or "" in a build without libtorch or
+// where its module is missing (c00 device-info reports it); nothing is loaded to answer.
 std::string peer_available();
 
 }  // namespace anatomy::tools

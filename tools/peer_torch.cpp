@@ -1,6 +1,7 @@
 // --peer torch over libtorch (tools/peer.h): PyTorch's calls on the memory of the experiment's own
-// tensors. Compiled only in a build against libtorch, with libtorch's flags confined to this file
-// (tools/CMakeLists.txt).
+// tensors. Compiled only in a build against libtorch, as the module gpu-anatomy-peer-torch.so with
+// libtorch's flags confined to this file (tools/CMakeLists.txt), which the tool loads when a run
+// asks for the peer (peer_module.cpp).
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 #include <ATen/Parallel.h>
@@ -339,8 +340,10 @@ class TorchPeer final : public Peer {
 
 }  // namespace
 
-std::unique_ptr<Peer> make_torch_peer() { return std::make_unique<TorchPeer>(); }
-
-std::string peer_available() { return std::string("torch ") + ANATOMY_TORCH_VERSION; }
-
 }  // namespace anatomy::tools
+
+// The module's one entry (peer_module.cpp looks it up with dlsym): a new peer, which the tool
+// owns and deletes through Peer's virtual destructor.
+extern "C" __attribute__((visibility("default"))) anatomy::tools::Peer* anatomy_tools_make_torch_peer() {
+  return new anatomy::tools::TorchPeer();
+}

@@ -100,7 +100,7 @@ int run_self(const std::vector<std::string>& args) {
 // Runs the steps whose chapter is `only` (every step when empty); `what` names the run in errors.
 void run(const Options& o, const std::string& only, const std::string& what, const CLI::App& root) {
   const Device device = resolve_device(o.common.device, o.common.quiet);
-  (void)open_peer(o.common.peer);  // a build without the peer fails here, before any experiment
+  check_peer(o.common.peer);  // a build without the peer fails here, before any experiment
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / fmt::format("gpu-anatomy-suite-{}", static_cast<long>(getpid()));
   std::filesystem::create_directories(dir);

@@ -16,7 +16,8 @@
 // libdnnl's kernels were never generated and every dnnl_sgemm returned dnnl_unimplemented. So a
 // refusal is not an error here: the product goes to OpenBLAS, and after the first refusal
 // oneDNN is not asked again in this process. (Python loads each extension with RTLD_LOCAL, so
-// `import anatomy` beside `import torch` keeps the two apart.)
+// `import anatomy` beside `import torch` keeps the two apart; gpu-anatomy loads its PyTorch peer
+// as a module with RTLD_LOCAL | RTLD_DEEPBIND for the same reason, tools/peer_module.cpp.)
 #include "anatomy/backends/cpu/sgemm_onednn.h"
 
 #include <atomic>

@@ -447,6 +447,25 @@ def peer(tmp):
         for name in ("contiguity-bench", "precision", "cpu-vs-gpu", "memory-format"):
             ms = reports[name]["measurements"]
             check(ms and all("peer" in m for m in ms), f"suite --peer torch: {name} has torch's figures")
+    peer_module_missing(tmp)
+
+
+def peer_module_missing(tmp):
+    """libtorch lives in the module beside the tool, loaded only for --peer: the tool alone has
+    no libtorch among its libraries, and a copy of it without the module refuses --peer torch
+    with one line (exit 2) and reports no peer, while the rest works."""
+    ldd = subprocess.run(["ldd", TOOL], capture_output=True, text=True)
+    check(ldd.returncode == 0 and "libtorch" not in ldd.stdout, f"the tool links libtorch: {ldd.stdout}")
+    alone = os.path.join(tmp, "alone")
+    os.makedirs(alone, exist_ok=True)
+    copy = os.path.join(alone, "gpu-anatomy")
+    shutil.copy2(TOOL, copy)
+    p = subprocess.run([copy, "c01", "contiguity-bench", "--device", "cpu", "--m", "8", "--n", "8", "--k", "8",
+                        "--iters", "1", "--peer", "torch"], capture_output=True, text=True)
+    check(p.returncode == 2 and p.stderr.count("\n") == 1 and "is not there" in p.stderr,
+          f"--peer torch without the module: exit {p.returncode}: {p.stderr.strip()}")
+    p = subprocess.run([copy, "c00", "device-info"], capture_output=True, text=True)
+    check(p.returncode == 0 and "--peer torch off" in p.stdout, f"c00 without the module: {p.stdout[-300:]}")
 
 
 def peer_gpu(tmp):
