@@ -39,32 +39,31 @@ Tensor from_doubles(const std::vector<double>& v, IntArrayRef sizes, DType dtype
   return tensor(v, sizes, TensorOptions().dtype(DType::Float64)).to(dtype);
 }
 
-// The sum of f(x[i]) over a contiguous run of n values, in eight independent lanes (an add need
-// not wait for the one before it, and the compiler may keep the lanes in vector registers), the
-// lanes added in a fixed order: the same bits wherever the run is summed.
-template <typename T, typename F>
-double run_sum(const T* x, int64_t n, const F& f) {
+// The sum of term(i) for i < n in eight independent lanes (an add need not wait for the one
+// before it, and the compiler may keep the lanes in vector registers), the lanes added in a fixed
+// order: the same bits wherever the same terms are summed.
+template <typename Term>
+double lane_sum(int64_t n, const Term& term) {
   double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) lane[k] += f(convert<double>(x[i + k]));
+    for (int k = 0; k < 8; ++k) lane[k] += term(i + k);
   }
   double tail = 0;
-  for (; i < n; ++i) tail += f(convert<double>(x[i]));
+  for (; i < n; ++i) tail += term(i);
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) + tail;
 }
 
-// The sum of g[i] * (x[i] - center) over a contiguous run, in run_sum's lanes and order.
+// The sum of f(x[i]) over a contiguous run of n values.
+template <typename T, typename F>
+double run_sum(const T* x, int64_t n, const F& f) {
+  return lane_sum(n, [&](int64_t i) { return f(convert<double>(x[i])); });
+}
+
+// The sum of g[i] * (x[i] - center) over a contiguous run.
 template <typename T>
 double dot_run(const T* g, const T* x, int64_t n, double center) {
-  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) lane[k] += convert<double>(g[i + k]) * (convert<double>(x[i + k]) - center);
-  }
-  double tail = 0;
-  for (; i < n; ++i) tail += convert<double>(g[i]) * (convert<double>(x[i]) - center);
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) + tail;
+  return lane_sum(n, [&](int64_t i) { return convert<double>(g[i]) * (convert<double>(x[i]) - center); });
 }
 
 // The mean and biased variance of the values in `runs` contiguous runs of `length` values, run k
