@@ -264,7 +264,8 @@ step_device_info() {
 }
 
 # gpu-anatomy's experiments on the GPU: suite --quick, then c01 contiguity-bench at issue 21's three
-# sizes (fp16 2048, bf16 4096, fp32 8192), c08 dlpack over issue 22's sizes (1 KiB to 1 GiB), c09
+# sizes (fp16 2048, bf16 4096, fp32 8192), both with --peer torch where the build has the peer
+# module (PyTorch's figure beside each of ours), c08 dlpack over issue 22's sizes (1 KiB to 1 GiB), c09
 # graphs, c10 profile (with its trace and timeline) and c11 memory-format (with
 # bench/python/memory_format.py, its torch twin, where torch imports, and the speed-up figure of
 # both) with their defaults (their figures replace the suite's quick ones), with their reports and
@@ -272,11 +273,13 @@ step_device_info() {
 # here imports.
 step_suite() {
   if ! $has_gpu; then return 3; fi
-  local tool="$build/tools/gpu-anatomy" rc=0 dtype n
-  "$tool" suite --quick --device cuda:0 --json "$out/gpu-anatomy-suite.json" >"$out/suite.log" 2>&1 || rc=1
+  local tool="$build/tools/gpu-anatomy" rc=0 dtype n peer=()
+  # PyTorch's figures beside ours wherever the build has the peer module (torch found at configure).
+  if [ -f "$build/tools/gpu-anatomy-peer-torch.so" ]; then peer=(--peer torch); fi
+  "$tool" suite --quick --device cuda:0 "${peer[@]}" --json "$out/gpu-anatomy-suite.json" >"$out/suite.log" 2>&1 || rc=1
   for cfg in "fp16 2048" "bf16 4096" "fp32 8192"; do
     read -r dtype n <<<"$cfg"
-    "$tool" c01 contiguity-bench --device cuda:0 --dtype "$dtype" --m "$n" --n "$n" --k "$n" --iters 50 \
+    "$tool" c01 contiguity-bench --device cuda:0 --dtype "$dtype" --m "$n" --n "$n" --k "$n" --iters 50 "${peer[@]}" \
       --json "$out/c01-contiguity-$dtype-$n.json" >>"$out/suite.log" 2>&1 || rc=1
   done
   "$tool" c08 dlpack --device cuda:0 --json "$out/c08-dlpack.json" >>"$out/suite.log" 2>&1 || rc=1
