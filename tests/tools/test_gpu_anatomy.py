@@ -144,7 +144,9 @@ def outputs(tmp):
                       os.path.join(tmp, "c02.json"))
     rows = re.findall(r"^(fp64|fp32|fp16|bf16|int8) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.e+-]+)$", out, re.M)
     check(len(rows) == 10, f"c02: ten rows (five precisions, two sizes) on the CPU:\n{out}")
-    check(all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows), "c02: positive times and rates")
+    # A 16^3 product's rate prints as 0.000 TFLOP/s once a loaded machine takes 16 us for it: the
+    # rates are checked at n = 512, the times at both sizes.
+    check(all(float(r[2]) > 0 and (r[1] != "512" or float(r[3]) > 0) for r in rows), "c02: positive times and rates")
     check(all(float(r[4]) == 0 for r in rows if r[0] in ("int8", "fp64")), "c02: int8 and fp64 exact on the CPU")
     out, doc = report(["c07", "cpu-vs-gpu", "--device", "cpu", "--sizes", "8,16", "--iters", "2"],
                       os.path.join(tmp, "c07.json"))
