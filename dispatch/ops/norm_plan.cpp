@@ -23,37 +23,43 @@ SoftmaxPlan prepare_softmax(const char* op, const Tensor& self, int64_t dim, std
 
 namespace {
 
-// The stride between consecutive rows of `cols` trailing elements when the last k dims are
-// contiguous among themselves and the leading dims step through the rows at one stride; nullopt
-// otherwise (the input is then copied).
-std::optional<int64_t> uniform_row_stride(const Tensor& t, int64_t k, int64_t cols) {
+struct RowStrides {
+  int64_t row, col;
+};
+
+// The strides of the rows x cols view of `t` (cols: the last k dims): the last k dims must step
+// through each row at one stride (they collapse into one dim), and the leading dims through the
+// rows at one stride; nullopt otherwise (the input is then copied).
+std::optional<RowStrides> uniform_strides(const Tensor& t, int64_t k, int64_t cols) {
   const IntArrayRef sizes = t.sizes(), strides = t.strides();
   const int64_t dim = t.dim();
-  int64_t expected = 1;
-  for (int64_t i = dim - 1; i >= dim - k; --i) {
-    if (sizes[i] != 1 && strides[i] != expected) return std::nullopt;
-    expected *= sizes[i];
-  }
-  std::optional<int64_t> row_stride;
-  for (int64_t i = dim - k - 1; i >= 0; --i) {
-    if (sizes[i] == 1) continue;
-    if (!row_stride) {
-      row_stride = strides[i];
+  // Dims of size 1 step nowhere; the first dim of another size sets the stride, and each dim
+  // before it must continue the run.
+  auto collapse = [&](int64_t from, int64_t to) -> std::optional<std::optional<int64_t>> {
+    std::optional<int64_t> stride;
+    int64_t expected = 0;
+    for (int64_t i = from; i >= to; --i) {
+      if (sizes[i] == 1) continue;
+      if (!stride) {
+        stride = strides[i];
+      } else if (strides[i] != expected) {
+        return std::nullopt;
+      }
       expected = strides[i] * sizes[i];
-    } else if (strides[i] != expected) {
-      return std::nullopt;
-    } else {
-      expected *= sizes[i];
     }
-  }
-  return row_stride.value_or(cols);
+    return stride;
+  };
+  const auto col = collapse(dim - 1, dim - k);
+  if (!col) return std::nullopt;
+  const auto row = collapse(dim - k - 1, 0);
+  if (!row) return std::nullopt;
+  return RowStrides{row->value_or(cols * col->value_or(1)), col->value_or(1)};
 }
 
 }  // namespace
 
 RowNormPlan prepare_row_norm(const char* op, const Tensor& input, IntArrayRef normalized_shape,
-                             const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
-                             bool strided_rows) {
+                             const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, bool in_place) {
   ANATOMY_CHECK(input.defined(), ValueError, "{}: the input is an undefined tensor", op);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   ANATOMY_CHECK(k >= 1, ValueError, "{}: normalized_shape must have at least one dim", op);
@@ -80,10 +86,11 @@ RowNormPlan prepare_row_norm(const char* op, const Tensor& input, IntArrayRef no
   plan.bias = param(bias, "bias");
   plan.out = empty(sizes, TensorOptions().dtype(input.dtype()).device(input.device()));
   for (int64_t i = 0; i < k; ++i) plan.cols *= normalized_shape[i];
-  const std::optional<int64_t> row_stride =
-      strided_rows && !input.is_contiguous() ? uniform_row_stride(input, k, plan.cols) : std::nullopt;
-  plan.input = row_stride ? input : input.contiguous();
-  plan.row_stride = row_stride.value_or(plan.cols);
+  const std::optional<RowStrides> strides =
+      in_place && !input.is_contiguous() ? uniform_strides(input, k, plan.cols) : std::nullopt;
+  plan.input = strides ? input : input.contiguous();
+  plan.row_stride = strides ? strides->row : plan.cols;
+  plan.col_stride = strides ? strides->col : 1;
   plan.rows = plan.cols == 0 ? 0 : input.numel() / plan.cols;
   for (int64_t i = 0; i < input.dim(); ++i) plan.stat_shape.push_back(i < input.dim() - k ? sizes[i] : 1);
   if (plan.cols == 0) {
@@ -91,6 +98,12 @@ RowNormPlan prepare_row_norm(const char* op, const Tensor& input, IntArrayRef no
     for (int64_t i = 0; i < input.dim() - k; ++i) plan.rows *= sizes[i];
   }
   return plan;
+}
+
+void make_rows_contiguous(RowNormPlan& plan) {
+  plan.input = plan.input.contiguous();
+  plan.row_stride = plan.cols;
+  plan.col_stride = 1;
 }
 
 }  // namespace anatomy

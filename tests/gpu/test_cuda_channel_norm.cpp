@@ -78,6 +78,11 @@ TEST_CASE("cuda batch_norm: every floating dtype, layout and rank matches the CP
       check_batch_norm(channels_last_copy(randn({2, 8, 3, 4, 5})).to(d), d, training, true, "channels_last 3-d");
       check_batch_norm(randn({64, 300, 4, 4}).to(d), d, training, true, "many rows and channels");
       check_batch_norm(channels_last_copy(randn({32, 256, 8, 8})).to(d), d, training, true, "many rows, NHWC");
+      // apply's coefficients held in registers: C a multiple of a block's 256 vectors (two
+      // blocks per row of channels), and C that neither divides nor is a multiple of them
+      // (apply_kernel).
+      check_batch_norm(channels_last_copy(randn({2, 4096, 2, 3})).to(d), d, training, true, "NHWC, C = 4096");
+      check_batch_norm(channels_last_copy(randn({8, 24, 9, 9})).to(d), d, training, true, "NHWC, C = 24");
       if (d == DType::Float16 || d == DType::BFloat16) {
         check_batch_norm(channels_last_copy(randn({8, 64, 7, 7})).to(d), DType::Float32, training, true,
                          "mixed precision, channels_last");

@@ -2,7 +2,8 @@
 // the CPU: every floating dtype, with and without weight and bias, the three kernel shapes (a
 // warp per row, a block per row in registers, a looping block), row lengths that are not a
 // multiple of the 16-byte vector, misaligned (offset) inputs and weights, rows a stride apart,
-// several normalized dims, zero-size inputs, a large common offset, and gradients through autograd.
+// values a stride apart and transposed matrices (the tile kernel), several normalized dims,
+// zero-size inputs, a large common offset, and gradients through autograd.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -139,6 +140,36 @@ TEST_CASE("cuda layer_norm and rms_norm: rows a stride apart are read where they
     check_affine_variants(wide.slice(0, 1, 5), wide_g.slice(0, 1, 5), {6, 7}, "two normalized dims, rows offset");
     check_affine_variants(wide.slice(2, 1, 7), wide_g.slice(2, 1, 7), {6, 6},
                           "two normalized dims, not dense (copied)");
+  }
+}
+
+TEST_CASE("cuda layer_norm and rms_norm: values a stride apart and transposed matrices are read where they lie") {
+  ANATOMY_REQUIRE_GPU();
+  manual_seed(35);
+  // Every other column goes to the row kernels with strided loads; a transposed matrix (rows
+  // closer together than their values) to the tile kernel (Note [Tiles of adjacent rows]), with
+  // 16-byte loads when its columns are aligned (rows a multiple of the vector), scalar loads
+  // otherwise, a last tile of fewer rows, and a copy when a row is too long for a tile of two.
+  for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    CAPTURE(name(d));
+    for (int64_t n : {24, 512, 2047, 8192, 20000}) {
+      CAPTURE(n);
+      const Tensor wide = randn({5, 2 * n}, DType::Float32).mul(2).to(d), wide_g = wide.to(kCuda);
+      check_affine_variants(wide.slice(1, 0, 2 * n, 2), wide_g.slice(1, 0, 2 * n, 2), {n}, "every other column");
+      for (int64_t rows : {1, 37, 64}) {
+        CAPTURE(rows);
+        const Tensor m = randn({n, rows + 1}, DType::Float32).mul(2).add(1).to(d), m_g = m.to(kCuda);
+        check_affine_variants(m.slice(1, 0, rows).t(), m_g.slice(1, 0, rows).t(), {n}, "transposed");
+        check_affine_variants(m.slice(1, 1, rows + 1).t(), m_g.slice(1, 1, rows + 1).t(), {n},
+                              "transposed, one element into its storage");
+      }
+    }
+    const Tensor cube = randn({300, 4, 5}, DType::Float32).to(d);
+    check_affine_variants(cube.permute({1, 2, 0}), cube.to(kCuda).permute({1, 2, 0}), {300},
+                          "leading dims collapse onto the fastest stride");
+    const Tensor block = randn({6, 7, 40}, DType::Float32).to(d);
+    check_affine_variants(block.permute({2, 0, 1}), block.to(kCuda).permute({2, 0, 1}), {6, 7},
+                          "two normalized dims, transposed");
   }
 }
 

@@ -8,19 +8,22 @@
 #include "anatomy/core/dtype.h"
 
 // ---- norm --------------------------------------------------------------------------------------
-// Launcher of the CUDA layer_norm and rms_norm kernels (norm.cu), called by norm_cuda.cpp with
-// the plan's rows x cols input, rows of contiguous values a stride apart (dispatch/ops/norm_plan.h).
+// Launchers of the CUDA layer_norm and rms_norm kernels (norm.cu, norm_tile.cu), called by
+// norm_cuda.cpp with the plan's rows x cols input: rows a stride apart, their values a stride
+// apart (dispatch/ops/norm_plan.h).
 
 namespace anatomy::cuda {
 
 enum class RowNormKind : int8_t { Layer, Rms };
 
 // Every pointer is to `dtype` elements: input and out of rows x cols (the input's rows
-// input_row_stride apart, the output's contiguous), weight and bias of cols (null when absent;
-// rms_norm has no bias), mean and rstd of rows (layer_norm only).
+// input_row_stride apart and its values input_col_stride apart, the output's contiguous), weight
+// and bias of cols (null when absent; rms_norm has no bias), mean and rstd of rows (layer_norm
+// only).
 struct RowNormBuffers {
   const void* input = nullptr;
   int64_t input_row_stride = 0;
+  int64_t input_col_stride = 1;
   void* out = nullptr;
   const void* weight = nullptr;
   const void* bias = nullptr;
@@ -28,9 +31,18 @@ struct RowNormBuffers {
   void* rstd = nullptr;
 };
 
-// Floating dtypes; fp16 and bf16 compute in fp32, fp32 in fp32, fp64 in fp64. rows and cols > 0.
+// A warp or a block per row (norm.cu). Floating dtypes; fp16 and bf16 compute in fp32, fp32 in
+// fp32, fp64 in fp64. rows and cols > 0.
 void launch_row_norm(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols, double eps,
                      cudaStream_t stream);
+
+// Tiles of tile_rows adjacent rows in shared memory (norm_tile.cu, Note [Tiles of adjacent rows]),
+// for inputs whose rows lie closer together than their values (a transposed matrix).
+// row_norm_tile_rows gives the tile for rows of `cols` values on the current device: 0 when not
+// even two rows fit in shared memory.
+int row_norm_tile_rows(DType dtype, int64_t cols);
+void launch_row_norm_tiles(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols,
+                           int tile_rows, double eps, cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 

@@ -15,78 +15,12 @@
 //   the deviation, where (x - (m + c)) would cost one of the offset.
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/norm/launch.h"
-#include "anatomy/backends/cuda/reduce/row_kernel.cuh"
+#include "anatomy/backends/cuda/norm/row_norm.cuh"
 
 namespace anatomy::cuda {
 namespace {
 
 inline constexpr int kLoopThreads = 512;
-
-template <typename T>
-struct NormKernelArgs {
-  const T* x;
-  T* y;
-  const T* w;  // null: no weight
-  const T* b;  // null: no bias
-  T* mean;     // layer_norm only
-  T* rstd;
-  int64_t rows, n;
-  opmath_t<T> eps;
-  int64_t x_stride;  // elements from one row of x to the next (y's rows are n apart)
-};
-
-// y = ((x - shift) - correction) * rstd (then * w + b); rms_norm has no shift or correction.
-template <typename A>
-struct RowScale {
-  A shift = 0, correction = 0, rstd = 1;
-};
-
-// layer_norm's statistics from the row's sum s and the sums (d, q) of x - m and (x - m)^2,
-// m = s / n (Note [Two-pass statistics in fp32]); mean and rstd are written by `writer`.
-template <typename T, typename A>
-__device__ __forceinline__ RowScale<A> layer_norm_scale(A m, SumPair<A> dq, const NormKernelArgs<T>& a, int64_t row,
-                                                        bool writer) {
-  const A n = static_cast<A>(a.n);
-  RowScale<A> s;
-  s.shift = m;
-  s.correction = dq.a / n;
-  A var = dq.b / n - s.correction * s.correction;
-  if (var < A(0)) var = A(0);  // rounding; a NaN stays
-  s.rstd = A(1) / sqrt(var + a.eps);
-  if (writer) {
-    // An infinite m makes the correction NaN; the mean is then m itself, as on the CPU.
-    a.mean[row] = static_cast<T>(s.correction == s.correction ? m + s.correction : m);
-    a.rstd[row] = static_cast<T>(s.rstd);
-  }
-  return s;
-}
-
-template <typename T, typename A>
-__device__ __forceinline__ RowScale<A> rms_norm_scale(A q, const NormKernelArgs<T>& a) {
-  RowScale<A> s;
-  s.rstd = A(1) / sqrt(q / static_cast<A>(a.n) + a.eps);
-  return s;
-}
-
-// The output of Vec elements from element e (x holds them).
-template <int Vec, typename T, typename A>
-__device__ __forceinline__ void write_normalized(const NormKernelArgs<T>& a, T* yr, int64_t e, const A* x,
-                                                 const RowScale<A>& s) {
-  A o[Vec], w[Vec], b[Vec];
-#pragma unroll
-  for (int k = 0; k < Vec; ++k) o[k] = ((x[k] - s.shift) - s.correction) * s.rstd;
-  if (a.w) {
-    load_vector<Vec>(a.w + e, 0, w);
-#pragma unroll
-    for (int k = 0; k < Vec; ++k) o[k] *= w[k];
-  }
-  if (a.b) {
-    load_vector<Vec>(a.b + e, 0, b);
-#pragma unroll
-    for (int k = 0; k < Vec; ++k) o[k] += b[k];
-  }
-  store_vector<Vec>(yr + e, 0, o);
-}
 
 // Rows held in registers by a group (a warp or a block).
 template <typename T, int Vec, bool Rms, typename Group>
@@ -96,7 +30,7 @@ __device__ __forceinline__ void norm_rows_in_registers(Group& g, const NormKerne
   const int n = static_cast<int>(a.n), rank = g.rank(), size = g.size();
   for (int64_t row = g.first_row(); row < a.rows; row += g.row_step()) {
     Regs r;
-    r.load(a.x + row * a.x_stride, n, rank, size, A(0));
+    r.load(a.x + row * a.x_stride, n, rank, size, A(0), a.x_col_stride);
     RowScale<A> s;
     if constexpr (Rms) {
       A q = 0;
@@ -158,17 +92,17 @@ __global__ void __launch_bounds__(kLoopThreads) norm_loop_kernel(NormKernelArgs<
     if constexpr (Rms) {
       A q = 0;
       for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-        const A v = static_cast<A>(xr[i]);
+        const A v = static_cast<A>(xr[i * a.x_col_stride]);
         q += v * v;
       }
       s = rms_norm_scale(g.all_reduce(AddValueOp<A>{}, q), a);
     } else {
       A sum = 0;
-      for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) sum += static_cast<A>(xr[i]);
+      for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) sum += static_cast<A>(xr[i * a.x_col_stride]);
       const A m = g.all_reduce(AddValueOp<A>{}, sum) / static_cast<A>(a.n);
       SumPair<A> dq{A(0), A(0)};
       for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-        const A d = static_cast<A>(xr[i]) - m;
+        const A d = static_cast<A>(xr[i * a.x_col_stride]) - m;
         dq.a += d;
         dq.b += d * d;
       }
@@ -176,7 +110,7 @@ __global__ void __launch_bounds__(kLoopThreads) norm_loop_kernel(NormKernelArgs<
     }
     T* yr = a.y + row * a.n;
     for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-      const A v = static_cast<A>(xr[i]);
+      const A v = static_cast<A>(xr[i * a.x_col_stride]);
       write_normalized<1>(a, yr, i, &v, s);
     }
   }
@@ -186,7 +120,7 @@ template <typename T, bool Rms>
 void launch_for(const NormKernelArgs<T>& a, cudaStream_t stream) {
   using A = opmath_t<T>;
   constexpr int kVec = kRowVec<T>;
-  const bool vec = row_vectorizable(a.n, kVec, {a.x, a.y, a.w, a.b}) && a.x_stride % kVec == 0;
+  const bool vec = row_vectorizable(a.n, kVec, {a.x, a.y, a.w, a.b}) && a.x_stride % kVec == 0 && a.x_col_stride == 1;
   if (a.n <= kWarpRowCapacity<A>) {
     const unsigned grid = row_grid((a.rows + kRowWarpsPerBlock - 1) / kRowWarpsPerBlock);
     if (vec) norm_warp_kernel<T, kVec, Rms><<<grid, kRowWarpsPerBlock * 32, 0, stream>>>(a);
@@ -215,16 +149,7 @@ void launch_row_norm(RowNormKind kind, DType dtype, const RowNormBuffers& b, int
   const bool launched = dtype_switch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_floating_v<T>) {
-      NormKernelArgs<T> a{static_cast<const T*>(b.input),
-                          static_cast<T*>(b.out),
-                          static_cast<const T*>(b.weight),
-                          static_cast<const T*>(b.bias),
-                          static_cast<T*>(b.mean),
-                          static_cast<T*>(b.rstd),
-                          rows,
-                          cols,
-                          static_cast<opmath_t<T>>(eps),
-                          b.input_row_stride};
+      const NormKernelArgs<T> a = norm_kernel_args<T>(b, rows, cols, eps);
       if (kind == RowNormKind::Rms) launch_for<T, true>(a, stream);
       else launch_for<T, false>(a, stream);
       return true;

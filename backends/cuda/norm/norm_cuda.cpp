@@ -1,8 +1,10 @@
 // CUDA: layer_norm (native_layer_norm: the output, each row's mean and 1/sqrt(var + eps)) and
 // rms_norm, over the CPU's plan (dispatch/ops/norm_plan.h: rows x cols, the parameters contiguous,
-// of the input's dtype); the kernels are in norm.cu. The kernels read rows a stride apart, so an
-// input such as x[:, 1:] (a storage offset, rows longer than cols) is read where it lies instead
-// of being copied first (c01 contiguity-bench's sliced view). Their derivatives are composites
+// of the input's dtype). The kernels read the input where it lies when its rows and their values
+// are each evenly spaced: rows a stride apart (x[:, 1:], c01 contiguity-bench's sliced view) and
+// values a stride apart (every other column) go to the row kernels of norm.cu; rows closer
+// together than their values (a transposed matrix) to the tile kernel of norm_tile.cu, or to a
+// copy when not even a tile of two rows fits in shared memory. Their derivatives are composites
 // (autograd/derivatives_nn.cpp), which run on CUDA as they are.
 #include <limits>
 #include <tuple>
@@ -20,11 +22,25 @@ namespace {
 
 const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
 
+// Launches the kernels that read the plan's input as it lies (b: every buffer but the input's).
+void launch(RowNormKind kind, RowNormPlan& plan, RowNormBuffers b, double eps) {
+  const DType dtype = plan.input.dtype();
+  int tile_rows = 0;
+  if (plan.col_stride != 1 && plan.row_stride < plan.col_stride) {
+    tile_rows = row_norm_tile_rows(dtype, plan.cols);
+    if (tile_rows == 0) make_rows_contiguous(plan);
+  }
+  b.input = plan.input.data_ptr();
+  b.input_row_stride = plan.row_stride;
+  b.input_col_stride = plan.col_stride;
+  if (tile_rows > 0) launch_row_norm_tiles(kind, dtype, b, plan.rows, plan.cols, tile_rows, eps, current_stream());
+  else launch_row_norm(kind, dtype, b, plan.rows, plan.cols, eps, current_stream());
+}
+
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
                                                           const std::optional<Tensor>& weight,
                                                           const std::optional<Tensor>& bias, double eps) {
-  RowNormPlan plan =
-      prepare_row_norm("native_layer_norm", input, normalized_shape, weight, bias, /*strided_rows=*/true);
+  RowNormPlan plan = prepare_row_norm("native_layer_norm", input, normalized_shape, weight, bias, /*in_place=*/true);
   const TensorOptions opts = TensorOptions().dtype(input.dtype()).device(input.device());
   Tensor mean = empty(plan.stat_shape, opts), rstd = empty(plan.stat_shape, opts);
   if (plan.rows == 0) return {plan.out, mean, rstd};
@@ -36,20 +52,18 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, I
     return {plan.out, mean, rstd};
   }
   RowNormBuffers b;
-  b.input = plan.input.data_ptr();
-  b.input_row_stride = plan.row_stride;
   b.out = plan.out.data_ptr();
   b.weight = data_or_null(plan.weight);
   b.bias = data_or_null(plan.bias);
   b.mean = mean.data_ptr();
   b.rstd = rstd.data_ptr();
-  launch_row_norm(RowNormKind::Layer, input.dtype(), b, plan.rows, plan.cols, eps, current_stream());
+  launch(RowNormKind::Layer, plan, b, eps);
   return {plan.out, mean, rstd};
 }
 
 Tensor rms_norm_cuda(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                      std::optional<double> eps) {
-  RowNormPlan plan = prepare_row_norm("rms_norm", input, normalized_shape, weight, std::nullopt, /*strided_rows=*/true);
+  RowNormPlan plan = prepare_row_norm("rms_norm", input, normalized_shape, weight, std::nullopt, /*in_place=*/true);
   if (plan.out.numel() == 0) return plan.out;
   // The default eps is the input dtype's machine epsilon, as in PyTorch (and on the CPU).
   double e = 0;
@@ -60,11 +74,9 @@ Tensor rms_norm_cuda(const Tensor& input, IntArrayRef normalized_shape, const st
   });
   DeviceGuard guard(input.device());
   RowNormBuffers b;
-  b.input = plan.input.data_ptr();
-  b.input_row_stride = plan.row_stride;
   b.out = plan.out.data_ptr();
   b.weight = data_or_null(plan.weight);
-  launch_row_norm(RowNormKind::Rms, input.dtype(), b, plan.rows, plan.cols, e, current_stream());
+  launch(RowNormKind::Rms, plan, b, e);
   return plan.out;
 }
 

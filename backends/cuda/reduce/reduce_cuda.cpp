@@ -4,31 +4,15 @@
 // the input as the plan's dense [P, N, M] block (a device copy when it is not one already),
 // chooses the launch geometry (Note [CUDA reduction paths], reduce.h), takes the scratch of a
 // two-pass reduction from the caching allocator, and calls the family's launcher.
-#include <array>
-#include <atomic>
-
 #include "anatomy/backends/cuda/reduce/reduce.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/backends/cuda/runtime/device_limits.h"
 #include "anatomy/dispatch/ops/reduce_registration.h"
 
 namespace anatomy::cuda {
 namespace {
-
-// The current device's SM count, asked of the runtime once per device (it cannot change).
-int multiprocessor_count() {
-  constexpr int kMaxDevices = 64;
-  static std::array<std::atomic<int>, kMaxDevices> counts{};
-  const int device = current_device();
-  if (device < kMaxDevices) {
-    if (const int known = counts[device].load(std::memory_order_relaxed); known > 0) return known;
-  }
-  int count = 0;
-  ANATOMY_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  if (device < kMaxDevices) counts[device].store(count, std::memory_order_relaxed);
-  return count;
-}
 
 void reduce_cuda(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs& args) {
   const ReductionPlan& plan = r.plan;
@@ -39,8 +23,8 @@ void reduce_cuda(ReduceKind kind, const Reduction& r, const dispatch::ReduceArgs
   const int vec = static_cast<int>(16 / element_size(in.dtype()));
   const bool vector_loads = (kind == ReduceKind::Sum || kind == ReduceKind::Mean) &&
                             vector_loads_allowed(in.data_ptr(), plan.outer(), plan.reduced(), plan.inner(), vec);
-  const ReduceGeometry g =
-      reduce_geometry(plan.outer(), plan.reduced(), plan.inner(), multiprocessor_count(), vector_loads ? vec : 1);
+  const ReduceGeometry g = reduce_geometry(plan.outer(), plan.reduced(), plan.inner(),
+                                           current_device_limits().multiprocessors, vector_loads ? vec : 1);
   // The partials of a two-pass reduction. Freed when this function returns: the caching
   // allocator hands the block out again only to work queued after these kernels on this stream.
   Tensor scratch;

@@ -167,13 +167,15 @@ struct RowRegisters {
   // The first element of the thread's vector j.
   __device__ static int first(int j, int rank, int size) { return (j * size + rank) * Vec; }
 
-  // Loads the thread's vectors of row (n elements); slots past the end hold `fill`.
-  __device__ void load(const T* __restrict__ row, int n, int rank, int size, A fill) {
+  // Loads the thread's vectors of row (n elements, `stride` apart: 1 whenever Vec > 1); slots
+  // past the end hold `fill`.
+  __device__ void load(const T* __restrict__ row, int n, int rank, int size, A fill, int64_t stride = 1) {
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
       const int e = first(j, rank, size);
       if (e < n) {
-        load_vector<Vec>(row, e, v + j * Vec);
+        if constexpr (Vec == 1) v[j] = static_cast<A>(row[e * stride]);
+        else load_vector<Vec>(row, e, v + j * Vec);
       } else {
 #pragma unroll
         for (int k = 0; k < Vec; ++k) v[j * Vec + k] = fill;

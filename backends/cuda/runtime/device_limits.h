@@ -1,0 +1,25 @@
+// The current device's fixed limits that kernels' launch shapes depend on (SM count, shared
+// memory), asked of the runtime once per device and then read from a table: they cannot change
+// while the process runs, and cudaDeviceGetAttribute costs a call per launch otherwise.
+//
+// Plain C++ (no CUDA headers).
+#pragma once
+
+namespace anatomy::cuda {
+
+struct DeviceLimits {
+  int device = -1;  // the index these are of
+  int multiprocessors = 0;
+  int shared_memory_per_multiprocessor = 0;  // bytes, all blocks resident on one SM together
+  int shared_memory_per_block_optin = 0;     // bytes one block may ask for (static + dynamic)
+  int reserved_shared_memory_per_block = 0;  // bytes the system keeps per resident block
+  int max_threads_per_multiprocessor = 0;
+};
+
+// Devices the table holds: current_device_limits raises DeviceError beyond them.
+inline constexpr int kDeviceLimitsDevices = 64;
+
+// The limits of the calling thread's current device.
+const DeviceLimits& current_device_limits();
+
+}  // namespace anatomy::cuda
