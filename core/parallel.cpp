@@ -11,17 +11,23 @@
 #include <thread>
 #include <vector>
 
+#include "anatomy/core/error.h"
+
 namespace anatomy {
 namespace {
 
 thread_local bool t_in_parallel = false;
 
+// ANATOMY_NUM_THREADS, else OMP_NUM_THREADS (as torch reads it: one setting for both engines in a
+// process), else the machine's cores. A value that is not a positive number is passed over.
 int default_num_threads() {
-  if (const char* env = std::getenv("ANATOMY_NUM_THREADS")) {
-    const int n = std::atoi(env);
-    if (n >= 1) return n;
+  for (const char* name : {"ANATOMY_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (const char* env = std::getenv(name)) {
+      const int n = std::atoi(env);
+      if (n >= 1) return n;
+    }
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::atomic<int> g_num_threads{0};  // 0: not yet read from the environment
@@ -170,7 +176,10 @@ int get_num_threads() {
   return n;
 }
 
-void set_num_threads(int n) { g_num_threads.store(std::max(1, n), std::memory_order_relaxed); }
+void set_num_threads(int n) {
+  ANATOMY_CHECK(n >= 1, ValueError, "set_num_threads: the thread count must be at least 1, got {}", n);
+  g_num_threads.store(n, std::memory_order_relaxed);
+}
 
 bool in_parallel_region() { return t_in_parallel; }
 

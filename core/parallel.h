@@ -8,8 +8,9 @@
 // a thread hand-off. A parallel_for inside another runs serially (no oversubscription). The
 // first exception thrown by fn is rethrown in the caller once every range has finished.
 //
-// The thread count defaults to the machine's cores; ANATOMY_NUM_THREADS or set_num_threads
-// changes it (1 turns the pool off).
+// The thread count defaults to ANATOMY_NUM_THREADS, else OMP_NUM_THREADS, else the machine's
+// cores; set_num_threads changes it (1 turns the pool off). It governs every CPU kernel, the products (split over the
+// pool) and oneDNN's convolutions (which run on OpenMP threads, set to this count per call).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,8 @@ namespace anatomy {
 inline constexpr int64_t kParallelGrain = 32768;
 
 int get_num_threads();
-// n >= 1. Takes effect for the next parallel_for.
+// Takes effect for the next parallel_for, and for the next convolution on oneDNN (its OpenMP
+// threads follow this count); ValueError when n < 1.
 void set_num_threads(int n);
 // True inside a range run by parallel_for (on any thread).
 bool in_parallel_region();

@@ -7,7 +7,8 @@
 #   where torch imports) and, where the Python package imports, bench/python/dlpack_exchange.py, run
 #   every anatomy_bench* benchmark that was built, with JSON output, and run anatomy_peer_torch
 #   (anatomy next to libtorch, built when torch is importable) into peer-report.md, and measure the
-#   Python package's call overhead beside torch's (bench/python/overhead.py, step `python`).
+#   Python package's call overhead beside torch's (bench/python/overhead.py, step `python`) and
+#   the CPU rows of bench/python/cpu_rows.py (same step).
 #
 #   scripts/gpu-check.sh [OUT_DIR]      (default: $OUT, else ./gpu-check-out)
 #
@@ -352,15 +353,23 @@ step_peer() {
 }
 
 # The Python package's call overhead beside torch's, in one process (bench/python/overhead.py):
-# host time of `a + b` and anatomy.ops.aten.add on the CPU and CUDA. Needs the module, which the
-# build makes where Python and nanobind are found.
+# host time of `a + b` and anatomy.ops.aten.add on the CPU and CUDA; and the CPU rows of
+# bench/python/cpu_rows.py. Needs the module, which the build makes where Python and nanobind are
+# found.
 step_python() {
   if [ ! -d "$build/python/anatomy" ]; then
     echo "the Python package was not built (no Python with nanobind at configure time)" >"$out/python.log"
     return 3
   fi
   PYTHONPATH="$build/python" python3 -X faulthandler "$root/bench/python/overhead.py" --json "$out/python-overhead.json" \
-    >"$out/python.log" 2>&1
+    >"$out/python.log" 2>&1 || return 1
+  # Issue 28's CPU rows with each engine's own libraries, at one thread and at every core: the
+  # two separate a kernel's speed from how it scales.
+  local threads
+  for threads in 1 "$(nproc)"; do
+    PYTHONPATH="$build/python" python3 -X faulthandler "$root/bench/python/cpu_rows.py" --threads "$threads" \
+      --json "$out/cpu-rows-$threads.json" >>"$out/python.log" 2>&1 || return 1
+  done
 }
 
 # ---- driver ----

@@ -11,8 +11,9 @@
 // chosen kernel wants, which is cheap next to the convolution. oneDNN keeps
 // its own cache of created primitives, so a shape seen before is not compiled again.
 //
-// oneDNN runs on OpenMP's threads (Debian builds it so): OMP_NUM_THREADS sets how many, not
-// set_num_threads (docs/ops.md, "Convolutions").
+// oneDNN runs on OpenMP's threads (Debian builds it so); each call sets the calling thread's
+// OpenMP count to the engine's (set_num_threads, ANATOMY_NUM_THREADS; openmp_threads.h), so
+// OMP_NUM_THREADS does not decide it (docs/ops.md, "Convolutions").
 #include <optional>
 #include <tuple>
 
@@ -22,6 +23,9 @@
 
 #if defined(ANATOMY_WITH_ONEDNN)
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "anatomy/backends/cpu/openmp_threads.h"
+#include "anatomy/core/parallel.h"
 #endif
 
 namespace anatomy::cpu {
@@ -243,6 +247,8 @@ auto try_onednn(const Tensor& input, const ConvGeometry& g, F&& run)
   const std::optional<OnednnGeometry> o = onednn_geometry(g);
   if (!o) return std::nullopt;
   try {
+    // oneDNN's OpenMP team follows the engine's thread count (one inside a parallel_for range).
+    const OpenMpThreads threads(in_parallel_region() ? 1 : get_num_threads());
     return run(*type, *o);
   } catch (const dnnl::error&) {
     // No kernel for this problem on this CPU (bf16 without AVX-512, a geometry it refuses): the

@@ -3,9 +3,9 @@
 // Debian builds oneDNN on OpenMP: dnnl_sgemm splits its work over omp_get_max_threads() threads
 // of the thread that calls it, starting an OpenMP team there. The engine's pool threads already
 // split the product into one call per thread, so each call sets that thread's OpenMP thread
-// count (a per-thread setting) to 1 for its duration: no team starts and no OpenMP threads spin
-// beside the pool's. The count is restored after, so the convolutions, which hand oneDNN the
-// whole problem on the caller's thread, still use OMP_NUM_THREADS threads.
+// count (a per-thread setting) to 1 for its duration (openmp_threads.h): no team starts and no
+// OpenMP threads spin beside the pool's. The convolutions, which hand oneDNN the whole problem on
+// the caller's thread, set it to the engine's thread count instead.
 //
 // Note [oneDNN beside another oneDNN]
 // A process can hold two copies of oneDNN: Debian's libdnnl.so.2 (2.6) here and one built into
@@ -23,9 +23,9 @@
 #include <atomic>
 
 #if defined(ANATOMY_WITH_ONEDNN)
-#include <omp.h>
-
 #include <oneapi/dnnl/dnnl.h>
+
+#include "anatomy/backends/cpu/openmp_threads.h"
 #endif
 
 namespace anatomy::cpu {
@@ -41,11 +41,7 @@ bool have_onednn_sgemm() noexcept { return !g_refused.load(std::memory_order_rel
 bool onednn_sgemm(bool trans_a, bool trans_b, int64_t n, int64_t m, int64_t k, float alpha, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (g_refused.load(std::memory_order_relaxed)) return false;
-  struct OneOpenMpThread {
-    int saved = omp_get_max_threads();
-    OneOpenMpThread() { omp_set_num_threads(1); }
-    ~OneOpenMpThread() { omp_set_num_threads(saved); }
-  } one_thread;
+  const OpenMpThreads one_thread(1);
   const dnnl_status_t status =
       dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', n, m, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (status == dnnl_success) return true;

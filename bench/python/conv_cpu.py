@@ -3,10 +3,10 @@
 DLPack) and the same thread count: forward, batch 8, fp32, the convolution shapes of ResNet-50
 that bench/peer/conv.cpp times (issue 26's CPU target: at least 0.9x torch's speed), NCHW and
 channels_last. Prints the median of --reps calls of each, after two warm-up calls, and torch's
-time over anatomy's (above 1: anatomy is faster). anatomy's oneDNN runs on OpenMP's threads:
-set OMP_NUM_THREADS to the same --threads for a fair pair.
+time over anatomy's (above 1: anatomy is faster). --threads sets both engines' thread counts
+(anatomy's oneDNN follows anatomy.set_num_threads).
 
-    OMP_NUM_THREADS=2 PYTHONPATH=build/python python bench/python/conv_cpu.py --threads 2
+    PYTHONPATH=build/python python bench/python/conv_cpu.py --threads 2
 """
 
 import argparse
@@ -38,11 +38,12 @@ def median_ms(f, reps):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--threads", type=int, default=torch.get_num_threads(), help="torch's threads (set OMP_NUM_THREADS to the same for anatomy)")
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads(), help="threads of each engine")
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--reps", type=int, default=7)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    anatomy.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} threads, batch {args.batch}, fp32")
     rng = np.random.default_rng(0)
     for c_in, c_out, hw, k, s in SHAPES:

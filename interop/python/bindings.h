@@ -26,6 +26,7 @@ void bind_cuda_streams(nb::module_& m);        // cuda_streams.cpp: anatomy.cuda
 void bind_cuda_memory(nb::module_& m);         // cuda_memory.cpp: anatomy.cuda's memory statistics
 void bind_cuda_graphs(nb::module_& m);         // cuda_graphs.cpp: anatomy.cuda's CUDAGraph, graph_pool_handle
 void bind_precision_switches(nb::module_& m);  // precision_switches.cpp: anatomy.backends' switches
+void bind_threads(nb::module_& m);             // threads.cpp: set_num_threads, get_num_threads
 void bind_profiler(nb::module_& m);            // profiler.cpp: anatomy.profiler's profile and record_function
 void bind_safetensors(nb::module_& m);         // safetensors.cpp: anatomy.safetensors' save_file, load_file
 void bind_dlpack(nb::module_& m);  // dlpack_protocol.cpp: __dlpack__, from_dlpack, numpy(), __cuda_array_interface__

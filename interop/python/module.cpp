@@ -23,6 +23,7 @@ NB_MODULE(_C, m) {
   bind_cuda_memory(m);
   bind_cuda_graphs(m);
   bind_precision_switches(m);
+  bind_threads(m);
   bind_profiler(m);
   bind_safetensors(m);
   bind_dlpack(m);

@@ -39,6 +39,16 @@ TEST_CASE("parallel_for covers every index exactly once, for any thread count") 
   }
 }
 
+TEST_CASE("set_num_threads refuses a count below one and keeps the one it had") {
+  ThreadCountGuard guard;
+  set_num_threads(3);
+  for (int bad : {0, -1}) {
+    CHECK_THROWS_AS(set_num_threads(bad), ValueError);
+    CHECK(get_num_threads() == 3);
+  }
+  CHECK_THROWS_WITH(set_num_threads(0), doctest::Contains("set_num_threads: the thread count must be at least 1, got 0"));
+}
+
 TEST_CASE("parallel_for runs small ranges and nested calls on the calling thread") {
   ThreadCountGuard guard;
   set_num_threads(4);
