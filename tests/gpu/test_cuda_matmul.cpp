@@ -3,6 +3,7 @@
 // against an fp64 product on the CPU, operand layouts passed as transposes, copied, or staged
 // because misaligned, broadcast batches, empty products, out=, beta == 0 ignoring NaN, the
 // precision switches, and the exact integer kernel against the CPU's.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -151,9 +152,9 @@ TEST_CASE(
     "cuda matmul: odd leading dimensions of a large product are staged with padded rows and give the right values") {
   ANATOMY_REQUIRE_GPU();
   // x[:, 1:] of a (301, 302) tensor: address one element past alignment and K = 301, so the
-  // staged copy's rows are padded (Note [Misaligned cuBLAS operands]); an output view with an odd
-  // leading dimension is computed in a padded temporary; batches of odd sizes have odd batch
-  // strides.
+  // staged copy's rows are padded (Note [Misaligned cuBLAS operands]), and in fp16 and bf16 K is
+  // padded too, row-major and transposed operands alike; an output view with an odd leading
+  // dimension is computed in a padded temporary; batches of odd sizes have odd batch strides.
   for (DType d : kFloats) {
     CAPTURE(name(d));
     const Tensor base = uniform({301, 302}, d).to(kCuda);
@@ -170,6 +171,15 @@ TEST_CASE(
     const Tensor c = uniform({3, 257, 263}, d).to(kCuda);
     const Tensor ref = c.cpu().to(DType::Float64) * 0.5 + reference(x, y) * 2.0;
     CHECK(relative_error(baddbmm(c, x, y, 0.5, 2.0), ref) < tolerance(d));
+    // fp16 and bf16 pad K = 301 to 304 with zeros (Note [Padding K for the tensor cores]): an
+    // infinity in the last real column of a still reaches its row of c, and only that row.
+    Tensor a_inf = a.clone();
+    a_inf.select(0, 0).select(0, 300).fill_(std::numeric_limits<double>::infinity());
+    const Tensor b_pos = b.abs().add(0.5);  // no zero: inf * b is inf in every column
+    const std::vector<double> row0 = gpu_test::values_of(mm(a_inf, b_pos).select(0, 0));
+    const std::vector<double> row1 = gpu_test::values_of(mm(a_inf, b_pos).select(0, 1));
+    CHECK(std::all_of(row0.begin(), row0.end(), [](double v) { return std::isinf(v) && v > 0; }));
+    CHECK(std::all_of(row1.begin(), row1.end(), [](double v) { return std::isfinite(v); }));
   }
 }
 

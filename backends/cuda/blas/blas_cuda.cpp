@@ -27,6 +27,15 @@
 // aligned in such a temporary: the copy reads and writes the operand once, a small price next to
 // the product's O(n m k). Small products keep the operand as it is, where an extra launch would
 // cost more than the slower kernel.
+//
+// Note [Padding K for the tensor cores]
+// Aligned operands were not enough: with both operands aligned and their rows padded to 16 bytes,
+// c01's fp16 product of x[:, 1:] (K = 2047) still ran 6.1x the time of the aligned 2048^3 one on
+// an H100 (torch's, a contiguous copy: 4.8x). cuBLAS's fp16 and bf16 tensor-core kernels want K
+// itself in multiples of 16 bytes. A large fp16 or bf16 product whose K is not copies both
+// operands into buffers whose K is rounded up, the added columns of a and rows of b zero: each
+// element of c gains terms 0 * 0 and is the same sum (in cuBLAS's own order of additions). The
+// copies keep each operand's layout (row- or column-major), so none of them transposes.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -54,10 +63,39 @@ constexpr double kStageMisalignedWork = 16777216.0;  // 256^3
 // An empty [batch, rows, cols] tensor whose rows start every 16 bytes: the first `cols` columns of
 // a buffer as wide as cols rounded up to 16 bytes, so its address, leading dimension and batch
 // stride are all multiples of 16 bytes.
-Tensor padded_rows_like(const Tensor& t) {
-  const int64_t per_16 = static_cast<int64_t>(kGemmAlignment) / static_cast<int64_t>(element_size(t.dtype()));
-  const int64_t cols = t.sizes()[2], padded = (cols + per_16 - 1) / per_16 * per_16;
-  return empty({t.sizes()[0], t.sizes()[1], padded}, t.options()).slice(2, 0, cols);
+int64_t elements_per_16_bytes(DType t) {
+  return static_cast<int64_t>(kGemmAlignment) / static_cast<int64_t>(element_size(t));
+}
+
+int64_t round_up_to_16_bytes(int64_t n, DType t) {
+  const int64_t per_16 = elements_per_16_bytes(t);
+  return (n + per_16 - 1) / per_16 * per_16;
+}
+
+Tensor padded_rows(const Tensor& like, int64_t batch, int64_t rows, int64_t cols) {
+  return empty({batch, rows, round_up_to_16_bytes(cols, like.dtype())}, like.options()).slice(2, 0, cols);
+}
+
+Tensor padded_rows_like(const Tensor& t) { return padded_rows(t, t.sizes()[0], t.sizes()[1], t.sizes()[2]); }
+
+// Whether the product pads K (Note [Padding K for the tensor cores]).
+bool pads_k(DType t, int64_t k) {
+  return (t == DType::Float16 || t == DType::BFloat16) && k % elements_per_16_bytes(t) != 0;
+}
+
+// The operand t ([batch, rows, cols]) with its K dim (`k_dim`: 2 for a, 1 for b) grown to kp,
+// the added entries zero, in t's own layout (column-major when t is a transposed view), rows
+// padded to 16 bytes.
+Tensor k_padded(const Tensor& t, int64_t k_dim, int64_t kp) {
+  DimVector sizes(t.sizes());
+  const int64_t k = sizes[k_dim];
+  sizes[k_dim] = kp;
+  const bool column_major = t.sizes()[2] != 1 && t.strides()[2] != 1 && t.sizes()[1] != 1 && t.strides()[1] == 1;
+  const Tensor padded = column_major ? padded_rows(t, sizes[0], sizes[2], sizes[1]).transpose(1, 2)
+                                     : padded_rows(t, sizes[0], sizes[1], sizes[2]);
+  padded.narrow(k_dim, k, kp - k).zero_();
+  padded.narrow(k_dim, 0, k).copy_(t);
+  return padded;
 }
 
 // Whether cuBLAS's tensor-core kernels can read the operand as laid out: its address, leading
@@ -160,7 +198,11 @@ void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
   check_int("a matrix dimension", std::max({n, m, k}));
   check_int("the batch count", batches);
   const bool stage = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k) >= kStageMisalignedWork;
-  const GemmOperand ga = gemm_operand(a, stage), gb = gemm_operand(b, stage);
+  const bool pad_k = stage && pads_k(a.dtype(), k);
+  const int64_t kp = pad_k ? round_up_to_16_bytes(k, a.dtype()) : k;
+  check_int("K rounded up to 16 bytes", kp);
+  const GemmOperand ga = gemm_operand(pad_k ? k_padded(a, 2, kp) : a, stage),
+                    gb = gemm_operand(pad_k ? k_padded(b, 1, kp) : b, stage);
   if (stage && !gemm_friendly(GemmOperand{c, CUBLAS_OP_N, m})) {
     Tensor tmp = padded_rows_like(c);
     const bool use_c = beta.to<double>() != 0.0;
