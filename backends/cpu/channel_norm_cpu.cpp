@@ -9,6 +9,7 @@
 // dispatch/ops/channel_norm.cpp serve the other backends and the double backward).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -202,6 +203,18 @@ Tensor3 native_batch_norm_kernel(const Tensor& input, const OptTensor& weight, c
   const ChannelLayout l = channel_layout(input);
   const int64_t C = l.C;
   Tensor y = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
+  if (input.numel() == 0) {
+    // No values: training's statistics are 0 / 0 and the running ones stay as they are; eval's
+    // are the running statistics'. Tensors rather than scratch vectors: C may be more than memory
+    // holds, which is then the allocator's typed error.
+    const TensorOptions stat = TensorOptions().dtype(a.stat).device(input.device());
+    if (training) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      return {y, full({C}, nan, stat), full({C}, nan, stat)};
+    }
+    return {y, a.running_mean.to(a.stat, false, /*copy=*/true),
+            a.running_var.to(DType::Float64).add(eps).rsqrt().to(a.stat)};
+  }
   std::vector<double> mean(C), var(C);
   visit_dtype(input.dtype(), op, [&]<typename T>() {
     if constexpr (is_float_type<T>) {
@@ -334,6 +347,13 @@ Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, c
   const ChannelLayout l = channel_layout(input);
   const int64_t cpg = C / group;
   Tensor y = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
+  if (input.numel() == 0) {
+    // No values (HxW == 0): each group's mean and rstd are 0 / 0. Tensors rather than scratch
+    // vectors: N * group may be more than memory holds, which is then the allocator's typed error.
+    const TensorOptions stat = TensorOptions().dtype(a.stat).device(input.device());
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {y, full({N, group}, nan, stat), full({N, group}, nan, stat)};
+  }
   std::vector<double> mean(N * group), rstd(N * group);
   visit_dtype(input.dtype(), op, [&]<typename T>() {
     if constexpr (is_float_type<T>) {
@@ -410,10 +430,17 @@ Tensor3 native_group_norm_backward_kernel(const Tensor& grad_out, const Tensor& 
       check_group_norm_backward(op, grad_out, input, mean_t, rstd_t, weight, N, C, HxW, group, output_mask);
   const ChannelLayout l = channel_layout(input);
   const int64_t cpg = C / group, S = l.S;
+  const DType param = a.weight.defined() ? a.weight.dtype() : input.dtype();
+  if (input.numel() == 0) {
+    // No values: an empty dx and sums over nothing (as tensors: C may be more than memory holds).
+    const TensorOptions param_options = TensorOptions().dtype(param).device(input.device());
+    return {output_mask[0] ? empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device())) : Tensor(),
+            output_mask[1] ? zeros({C}, param_options) : Tensor(),
+            output_mask[2] ? zeros({C}, param_options) : Tensor()};
+  }
   const std::vector<double> mean = to_doubles(mean_t.reshape({N * group}), N * group, 0);
   const std::vector<double> rstd = to_doubles(rstd_t.reshape({N * group}), N * group, 1);
   const std::vector<double> w = to_doubles(a.weight, C, 1);
-  const DType param = a.weight.defined() ? a.weight.dtype() : input.dtype();
   const Tensor g = dense_in_layout(grad_out, l.channels_last);
   // a and b per (sample, channel), laid out n * C + c.
   std::vector<double> sum_g(N * C, 0.0), sum_gx(N * C, 0.0);

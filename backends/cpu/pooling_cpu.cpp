@@ -45,7 +45,7 @@ void max_forward(const Geometry& g, bool channels_last, const T* x, T* y, int64_
           for (int64_t ow = 0; ow < g.ow; ++ow) {
             const Taps& s = g.cols[ow];
             A best = lowest<A>();
-            int64_t at = r.first * g.w + s.first;
+            int64_t at = pooling::window_start(r, s, g.w);
             for (int64_t i = 0; i < r.count; ++i) {
               for (int64_t j = 0; j < s.count; ++j) {
                 const int64_t k = (r.first + i * r.step) * g.w + s.first + j * s.step;
@@ -72,7 +72,7 @@ void max_forward(const Geometry& g, bool channels_last, const T* x, T* y, int64_
       const int64_t n = q / g.out_plane(), oh = (q / g.ow) % g.oh, ow = q % g.ow;
       const Taps &r = g.rows[oh], &s = g.cols[ow];
       std::fill(best.begin(), best.end(), lowest<A>());
-      std::fill(at.begin(), at.end(), r.first * g.w + s.first);
+      std::fill(at.begin(), at.end(), pooling::window_start(r, s, g.w));
       for (int64_t i = 0; i < r.count; ++i) {
         for (int64_t j = 0; j < s.count; ++j) {
           const int64_t k = (r.first + i * r.step) * g.w + s.first + j * s.step;
@@ -94,8 +94,9 @@ void max_forward(const Geometry& g, bool channels_last, const T* x, T* y, int64_
   });
 }
 
-// grad_output added at the indices; an index outside the plane is skipped and reported (the
-// caller raises), so a bad indices tensor cannot write outside the result.
+// grad_output added at the indices; an empty window's index (pooling::kEmptyWindow) is passed
+// over, and any other index outside the plane is skipped and reported (the caller raises), so a
+// bad indices tensor cannot write outside the result.
 template <typename T>
 bool max_backward_loop(const Geometry& g, bool channels_last, const T* gy, const int64_t* idx, T* gx) {
   using A = opmath_t<T>;
@@ -112,6 +113,7 @@ bool max_backward_loop(const Geometry& g, bool channels_last, const T* gy, const
       for (int64_t o = 0; o < g.out_plane(); ++o) {
         for (int64_t c = 0; c < lanes; ++c) {
           const int64_t k = idx[base + o * lanes + c];
+          if (k == pooling::kEmptyWindow) continue;
           if (k < 0 || k >= g.in_plane()) {
             in_range = false;
             continue;

@@ -22,7 +22,11 @@ struct Geometry {
 
   explicit Geometry(const PoolPlan& p)
       : n(p.batch), c(p.channels), h(p.window.h.in), w(p.window.w.in), oh(p.window.h.out), ow(p.window.w.out) {
-    if (n * c == 0) return;  // nothing to compute: no taps (a zero-size grad_output may claim any OH, OW)
+    // Nothing to compute, no taps: a zero-size output (or grad_output) may claim any OH or OW,
+    // more taps than memory holds. An output with no rows or no columns has neither (the loops
+    // over the other would look up taps).
+    if (oh == 0 || ow == 0) oh = ow = 0;
+    if (n * c == 0 || oh == 0) return;
     rows.resize(oh);
     cols.resize(ow);
     for (int64_t o = 0; o < oh; ++o) rows[o] = pooling::taps(p.window.kind, p.window.h, o);

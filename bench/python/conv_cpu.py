@@ -10,30 +10,18 @@ time over anatomy's (above 1: anatomy is faster). --threads sets both engines' t
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import anatomy
 import anatomy.nn.functional as F
+from timing import median_ms
 
 # (C_in, C_out, H = W, kernel, stride): conv1, the 3x3s of the stages (the strided one of
 # stage 2), the 1x1 expansions and reductions.
 SHAPES = [(3, 64, 224, 7, 2), (64, 64, 56, 3, 1), (64, 256, 56, 1, 1), (256, 64, 56, 1, 1), (128, 128, 56, 3, 2),
           (256, 256, 14, 3, 1), (1024, 256, 14, 1, 1), (512, 512, 7, 3, 1), (512, 2048, 7, 1, 1)]
-
-
-def median_ms(f, reps):
-    f()
-    f()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
 
 
 def main():

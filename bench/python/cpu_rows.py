@@ -16,12 +16,11 @@ time over anatomy's (above 1: anatomy is faster). Without torch, anatomy's colum
 
 import argparse
 import json
-import statistics
-import time
 
 import numpy as np
 
 import anatomy
+from timing import median_ms
 
 try:
     import torch
@@ -34,17 +33,6 @@ def positive_int(text):
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
-
-
-def median_ms(f, reps):
-    f()
-    f()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
 
 
 def rows(n, mm_size):

@@ -25,12 +25,14 @@ std::vector<int64_t> inverse(const std::vector<int64_t>& p) {
   return q;
 }
 
-// A per-channel (or per-group-of-channels) parameter: C elements, the input's device, the
-// input's dtype or float32 for a float16/bfloat16 input. Returned flat.
+// A per-channel parameter: a vector of C, on the input's device, of the input's dtype or float32
+// for a float16/bfloat16 input.
 Tensor check_param(const char* op, const char* what, const std::optional<Tensor>& p, const Tensor& input, int64_t C) {
   if (!p || !p->defined()) return Tensor();
-  ANATOMY_CHECK(p->numel() == C, ValueError, "{}: {} should contain {} elements not {} (shape [{}])", op, what, C,
-                p->numel(), fmt::join(p->sizes(), ", "));
+  // A vector of C, as PyTorch's kernels read it (they fail on any other shape of C elements).
+  ANATOMY_CHECK(p->dim() == 1 && p->numel() == C, ValueError,
+                "{}: {} should be a vector of {} elements, got shape [{}] for an input of shape [{}]", op, what, C,
+                fmt::join(p->sizes(), ", "), fmt::join(input.sizes(), ", "));
   ANATOMY_CHECK(p->device() == input.device(), DeviceError, "{}: {} is on {} but the input is on {}", op, what,
                 p->device().str(), input.device().str());
   const bool ok = p->dtype() == input.dtype() || (is_reduced(input.dtype()) && p->dtype() == DType::Float32);
@@ -38,7 +40,7 @@ Tensor check_param(const char* op, const char* what, const std::optional<Tensor>
                 "{}: {} has dtype {} but the input is {} (parameters and running statistics take the input's dtype, "
                 "or float32 for a float16/bfloat16 input)",
                 op, what, name(p->dtype()), name(input.dtype()));
-  return p->reshape({C});
+  return *p;
 }
 
 void check_input(const char* op, const Tensor& input) {
@@ -200,6 +202,9 @@ GroupNormArgs check_group_norm(const char* op, const Tensor& input, const std::o
                 "{}: N={}, C={}, HxW={} do not describe the input of shape [{}]", op, N, C, HxW,
                 fmt::join(input.sizes(), ", "));
   ANATOMY_CHECK(group > 0, ValueError, "{}: num_groups must be positive, got {}", op, group);
+  // As in PyTorch; it also bounds the statistics' N * group elements by the input's N * C.
+  ANATOMY_CHECK(C > 0, ValueError, "{}: expected an input with channels, got one of shape [{}]", op,
+                fmt::join(input.sizes(), ", "));
   ANATOMY_CHECK(C % group == 0, ValueError,
                 "{}: Expected number of channels in input to be divisible by num_groups, but got input of shape [{}] "
                 "and num_groups={}",

@@ -180,33 +180,41 @@ Tensor convolution_via_matmul(const Tensor& input, const Tensor& weight, const s
 Tensor3 convolution_backward_via_convolutions(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
                                               const ConvGeometry& g, std::array<bool, 3> output_mask) {
   Tensor dx, dw, db;
-  if (output_mask[0]) {
-    if (g.transposed) {
-      dx = convolution(grad_output, weight, std::nullopt, g.stride, g.padding, g.dilation, false, {0}, g.groups);
-      // An output_padding of the stride or more adds output positions no input reaches: the
-      // plain convolution over them gives input positions past the input's end, cropped here.
-      bool cropped = false;
-      for (int64_t i = 0; i < g.spatial; ++i) {
-        if (dx.size(i + 2) > input.size(i + 2)) {
-          dx = dx.narrow(i + 2, 0, input.size(i + 2));
-          cropped = true;
+  if (input.numel() == 0 || grad_output.numel() == 0 || weight.numel() == 0) {
+    // Nothing to convolve (a zero-size batch, channel or spatial dim): every product has a zero
+    // factor, so dx and dw are zeros and db is dy's sums; the convolutions below would be asked
+    // for sizes that cannot be.
+    if (output_mask[0]) dx = empty(input.sizes(), input.options(), g.format).zero_();
+    if (output_mask[1]) dw = empty(weight.sizes(), weight.options(), g.format).zero_();
+  } else {
+    if (output_mask[0]) {
+      if (g.transposed) {
+        dx = convolution(grad_output, weight, std::nullopt, g.stride, g.padding, g.dilation, false, {0}, g.groups);
+        // An output_padding of the stride or more adds output positions no input reaches: the
+        // plain convolution over them gives input positions past the input's end, cropped here.
+        bool cropped = false;
+        for (int64_t i = 0; i < g.spatial; ++i) {
+          if (dx.size(i + 2) > input.size(i + 2)) {
+            dx = dx.narrow(i + 2, 0, input.size(i + 2));
+            cropped = true;
+          }
         }
+        if (cropped) dx = dx.contiguous(g.format);
+      } else {
+        // The output_padding that makes the transposed convolution's output x's size again.
+        Dims extra;
+        for (int64_t i = 0; i < g.spatial; ++i) {
+          const auto u = static_cast<size_t>(i);
+          const int64_t back =
+              (grad_output.size(i + 2) - 1) * g.stride[u] - 2 * g.padding[u] + g.dilation[u] * (g.kernel[u] - 1) + 1;
+          extra.push_back(input.size(i + 2) - back);
+        }
+        dx = convolution(grad_output, weight, std::nullopt, g.stride, g.padding, g.dilation, true, extra, g.groups);
       }
-      if (cropped) dx = dx.contiguous(g.format);
-    } else {
-      // The output_padding that makes the transposed convolution's output x's size again.
-      Dims extra;
-      for (int64_t i = 0; i < g.spatial; ++i) {
-        const auto u = static_cast<size_t>(i);
-        const int64_t back =
-            (grad_output.size(i + 2) - 1) * g.stride[u] - 2 * g.padding[u] + g.dilation[u] * (g.kernel[u] - 1) + 1;
-        extra.push_back(input.size(i + 2) - back);
-      }
-      dx = convolution(grad_output, weight, std::nullopt, g.stride, g.padding, g.dilation, true, extra, g.groups);
     }
+    if (output_mask[1])
+      dw = g.transposed ? weight_gradient(grad_output, input, g) : weight_gradient(input, grad_output, g);
   }
-  if (output_mask[1])
-    dw = g.transposed ? weight_gradient(grad_output, input, g) : weight_gradient(input, grad_output, g);
   if (output_mask[2]) {
     Dims dims{0};
     for (int64_t i = 0; i < g.spatial; ++i) dims.push_back(i + 2);

@@ -19,9 +19,16 @@ std::vector<int64_t> per_dim(const char* op, const char* what, IntArrayRef value
   return std::vector<int64_t>(static_cast<size_t>(spatial), values[0]);
 }
 
-void check_all(const char* op, const std::vector<int64_t>& v, bool positive, const char* message) {
-  for (int64_t x : v)
+// Strides, paddings, dilations and output paddings above this are refused: cuDNN takes them as
+// 32-bit ints, and the backward's views multiply them by sizes, which must not overflow.
+constexpr int64_t kMaxConvParameter = (int64_t{1} << 31) - 1;
+
+void check_all(const char* op, const char* what, const std::vector<int64_t>& v, bool positive, const char* message) {
+  for (int64_t x : v) {
     ANATOMY_CHECK(positive ? x > 0 : x >= 0, ValueError, "{}: {}, got [{}]", op, message, fmt::join(v, ", "));
+    ANATOMY_CHECK(x <= kMaxConvParameter, ValueError, "{}: {} [{}] exceeds the largest supported value, {}", op, what,
+                  fmt::join(v, ", "), kMaxConvParameter);
+  }
 }
 
 std::string sizes_text(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
@@ -62,10 +69,10 @@ ConvGeometry check_convolution(const char* op, const Tensor& input, const Tensor
   g.padding = per_dim(op, "padding", padding, g.spatial);
   g.dilation = per_dim(op, "dilation", dilation, g.spatial);
   g.output_padding = per_dim(op, "output_padding", output_padding, g.spatial);
-  check_all(op, g.stride, true, "non-positive stride is not supported");
-  check_all(op, g.dilation, true, "dilation should be greater than zero");
-  check_all(op, g.padding, false, "negative padding is not supported");
-  check_all(op, g.output_padding, false, "negative output_padding is not supported");
+  check_all(op, "stride", g.stride, true, "non-positive stride is not supported");
+  check_all(op, "dilation", g.dilation, true, "dilation should be greater than zero");
+  check_all(op, "padding", g.padding, false, "negative padding is not supported");
+  check_all(op, "output_padding", g.output_padding, false, "negative output_padding is not supported");
   for (int64_t i = 0; i < g.spatial; ++i) {
     const auto u = static_cast<size_t>(i);
     if (!transposed) {
@@ -116,6 +123,10 @@ ConvGeometry check_convolution(const char* op, const Tensor& input, const Tensor
   for (int64_t i = 0; i < g.spatial; ++i) {
     const auto u = static_cast<size_t>(i);
     const int64_t len = input.size(i + 2), k = weight.size(i + 2);
+    // A kernel with no taps along a dim reads nothing; its gradients have no convolution to be
+    // (PyTorch's kernels refuse it too).
+    ANATOMY_CHECK(k > 0, ValueError, "{}: the kernel has size 0 in spatial dim {} (weight of size {})", op, i,
+                  sizes_text(weight));
     g.kernel.push_back(k);
     const int64_t extent = g.dilation[u] * (k - 1) + 1;
     int64_t out = 0;

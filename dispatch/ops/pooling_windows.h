@@ -39,6 +39,16 @@ struct Taps {
   double first_weight = 1, weight = 1;
 };
 
+// The index max pooling records for a window that holds no input element (padding and dilation
+// can leave a window's taps all outside the input): its value is the lowest there is (-inf), and
+// backward passes it over, as PyTorch's CPU kernel does with -1.
+inline constexpr int64_t kEmptyWindow = -1;
+
+// Where a max window's search starts: its first tap, or kEmptyWindow when it has none.
+ANATOMY_HOST_DEVICE inline int64_t window_start(const Taps& rows, const Taps& cols, int64_t width) {
+  return rows.count > 0 && cols.count > 0 ? rows.first * width + cols.first : kEmptyWindow;
+}
+
 ANATOMY_HOST_DEVICE inline int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 ANATOMY_HOST_DEVICE inline int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 

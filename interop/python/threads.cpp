@@ -2,7 +2,7 @@
 // which every CPU kernel, the products and oneDNN's convolutions follow, as torch's do.
 #include <nanobind/nanobind.h>
 
-#include "anatomy/core/parallel.h"
+#include "anatomy/anatomy.h"
 #include "bindings.h"
 
 namespace anatomy::python {

@@ -155,7 +155,13 @@ TEST_CASE("batch_norm and group_norm: a parameter on another device is a DeviceE
   EXPECT_ERROR_UNCHANGED(rm, DeviceError, batch_norm(x, w_meta, std::nullopt, rm, rv, true, 0.1, 1e-5),
                          "native_batch_norm", "weight", "meta", "cpu");
   EXPECT_ERROR_UNCHANGED(rm, ValueError, batch_norm(x, randn({4}), std::nullopt, rm, rv, true, 0.1, 1e-5),
-                         "native_batch_norm", "weight should contain 3 elements not 4");
+                         "native_batch_norm", "weight should be a vector of 3 elements, got shape [4]");
+  // C elements in another shape: PyTorch's kernels fail on it, so it is refused up front.
+  EXPECT_ERROR_UNCHANGED(rm, ValueError, batch_norm(x, randn({3, 1}), std::nullopt, rm, rv, true, 0.1, 1e-5),
+                         "native_batch_norm", "weight should be a vector of 3 elements, got shape [3, 1]");
+  EXPECT_ERROR(ValueError, group_norm(randn({1, 2}), 1, std::nullopt, randn({2, 1})), "native_group_norm",
+               "bias should be a vector of 2 elements, got shape [2, 1]");
+  EXPECT_ERROR(ValueError, group_norm(randn({3, 0, 4}), 2), "native_group_norm", "expected an input with channels");
   EXPECT_ERROR(DeviceError, group_norm(randn({2, 4, 3}), 2, empty({4}, TensorOptions().device(kMeta))),
                "native_group_norm", "weight", "meta", "cpu");
   EXPECT_ERROR(ValueError, native_group_norm(randn({2, 4, 3}), std::nullopt, std::nullopt, 2, 4, 5, 2, 1e-5),

@@ -46,7 +46,8 @@ TEST_CASE("set_num_threads refuses a count below one and keeps the one it had") 
     CHECK_THROWS_AS(set_num_threads(bad), ValueError);
     CHECK(get_num_threads() == 3);
   }
-  CHECK_THROWS_WITH(set_num_threads(0), doctest::Contains("set_num_threads: the thread count must be at least 1, got 0"));
+  CHECK_THROWS_WITH(set_num_threads(0),
+                    doctest::Contains("set_num_threads: the thread count must be at least 1, got 0"));
 }
 
 TEST_CASE("parallel_for runs small ranges and nested calls on the calling thread") {

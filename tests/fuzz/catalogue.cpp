@@ -36,7 +36,7 @@ int64_t SelfInfo::size_at(int64_t d) const {
 const std::vector<OpDef>& catalogue() {
   static const std::vector<OpDef> all = [] {
     std::vector<OpDef> v = view_ops();
-    for (auto* family : {&indexing_ops, &compute_ops}) {
+    for (auto* family : {&indexing_ops, &compute_ops, &nn_ops}) {
       std::vector<OpDef> f = family();
       v.insert(v.end(), f.begin(), f.end());
     }

@@ -1,7 +1,8 @@
 // The operators the fuzzer calls: one row per operator with its signature (how its arguments
 // are parsed, printed and bound), what its results may share with its inputs (which decides the
 // checks), how to call it, and how to draw adversarial arguments for it. The rows live in one
-// file per family (catalogue_views.cpp, catalogue_indexing.cpp, catalogue_compute.cpp).
+// file per family (catalogue_views.cpp, catalogue_indexing.cpp, catalogue_compute.cpp,
+// catalogue_nn.cpp).
 #pragma once
 
 #include <optional>
@@ -79,6 +80,7 @@ struct OpDef {
 std::vector<OpDef> view_ops();
 std::vector<OpDef> indexing_ops();
 std::vector<OpDef> compute_ops();  // factories, reductions, copies and conversions
+std::vector<OpDef> nn_ops();       // softmax, norms, convolution, pooling, products, joins, losses
 
 const std::vector<OpDef>& catalogue();
 const OpDef* find_op(std::string_view name);  // null when unknown

@@ -114,7 +114,7 @@ __global__ void window_max_kernel(Window2d win, Layout l, int64_t total, opmath_
     l.position(e, n, c, oh, ow);
     const Taps r = pooling::taps(win.kind, win.h, oh), s = pooling::taps(win.kind, win.w, ow);
     A best = lowest;
-    int64_t at = r.first * l.w + s.first;
+    int64_t at = pooling::window_start(r, s, l.w);
     for (int64_t i = 0; i < r.count; ++i) {
       for (int64_t j = 0; j < s.count; ++j) {
         const int64_t hi = r.first + i * r.step, wj = s.first + j * s.step;
@@ -139,6 +139,7 @@ __global__ void window_max_backward_kernel(Layout l, int64_t total, const T* __r
     int64_t n, c, oh, ow;
     l.position(e, n, c, oh, ow);
     const int64_t k = idx[e];
+    if (k == pooling::kEmptyWindow) continue;
     if (k < 0 || k >= l.h * l.w) {
       sink.report(IndexErrorKind::OutOfBounds, k, l.h * l.w, 2);
       continue;
