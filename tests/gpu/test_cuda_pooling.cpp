@@ -142,6 +142,24 @@ TEST_CASE("cuda max_pool2d_with_indices: integer dtypes, indices exactly, NaN wi
   CHECK(gpu_test::same_values(ig, ic));
 }
 
+TEST_CASE("cuda max_pool2d_with_indices: a window with no input element gives -inf and index -1, as the CPU") {
+  ANATOMY_REQUIRE_GPU();
+  // Padding 1 with dilation 2 over a row of width 1: the first window's taps are columns -1 and 1.
+  const Tensor x = randn({1, 3, 1});
+  auto [yc, ic] = max_pool2d_with_indices(x, {1, 2}, {2, 1}, {0, 1}, {1, 2}, false);
+  auto [yg, ig] = max_pool2d_with_indices(x.to(kCuda), {1, 2}, {2, 1}, {0, 1}, {1, 2}, false);
+  CHECK(gpu_test::same_values(ig, ic));
+  CHECK(gpu_test::close_values(yg, yc, 0) == "");
+  CHECK(gpu_test::values_of(ic.view({-1})).front() == -1);
+  // The backward passes the empty windows over: no error, and the CPU's gradient.
+  const Tensor g = randn(yc.sizes());
+  const Tensor dc = max_pool2d_with_indices_backward(g, x, {1, 2}, {2, 1}, {0, 1}, {1, 2}, false, ic);
+  const Tensor dg =
+      max_pool2d_with_indices_backward(g.to(kCuda), x.to(kCuda), {1, 2}, {2, 1}, {0, 1}, {1, 2}, false, ig);
+  CHECK(gpu_test::close_values(dg, dc, 1e-6) == "");
+  CHECK(gpu_test::pending_index_error().empty());
+}
+
 TEST_CASE("cuda max_pool2d_with_indices_backward: an index outside the plane raises at the next wait") {
   ANATOMY_REQUIRE_GPU();
   const Tensor x = rand({1, 2, 4, 4}, TensorOptions().device(kCuda));

@@ -4,6 +4,7 @@
 // and extreme kernel sizes, paddings and scales are refused or clamped to the input.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
 #include <limits>
 
@@ -78,6 +79,24 @@ TEST_CASE("max_pool2d_with_indices_backward refuses indices outside the plane") 
   CHECK_THROWS_AS(
       max_pool2d_with_indices_backward(ones_like(y), x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, i.to(DType::Int32)),
       TypeError);
+}
+
+TEST_CASE("max_pool2d_with_indices: a window with no input element gives the lowest value and index -1") {
+  // Padding 1 with dilation 2 over rows of width 1: each window's taps are columns -1 and 1, and
+  // the backward passes the windows over (their gradient goes nowhere).
+  const Tensor x = randn({2, 3, 1}).requires_grad_();
+  auto [y, i] = max_pool2d_with_indices(x, {1, 2}, {2, 1}, {0, 1}, {1, 2}, false);
+  CHECK(y.sizes() == IntArrayRef{2, 2, 1});
+  for (int64_t k = 0; k < y.numel(); ++k) {
+    CHECK(i.view({-1}).select(0, k).item<int64_t>() == -1);
+    CHECK(std::isinf(y.view({-1}).select(0, k).item<double>()));
+  }
+  y.sum().backward();
+  CHECK(x.grad().abs().sum().item<double>() == 0.0);
+  // An integer input gets the dtype's lowest value.
+  auto [yi, ii] = max_pool2d_with_indices(arange(0, 6, 1, DType::Int32).reshape({2, 3, 1}), {1, 2}, {2, 1}, {0, 1},
+                                          {1, 2}, false);
+  CHECK(yi.view({-1}).select(0, 0).item<int64_t>() == std::numeric_limits<int32_t>::lowest());
 }
 
 TEST_CASE("pooling and upsampling: extreme arguments are refused or clamped to the input") {
