@@ -94,8 +94,8 @@ TEST_CASE("max_pool2d_with_indices: a window with no input element gives the low
   y.sum().backward();
   CHECK(x.grad().abs().sum().item<double>() == 0.0);
   // An integer input gets the dtype's lowest value.
-  auto [yi, ii] = max_pool2d_with_indices(arange(0, 6, 1, DType::Int32).reshape({2, 3, 1}), {1, 2}, {2, 1}, {0, 1},
-                                          {1, 2}, false);
+  auto [yi, ii] =
+      max_pool2d_with_indices(arange(0, 6, 1, DType::Int32).reshape({2, 3, 1}), {1, 2}, {2, 1}, {0, 1}, {1, 2}, false);
   CHECK(yi.view({-1}).select(0, 0).item<int64_t>() == std::numeric_limits<int32_t>::lowest());
 }
 
