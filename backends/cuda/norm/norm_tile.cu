@@ -55,8 +55,8 @@ inline constexpr int kTileStaticBytes = static_cast<int>(sizeof(TileShared<A>));
 // of its rows to the lane `offset` away and adds the other half to what it receives (the lower
 // lane's value first), so that afterwards lane l holds row l / (32 / Vec) summed over 2^steps
 // lanes, and a butterfly over the other lanes completes it: 2 (Vec - 1) + log2(32 / Vec)
-// shuffles of a pair where a butterfly per row took 5 Vec (for 8 rows, 18 against 80; they had
-// cost about as much time as the tile's memory traffic). The warps' partials are added in warp
+// shuffles of a pair where a butterfly per row took 5 Vec (for 8 rows, 18 against 80, which by
+// count could take as long as the tile's memory traffic). The warps' partials are added in warp
 // order; sh.totals[r] holds row r's sum on return, for every thread.
 template <int Vec, typename A>
 __device__ __forceinline__ void sum_tile_rows(SumPair<A> (&p)[Vec], int G, int R, TileShared<A>& sh) {
