@@ -31,8 +31,9 @@
 // Note [Padding K for the tensor cores]
 // Aligned operands were not enough: with both operands aligned and their rows padded to 16 bytes,
 // c01's fp16 product of x[:, 1:] (K = 2047) still ran 6.1x the time of the aligned 2048^3 one on
-// an H100 (torch's, a contiguous copy: 4.8x). cuBLAS's fp16 and bf16 tensor-core kernels want K
-// itself in multiples of 16 bytes. A large fp16 or bf16 product whose K is not copies both
+// an H100 (torch's, a contiguous copy: 4.8x). What remains is K itself, which NVIDIA's guidance
+// for the tensor cores asks in multiples of 8 halves (whether it explains all of the 6.1x is the
+// next GPU run's measurement, docs/perf.md). A large fp16 or bf16 product whose K is not copies both
 // operands into buffers whose K is rounded up, the added columns of a and rows of b zero: each
 // element of c gains terms 0 * 0 and is the same sum (in cuBLAS's own order of additions). The
 // copies keep each operand's layout (row- or column-major), so none of them transposes.
