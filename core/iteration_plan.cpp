@@ -38,13 +38,16 @@ IterationPlan::Builder& IterationPlan::Builder::promote_integers_to_float() {
 
 namespace {
 
-// Strides (in bytes) of `t` seen over `shape`: broadcast and missing leading dims get 0.
+// Strides (in bytes) of `t` seen over `shape`: broadcast and missing leading dims get 0. A stride
+// whose bytes overflow int64 can only belong to an empty tensor (as_strided takes INT64_MAX
+// beside a size-0 dim), which is never stepped: it gets 0 too.
 DimVector broadcast_byte_strides(const Tensor& t, IntArrayRef shape) {
   DimVector out(shape.size(), 0);
   const size_t offset = shape.size() - static_cast<size_t>(t.dim());
   const int64_t esize = static_cast<int64_t>(t.element_size());
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] != 1) out[offset + d] = t.strides()[d] * esize;
+    int64_t bytes = 0;
+    if (t.sizes()[d] != 1 && !__builtin_mul_overflow(t.strides()[d], esize, &bytes)) out[offset + d] = bytes;
   }
   return out;
 }

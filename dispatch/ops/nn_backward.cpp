@@ -31,6 +31,9 @@ Tensor softmax_backward_composite(const Tensor& grad_output, const Tensor& outpu
                                                    grad_output, output, dim, input_dtype, false);
   const Tensor& g = grad_output;
   const Tensor& y = output;
+  // No elements: an empty gradient, without the sums over the dim, whose keepdim result of an
+  // empty softmax dim would have every other dim's elements (2^62 of them for a (0, 2^62) input).
+  if (y.numel() == 0) return as_dtype(g.clone(), input_dtype);
   if constexpr (Log) return as_dtype(g - y.exp() * g.sum({p.dim}, true), input_dtype);
   else return as_dtype(y * (g - (g * y).sum({p.dim}, true)), input_dtype);
 }

@@ -52,14 +52,28 @@ ANATOMY_HOST_DEVICE inline int64_t window_start(const Taps& rows, const Taps& co
 ANATOMY_HOST_DEVICE inline int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 ANATOMY_HOST_DEVICE inline int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+// A dilation or kernel above 2^31 (the output size is then 1, the window a tap or two) takes
+// 128-bit arithmetic: the window's far end multiplies them. Smaller ones keep int64, whose
+// products stay below 2^62.
 ANATOMY_HOST_DEVICE inline Taps max_taps(const Axis& a, int64_t o) {
-  int64_t start = o * a.stride - a.pad;
-  const int64_t end = min_i64(start + (a.kernel - 1) * a.dilation + 1, a.in);
-  if (start < 0) start += (-start + a.dilation - 1) / a.dilation * a.dilation;  // the first tap inside
+  constexpr int64_t kSmall = int64_t{1} << 31;
+  const int64_t start = o * a.stride - a.pad;
   Taps t;
-  t.first = start;
   t.step = a.dilation;
-  t.count = start < end ? (end - start + a.dilation - 1) / a.dilation : 0;
+  if (a.dilation <= kSmall && a.kernel <= kSmall) {
+    const int64_t end = min_i64(start + (a.kernel - 1) * a.dilation + 1, a.in);
+    int64_t first = start;
+    if (first < 0) first += (-first + a.dilation - 1) / a.dilation * a.dilation;  // the first tap inside
+    t.first = first;
+    t.count = first < end ? (end - first + a.dilation - 1) / a.dilation : 0;
+    return t;
+  }
+  const __int128 d = a.dilation, far = static_cast<__int128>(start) + static_cast<__int128>(a.kernel - 1) * d + 1;
+  const __int128 end = far < a.in ? far : a.in;
+  __int128 first = start;
+  if (first < 0) first += (-first + d - 1) / d * d;
+  t.first = first < a.in ? static_cast<int64_t>(first) : a.in;
+  t.count = first < end ? static_cast<int64_t>((end - first + d - 1) / d) : 0;
   return t;
 }
 

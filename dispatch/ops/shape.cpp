@@ -51,7 +51,8 @@ Tensor repeat_composite(const Tensor& self, IntArrayRef repeats) {
 Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
   const int64_t n = t.sizes()[d];
   if (n == 0) return t;
-  const int64_t s = ((shift % n) + n) % n;
+  int64_t s = shift % n;  // in (-n, n): adding n once cannot overflow, (shift % n) + n might not fit
+  if (s < 0) s += n;
   if (s == 0) return t;
   Tensor out = naming_oom("roll", [&] { return empty(t.sizes(), t.options()); });
   copy_(narrow(out, d, s, n - s), narrow(t, d, 0, n - s));

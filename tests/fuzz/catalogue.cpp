@@ -3,6 +3,9 @@
 
 #include <limits>
 #include <stdexcept>
+#include <utility>
+
+#include "generator.h"
 
 namespace anatomy_fuzz {
 
@@ -33,21 +36,39 @@ int64_t SelfInfo::size_at(int64_t d) const {
   return sizes[static_cast<size_t>(d < 0 ? d + n : d)];
 }
 
-const std::vector<OpDef>& catalogue() {
-  static const std::vector<OpDef> all = [] {
-    std::vector<OpDef> v = view_ops();
-    for (auto* family : {&indexing_ops, &compute_ops, &nn_ops}) {
+namespace {
+
+struct Catalogue {
+  std::vector<OpDef> ops;
+  std::vector<std::pair<size_t, size_t>> families;  // [begin, end) of each family in ops
+};
+
+const Catalogue& joined() {
+  static const Catalogue all = [] {
+    Catalogue c;
+    for (auto* family : {&view_ops, &indexing_ops, &compute_ops, &nn_ops, &elementwise_ops}) {
       std::vector<OpDef> f = family();
-      v.insert(v.end(), f.begin(), f.end());
+      c.families.emplace_back(c.ops.size(), c.ops.size() + f.size());
+      c.ops.insert(c.ops.end(), f.begin(), f.end());
     }
+    const std::vector<OpDef>& v = c.ops;
     for (size_t a = 0; a < v.size(); ++a) {
       for (size_t b = a + 1; b < v.size(); ++b) {
         if (std::string_view(v[a].name) == v[b].name) throw std::logic_error("fuzz catalogue: duplicate operator");
       }
     }
-    return v;
+    return c;
   }();
   return all;
+}
+
+}  // namespace
+
+const std::vector<OpDef>& catalogue() { return joined().ops; }
+
+const OpDef& pick_op(Gen& g) {
+  const auto& [begin, end] = g.pick(joined().families);
+  return joined().ops[static_cast<size_t>(g.uniform(static_cast<int64_t>(begin), static_cast<int64_t>(end) - 1))];
 }
 
 const OpDef* find_op(std::string_view name) {

@@ -2,7 +2,7 @@
 // are parsed, printed and bound), what its results may share with its inputs (which decides the
 // checks), how to call it, and how to draw adversarial arguments for it. The rows live in one
 // file per family (catalogue_views.cpp, catalogue_indexing.cpp, catalogue_compute.cpp,
-// catalogue_nn.cpp).
+// catalogue_nn.cpp, catalogue_elementwise.cpp).
 #pragma once
 
 #include <optional>
@@ -79,10 +79,14 @@ struct OpDef {
 
 std::vector<OpDef> view_ops();
 std::vector<OpDef> indexing_ops();
-std::vector<OpDef> compute_ops();  // factories, reductions, copies and conversions
-std::vector<OpDef> nn_ops();       // softmax, norms, convolution, pooling, products, joins, losses
+std::vector<OpDef> compute_ops();      // factories, reductions, copies and conversions
+std::vector<OpDef> nn_ops();           // softmax, norms, convolution, pooling, products, joins, losses
+std::vector<OpDef> elementwise_ops();  // unary and binary functions (core/op_lists.h) and their fronts
 
 const std::vector<OpDef>& catalogue();
+// A random operator: a family first, then one of its rows, so that a family of many rows (the
+// element-wise one) does not crowd out the others.
+const OpDef& pick_op(Gen& g);
 const OpDef* find_op(std::string_view name);  // null when unknown
 
 }  // namespace anatomy_fuzz

@@ -78,9 +78,8 @@ size_t op_index(const OpDef* op) { return static_cast<size_t>(op - catalogue().d
 
 // One case: the first call drawn from scratch, each next one (sometimes) from the last result.
 Outcome run_one_case(const RandomOptions& options, Gen& g, Case& c, size_t si, uint64_t seed, uint64_t it) {
-  const std::vector<OpDef>& ops = catalogue();
   CaseRun run;
-  c.calls.push_back(draw_call(g, g.pick(ops), nullptr));
+  c.calls.push_back(draw_call(g, pick_op(g), nullptr));
   while (true) {
     set_progress(si, it, c.calls.back().op->name, replay_lines(seed, it, c));
     if (options.verbose) fmt::print("{} {}: {}\n", seed, it, format_case(c));
@@ -89,8 +88,8 @@ Outcome run_one_case(const RandomOptions& options, Gen& g, Case& c, size_t si, u
     (out.status == Outcome::Status::Error ? tally().op_error[k] : tally().op_ok[k]) += 1;
     if (out.status != Outcome::Status::Ok) return out;
     if (c.calls.size() >= options.max_chain || !run.has_last() || !g.chance(0.3)) return run.finish();
-    const OpDef* next = &g.pick(ops);
-    for (int tries = 0; tries < 16 && !chainable(*next, run.last()); ++tries) next = &g.pick(ops);
+    const OpDef* next = &pick_op(g);
+    for (int tries = 0; tries < 16 && !chainable(*next, run.last()); ++tries) next = &pick_op(g);
     if (!chainable(*next, run.last())) return run.finish();
     c.calls.push_back(draw_call(g, *next, &run.last()));
   }

@@ -20,7 +20,7 @@ inline constexpr int kBadInput = 11;  // a corpus line or a drawn case the fuzze
 
 // Counts kept in the shared memory, so that a crash loses none of them.
 struct Tally {
-  static constexpr size_t kOps = 128, kSeeds = 64;
+  static constexpr size_t kOps = 512, kSeeds = 64;
   uint64_t op_ok[kOps], op_error[kOps];                     // by catalogue index
   uint64_t cases[kSeeds], errors[kSeeds], skipped[kSeeds];  // by seed index
   uint64_t findings;                                        // printed by children (crashes not included)
