@@ -61,22 +61,24 @@ std::optional<std::string_view> rounding(int64_t mode) {
 
 std::vector<OpDef> elementwise_ops() {
   std::vector<OpDef> ops = {
-#define ANATOMY_FUZZ_UNARY(e, name, ...)                                                                          \
-  {#name, "T", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0))}; }, no_args},     \
-      {#name "_", "T", Kind::InPlace, true, [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0))}; }, \
-       no_args},
+#define ANATOMY_FUZZ_UNARY(e, name, ...)                                   \
+  {#name, "T", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0))}; }, no_args}, \
+      {#name "_", "T", Kind::InPlace, true, [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0))}; }, no_args},
       ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_FUZZ_UNARY)
 #undef ANATOMY_FUZZ_UNARY
-#define ANATOMY_FUZZ_BINARY(e, name, ...)                                                                          \
-  {#name, "TT", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0), a.t(1))}; },       \
-   tensor_arg},                                                                                                    \
-      {#name "_scalar", "Ts", Kind::Fresh, true,                                                                   \
-       [](const Bound& a) -> Out { return {anatomy::name(a.t(0), a.s(1))}; }, scalar_arg},                        \
-      {#name "_", "TT", Kind::InPlace, true, [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0), a.t(1))}; }, \
-       tensor_arg},                                                                                                \
-      {#name "_scalar_", "Ts", Kind::InPlace, true,                                                                \
-       [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0), a.s(1))}; }, scalar_arg},
-      ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_FUZZ_BINARY)
+#define ANATOMY_FUZZ_BINARY(e, name, ...)                                       \
+  {#name, "TT", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0), a.t(1))}; }, tensor_arg},  \
+      {#name "_scalar", "Ts", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0), a.s(1))}; }, \
+       scalar_arg},                                                             \
+      {#name "_", "TT", Kind::InPlace, true, [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0), a.t(1))}; },     \
+       tensor_arg},                                                             \
+      {#name "_scalar_",                                                        \
+       "Ts",                                                                    \
+       Kind::InPlace,                                                           \
+       true,                                                                    \
+       [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0), a.s(1))}; },                                           \
+       scalar_arg},
+          ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_FUZZ_BINARY)
 #undef ANATOMY_FUZZ_BINARY
   };
   const std::vector<OpDef> fronts = {
