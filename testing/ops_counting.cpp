@@ -49,6 +49,9 @@ OpInfo unique_entry() {
     s.push_back(sample("0-dim", {random_tensor({}, t)}));
     s.push_back(sample("zero-size", {random_tensor({0, 3}, t)}));
     s.push_back(sample("large", {repeating({300, 700}, t, 50)}));
+    if (t == DType::Int64) {  // a range that fits int32 far from zero (CUDA sorts x - min as int32)
+      s.push_back(sample("far from zero", {repeating({50, 40}, t, 100000).sub(Scalar(int64_t{1} << 40))}));
+    }
     if (is_floating(t)) {
       s.push_back(
           sample("NaN, infinities and signed zeros",

@@ -36,6 +36,15 @@ std::vector<double> to_doubles(const Tensor& t, int64_t n, double fill) {
   return std::vector<double>(p, p + n);
 }
 
+// Statistics of no values (0 / 0 for every entry), as two tensors of `sizes`. Tensors rather
+// than scratch vectors: the count may be more than memory holds, which is then the allocator's
+// typed error.
+std::pair<Tensor, Tensor> undefined_statistics(IntArrayRef sizes, DType stat, const Device& device) {
+  const TensorOptions options = TensorOptions().dtype(stat).device(device);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return {full(sizes, nan, options), full(sizes, nan, options)};
+}
+
 Tensor from_doubles(const std::vector<double>& v, IntArrayRef sizes, DType dtype) {
   return tensor(v, sizes, TensorOptions().dtype(DType::Float64)).to(dtype);
 }
@@ -205,12 +214,10 @@ Tensor3 native_batch_norm_kernel(const Tensor& input, const OptTensor& weight, c
   Tensor y = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
   if (input.numel() == 0) {
     // No values: training's statistics are 0 / 0 and the running ones stay as they are; eval's
-    // are the running statistics'. Tensors rather than scratch vectors: C may be more than memory
-    // holds, which is then the allocator's typed error.
-    const TensorOptions stat = TensorOptions().dtype(a.stat).device(input.device());
+    // are the running statistics'.
     if (training) {
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      return {y, full({C}, nan, stat), full({C}, nan, stat)};
+      auto [mean, invstd] = undefined_statistics({C}, a.stat, input.device());
+      return {y, mean, invstd};
     }
     return {y, a.running_mean.to(a.stat, false, /*copy=*/true),
             a.running_var.to(DType::Float64).add(eps).rsqrt().to(a.stat)};
@@ -348,11 +355,9 @@ Tensor3 native_group_norm_kernel(const Tensor& input, const OptTensor& weight, c
   const int64_t cpg = C / group;
   Tensor y = empty_in_layout(l, TensorOptions().dtype(input.dtype()).device(input.device()));
   if (input.numel() == 0) {
-    // No values (HxW == 0): each group's mean and rstd are 0 / 0. Tensors rather than scratch
-    // vectors: N * group may be more than memory holds, which is then the allocator's typed error.
-    const TensorOptions stat = TensorOptions().dtype(a.stat).device(input.device());
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    return {y, full({N, group}, nan, stat), full({N, group}, nan, stat)};
+    // No values (HxW == 0): each group's mean and rstd are 0 / 0.
+    auto [mean, rstd] = undefined_statistics({N, group}, a.stat, input.device());
+    return {y, mean, rstd};
   }
   std::vector<double> mean(N * group), rstd(N * group);
   visit_dtype(input.dtype(), op, [&]<typename T>() {

@@ -10,7 +10,18 @@
 // each sorted element's run, which scattered back through the sort's permutation is the
 // inverse; the distances between consecutive starts are the counts. That is the sort-and-
 // segment plan PyTorch's CUDA unique uses; no per-element atomics fight over one address.
+//
+// Note [unique of integers on CUDA]
+// A radix sort's passes scale with the key's width (8 bits a pass), and the inverse's scatter
+// through a permutation takes the sorted scatter's own sort (Note [Sorted scatter on CUDA]). So
+// on CUDA, integers wider than a byte whose range (max - min, read with the one extra wait
+// here) fits a narrower integer dtype are sorted as (x - min) in that dtype (uint8 or int32):
+// 16M int64 values of 2^16 distinct ones take 4 passes of 4-byte keys instead of 8 of 8-byte. The inverse of integers
+// is then a binary search of each element among the unique values (searchsorted): with no NaN, an element's run is the
+// position of its value. The CPU keeps the plain plan, whose comparison sort and sequential scatter do not scale with
+// key bits.
 #include <cmath>
+#include <cstdint>
 #include <tuple>
 
 #include "anatomy/dispatch/library.h"
@@ -30,6 +41,20 @@ void check_values_known(const Tensor& self, const char* op) {
                 "{}: the result's size depends on the values, which a Meta tensor does not have", op);
 }
 
+// The values of a 1-d integer tensor in ascending order, sorted in the narrowest integer dtype
+// that holds their range (Note [unique of integers on CUDA]).
+Tensor sorted_integers(const Tensor& flat) {
+  if (element_size(flat.dtype()) == 1) return std::get<0>(sort(flat, 0));
+  const auto [low, high] = aminmax(flat);
+  const Tensor bounds = stack({low, high}).to(kCPU, DType::Int64);
+  const int64_t min = bounds.data_ptr<int64_t>()[0], max = bounds.data_ptr<int64_t>()[1];
+  const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
+  const DType narrow = range <= UINT8_MAX ? DType::UInt8 : range <= INT32_MAX ? DType::Int32 : flat.dtype();
+  if (element_size(narrow) >= element_size(flat.dtype())) return std::get<0>(sort(flat, 0));
+  const Tensor sorted = std::get<0>(sort(sub(flat, Scalar(min)).to(narrow), 0));
+  return add(sorted.to(flat.dtype()), Scalar(min));
+}
+
 // `sorted` is always honoured: a sort is how the values are found.
 ThreeTensors unique_composite(const Tensor& self, bool /*sorted*/, bool return_inverse, bool return_counts) {
   check_values_known(self, "unique");
@@ -41,12 +66,17 @@ ThreeTensors unique_composite(const Tensor& self, bool /*sorted*/, bool return_i
     return {empty({0}, self.options()), return_inverse ? empty(self.sizes(), long_options) : empty({0}, long_options),
             empty({0}, long_options)};
   }
-  const auto [values, order] = sort(flat, 0);
+  const bool integers_on_cuda = self.device().is_cuda() && is_integral(self.dtype(), /*include_bool=*/false);
+  Tensor values, order;  // order: the sort's permutation, kept for the scatter of the inverse
+  if (integers_on_cuda) values = sorted_integers(flat);
+  else std::tie(values, order) = sort(flat, 0);
   const Tensor starts = run_starts(values);
   const Tensor uniques = masked_select(values, starts);
   Tensor inverse = empty({0}, long_options);
   if (return_inverse) {
-    inverse = scatter(empty({n}, long_options), 0, order, run_ids(starts)).reshape(self.sizes());
+    inverse =
+        integers_on_cuda ? searchsorted(uniques, flat) : scatter(empty({n}, long_options), 0, order, run_ids(starts));
+    inverse = inverse.reshape(self.sizes());
   }
   Tensor counts = empty({0}, long_options);
   if (return_counts) {

@@ -126,7 +126,11 @@ std::vector<T> in_levels(const Case& c, const std::vector<T>& values, std::vecto
   std::iota(pos.begin(), pos.end(), 0);
   std::stable_sort(pos.begin(), pos.end(), [&](uint32_t a, uint32_t b) { return c.keys[a] < c.keys[b]; });
   std::vector<K> keys(n);
-  for (int64_t i = 0; i < n; ++i) keys[i] = static_cast<K>(c.keys[pos[i]]);
+  std::vector<T> sorted_values(n);
+  for (int64_t i = 0; i < n; ++i) {
+    keys[i] = static_cast<K>(c.keys[pos[i]]);
+    sorted_values[i] = values[pos[i]];
+  }
   writes.assign(dst.size(), 0);
   if (n == 0) return dst;
 
@@ -144,7 +148,6 @@ std::vector<T> in_levels(const Case& c, const std::vector<T>& values, std::vecto
     ++writes[key];
     dst[key] = scatter_combine<Mode, T>(dst[key], total);
   };
-  const auto value_at = [&](int64_t i) { return values[pos[i]]; };
   int last_level = -1;
   int64_t last_m = 0;
   for_each_segment_level(n, [&](int l, int64_t m) {
@@ -156,8 +159,7 @@ std::vector<T> in_levels(const Case& c, const std::vector<T>& values, std::vecto
     SegmentPiece<T>* next = buffers[l % 2].data();
     for (int64_t t : chunks) {
       if (l == 0) {
-        const SortedEntries<K, T, decltype(value_at)> entries{keys.data(), m, value_at};
-        combine_segment_chunk<Mode, T>(entries, m, t, next, write);
+        combine_sorted_chunk<Mode, T>(keys.data(), sorted_values.data(), m, t, next, write);
       } else {
         combine_segment_chunk<Mode, T>(PieceEntries<T>{buffers[(l + 1) % 2].data()}, m, t, next, write);
       }
@@ -265,13 +267,12 @@ TEST_CASE("segmented combine: a chunk's slots for each shape of run it sees") {
   keys.insert(keys.end(), 2 * C, 1);                    // ... key 1 runs through chunk 1 into chunk 2,
   keys.insert(keys.end(), C / 2, 2);                    // key 2 completes inside chunk 2
   const int64_t n = static_cast<int64_t>(keys.size());  // 3 C
-  const auto one = [](int64_t) { return int64_t{1}; };
-  const SortedEntries<uint32_t, int64_t, decltype(one)> entries{keys.data(), n, one};
+  const std::vector<int64_t> ones(n, 1);
   std::vector<SegmentPiece<int64_t>> next(next_level_size(n));
   std::vector<int64_t> dst(3, 100);
   const auto write = [&](uint64_t key, int64_t total) { dst[key] += total; };
   for (int64_t t = 0; t < segment_chunks(n); ++t) {
-    combine_segment_chunk<ScatterMode::Add, int64_t>(entries, n, t, next.data(), write);
+    combine_sorted_chunk<ScatterMode::Add, int64_t>(keys.data(), ones.data(), n, t, next.data(), write);
   }
   // Chunk 0: key 0 complete (C/2 ones), key 1's first C/2 open at the end.
   CHECK(dst[0] == 100 + C / 2);

@@ -443,14 +443,16 @@ TEST_CASE("cuda tensor index: basic and advanced indices read and write as on th
   ANATOMY_REQUIRE_GPU();
   using namespace anatomy::indexing;
   const Tensor self = gpu_test::sample({4, 5, 3}, DType::Float32);
-  const Tensor idx = random_index({2}, -5, 5), mask = gpu_test::sample({4}, DType::Bool);
+  // Index tensors for dims 1 (size 5) and 0 (size 4): in range whatever the draw.
+  const Tensor idx = random_index({2}, -5, 5), idx0 = random_index({2}, -4, 4);
+  const Tensor mask = gpu_test::sample({4}, DType::Bool);
   const std::vector<std::vector<TensorIndex>> cases = {
-      {Slice(1, None), 0},                      // a view
-      {"...", Slice(None, None, 2), None},      // a view with a step and a new dim
-      {Slice(1, None), idx},                    // an index tensor after a slice
-      {idx, Slice(), random_index({2}, 0, 3)},  // separated index tensors: the block goes first
-      {mask, Slice(), -1},                      // a mask and a select
-      {true, 2},                                // a bool
+      {Slice(1, None), 0},                       // a view
+      {"...", Slice(None, None, 2), None},       // a view with a step and a new dim
+      {Slice(1, None), idx},                     // an index tensor after a slice
+      {idx0, Slice(), random_index({2}, 0, 3)},  // separated index tensors: the block goes first
+      {mask, Slice(), -1},                       // a mask and a select
+      {true, 2},                                 // a bool
   };
   // The CUDA self gets the index tensors on the CPU (copied over by the operator) or on CUDA.
   auto device_indices = [](const std::vector<TensorIndex>& ix, bool to_cuda) {

@@ -171,6 +171,10 @@ TEST_CASE(
     const Tensor c = uniform({3, 257, 263}, d).to(kCuda);
     const Tensor ref = c.cpu().to(DType::Float64) * 0.5 + reference(x, y) * 2.0;
     CHECK(relative_error(baddbmm(c, x, y, 0.5, 2.0), ref) < tolerance(d));
+    const Tensor y_shared = uniform({1, 261, 263}, d).to(kCuda).expand({3, 261, 263});  // batch stride 0
+    CHECK(relative_error(bmm(x, y_shared), reference(x, y_shared)) < tolerance(d));
+    CHECK(relative_error(bmm(x.transpose(1, 2).contiguous().transpose(1, 2), y_shared), reference(x, y_shared)) <
+          tolerance(d));
     // fp16 and bf16 pad K = 301 to 304 with zeros (Note [Padding K for the tensor cores]): an
     // infinity in the last real column of a still reaches its row of c, and only that row.
     Tensor a_inf = a.clone();

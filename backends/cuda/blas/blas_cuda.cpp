@@ -31,12 +31,14 @@
 // Note [Padding K for the tensor cores]
 // Aligned operands were not enough: with both operands aligned and their rows padded to 16 bytes,
 // c01's fp16 product of x[:, 1:] (K = 2047) still ran 6.1x the time of the aligned 2048^3 one on
-// an H100 (torch's, a contiguous copy: 4.8x). What remains is K itself, which NVIDIA's guidance
-// for the tensor cores asks in multiples of 8 halves (whether it explains all of the 6.1x is the
-// next GPU run's measurement, docs/perf.md). A large fp16 or bf16 product whose K is not copies both
+// an H100 (torch's, a contiguous copy: 4.8x). What remained was K itself, which NVIDIA's guidance
+// for the tensor cores asks in multiples of 8 halves: with K rounded up to 2048 the product took
+// 2.48x its aligned time, and bf16 4096's 1.78x (was 6.5x; H100, docs/perf.md), the rest being
+// the copies. A large fp16 or bf16 product whose K is not copies both
 // operands into buffers whose K is rounded up, the added columns of a and rows of b zero: each
 // element of c gains terms 0 * 0 and is the same sum (in cuBLAS's own order of additions). The
-// copies keep each operand's layout (row- or column-major), so none of them transposes.
+// copies keep each operand's layout (row- or column-major), so none of them transposes, and each
+// is one pass of pad_operand.cu over its buffer.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -51,6 +53,7 @@
 #include "anatomy/backends/cuda/blas/gemm_integer.h"
 #include "anatomy/backends/cuda/blas/gemm_operand.h"
 #include "anatomy/backends/cuda/blas/gemm_small.h"
+#include "anatomy/backends/cuda/blas/pad_operand.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/precision_switches.h"
@@ -89,13 +92,28 @@ bool pads_k(DType t, int64_t k) {
 // padded to 16 bytes.
 Tensor k_padded(const Tensor& t, int64_t k_dim, int64_t kp) {
   DimVector sizes(t.sizes());
-  const int64_t k = sizes[k_dim];
   sizes[k_dim] = kp;
   const bool column_major = t.sizes()[2] != 1 && t.strides()[2] != 1 && t.sizes()[1] != 1 && t.strides()[1] == 1;
   const Tensor padded = column_major ? padded_rows(t, sizes[0], sizes[2], sizes[1]).transpose(1, 2)
                                      : padded_rows(t, sizes[0], sizes[1], sizes[2]);
-  padded.narrow(k_dim, k, kp - k).zero_();
-  padded.narrow(k_dim, 0, k).copy_(t);
+  // In the buffer's own orientation, whose rows are contiguous and start on 16 bytes; its
+  // columns beyond the view (up to the row's width) are written too, harmlessly.
+  ANATOMY_INTERNAL_ASSERT(element_size(t.dtype()) == 2, "k_padded: 2-byte elements only");
+  const Tensor buffer = column_major ? padded.transpose(1, 2) : padded;
+  const Tensor source = column_major ? t.transpose(1, 2) : t;
+  PadOperandArgs args{};
+  args.dst = buffer.data_ptr();
+  args.batch = buffer.sizes()[0];
+  args.rows = buffer.sizes()[1];
+  args.cols = args.ld = buffer.strides()[1];  // the whole row
+  args.batch_stride = buffer.strides()[0];
+  args.src = source.data_ptr();
+  args.src_rows = source.sizes()[1];
+  args.src_cols = source.sizes()[2];
+  args.src_batch_stride = source.strides()[0];
+  args.src_row_stride = source.strides()[1];
+  args.src_col_stride = source.strides()[2];
+  launch_pad_operand(args, current_stream());
   return padded;
 }
 

@@ -331,12 +331,14 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-// Blocks of apply_channels_last_kernel: enough to fill the device once, a whole number of
-// channel rows per step; 0 when no such grid exists (C neither divides nor is a multiple of a
-// block's elements).
-inline unsigned channels_last_apply_grid(int64_t n, int64_t C, int V, int multiprocessors) {
+// Blocks of apply_channels_last_kernel: enough to fill the device once (every SM's resident
+// threads), a whole number of channel rows per step; 0 when no such grid exists (C neither
+// divides nor is a multiple of a block's elements).
+inline unsigned channels_last_apply_grid(int64_t n, int64_t C, int V, const DeviceLimits& device) {
   const int64_t per_block = int64_t{kBlockThreads} * V;
-  int64_t blocks = std::min<int64_t>((n + per_block - 1) / per_block, int64_t{multiprocessors} * 2048 / kBlockThreads);
+  const int64_t resident_blocks =
+      int64_t{device.multiprocessors} * std::max(device.max_threads_per_multiprocessor / kBlockThreads, 1);
+  int64_t blocks = std::min<int64_t>((n + per_block - 1) / per_block, resident_blocks);
   if (per_block % C != 0) {
     if (C % per_block != 0) return 0;
     const int64_t unit = C / per_block;
@@ -349,8 +351,7 @@ template <typename T, int V, bool HasDy>
 void launch_apply_for(const ChannelShape& s, const T* x, const T* dy, T* out, Coefficients<opmath_t<T>> k,
                       cudaStream_t stream) {
   const int64_t n = s.N * s.C * s.S;
-  const unsigned rows_grid =
-      s.channels_last ? channels_last_apply_grid(n, s.C, V, current_device_limits().multiprocessors) : 0;
+  const unsigned rows_grid = s.channels_last ? channels_last_apply_grid(n, s.C, V, current_device_limits()) : 0;
   const unsigned grid = grid_blocks(n / V);
   if (rows_grid > 0)
     apply_channels_last_kernel<T, V, HasDy><<<rows_grid, kBlockThreads, 0, stream>>>(x, dy, out, k, n, s.C);

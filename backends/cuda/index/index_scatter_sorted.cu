@@ -8,14 +8,17 @@
 //   the walk is taken instead as its N = n_parallel * n_serial entries e = p * n_serial + j, p a
 //   parallel position and j a serial one:
 //   1. key[e] = the element of dst that e writes (its offset from dst's first element, at most
-//      dst's extent: every stride of dst is >= 0) and pos[e] = e. Different parallel positions
-//      never share an element, so the entries of one key have one p, and their e order is the
-//      CPU's order for that element.
+//      dst's extent: every stride of dst is >= 0) and value[e] = e's source value, read in e
+//      order. Different parallel positions never share an element, so the entries of one key
+//      have one p, and their e order is the CPU's order for that element.
 //   2. cub::DeviceRadixSort::SortPairs, stable, over the key's bits [0, bit width of the extent)
-//      (32-bit keys when the extent fits): few bits, so few passes, when dst is small.
+//      (32-bit keys when the extent fits): few bits, so few passes, when dst is small. The
+//      values travel with their keys: sorting positions instead and reading the source through
+//      them afterwards cost a random 32-byte sector per value.
 //   3. the segmented combine of segmented_combine.h (Note [Segmented combine in levels]): each
 //      element's values taken in e order and combined with scatter_combine in a fixed
-//      association, the total written into the element once, by one thread.
+//      association, the total written into the element once, by one thread. Level 0 reads its
+//      chunks of sorted keys and values a group of aligned elements per load.
 //   No atomics and nothing read back on the host: every level's size follows from N. Integers,
 //   bool, scatter_'s last write, max and min are the CPU's bit for bit; floating sums and
 //   products are the same from run to run but not always the CPU's, whose sequential order
@@ -55,31 +58,17 @@ struct EntryWalk {
   }
 };
 
-template <typename K>
-__global__ void scatter_keys_kernel(const int64_t* table, EntryWalk walk, int64_t n, K* keys, uint32_t* positions) {
+template <typename K, typename T>
+__global__ void scatter_keys_kernel(const int64_t* table, const T* src, EntryWalk walk, int64_t n, K* keys, T* values) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
     int64_t o[3];
     walk.offsets(e, o);
     const int64_t off = table[o[2]];
     keys[e] = off == kBadOffset ? K{0} : static_cast<K>(o[0] + off);
-    positions[e] = static_cast<uint32_t>(e);
+    values[e] = src[o[1]];
   }
 }
-
-// Level 0's values: entry i of the sorted order is the source value of position positions[i].
-template <typename T>
-struct SourceValue {
-  const T* src;
-  const uint32_t* positions;
-  EntryWalk walk;
-
-  __device__ T operator()(int64_t i) const {
-    int64_t o[3];
-    walk.offsets(positions[i], o);
-    return src[o[1]];
-  }
-};
 
 template <ScatterMode Mode, typename T>
 struct DstWrite {
@@ -91,9 +80,21 @@ struct DstWrite {
   }
 };
 
-// One level of the combine: a thread per chunk of kSegmentChunk entries.
-template <ScatterMode Mode, typename T, typename Entries>
-__global__ void combine_level_kernel(Entries entries, int64_t m, SegmentPiece<T>* next, DstWrite<Mode, T> write,
+// Level 0 of the combine: a thread per chunk of kSegmentChunk sorted entries.
+template <ScatterMode Mode, typename T, typename K>
+__global__ void combine_sorted_kernel(const K* keys, const T* values, int64_t m, SegmentPiece<T>* next,
+                                      DstWrite<Mode, T> write, IndexErrorSink sink) {
+  if (sink.call_failed()) return;
+  const int64_t chunks = segment_chunks(m);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < chunks; t += step) {
+    combine_sorted_chunk<Mode, T>(keys, values, m, t, next, write);
+  }
+}
+
+// A later level: a thread per chunk of the pieces the level before left open.
+template <ScatterMode Mode, typename T>
+__global__ void combine_level_kernel(PieceEntries<T> entries, int64_t m, SegmentPiece<T>* next, DstWrite<Mode, T> write,
                                      IndexErrorSink sink) {
   if (sink.call_failed()) return;
   const int64_t chunks = segment_chunks(m);
@@ -103,34 +104,34 @@ __global__ void combine_level_kernel(Entries entries, int64_t m, SegmentPiece<T>
   }
 }
 
-// The sorted (key, position) pairs of the walk's n entries, in scratch.
-template <typename K>
+// The walk's n (key, value) pairs sorted by key, in scratch.
+template <typename K, typename T>
 struct SortedTargets {
   const K* keys;
-  const uint32_t* positions;
+  const T* values;
 };
 
-template <typename K>
-SortedTargets<K> sort_targets(const int64_t* table, const EntryWalk& walk, int64_t n, uint64_t dst_extent,
-                              const ScratchFn& scratch, cudaStream_t stream) {
+template <typename K, typename T>
+SortedTargets<K, T> sort_targets(const int64_t* table, const T* src, const EntryWalk& walk, int64_t n,
+                                 uint64_t dst_extent, const ScratchFn& scratch, cudaStream_t stream) {
   // Double buffers: the sort ping-pongs between the two of each and says on the host, from the
   // pass count, which one holds the result (no copy of the input, no read of the device).
   cub::DoubleBuffer<K> keys(scratch_of<K>(scratch, n), scratch_of<K>(scratch, n));
-  cub::DoubleBuffer<uint32_t> positions(scratch_of<uint32_t>(scratch, n), scratch_of<uint32_t>(scratch, n));
-  scatter_keys_kernel<K>
-      <<<grid_blocks(n), kBlockThreads, 0, stream>>>(table, walk, n, keys.Current(), positions.Current());
+  cub::DoubleBuffer<T> values(scratch_of<T>(scratch, n), scratch_of<T>(scratch, n));
+  scatter_keys_kernel<K, T>
+      <<<grid_blocks(n), kBlockThreads, 0, stream>>>(table, src, walk, n, keys.Current(), values.Current());
   ANATOMY_CUDA_LAUNCH_CHECK();
   const int end_bit = std::max(1, static_cast<int>(std::bit_width(dst_extent)));
   size_t bytes = 0;
-  ANATOMY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, positions, n, 0, end_bit, stream));
-  ANATOMY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch(std::max<size_t>(bytes, 1)), bytes, keys, positions, n, 0,
-                                                     end_bit, stream));
-  return {keys.Current(), positions.Current()};
+  ANATOMY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, n, 0, end_bit, stream));
+  ANATOMY_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(scratch(std::max<size_t>(bytes, 1)), bytes, keys, values, n, 0, end_bit, stream));
+  return {keys.Current(), values.Current()};
 }
 
 template <ScatterMode Mode, typename T, typename K>
-void combine_sorted(T* dst, const T* src, const SortedTargets<K>& sorted, const EntryWalk& walk, int64_t n,
-                    const IndexErrorSink& sink, const ScratchFn& scratch, cudaStream_t stream) {
+void combine_sorted(T* dst, const SortedTargets<K, T>& sorted, int64_t n, const IndexErrorSink& sink,
+                    const ScratchFn& scratch, cudaStream_t stream) {
   const SegmentBuffers sizes = segment_buffers(n);
   SegmentPiece<T>* buffers[2] = {scratch_of<SegmentPiece<T>>(scratch, sizes.size[0]),
                                  scratch_of<SegmentPiece<T>>(scratch, sizes.size[1])};
@@ -139,8 +140,8 @@ void combine_sorted(T* dst, const T* src, const SortedTargets<K>& sorted, const 
     SegmentPiece<T>* next = buffers[level % 2];
     const unsigned blocks = grid_blocks(segment_chunks(m));
     if (level == 0) {
-      const SortedEntries<K, T, SourceValue<T>> entries{sorted.keys, m, {src, sorted.positions, walk}};
-      combine_level_kernel<Mode, T><<<blocks, kBlockThreads, 0, stream>>>(entries, m, next, write, sink);
+      combine_sorted_kernel<Mode, T, K>
+          <<<blocks, kBlockThreads, 0, stream>>>(sorted.keys, sorted.values, m, next, write, sink);
     } else {
       const PieceEntries<T> entries{buffers[(level + 1) % 2]};
       combine_level_kernel<Mode, T><<<blocks, kBlockThreads, 0, stream>>>(entries, m, next, write, sink);
@@ -155,10 +156,10 @@ bool scatter_sorted(DType dtype, void* dst, const void* src, const int64_t* tabl
                     cudaStream_t stream) {
   return dtype_switch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const SortedTargets<K> sorted = sort_targets<K>(table, walk, n, dst_extent, scratch, stream);
+    const SortedTargets<K, T> sorted =
+        sort_targets<K, T>(table, static_cast<const T*>(src), walk, n, dst_extent, scratch, stream);
     visit_scatter_mode(mode, [&](auto m) {
-      combine_sorted<decltype(m)::value, T, K>(static_cast<T*>(dst), static_cast<const T*>(src), sorted, walk, n, sink,
-                                               scratch, stream);
+      combine_sorted<decltype(m)::value, T, K>(static_cast<T*>(dst), sorted, n, sink, scratch, stream);
     });
     return true;
   });

@@ -81,23 +81,6 @@ void for_each_segment_level(int64_t n, F&& level) {
   }
 }
 
-// Level 0's entries: keys sorted (any unsigned type; equal keys adjacent, in the CPU's order)
-// and value_at(i), the value of entry i. Every entry is valid; the flags come from the neighbours.
-template <typename K, typename T, typename ValueAt>
-struct SortedEntries {
-  const K* keys;
-  int64_t m;
-  ValueAt value_at;
-
-  ANATOMY_HOST_DEVICE SegmentPiece<T> operator()(int64_t i) const {
-    const K key = keys[i];
-    uint8_t flags = kPieceValid;
-    if (i == 0 || keys[i - 1] != key) flags |= kPieceStarts;
-    if (i == m - 1 || keys[i + 1] != key) flags |= kPieceEnds;
-    return {static_cast<uint64_t>(key), value_at(i), flags};
-  }
-};
-
 // The entries of a later level: the slots the previous level wrote.
 template <typename T>
 struct PieceEntries {
@@ -106,21 +89,19 @@ struct PieceEntries {
   ANATOMY_HOST_DEVICE SegmentPiece<T> operator()(int64_t i) const { return pieces[i]; }
 };
 
-// Thread `chunk` of a level of m entries (Note [Segmented combine in levels]): completes the
-// runs that start and end in its chunk through write(key, total) and writes slots 2 * chunk and
-// 2 * chunk + 1 of `next`.
-template <ScatterMode Mode, typename T, typename Entries, typename Write>
-ANATOMY_HOST_DEVICE void combine_segment_chunk(const Entries& entries, int64_t m, int64_t chunk, SegmentPiece<T>* next,
-                                               const Write& write) {
-  const int64_t begin = chunk * kSegmentChunk;
-  const int64_t end = begin + kSegmentChunk < m ? begin + kSegmentChunk : m;
+// One chunk's walk (Note [Segmented combine in levels]): entries are added in order; runs that
+// start and end in the chunk go to write(key, total), and finish() leaves the open pieces in
+// slots 2 * chunk and 2 * chunk + 1 of the next level.
+template <ScatterMode Mode, typename T>
+struct ChunkCombiner {
   SegmentPiece<T> left{}, right{};  // invalid unless a piece is left open
   SegmentPiece<T> run{};
   bool open = false;     // a run is being combined
   bool started = false;  // ... and its start is in this chunk
-  for (int64_t i = begin; i < end; ++i) {
-    const SegmentPiece<T> e = entries(i);
-    if ((e.flags & kPieceValid) == 0) continue;
+
+  template <typename Write>
+  ANATOMY_HOST_DEVICE void add(const SegmentPiece<T>& e, const Write& write) {
+    if ((e.flags & kPieceValid) == 0) return;
     if ((e.flags & kPieceStarts) != 0 || !open) {
       run = e;
       open = true;
@@ -134,12 +115,93 @@ ANATOMY_HOST_DEVICE void combine_segment_chunk(const Entries& entries, int64_t m
       open = false;
     }
   }
-  if (open) {
-    if (started) right = {run.key, run.value, static_cast<uint8_t>(kPieceValid | kPieceStarts)};
-    else left = {run.key, run.value, kPieceValid};  // the whole chunk is inside one segment
+
+  ANATOMY_HOST_DEVICE void finish(SegmentPiece<T>* next, int64_t chunk) {
+    if (open) {
+      if (started) right = {run.key, run.value, static_cast<uint8_t>(kPieceValid | kPieceStarts)};
+      else left = {run.key, run.value, kPieceValid};  // the whole chunk is inside one segment
+    }
+    next[2 * chunk] = left;
+    next[2 * chunk + 1] = right;
   }
-  next[2 * chunk] = left;
-  next[2 * chunk + 1] = right;
+};
+
+// Thread `chunk` of a later level of m entries: completes the runs that start and end in its
+// chunk through write(key, total) and writes slots 2 * chunk and 2 * chunk + 1 of `next`.
+template <ScatterMode Mode, typename T, typename Entries, typename Write>
+ANATOMY_HOST_DEVICE void combine_segment_chunk(const Entries& entries, int64_t m, int64_t chunk, SegmentPiece<T>* next,
+                                               const Write& write) {
+  const int64_t begin = chunk * kSegmentChunk;
+  const int64_t end = begin + kSegmentChunk < m ? begin + kSegmentChunk : m;
+  ChunkCombiner<Mode, T> c;
+  for (int64_t i = begin; i < end; ++i) c.add(entries(i), write);
+  c.finish(next, chunk);
+}
+
+// Level 0 reads its chunk in groups of kSortedGroup entries; on the device one group of keys or
+// of values is one aligned load of up to 16 bytes (two for 8-byte keys), so that a thread's walk
+// moves whole sectors rather than one element per load instruction.
+inline constexpr int kSortedGroup = 4;
+static_assert(kSegmentChunk % kSortedGroup == 0);
+
+template <typename X>
+struct alignas(sizeof(X) * kSortedGroup) SortedGroup {
+  X v[kSortedGroup];
+};
+
+template <typename X>
+ANATOMY_HOST_DEVICE SortedGroup<X> load_sorted_group(const X* p) {
+#ifdef __CUDA_ARCH__
+  return *reinterpret_cast<const SortedGroup<X>*>(p);  // p is a chunk's start plus whole groups
+#else
+  SortedGroup<X> g;  // the host's vectors promise no more than the element's alignment
+  for (int j = 0; j < kSortedGroup; ++j) g.v[j] = p[j];
+  return g;
+#endif
+}
+
+// Thread `chunk` of level 0: the m entries are the sorted keys (any unsigned type; equal keys
+// adjacent, in the CPU's order) and the values sorted with them; every entry is valid, and its
+// start and end flags come from its neighbours' keys. Same contract as combine_segment_chunk.
+// `keys` and `values` must be aligned to a group's bytes.
+template <ScatterMode Mode, typename T, typename K, typename Write>
+ANATOMY_HOST_DEVICE void combine_sorted_chunk(const K* keys, const T* values, int64_t m, int64_t chunk,
+                                              SegmentPiece<T>* next, const Write& write) {
+  const int64_t begin = chunk * kSegmentChunk;
+  const int64_t end = begin + kSegmentChunk < m ? begin + kSegmentChunk : m;
+  ChunkCombiner<Mode, T> c;
+  // Entry i is added once entry i + 1's key tells whether i ends its segment.
+  bool have = false;
+  SegmentPiece<T> pending{};
+  K pending_key{};
+  bool has_prev = begin > 0;
+  K prev = has_prev ? keys[begin - 1] : K{};
+  const auto take = [&](K key, T value) {
+    if (have) {
+      if (key != pending_key) pending.flags |= kPieceEnds;
+      c.add(pending, write);
+    }
+    pending = {static_cast<uint64_t>(key), value,
+               static_cast<uint8_t>(kPieceValid | (!has_prev || prev != key ? kPieceStarts : 0))};
+    pending_key = key;
+    have = true;
+    prev = key;
+    has_prev = true;
+  };
+  if (end - begin == kSegmentChunk) {
+    for (int64_t g = begin; g < end; g += kSortedGroup) {
+      const SortedGroup<K> k = load_sorted_group(keys + g);
+      const SortedGroup<T> v = load_sorted_group(values + g);
+      for (int j = 0; j < kSortedGroup; ++j) take(k.v[j], v.v[j]);
+    }
+  } else {
+    for (int64_t i = begin; i < end; ++i) take(keys[i], values[i]);
+  }
+  if (have) {
+    if (end == m || keys[end] != pending_key) pending.flags |= kPieceEnds;
+    c.add(pending, write);
+  }
+  c.finish(next, chunk);
 }
 
 }  // namespace anatomy::cuda

@@ -50,39 +50,19 @@ template <typename A>
 inline constexpr int kTileStaticBytes = static_cast<int>(sizeof(TileShared<A>));
 
 // Each row's sum over the threads that share it: thread t holds rows (t % G) * Vec ... + Vec - 1
-// of the tile (G = R / Vec, which is 1 whenever Vec > 1: launch_tiles makes sure). With Vec > 1
-// rows a lane, a warp sums them as a reduce-scatter: at each of log2(Vec) steps a lane sends half
-// of its rows to the lane `offset` away and adds the other half to what it receives (the lower
-// lane's value first), so that afterwards lane l holds row l / (32 / Vec) summed over 2^steps
-// lanes, and a butterfly over the other lanes completes it: 2 (Vec - 1) + log2(32 / Vec)
-// shuffles of a pair where a butterfly per row took 5 Vec (for 8 rows, 18 against 80, which by
-// count could take as long as the tile's memory traffic). The warps' partials are added in warp
-// order; sh.totals[r] holds row r's sum on return, for every thread.
+// of the tile (G = R / Vec). Lanes of a warp with the same t % G meet by shuffles, the warps'
+// partials in warp order; sh.totals[r] holds row r's sum on return, for every thread.
 template <int Vec, typename A>
 __device__ __forceinline__ void sum_tile_rows(SumPair<A> (&p)[Vec], int G, int R, TileShared<A>& sh) {
-  static_assert(Vec >= 1 && Vec <= 32 && (Vec & (Vec - 1)) == 0);
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   const AddPairOp<A> op;
-  if constexpr (Vec == 1) {
-    for (int offset = G; offset < 32; offset <<= 1) p[0] = op.combine(p[0], shfl_from(p[0], lane ^ offset));
-    if (lane < G) sh.partials[warp][lane] = p[0];
-  } else {
 #pragma unroll
-    for (int step = 0; (1 << step) < Vec; ++step) {
-      const int half = Vec >> (step + 1), offset = 16 >> step;
-      const bool upper = (lane & offset) != 0;
+  for (int j = 0; j < Vec; ++j) {
+    for (int offset = G; offset < 32; offset <<= 1) p[j] = op.combine(p[j], shfl_from(p[j], lane ^ offset));
+  }
+  if (lane < G) {
 #pragma unroll
-      for (int j = 0; j < half; ++j) {
-        const SumPair<A> keep = upper ? p[j + half] : p[j];
-        const SumPair<A> got = shfl_from(upper ? p[j] : p[j + half], lane ^ offset);
-        p[j] = upper ? op.combine(got, keep) : op.combine(keep, got);
-      }
-    }
-    constexpr int kLanesPerRow = 32 / Vec;
-    SumPair<A> sum = p[0];
-#pragma unroll
-    for (int offset = kLanesPerRow / 2; offset >= 1; offset >>= 1) sum = op.combine(sum, shfl_from(sum, lane ^ offset));
-    if (lane % kLanesPerRow == 0) sh.partials[warp][lane / kLanesPerRow] = sum;
+    for (int j = 0; j < Vec; ++j) sh.partials[warp][lane * Vec + j] = p[j];
   }
   __syncthreads();
   if (threadIdx.x < static_cast<unsigned>(R)) {
@@ -94,7 +74,7 @@ __device__ __forceinline__ void sum_tile_rows(SumPair<A> (&p)[Vec], int G, int R
 }
 
 // Vec: values of adjacent rows moved by one 16-byte load (1: scalar loads, any strides; > 1: rows
-// 1 element apart, 16-byte aligned columns, R == Vec).
+// 1 element apart, 16-byte aligned columns, R a multiple of Vec).
 template <typename T, int Vec, bool Rms>
 __global__ void __launch_bounds__(kTileThreads) norm_tile_kernel(NormKernelArgs<T> a, int R) {
   using A = opmath_t<T>;
@@ -212,7 +192,7 @@ template <typename T, bool Rms>
 void launch_tiles(const NormKernelArgs<T>& a, int R, cudaStream_t stream) {
   using A = opmath_t<T>;
   constexpr int kVec = kRowVec<T>;
-  const bool vec = R == kVec && a.x_stride == 1 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0 &&
+  const bool vec = R % kVec == 0 && a.x_stride == 1 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0 &&
                    (a.x_col_stride * static_cast<int64_t>(sizeof(T))) % 16 == 0;
   const int64_t bytes = tile_bytes(a.n, R, sizeof(T));
   const int64_t tiles = (a.rows + R - 1) / R;
