@@ -198,6 +198,10 @@ Stream external_stream(StreamHandle handle, int device = -1);
 // std::thread does not inherit its parent's streams, as in PyTorch). Throws DeviceError when the
 // device does not exist.
 Stream current_stream(int device);
+// Whether the calling thread's current stream is the default stream on every device (always true
+// without CUDA): a caller that would otherwise ask for one device's stream (a DLPack consumer
+// naming its stream to a producer) can then say "the default stream" without asking the device.
+bool default_streams_current() noexcept;
 // Makes `stream` the calling thread's current stream of its device; the current device stays.
 void set_current_stream(const Stream& stream);
 

@@ -52,6 +52,7 @@ Stream default_stream(int) { built_without_cuda("default_stream"); }
 Stream get_stream_from_pool(bool, int) { built_without_cuda("get_stream_from_pool"); }
 Stream external_stream(StreamHandle, int) { built_without_cuda("external_stream"); }
 Stream current_stream(int) { built_without_cuda("current_stream"); }
+bool default_streams_current() noexcept { return true; }
 void set_current_stream(const Stream&) { built_without_cuda("set_current_stream"); }
 StreamGuard::StreamGuard(const Stream& stream) : device_guard_(-1), original_(stream), current_(stream) {
   built_without_cuda("StreamGuard");

@@ -59,28 +59,30 @@ std::optional<std::string_view> rounding(int64_t mode) {
 
 }  // namespace
 
+// clang-format off
+// One generated row: its name, signature and kind, and the call on the bound arguments `a`.
+#define ANATOMY_FUZZ_ROW(label, sig, kind, call, gen) \
+  OpDef{label, sig, kind, true, [](const Bound& a) -> Out { return {call}; }, gen}
+
+// A unary function: fresh and in place.
+#define ANATOMY_FUZZ_UNARY(e, name, ...)                                               \
+  ANATOMY_FUZZ_ROW(#name, "T", Kind::Fresh, anatomy::name(a.t(0)), no_args),           \
+  ANATOMY_FUZZ_ROW(#name "_", "T", Kind::InPlace, anatomy::name##_(a.t(0)), no_args),
+
+// A binary function: with a tensor and with a number, fresh and in place.
+#define ANATOMY_FUZZ_BINARY(e, name, ...)                                                          \
+  ANATOMY_FUZZ_ROW(#name, "TT", Kind::Fresh, anatomy::name(a.t(0), a.t(1)), tensor_arg),           \
+  ANATOMY_FUZZ_ROW(#name "_scalar", "Ts", Kind::Fresh, anatomy::name(a.t(0), a.s(1)), scalar_arg), \
+  ANATOMY_FUZZ_ROW(#name "_", "TT", Kind::InPlace, anatomy::name##_(a.t(0), a.t(1)), tensor_arg),  \
+  ANATOMY_FUZZ_ROW(#name "_scalar_", "Ts", Kind::InPlace, anatomy::name##_(a.t(0), a.s(1)), scalar_arg),
+// clang-format on
+
 std::vector<OpDef> elementwise_ops() {
-  std::vector<OpDef> ops = {
-#define ANATOMY_FUZZ_UNARY(e, name, ...)                                   \
-  {#name, "T", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0))}; }, no_args}, \
-      {#name "_", "T", Kind::InPlace, true, [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0))}; }, no_args},
-      ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_FUZZ_UNARY)
+  std::vector<OpDef> ops = {ANATOMY_FORALL_UNARY_FUNCTION_OPS(ANATOMY_FUZZ_UNARY)
+                                ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_FUZZ_BINARY)};
 #undef ANATOMY_FUZZ_UNARY
-#define ANATOMY_FUZZ_BINARY(e, name, ...)                                       \
-  {#name, "TT", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0), a.t(1))}; }, tensor_arg},  \
-      {#name "_scalar", "Ts", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::name(a.t(0), a.s(1))}; }, \
-       scalar_arg},                                                             \
-      {#name "_", "TT", Kind::InPlace, true, [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0), a.t(1))}; },     \
-       tensor_arg},                                                             \
-      {#name "_scalar_",                                                        \
-       "Ts",                                                                    \
-       Kind::InPlace,                                                           \
-       true,                                                                    \
-       [](const Bound& a) -> Out { return {anatomy::name##_(a.t(0), a.s(1))}; },                                           \
-       scalar_arg},
-          ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_FUZZ_BINARY)
 #undef ANATOMY_FUZZ_BINARY
-  };
+#undef ANATOMY_FUZZ_ROW
   const std::vector<OpDef> fronts = {
       {"add", "TTs", Kind::Fresh, true, [](const Bound& a) -> Out { return {anatomy::add(a.t(0), a.t(1), a.s(2))}; },
        tensor_and_scalar},

@@ -148,6 +148,32 @@ def test_stream_must_be_none_on_the_cpu():
     assert t.__dlpack_device__() == (1, 0)
 
 
+class RecordingProducer:
+    """Hands the protocol on to a NumPy array and records how the consumer called it."""
+
+    def __init__(self, array):
+        self.array = array
+        self.calls = []
+
+    def __dlpack_device__(self):
+        self.calls.append("__dlpack_device__")
+        return self.array.__dlpack_device__()
+
+    def __dlpack__(self, stream=None, **kwargs):
+        self.calls.append(("__dlpack__", stream))
+        return self.array.__dlpack__(stream=stream, **kwargs)
+
+
+def test_from_dlpack_names_the_default_stream_without_asking_the_device():
+    # With every current stream the default one, None says so to any producer (the legacy
+    # default stream on CUDA, what the CPU takes): __dlpack_device__ is not needed.
+    p = RecordingProducer(np.arange(6, dtype=np.float32))
+    t = anatomy.from_dlpack(p)
+    assert t.tolist() == [0, 1, 2, 3, 4, 5]
+    assert "__dlpack_device__" not in p.calls
+    assert p.calls and all(call == ("__dlpack__", None) for call in p.calls)
+
+
 def test_copy_and_dl_device_follow_the_array_api():
     a = np.arange(4, dtype=np.float32)
     t = anatomy.from_dlpack(a)

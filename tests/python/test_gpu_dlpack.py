@@ -60,6 +60,20 @@ def test_stream_handshake_orders_the_consumer_after_the_producer():
     assert total.item() == 20 * (1 << 24)
 
 
+def test_from_dlpack_on_a_side_stream_orders_after_the_producer():
+    # torch's adds are pending on its stream; anatomy imports and reads on a non-blocking side
+    # stream of its own, so it must name that stream to torch's __dlpack__ (after asking the
+    # device), which makes it wait for torch's work with an event.
+    x = torch.zeros(1 << 24, device="cuda")
+    for _ in range(20):
+        x.add_(1)
+    side = anatomy.cuda.Stream()
+    with anatomy.cuda.stream(side):
+        total = anatomy.from_dlpack(x).sum()
+    side.synchronize()
+    assert total.item() == 20 * (1 << 24)
+
+
 def test_lifetimes_both_ways():
     x = torch.arange(1 << 20, device="cuda", dtype=torch.float32)
     before = torch.cuda.memory_allocated()

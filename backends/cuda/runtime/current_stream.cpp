@@ -77,6 +77,8 @@ Stream current_stream(int device) {
   return Stream(device, thread_stream(device));  // nullptr: the default stream
 }
 
+bool default_streams_current() noexcept { return t_non_default == 0; }
+
 void set_current_stream(const Stream& stream) {
   const int device = stream_device(stream, "set_current_stream");
   make_thread_streams();
