@@ -24,8 +24,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 
+#include "anatomy/backends/cpu/sum_cascade.h"
 #include "anatomy/core/parallel.h"
+#include "anatomy/dispatch/ops/reduce_functors.h"
 #include "anatomy/dispatch/ops/reduction_rules.h"
 
 namespace anatomy::cpu {
@@ -35,6 +38,13 @@ inline constexpr int64_t kBlock = 2048;
 inline constexpr int64_t kChunk = 65536;  // a multiple of kBlock
 inline constexpr int64_t kRowBlock = 16;
 inline constexpr int64_t kTile = 1024;  // most columns per outer-reduction work item (4 KiB of fp32)
+
+// Whether Op sums T in T itself (fp32 or fp64 sum and mean): sum_cascade.h's copies of the
+// cascade take it.
+template <typename T, typename Op>
+inline constexpr bool kFloatingSum =
+    (std::is_same_v<T, float> ||
+     std::is_same_v<T, double>)&&std::is_base_of_v<reduction::SumFn<T>, Op>&& std::is_same_v<typename Op::acc_t, T>;
 
 // Reduces x[0, n) (contiguous) whose first element has reduced index `base`.
 template <typename T, typename Op>
@@ -55,6 +65,8 @@ typename Op::acc_t reduce_block(const T* x, int64_t n, int64_t base, const Op& o
 
 template <typename T, typename Op>
 typename Op::acc_t reduce_cascade(const T* x, int64_t n, int64_t base, const Op& op) {
+  static_assert(kLanes == kSumLanes && kBlock == kSumBlock);
+  if constexpr (kFloatingSum<T, Op>) return sum_cascade(x, n);  // the same sums, in wider registers
   if (n <= kBlock) return reduce_block(x, n, base, op);
   // Split at a block boundary near the middle.
   const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
