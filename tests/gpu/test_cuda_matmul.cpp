@@ -187,6 +187,24 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("cuda matmul: K padding reads a source at every 2-byte misalignment, row by row") {
+  ANATOMY_REQUIRE_GPU();
+  // a = base[:, off : off + 293]: K = 293 is padded to 296 (Note [Padding K for the tensor
+  // cores]) and a's rows start off, off + 308, ... elements into base, so pad_operand.cu's
+  // aligned-word reads shift by every amount from 0 to 7 elements over the offsets and rows.
+  for (DType d : {DType::Float16, DType::BFloat16}) {
+    CAPTURE(name(d));
+    const Tensor base = uniform({300, 308}, d).to(kCuda);
+    const Tensor b = uniform({293, 300}, d).to(kCuda);
+    for (int64_t off = 0; off < 8; ++off) {
+      CAPTURE(off);
+      const Tensor a = base.slice(1, off, off + 293);
+      CHECK(relative_error(mm(a, b), reference(a, b)) < tolerance(d));
+      CHECK(relative_error(mm(b.t(), a.t()), reference(b.t(), a.t())) < tolerance(d));
+    }
+  }
+}
+
 TEST_CASE("cuda matmul: bmm and baddbmm with broadcast and transposed batches") {
   ANATOMY_REQUIRE_GPU();
   for (const ProductSize& s : std::vector<ProductSize>{{9, 7, 5}, {40, 50, 45}}) {  // small, cuBLAS

@@ -1,7 +1,9 @@
 // The operand padding kernel (pad_operand.h): a copy of a 2-byte operand into a buffer with more
 // rows or columns, the extra ones zero, in one pass over the buffer. A zero fill of the added
 // entries and then a strided copy into a view of the rest took two launches, and the copy
-// walked a misaligned source a element at a time with the general strided kernel.
+// walked a misaligned source a element at a time with the general strided kernel. Each thread
+// writes 16 bytes; where its 8 source elements are adjacent it reads them as aligned 16-byte
+// words (two and a shift when the source is misaligned, as x[:, 1:] is), else one by one.
 #include <cstdint>
 
 #include "anatomy/backends/cuda/blas/pad_operand.h"
@@ -17,6 +19,48 @@ struct alignas(16) Pack {
   uint16_t v[kPack];
 };
 
+// lo and hi are adjacent aligned words; the 8 elements from element K of lo on.
+template <int K>
+__device__ __forceinline__ Pack shifted(const Pack& lo, const Pack& hi) {
+  Pack out;
+#pragma unroll
+  for (int j = 0; j < kPack; ++j) out.v[j] = j + K < kPack ? lo.v[j + K] : hi.v[j + K - kPack];
+  return out;
+}
+
+// Whether load_pack may read the 8 elements from p on, with `after` more elements of the row
+// after them: an aligned p reads only those 8, a misaligned one the aligned words that hold them,
+// which reach up to 7 elements past the 8 (so 7 must be the row's) and up to 7 before p (inside
+// the 16-byte aligned chunk p is in: allocations start 16-byte aligned).
+__device__ __forceinline__ bool pack_loadable(const uint16_t* p, int64_t after) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0 || after >= kPack - 1;
+}
+
+// The 8 elements from p on (pack_loadable): one aligned load, or two and a shift.
+__device__ __forceinline__ Pack load_pack(const uint16_t* p) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  const Pack* word = reinterpret_cast<const Pack*>(address - address % 16);
+  const Pack lo = word[0];
+  switch ((address % 16) / 2) {
+    case 0:
+      return lo;
+    case 1:
+      return shifted<1>(lo, word[1]);
+    case 2:
+      return shifted<2>(lo, word[1]);
+    case 3:
+      return shifted<3>(lo, word[1]);
+    case 4:
+      return shifted<4>(lo, word[1]);
+    case 5:
+      return shifted<5>(lo, word[1]);
+    case 6:
+      return shifted<6>(lo, word[1]);
+    default:
+      return shifted<7>(lo, word[1]);
+  }
+}
+
 __global__ void pad_operand_kernel(PadOperandArgs a) {
   const uint16_t* src = static_cast<const uint16_t*>(a.src);
   uint16_t* dst = static_cast<uint16_t*>(a.dst);
@@ -27,13 +71,18 @@ __global__ void pad_operand_kernel(PadOperandArgs a) {
     const int64_t row_of_all = p / packs_per_row;
     const int64_t c0 = (p - row_of_all * packs_per_row) * kPack;
     const int64_t b = row_of_all / a.rows, r = row_of_all - b * a.rows;
-    Pack out;
     const uint16_t* s = src + b * a.src_batch_stride + r * a.src_row_stride;
     const bool row_inside = r < a.src_rows;
+    Pack out;
+    if (row_inside && a.src_col_stride == 1 && c0 + kPack <= a.src_cols &&
+        pack_loadable(s + c0, a.src_cols - c0 - kPack)) {
+      out = load_pack(s + c0);
+    } else {
 #pragma unroll
-    for (int j = 0; j < kPack; ++j) {
-      const int64_t c = c0 + j;
-      out.v[j] = row_inside && c < a.src_cols ? s[c * a.src_col_stride] : uint16_t{0};
+      for (int j = 0; j < kPack; ++j) {
+        const int64_t c = c0 + j;
+        out.v[j] = row_inside && c < a.src_cols ? s[c * a.src_col_stride] : uint16_t{0};
+      }
     }
     *reinterpret_cast<Pack*>(dst + b * a.batch_stride + r * a.ld + c0) = out;
   }
