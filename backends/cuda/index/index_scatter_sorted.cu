@@ -50,7 +50,8 @@ struct EntryWalk {
   int64_t n_serial;
 
   __device__ void offsets(int64_t e, int64_t (&out)[3]) const {
-    const int64_t p = e / n_serial;
+    // One parallel position (a 1-D walk, the common case here) needs no 64-bit division.
+    const int64_t p = parallel.ndim == 0 ? 0 : e / n_serial;
     int64_t base[3], o[3];
     strided_offsets(parallel, p, base);
     strided_offsets(serial, e - p * n_serial, o);
