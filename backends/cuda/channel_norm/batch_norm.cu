@@ -71,11 +71,10 @@ void forward_for(const ChannelShape& s, const BatchNormForwardBuffers& b, bool t
   A* center = part_b + splits * s.C;
   A* scale = center + s.C;
   A* shift = scale + s.C;
-  const unsigned channel_grid = static_cast<unsigned>((s.C + kBlockThreads - 1) / kBlockThreads);
   if (training) {
-    first_of_channel_kernel<T><<<channel_grid, kBlockThreads, 0, stream>>>(x, center, s.C, s.S, s.channels_last);
-    ANATOMY_CUDA_LAUNCH_CHECK();
-    launch_channel_sums<T, false>(s, x, static_cast<const T*>(nullptr), center, part_a, part_b, StatTerms{}, stream);
+    // Shifted by each channel's first element, which the sums kernel also leaves in `center`.
+    launch_channel_sums<T, false>(s, x, static_cast<const T*>(nullptr), Centers<A>{nullptr, center}, part_a, part_b,
+                                  StatTerms{}, stream);
   }
   ForwardFinalizeArgs<A> f{part_a,
                            part_b,

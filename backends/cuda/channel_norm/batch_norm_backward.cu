@@ -56,7 +56,7 @@ void backward_for(const ChannelShape& s, const BatchNormBackwardBuffers& b, bool
   A* k2 = k0 + s.C;
   const A* mean = static_cast<const A*>(b.mean);
   const bool sums = b.grad_weight != nullptr || b.grad_bias != nullptr || (train && b.grad_input != nullptr);
-  if (sums) launch_channel_sums<T, true>(s, x, dy, mean, part_a, part_b, GradTerms{}, stream);
+  if (sums) launch_channel_sums<T, true>(s, x, dy, Centers<A>{mean, nullptr}, part_a, part_b, GradTerms{}, stream);
   BackwardFinalizeArgs<A> f{part_a,
                             part_b,
                             static_cast<const A*>(b.weight),

@@ -6,7 +6,10 @@
 //                  (shifted sums: as accurate as a two-pass variance while m is within the
 //                  data's spread), the backward's (dy, dy (x - m)) with m the mean. Each block
 //                  writes partial sums for one split of the rows; a per-channel finalize adds
-//                  the splits in a fixed order (deterministic, no atomics).
+//                  the splits in a fixed order (deterministic, no atomics). The forward's m is
+//                  each channel's first element, read by the sums kernels themselves and written
+//                  out for the finalize by the blocks of the first split (Centers): no launch of
+//                  its own.
 //     channels_last (N*S rows of C contiguous values): a column reduction. A warp reads V
 //                  consecutive channels per thread of one row (16-byte loads), the 8 warps of a
 //                  block take 8 rows at a time, a grid of (C / (32 V), splits) covers the rows.
@@ -96,11 +99,19 @@ __device__ __forceinline__ void load(T (&out)[V], const T* p) {
   }
 }
 
+// The sums' per-channel center m[c]: `values` when given (the backward's mean), else the
+// channel's first element of x, which the blocks of split 0 also store in `first_out`.
+template <typename A>
+struct Centers {
+  const A* values;
+  A* first_out;
+};
+
 // Channels innermost: partial sums of rows [split * 8 .. step 8 * splits) of each channel.
 template <typename T, int V, bool HasDy, typename F>
 __global__ void __launch_bounds__(kColThreads* kRowThreads)
-    column_sums_kernel(const T* x, const T* dy, const opmath_t<T>* center, opmath_t<T>* part_a, opmath_t<T>* part_b,
-                       int64_t rows, int64_t C, F terms) {
+    column_sums_kernel(const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a,
+                       opmath_t<T>* part_b, int64_t rows, int64_t C, F terms) {
   using A = opmath_t<T>;
   __shared__ A sa[kRowThreads][kColThreads * V];
   __shared__ A sb[kRowThreads][kColThreads * V];
@@ -110,7 +121,14 @@ __global__ void __launch_bounds__(kColThreads* kRowThreads)
   for (int v = 0; v < V; ++v) {
     acc_a[v] = A(0);
     acc_b[v] = A(0);
-    m[v] = c0 + v < C ? center[c0 + v] : A(0);
+    if (c0 + v >= C) {
+      m[v] = A(0);
+    } else if (center.values != nullptr) {
+      m[v] = center.values[c0 + v];
+    } else {
+      m[v] = static_cast<A>(x[c0 + v]);  // row 0's element of channel c0 + v
+      if (blockIdx.y == 0 && threadIdx.y == 0) center.first_out[c0 + v] = m[v];
+    }
   }
   if (c0 < C) {
 #pragma unroll 4
@@ -150,13 +168,14 @@ __global__ void __launch_bounds__(kColThreads* kRowThreads)
 // Contiguous: block (c, split) sums channel c's planes n = split, split + splits, ...
 template <typename T, int V, bool HasDy, typename F>
 __global__ void __launch_bounds__(kPlaneThreads)
-    plane_sums_kernel(const T* x, const T* dy, const opmath_t<T>* center, opmath_t<T>* part_a, opmath_t<T>* part_b,
-                      int64_t N, int64_t C, int64_t S, F terms) {
+    plane_sums_kernel(const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a,
+                      opmath_t<T>* part_b, int64_t N, int64_t C, int64_t S, F terms) {
   using A = opmath_t<T>;
   __shared__ A sa[kPlaneThreads];
   __shared__ A sb[kPlaneThreads];
   const int64_t c = blockIdx.x;
-  const A m = center[c];
+  const A m = center.values != nullptr ? center.values[c] : static_cast<A>(x[c * S]);  // plane 0's first
+  if (center.values == nullptr && blockIdx.y == 0 && threadIdx.x == 0) center.first_out[c] = m;
   A a = A(0), b = A(0);
   for (int64_t n = blockIdx.y; n < N; n += gridDim.y) {
     const int64_t base = (n * C + c) * S;
@@ -188,16 +207,9 @@ __global__ void __launch_bounds__(kPlaneThreads)
   }
 }
 
-// center[c] = the first element of channel c (the statistics' shift).
-template <typename T>
-__global__ void first_of_channel_kernel(const T* x, opmath_t<T>* center, int64_t C, int64_t S, bool channels_last) {
-  const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c < C) center[c] = static_cast<opmath_t<T>>(x[channels_last ? c : c * S]);
-}
-
 // The partial sums of each channel into part_a / part_b (splits_of(shape) rows of C each).
 template <typename T, bool HasDy, typename F>
-void launch_channel_sums(const ChannelShape& s, const T* x, const T* dy, const opmath_t<T>* center, opmath_t<T>* part_a,
+void launch_channel_sums(const ChannelShape& s, const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a,
                          opmath_t<T>* part_b, F terms, cudaStream_t stream) {
   constexpr int V = kVec<T>;
   const int64_t splits = splits_of(s, sizeof(T));
