@@ -2,6 +2,7 @@
 #include "anatomy/core/parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -82,8 +83,9 @@ class ThreadPool {
     std::lock_guard<std::mutex> submit(submit_mutex_);
     ensure_workers(threads - 1);
     const int64_t n = end - begin;
-    const int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
+    const int64_t chunks = std::min({static_cast<int64_t>(threads), (n + grain - 1) / grain, kMaxChunks});
     const int64_t per = (n + chunks - 1) / chunks;
+    uint64_t generation = 0;
     {
       std::lock_guard<std::mutex> g(mutex_);
       fn_ = &fn;
@@ -93,32 +95,54 @@ class ThreadPool {
       num_chunks_.store(chunks);
       pending_.store(chunks);
       error_ = nullptr;
-      // The fields above, then the first free chunk, then the generation: a worker still taking
-      // chunks of the last job sees the new fields once it can take a chunk (the store releases
-      // them), and a worker watching the generation sees the chunk counter too.
-      next_chunk_.store(1);  // the caller takes chunk 0
-      generation_.fetch_add(1);
+      // The fields above and the chunks' open marks, then the generation, which releases them
+      // all to a worker that reads it (Note [Each thread its own chunk]).
+      generation = generation_.load() + 1;
+      for (int64_t c = 0; c < chunks; ++c) claims_[c].store(open_mark(generation), std::memory_order_relaxed);
+      generation_.store(generation);
     }
     wake_.notify_all();
-    run_chunk(0);
-    while (true) {  // help with chunks no worker has taken yet
-      const int64_t c = next_chunk_.fetch_add(1);
-      if (c >= num_chunks_.load()) break;
-      run_chunk(c);
-    }
+    run_chunks(0, generation);
     if (!watch([&] { return pending_.load() == 0; })) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return pending_.load() == 0; });
     }
     std::lock_guard<std::mutex> g(mutex_);
-    next_chunk_.store(kNoChunks);
     fn_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
+  // Note [Each thread its own chunk]
+  // Chunk k of every run goes to thread k (the caller is 0, the k-th worker k), as OpenMP's
+  // static schedule gives, so that a thread works on the same part of an operand from one call
+  // to the next: the pages it first touched (the NUMA node they were placed on) and what its own
+  // caches hold. A thread that has done its chunk, or finds it taken, takes any chunk still
+  // open, so a late worker never holds a run up. A chunk is claimed by changing its mark from
+  // "open in generation g" to "taken in generation g": a worker still scanning an earlier run
+  // asks for that run's generation, whose chunks are all taken, so it can claim nothing of the
+  // next one.
+  static constexpr int64_t kMaxChunks = 1024;
+  static uint64_t open_mark(uint64_t generation) { return 2 * generation; }
+
+  bool claim(int64_t c, uint64_t generation) {
+    uint64_t open = open_mark(generation);
+    return claims_[c].load(std::memory_order_relaxed) == open && claims_[c].compare_exchange_strong(open, open + 1);
+  }
+
+  void run_chunks(int64_t own, uint64_t generation) {
+    const int64_t chunks = num_chunks_.load();
+    if (own < chunks && claim(own, generation)) run_chunk(own);
+    for (int64_t c = 0; c < chunks; ++c) {
+      if (claim(c, generation)) run_chunk(c);
+    }
+  }
+
   void ensure_workers(int wanted) {
-    while (static_cast<int>(workers_.size()) < wanted) workers_.emplace_back([this] { worker(); });
+    while (static_cast<int>(workers_.size()) < wanted) {
+      const int64_t id = static_cast<int64_t>(workers_.size()) + 1;  // the caller is thread 0
+      workers_.emplace_back([this, id] { worker(id); });
+    }
   }
 
   void run_chunk(int64_t c) {
@@ -138,7 +162,7 @@ class ThreadPool {
     }
   }
 
-  void worker() {
+  void worker(int64_t id) {
     uint64_t seen = 0;
     while (true) {
       if (!watch([&] { return generation_.load() != seen; })) {
@@ -146,11 +170,7 @@ class ThreadPool {
         wake_.wait(lock, [&] { return generation_.load() != seen; });
       }
       seen = generation_.load();
-      while (true) {
-        const int64_t c = next_chunk_.fetch_add(1);
-        if (c >= num_chunks_.load()) break;
-        run_chunk(c);
-      }
+      run_chunks(id, seen);
     }
   }
 
@@ -158,9 +178,9 @@ class ThreadPool {
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
-  static constexpr int64_t kNoChunks = int64_t{1} << 62;
   int64_t begin_ = 0, end_ = 0, per_ = 0;
-  std::atomic<int64_t> num_chunks_{0}, next_chunk_{kNoChunks}, pending_{0};
+  std::atomic<int64_t> num_chunks_{0}, pending_{0};
+  std::array<std::atomic<uint64_t>, kMaxChunks> claims_{};  // each chunk's mark (open_mark)
   std::atomic<uint64_t> generation_{0};
   std::exception_ptr error_;
 };
