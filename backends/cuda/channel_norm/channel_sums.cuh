@@ -110,8 +110,8 @@ struct Centers {
 // Channels innermost: partial sums of rows [split * 8 .. step 8 * splits) of each channel.
 template <typename T, int V, bool HasDy, typename F>
 __global__ void __launch_bounds__(kColThreads* kRowThreads)
-    column_sums_kernel(const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a,
-                       opmath_t<T>* part_b, int64_t rows, int64_t C, F terms) {
+    column_sums_kernel(const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a, opmath_t<T>* part_b,
+                       int64_t rows, int64_t C, F terms) {
   using A = opmath_t<T>;
   __shared__ A sa[kRowThreads][kColThreads * V];
   __shared__ A sb[kRowThreads][kColThreads * V];
@@ -168,8 +168,8 @@ __global__ void __launch_bounds__(kColThreads* kRowThreads)
 // Contiguous: block (c, split) sums channel c's planes n = split, split + splits, ...
 template <typename T, int V, bool HasDy, typename F>
 __global__ void __launch_bounds__(kPlaneThreads)
-    plane_sums_kernel(const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a,
-                      opmath_t<T>* part_b, int64_t N, int64_t C, int64_t S, F terms) {
+    plane_sums_kernel(const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a, opmath_t<T>* part_b,
+                      int64_t N, int64_t C, int64_t S, F terms) {
   using A = opmath_t<T>;
   __shared__ A sa[kPlaneThreads];
   __shared__ A sb[kPlaneThreads];
@@ -209,8 +209,8 @@ __global__ void __launch_bounds__(kPlaneThreads)
 
 // The partial sums of each channel into part_a / part_b (splits_of(shape) rows of C each).
 template <typename T, bool HasDy, typename F>
-void launch_channel_sums(const ChannelShape& s, const T* x, const T* dy, Centers<opmath_t<T>> center, opmath_t<T>* part_a,
-                         opmath_t<T>* part_b, F terms, cudaStream_t stream) {
+void launch_channel_sums(const ChannelShape& s, const T* x, const T* dy, Centers<opmath_t<T>> center,
+                         opmath_t<T>* part_a, opmath_t<T>* part_b, F terms, cudaStream_t stream) {
   constexpr int V = kVec<T>;
   const int64_t splits = splits_of(s, sizeof(T));
   if (s.channels_last) {
