@@ -187,7 +187,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("cuda matmul: K padding reads a source at every 2-byte misalignment, row by row") {
+TEST_CASE("cuda matmul: K padding and staging read a source at every 2-byte misalignment and stride") {
   ANATOMY_REQUIRE_GPU();
   // a = base[:, off : off + 293]: K = 293 is padded to 296 (Note [Padding K for the tensor
   // cores]) and a's rows start off, off + 308, ... elements into base, so pad_operand.cu's
@@ -202,6 +202,12 @@ TEST_CASE("cuda matmul: K padding reads a source at every 2-byte misalignment, r
       CHECK(relative_error(mm(a, b), reference(a, b)) < tolerance(d));
       CHECK(relative_error(mm(b.t(), a.t()), reference(b.t(), a.t())) < tolerance(d));
     }
+    // Every other column, K = 304 (a multiple of 8: staged, not padded), in both orientations.
+    const Tensor wide = uniform({300, 608}, d).to(kCuda);
+    const Tensor strided = wide.slice(1, 0, 608, 2);  // (300, 304), strides (608, 2)
+    const Tensor c = uniform({304, 300}, d).to(kCuda);
+    CHECK(relative_error(mm(strided, c), reference(strided, c)) < tolerance(d));
+    CHECK(relative_error(mm(c.t(), strided.t()), reference(c.t(), strided.t())) < tolerance(d));
   }
 }
 

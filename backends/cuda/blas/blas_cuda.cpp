@@ -87,6 +87,27 @@ bool pads_k(DType t, int64_t k) {
   return (t == DType::Float16 || t == DType::BFloat16) && k % elements_per_16_bytes(t) != 0;
 }
 
+// Copies `source` ([batch, rows, cols] of 2-byte elements, any strides) into the buffer under
+// `dst`, a row-major view of its first columns with rows starting on 16 bytes, in one pass of
+// pad_operand.cu; the buffer's entries outside `source` (its columns beyond the view, the rows
+// beyond source's) are written zero.
+void pad_copy(const Tensor& dst, const Tensor& source) {
+  ANATOMY_INTERNAL_ASSERT(element_size(source.dtype()) == 2, "pad_copy: 2-byte elements only");
+  PadOperandArgs args{};
+  args.dst = dst.data_ptr();
+  args.batch = dst.sizes()[0];
+  args.rows = dst.sizes()[1];
+  args.cols = args.ld = dst.strides()[1];  // the buffer's whole row
+  args.batch_stride = dst.strides()[0];
+  args.src = source.data_ptr();
+  args.src_rows = source.sizes()[1];
+  args.src_cols = source.sizes()[2];
+  args.src_batch_stride = source.strides()[0];
+  args.src_row_stride = source.strides()[1];
+  args.src_col_stride = source.strides()[2];
+  launch_pad_operand(args, current_stream());
+}
+
 // The operand t ([batch, rows, cols]) with its K dim (`k_dim`: 2 for a, 1 for b) grown to kp,
 // the added entries zero, in t's own layout (column-major when t is a transposed view), rows
 // padded to 16 bytes.
@@ -96,24 +117,9 @@ Tensor k_padded(const Tensor& t, int64_t k_dim, int64_t kp) {
   const bool column_major = t.sizes()[2] != 1 && t.strides()[2] != 1 && t.sizes()[1] != 1 && t.strides()[1] == 1;
   const Tensor padded = column_major ? padded_rows(t, sizes[0], sizes[2], sizes[1]).transpose(1, 2)
                                      : padded_rows(t, sizes[0], sizes[1], sizes[2]);
-  // In the buffer's own orientation, whose rows are contiguous and start on 16 bytes; its
-  // columns beyond the view (up to the row's width) are written too, harmlessly.
-  ANATOMY_INTERNAL_ASSERT(element_size(t.dtype()) == 2, "k_padded: 2-byte elements only");
-  const Tensor buffer = column_major ? padded.transpose(1, 2) : padded;
-  const Tensor source = column_major ? t.transpose(1, 2) : t;
-  PadOperandArgs args{};
-  args.dst = buffer.data_ptr();
-  args.batch = buffer.sizes()[0];
-  args.rows = buffer.sizes()[1];
-  args.cols = args.ld = buffer.strides()[1];  // the whole row
-  args.batch_stride = buffer.strides()[0];
-  args.src = source.data_ptr();
-  args.src_rows = source.sizes()[1];
-  args.src_cols = source.sizes()[2];
-  args.src_batch_stride = source.strides()[0];
-  args.src_row_stride = source.strides()[1];
-  args.src_col_stride = source.strides()[2];
-  launch_pad_operand(args, current_stream());
+  // In the buffer's own orientation, whose rows are contiguous.
+  if (column_major) pad_copy(padded.transpose(1, 2), t.transpose(1, 2));
+  else pad_copy(padded, t);
   return padded;
 }
 
@@ -129,7 +135,9 @@ bool gemm_friendly(const GemmOperand& l) {
 GemmOperand gemm_operand(const Tensor& t, bool stage_misaligned) {
   if (auto l = cublas_layout(t); l && l->ld <= INT_MAX && !(stage_misaligned && !gemm_friendly(*l))) return *l;
   Tensor staged = stage_misaligned ? padded_rows_like(t) : empty(t.sizes(), t.options());
-  staged.copy_(t);
+  // fp16 and bf16 (every other column of a tensor, say) in pad_operand.cu's one pass.
+  if (stage_misaligned && element_size(t.dtype()) == 2) pad_copy(staged, t);
+  else staged.copy_(t);
   return *cublas_layout(staged);
 }
 

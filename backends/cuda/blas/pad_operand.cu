@@ -3,7 +3,8 @@
 // entries and then a strided copy into a view of the rest took two launches, and the copy
 // walked a misaligned source a element at a time with the general strided kernel. Each thread
 // writes 16 bytes; where its 8 source elements are adjacent it reads them as aligned 16-byte
-// words (two and a shift when the source is misaligned, as x[:, 1:] is), else one by one.
+// words (two and a shift when the source is misaligned, as x[:, 1:] is), every other element of
+// an aligned row as two words, else one by one.
 #include <cstdint>
 
 #include "anatomy/backends/cuda/blas/pad_operand.h"
@@ -77,6 +78,17 @@ __global__ void pad_operand_kernel(PadOperandArgs a) {
     if (row_inside && a.src_col_stride == 1 && c0 + kPack <= a.src_cols &&
         pack_loadable(s + c0, a.src_cols - c0 - kPack)) {
       out = load_pack(s + c0);
+    } else if (row_inside && a.src_col_stride == 2 && c0 + kPack < a.src_cols &&
+               reinterpret_cast<uintptr_t>(s + 2 * c0) % 16 == 0) {
+      // Every other element (x[:, ::2]): the two aligned words that hold the 8, whose last
+      // element lies before the row's next one.
+      const Pack* word = reinterpret_cast<const Pack*>(s + 2 * c0);
+      const Pack lo = word[0], hi = word[1];
+#pragma unroll
+      for (int j = 0; j < kPack / 2; ++j) {
+        out.v[j] = lo.v[2 * j];
+        out.v[kPack / 2 + j] = hi.v[2 * j];
+      }
     } else {
 #pragma unroll
       for (int j = 0; j < kPack; ++j) {
