@@ -159,4 +159,31 @@ ANATOMY_HOST_DEVICE inline Taps taps(WindowKind kind, const Axis& a, int64_t o) 
 
 ANATOMY_HOST_DEVICE inline double tap_weight(const Taps& t, int64_t k) { return k == 0 ? t.first_weight : t.weight; }
 
+// The outputs [first, last] along an axis whose max windows can hold input position `i`: output
+// o's taps lie in [o stride - pad, o stride - pad + (kernel - 1) dilation], so o stride lies in
+// [i + pad - (kernel - 1) dilation, i + pad]. Every output whose taps include i is in the range
+// (with dilation, some in it skip i: the backward's gather checks each one's recorded index).
+// For kernel and dilation up to 2^31, as max_backward_gathers (below) admits.
+struct OutputRange {
+  int64_t first = 0, last = -1;
+};
+ANATOMY_HOST_DEVICE inline OutputRange max_outputs_holding(const Axis& a, int64_t i) {
+  const int64_t top = i + a.pad;                             // o stride <= top
+  const int64_t bottom = top - (a.kernel - 1) * a.dilation;  // o stride >= bottom
+  OutputRange r;
+  r.first = bottom <= 0 ? 0 : (bottom + a.stride - 1) / a.stride;
+  r.last = min_i64(top / a.stride, a.out - 1);
+  return r;
+}
+
+// At most how many outputs along an axis can hold one input position, or 0 past `limit` (a
+// dilation or kernel above 2^31 included): max pooling's backward gathers per input position
+// while the windows that can hold one are few, and scatters per output otherwise.
+ANATOMY_HOST_DEVICE inline int64_t max_outputs_per_input(const Axis& a, int64_t limit) {
+  constexpr int64_t kSmall = int64_t{1} << 31;
+  if (a.kernel > kSmall || a.dilation > kSmall) return 0;
+  const int64_t span = ((a.kernel - 1) * a.dilation) / a.stride + 1;
+  return span <= limit ? span : 0;
+}
+
 }  // namespace anatomy::pooling

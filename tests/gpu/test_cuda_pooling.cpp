@@ -192,3 +192,50 @@ TEST_CASE("cuda pooling backward: operands on different devices are a DeviceErro
                   DeviceError);
   CHECK_THROWS_AS(_adaptive_avg_pool2d_backward(ones_like(y), x.to(kCuda)), DeviceError);
 }
+
+// The backward gathers where few windows can hold an input element (3x3 stride 2, dilated, ceil
+// mode, 1x1) and scatters where many can (a dilation of 5 at stride 1 spans 11 outputs a row):
+// both against the CPU's, with gradients that are small integers, so every sum is exact and
+// the two orders of addition agree to the bit; fp32 and bf16, NCHW and channels_last.
+TEST_CASE("cuda max_pool2d backward: the gather and the scatter match the CPU exactly") {
+  ANATOMY_REQUIRE_GPU();
+  struct Pool {
+    std::vector<int64_t> kernel, stride, pad, dilation;
+    bool ceil_mode;
+  };
+  const std::vector<Pool> pools = {{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false},
+                                   {{2, 3}, {2, 1}, {1, 1}, {2, 2}, true},
+                                   {{1, 1}, {1, 1}, {0, 0}, {1, 1}, false},
+                                   {{3, 2}, {1, 1}, {1, 0}, {5, 1}, false},
+                                   {{4, 4}, {1, 3}, {2, 1}, {1, 2}, true}};
+  for (DType d : {DType::Float32, DType::BFloat16}) {
+    for (bool channels_last : {false, true}) {
+      for (const Pool& p : pools) {
+        CAPTURE(name(d));
+        CAPTURE(channels_last);
+        CAPTURE(p.kernel[0]);
+        CAPTURE(p.dilation[0]);
+        Tensor x = gpu_test::sample({2, 5, 13, 11}, d);
+        if (channels_last) x = x.contiguous(MemoryFormat::ChannelsLast);
+        auto [y, i] = max_pool2d_with_indices(x, p.kernel, p.stride, p.pad, p.dilation, p.ceil_mode);
+        const Tensor g = randint(-8, 9, y.sizes()).to(d);
+        const Tensor want =
+            max_pool2d_with_indices_backward(g, x, p.kernel, p.stride, p.pad, p.dilation, p.ceil_mode, i);
+        const Tensor got = max_pool2d_with_indices_backward(g.to(kCuda), x.to(kCuda), p.kernel, p.stride, p.pad,
+                                                            p.dilation, p.ceil_mode, i.to(kCuda));
+        CHECK(gpu_test::same_values(got, want));
+        CHECK(got.is_contiguous(channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
+      }
+    }
+  }
+  // An empty batch and a plane of one pixel.
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{0, 3, 4, 4}, std::vector<int64_t>{1, 2, 1, 1}}) {
+    const Tensor x = randn(sizes);
+    auto [y, i] = max_pool2d_with_indices(x, {1, 1});
+    const Tensor want = max_pool2d_with_indices_backward(ones_like(y), x, {1, 1}, {1, 1}, {0, 0}, {1, 1}, false, i);
+    const Tensor got = max_pool2d_with_indices_backward(ones_like(y).to(kCuda), x.to(kCuda), {1, 1}, {1, 1}, {0, 0},
+                                                        {1, 1}, false, i.to(kCuda));
+    CHECK(gpu_test::same_values(got, want));
+  }
+  CHECK(gpu_test::pending_index_error().empty());
+}

@@ -1,7 +1,8 @@
 // Pooling and upsampling keep the input's layout (the op table checks values, not strides): a
 // channels_last input gives channels_last results, indices and input gradients, an NCHW one
 // NCHW ones, on the CPU and on Meta; max pooling's backward refuses indices outside the plane;
-// and extreme kernel sizes, paddings and scales are refused or clamped to the input.
+// extreme kernel sizes, paddings and scales are refused or clamped to the input; and the windows
+// the CUDA backward gathers over hold every output that reads a position.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <limits>
 
 #include "anatomy/anatomy.h"
+#include "anatomy/dispatch/ops/pooling_windows.h"
 
 using namespace anatomy;
 
@@ -116,4 +118,54 @@ TEST_CASE("pooling and upsampling: extreme arguments are refused or clamped to t
   const Tensor b = upsample_bilinear2d(x, {3, 3}, false, 1e-300, 0.01);
   CHECK(b.min().item<double>() >= 0);
   CHECK(b.max().item<double>() == 15);
+}
+
+// The CUDA backward of max pooling gathers, for each input position, over the outputs that
+// pooling::max_outputs_holding names: it must name every output whose taps hold the position
+// (else a gradient is lost). Checked here against max_taps over every small configuration.
+TEST_CASE("max pooling: the outputs that can hold an input position include every window that does") {
+  int64_t configs = 0;
+  for (int64_t in = 1; in <= 9; ++in) {
+    for (int64_t kernel = 1; kernel <= 4; ++kernel) {
+      for (int64_t stride = 1; stride <= 3; ++stride) {
+        for (int64_t dilation = 1; dilation <= 3; ++dilation) {
+          for (int64_t pad = 0; pad <= kernel / 2; ++pad) {
+            for (bool ceil_mode : {false, true}) {
+              const int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+              if (span < 0) continue;
+              int64_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+              if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+              pooling::Axis a;
+              a.in = in, a.out = out, a.kernel = kernel, a.stride = stride, a.pad = pad, a.dilation = dilation;
+              CAPTURE(in);
+              CAPTURE(kernel);
+              CAPTURE(stride);
+              CAPTURE(dilation);
+              CAPTURE(pad);
+              CAPTURE(ceil_mode);
+              const int64_t most = pooling::max_outputs_per_input(a, 64);
+              for (int64_t i = 0; i < in; ++i) {
+                const pooling::OutputRange r = pooling::max_outputs_holding(a, i);
+                CHECK(r.last - r.first + 1 <= most);
+                for (int64_t o = 0; o < out; ++o) {
+                  const pooling::Taps t = pooling::max_taps(a, o);
+                  const bool holds =
+                      t.count > 0 && i >= t.first && (i - t.first) % t.step == 0 && (i - t.first) / t.step < t.count;
+                  if (holds) CHECK((o >= r.first && o <= r.last));
+                }
+              }
+              ++configs;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(configs > 500);
+  pooling::Axis wide;
+  wide.in = 10, wide.out = 1, wide.kernel = int64_t{1} << 32, wide.stride = 1;
+  CHECK(pooling::max_outputs_per_input(wide, 8) == 0);  // past 2^31: the scatter
+  pooling::Axis three;
+  three.in = 112, three.out = 56, three.kernel = 3, three.stride = 2, three.pad = 1;
+  CHECK(pooling::max_outputs_per_input(three, 8) == 2);  // ResNet's stem pooling: 2 x 2 windows
 }

@@ -4,7 +4,9 @@
 // its row and column windows with the CPU's host-device code (dispatch/ops/pooling_windows.h).
 // The backward kernels scatter with atomicAdd into a buffer of the computation type (fp16 and
 // bf16 accumulate in fp32), which the host casts to the result's dtype; sums are in another
-// order than the CPU's, so results agree to rounding.
+// order than the CPU's, so results agree to rounding. Max pooling's backward, where few windows
+// can hold an input element, gathers instead: one thread per input element sums its windows'
+// gradients in the order of their outputs and writes the result's dtype once.
 #include <cstdint>
 #include <limits>
 
@@ -48,6 +50,14 @@ struct Layout {
   }
   __device__ int64_t input(int64_t n, int64_t ch, int64_t y, int64_t x) const {
     return channels_last ? ((n * h + y) * w + x) * c + ch : ((n * c + ch) * h + y) * w + x;
+  }
+  // position() for input element e, and output() as input() for the output's plane.
+  __device__ void input_position(int64_t e, int64_t& n, int64_t& ch, int64_t& y, int64_t& x) const {
+    const Layout in{c, h, w, h, w, channels_last};
+    in.position(e, n, ch, y, x);
+  }
+  __device__ int64_t output(int64_t n, int64_t ch, int64_t y, int64_t x) const {
+    return channels_last ? ((n * oh + y) * ow + x) * c + ch : ((n * c + ch) * oh + y) * ow + x;
   }
 };
 
@@ -148,6 +158,39 @@ __global__ void window_max_backward_kernel(Layout l, int64_t total, const T* __r
   }
 }
 
+// One thread per input element, in memory order: the sum of grad_output over the windows that
+// can hold the element (pooling::max_outputs_holding) and recorded it as their maximum, written
+// once in the result's dtype. No atomics and no zeroed buffer; each element's terms are added in
+// the order of their outputs. An index outside the plane (not an empty window's)
+// is reported through `sink` by each thread that reads it.
+template <typename T>
+__global__ void window_max_backward_gather_kernel(Window2d win, Layout l, int64_t total, const T* __restrict__ gy,
+                                                  const int64_t* __restrict__ idx, T* __restrict__ gx,
+                                                  IndexErrorSink sink) {
+  using A = opmath_t<T>;
+  const int64_t plane = l.h * l.w;
+  ANATOMY_GRID_STRIDE(e, total) {
+    int64_t n, c, y, x;
+    l.input_position(e, n, c, y, x);
+    const pooling::OutputRange rows = pooling::max_outputs_holding(win.h, y);
+    const pooling::OutputRange cols = pooling::max_outputs_holding(win.w, x);
+    const int64_t here = y * l.w + x;
+    A acc = 0;
+    for (int64_t oy = rows.first; oy <= rows.last; ++oy) {
+      for (int64_t ox = cols.first; ox <= cols.last; ++ox) {
+        const int64_t o = l.output(n, c, oy, ox);
+        const int64_t k = idx[o];
+        if (k == here) {
+          acc += convert<A>(gy[o]);
+        } else if (k != pooling::kEmptyWindow && (k < 0 || k >= plane)) {
+          sink.report(IndexErrorKind::OutOfBounds, k, plane, 2);
+        }
+      }
+    }
+    gx[e] = convert<T>(acc);
+  }
+}
+
 [[noreturn]] void dtype_error(const char* launcher) {
   detail::throw_cuda_error(cudaErrorInvalidValue, launcher, __FILE__, __LINE__);
 }
@@ -221,6 +264,30 @@ void launch_window_max_backward(const WindowArgs& a, const void* grad_output, co
     return false;
   });
   if (!launched) dtype_error("launch_window_max_backward: not a floating dtype");
+  ANATOMY_CUDA_LAUNCH_CHECK();
+}
+
+bool window_max_backward_gathers(const WindowArgs& a) {
+  const int64_t rows = pooling::max_outputs_per_input(a.window.h, kMaxGatherSpan);
+  const int64_t cols = pooling::max_outputs_per_input(a.window.w, kMaxGatherSpan);
+  return rows > 0 && cols > 0 && rows * cols <= kMaxGatherWindows;
+}
+
+void launch_window_max_backward_gather(const WindowArgs& a, const void* grad_output, const int64_t* indices,
+                                       void* grad_input, const IndexErrorSink& sink, cudaStream_t stream) {
+  const int64_t total = a.batch * a.channels * a.window.h.in * a.window.w.in;
+  if (total == 0) return;
+  const bool launched = dtype_switch(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_floating_v<T>) {
+      window_max_backward_gather_kernel<T><<<grid_blocks(total), kBlockThreads, 0, stream>>>(
+          a.window, layout_of(a), total, static_cast<const T*>(grad_output), indices, static_cast<T*>(grad_input),
+          sink);
+      return true;
+    }
+    return false;
+  });
+  if (!launched) dtype_error("launch_window_max_backward_gather: not a floating dtype");
   ANATOMY_CUDA_LAUNCH_CHECK();
 }
 

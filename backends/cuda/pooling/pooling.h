@@ -28,6 +28,18 @@ void launch_window_sum_backward(const WindowArgs& a, const void* grad_output, vo
 // y and the int64 flat H * W index of each window's maximum (NaN wins), for floating and integer
 // dtypes.
 void launch_window_max(const WindowArgs& a, const void* x, void* y, int64_t* indices, cudaStream_t stream);
+// Max pooling's backward gathers (one thread per input element, over the windows that can hold
+// it) where at most kMaxGatherWindows windows can, and no axis spans more than kMaxGatherSpan
+// outputs; it scatters (one thread per output, atomics into a zeroed buffer) otherwise. The
+// gather reads each window's index where the window can hold the element: an index that names a
+// pixel outside its own window adds nothing (as in PyTorch's CUDA kernels; the CPU and the
+// scatter add it where it points).
+inline constexpr int64_t kMaxGatherSpan = 8, kMaxGatherWindows = 16;
+bool window_max_backward_gathers(const WindowArgs& a);
+// grad_input (the result: the input's sizes, layout and dtype) = the sum of grad_output over the
+// windows whose index names each element; an index outside the plane is reported through `sink`.
+void launch_window_max_backward_gather(const WindowArgs& a, const void* grad_output, const int64_t* indices,
+                                       void* grad_input, const IndexErrorSink& sink, cudaStream_t stream);
 // Adds grad_output at the indices into `grad_input`, a zeroed buffer of the computation type; an
 // index outside the plane is reported through `sink` and skipped.
 void launch_window_max_backward(const WindowArgs& a, const void* grad_output, const int64_t* indices, void* grad_input,

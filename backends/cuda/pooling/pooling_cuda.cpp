@@ -1,8 +1,9 @@
 // CUDA: pooling and upsampling, forward and backward, registered over the CPU's plans and checks
 // (dispatch/ops/pooling_registration.h, the same messages); the kernels are in pooling.cu.
-// Inputs are made dense in their suggested layout first, and results keep it. The backward
-// kernels scatter into a zeroed buffer of the computation type, cast to the result's dtype after
-// (for fp32 and fp64 the buffer is the result). A bad index given to max pooling's backward is
+// Inputs are made dense in their suggested layout first, and results keep it. Max pooling's
+// backward gathers into the result where few windows can hold each input element (pooling.h);
+// the other backward kernels scatter into a zeroed buffer of the computation type, cast to the
+// result's dtype after (for fp32 and fp64 the buffer is the result). A bad index given to max pooling's backward is
 // raised as the CPU's IndexError at the next wait (Note [Bad indices on the device], index_error.h).
 #include <tuple>
 
@@ -62,6 +63,13 @@ struct CudaPoolLoops {
   static Tensor max_backward(const char* op, const PoolPlan& p, const Tensor& grad_output, const Tensor& indices) {
     DeviceGuard guard(grad_output.device());
     const Tensor gy = p.dense(grad_output), idx = p.dense(indices);
+    const WindowArgs a = args_of(p);
+    if (window_max_backward_gathers(a)) {
+      Tensor gx = naming_oom(op, [&] { return p.empty_result(p.in_sizes, p.dtype); });
+      launch_window_max_backward_gather(a, gy.data_ptr(), static_cast<const int64_t*>(idx.data_ptr()), gx.data_ptr(),
+                                        index_error_sink(current_device(), op), current_stream());
+      return gx;
+    }
     Tensor gx = zeroed_accumulator(op, p);
     launch_window_max_backward(args_of(p), gy.data_ptr(), static_cast<const int64_t*>(idx.data_ptr()), gx.data_ptr(),
                                index_error_sink(current_device(), op), current_stream());
