@@ -55,12 +55,12 @@ ANATOMY_HOST_DEVICE inline int64_t max_i64(int64_t a, int64_t b) { return a > b 
 // A dilation or kernel above 2^31 (the output size is then 1, the window a tap or two) takes
 // 128-bit arithmetic: the window's far end multiplies them. Smaller ones keep int64, whose
 // products stay below 2^62.
+inline constexpr int64_t kSmallWindow = int64_t{1} << 31;
 ANATOMY_HOST_DEVICE inline Taps max_taps(const Axis& a, int64_t o) {
-  constexpr int64_t kSmall = int64_t{1} << 31;
   const int64_t start = o * a.stride - a.pad;
   Taps t;
   t.step = a.dilation;
-  if (a.dilation <= kSmall && a.kernel <= kSmall) {
+  if (a.dilation <= kSmallWindow && a.kernel <= kSmallWindow) {
     const int64_t end = min_i64(start + (a.kernel - 1) * a.dilation + 1, a.in);
     int64_t first = start;
     if (first < 0) first += (-first + a.dilation - 1) / a.dilation * a.dilation;  // the first tap inside
@@ -163,7 +163,7 @@ ANATOMY_HOST_DEVICE inline double tap_weight(const Taps& t, int64_t k) { return 
 // o's taps lie in [o stride - pad, o stride - pad + (kernel - 1) dilation], so o stride lies in
 // [i + pad - (kernel - 1) dilation, i + pad]. Every output whose taps include i is in the range
 // (with dilation, some in it skip i: the backward's gather checks each one's recorded index).
-// For kernel and dilation up to 2^31, as max_backward_gathers (below) admits.
+// For kernel and dilation up to 2^31, as max_outputs_per_input (below) admits.
 struct OutputRange {
   int64_t first = 0, last = -1;
 };
@@ -180,8 +180,7 @@ ANATOMY_HOST_DEVICE inline OutputRange max_outputs_holding(const Axis& a, int64_
 // dilation or kernel above 2^31 included): max pooling's backward gathers per input position
 // while the windows that can hold one are few, and scatters per output otherwise.
 ANATOMY_HOST_DEVICE inline int64_t max_outputs_per_input(const Axis& a, int64_t limit) {
-  constexpr int64_t kSmall = int64_t{1} << 31;
-  if (a.kernel > kSmall || a.dilation > kSmall) return 0;
+  if (a.kernel > kSmallWindow || a.dilation > kSmallWindow) return 0;
   const int64_t span = ((a.kernel - 1) * a.dilation) / a.stride + 1;
   return span <= limit ? span : 0;
 }

@@ -3,8 +3,9 @@
 // Inputs are made dense in their suggested layout first, and results keep it. Max pooling's
 // backward gathers into the result where few windows can hold each input element (pooling.h);
 // the other backward kernels scatter into a zeroed buffer of the computation type, cast to the
-// result's dtype after (for fp32 and fp64 the buffer is the result). A bad index given to max pooling's backward is
-// raised as the CPU's IndexError at the next wait (Note [Bad indices on the device], index_error.h).
+// result's dtype after (for fp32 and fp64 the buffer is the result). A bad index given to max
+// pooling's backward is raised as the CPU's IndexError at the next wait (Note [Bad indices on the
+// device], index_error.h).
 #include <tuple>
 
 #include "anatomy/backends/cuda/pooling/pooling.h"
@@ -71,7 +72,7 @@ struct CudaPoolLoops {
       return gx;
     }
     Tensor gx = zeroed_accumulator(op, p);
-    launch_window_max_backward(args_of(p), gy.data_ptr(), static_cast<const int64_t*>(idx.data_ptr()), gx.data_ptr(),
+    launch_window_max_backward(a, gy.data_ptr(), static_cast<const int64_t*>(idx.data_ptr()), gx.data_ptr(),
                                index_error_sink(current_device(), op), current_stream());
     return in_dtype(p, gx);
   }
