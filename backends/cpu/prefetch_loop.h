@@ -12,8 +12,10 @@
 // inputs into 16M outputs went 13.4 -> 8.8 ms with the input and the output (for writing)
 // prefetched (docs/perf.md "Prefetching the transcendental loops"). A prefetch never faults, so
 // the addresses past either array's end (formed as integers) are harmless; where the output is a
-// block on the stack (the streaming-store path), the lines past it are some of the stack's own.
-// The same blocks carry the functions' fast forms (vec_loops.cpp's FastForm).
+// block on the stack (a strided or 2-byte operand's blocks), the lines past it are some of the
+// stack's own. Because the output's lines are prefetched for writing, a large output is written in
+// place rather than through streaming stores (unary_cpu.cpp's run_vec). The same blocks carry
+// the functions' fast forms (vec_loops.cpp's FastForm).
 #pragma once
 
 #include <cstdint>

@@ -24,6 +24,12 @@
 // page: the allocator's header line shares it with the first elements, so it is always
 // resident; and not once per chunk: a broadcast op's chunks are its rows, one system call each).
 //
+// The binary loops use it; the vectorized transcendental loops do not: they prefetch
+// their output for writing and run long enough per line that its reads for ownership overlap
+// their arithmetic, where a stack block streamed out after each computation serialized the two
+// (Note [Prefetching the transcendental loops]; docs/perf.md "The transcendental loops write in
+// place").
+//
 // Only x86-64 has the instructions the compiler is sure of (SSE2's movntdq, part of the
 // baseline); elsewhere every output is written in place.
 #pragma once

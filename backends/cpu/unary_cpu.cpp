@@ -10,7 +10,6 @@
 #include <optional>
 #include <type_traits>
 
-#include "anatomy/backends/cpu/streaming_store.h"
 #include "anatomy/backends/cpu/vec_loops.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops/unary_functors.h"
@@ -57,19 +56,25 @@ void through_blocks(char* const* data, const int64_t* s, int64_t n, const Loop& 
 // fp32, fp16 and bf16 through the vectorized fp32 loops (backends/cpu/vec_loops.h). Contiguous
 // fp32 runs the loop on the operands themselves; anything else goes through blocks of floats, so
 // strided operands and the 2-byte types also run the vectorized loop.
+// Contiguous fp32 outputs are written in place, however large: the loops prefetch the output's
+// lines for writing ahead of themselves (Note [Prefetching the transcendental loops]), so its
+// reads for ownership overlap the arithmetic, where streaming stores (Note [Streaming stores for
+// large outputs]) made each 4 KiB block wait for its computation and then for its stores (16M
+// fp32 on the dev VM; docs/perf.md "The transcendental loops write in place").
 template <typename T>
 void run_vec(const IterationPlan& plan, VecFn fn, VecArgs args = {}) {
   const VecLoop loop = vec_loop(fn);
-  // Large contiguous fp32 outputs are written with streaming stores (Note [Streaming stores for
-  // large outputs]): the loop fills a 4 KiB block in L1, which goes out without a read for
-  // ownership of the output's lines.
-  const bool stream = stream_output(plan.output(), static_cast<size_t>(plan.numel()) * sizeof(float));
   plan.for_each_chunk([&](char* const* data, const int64_t* s, int64_t n) {
     if constexpr (std::is_same_v<T, float>) {
       if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
-        const float* in = reinterpret_cast<const float*>(data[1]);
-        write_output(reinterpret_cast<float*>(data[0]), n, stream,
-                     [&](float* out, int64_t begin, int64_t count) { loop(in + begin, out, count, args); });
+        const auto* in = reinterpret_cast<const float*>(data[1]);
+        auto* out = reinterpret_cast<float*>(data[0]);
+        // In blocks that stay in the cache: sin, cos and tan scan a call's arguments for large
+        // ones before computing, which over a whole chunk in memory would read it twice.
+        constexpr int64_t kBlock = 4096;
+        for (int64_t begin = 0; begin < n; begin += kBlock) {
+          loop(in + begin, out + begin, std::min(kBlock, n - begin), args);
+        }
         return;
       }
     }
