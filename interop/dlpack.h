@@ -51,4 +51,13 @@ Tensor from_dlpack(DLManagedTensorVersioned* managed);
 // device, or when the consumer's stream is the current one.
 void order_for_consumer(const Tensor& t, std::intptr_t consumer_stream);
 
+// The same handshake seen from the consumer: the current stream of t's device waits, through an
+// event, for the work queued so far on `producer_stream`, a stream of t's device that the
+// producer names as CUDA does (0 or 1 the legacy default stream, 2 the per-thread default
+// stream, any other value a cudaStream_t). For an import that made the capsule itself rather
+// than through `__dlpack__` (docs/interop.md, "Importing a torch.Tensor"). A negative value is a
+// ValueError; nothing happens for a tensor that is not on a CUDA device, or when the producer's
+// stream is the current one.
+void order_after_producer(const Tensor& t, std::intptr_t producer_stream);
+
 }  // namespace anatomy::interop

@@ -95,7 +95,7 @@ ROOMS = {
     "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
     "channel_norm": {"runtime", "memory", "common", "elementwise"},
     "optim": {"runtime", "memory", "common", "elementwise"},
-    "pooling": {"runtime", "common"},
+    "pooling": {"runtime", "common", "elementwise"},
     "graph": {"runtime", "memory"},
     "conv": {"runtime", "memory"},
 }

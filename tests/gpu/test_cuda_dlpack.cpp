@@ -139,6 +139,34 @@ TEST_CASE("cuda dlpack: order_for_consumer makes the consumer's stream wait, the
   CHECK(t.sum().item<float>() == 1024.0f);
 }
 
+TEST_CASE("cuda dlpack: order_after_producer makes the current stream wait for the producer's, the host never") {
+  ANATOMY_REQUIRE_GPU();
+  const cuda::Stream producer = cuda::get_stream_from_pool();
+  cuda::Stream consumer = cuda::get_stream_from_pool();
+  if (consumer == producer) consumer = cuda::get_stream_from_pool();
+  const Tensor t = zeros({1024}, TensorOptions().device(gpu_test::kCuda));
+  // The current stream here is `consumer`; the producer is a stream of its own, then the legacy
+  // default stream as CUDA spells it (0) and as the protocol does (1).
+  cuda::StreamGuard guard(consumer);
+  const std::vector<std::pair<std::intptr_t, cuda::Stream>> producers = {
+      {protocol_value(producer), producer}, {0, cuda::default_stream(0)}, {1, cuda::default_stream(0)}};
+  for (const auto& [value, stream] : producers) {
+    CAPTURE(value);
+    gpu_test::StreamGate gate(stream.handle());  // holds the producer's queue until opened
+    interop::order_after_producer(t, value);     // returns at once: nothing waits on the host
+    cuda::Event consumed;
+    consumed.record(consumer);
+    CHECK_FALSE(consumed.query());                               // the current stream waits for the gated producer
+    interop::order_after_producer(t, protocol_value(consumer));  // the current stream: already in order
+    gate.open();
+    consumed.synchronize();
+    CHECK(consumed.query());
+  }
+  CHECK_THROWS_AS(interop::order_after_producer(t, -1), ValueError);
+  // A CPU tensor has no stream to order.
+  CHECK_NOTHROW(interop::order_after_producer(ones({2}), protocol_value(producer)));
+}
+
 TEST_CASE("cuda dlpack: order_for_consumer refuses a stream it cannot use") {
   ANATOMY_REQUIRE_GPU();
   const Tensor t = ones({2}, TensorOptions().device(Device("cuda:0")));

@@ -208,23 +208,27 @@ TEST_CASE("cuda max_pool2d backward: the gather and the scatter match the CPU ex
                                    {{1, 1}, {1, 1}, {0, 0}, {1, 1}, false},
                                    {{3, 2}, {1, 1}, {1, 0}, {5, 1}, false},
                                    {{4, 4}, {1, 3}, {2, 1}, {1, 2}, true}};
+  // 5 channels take the one-element kernels; 16 fill 16-byte words in NHWC (max_pool_nhwc.cu).
   for (DType d : {DType::Float32, DType::BFloat16}) {
     for (bool channels_last : {false, true}) {
-      for (const Pool& p : pools) {
-        CAPTURE(name(d));
-        CAPTURE(channels_last);
-        CAPTURE(p.kernel[0]);
-        CAPTURE(p.dilation[0]);
-        Tensor x = gpu_test::sample({2, 5, 13, 11}, d);
-        if (channels_last) x = x.contiguous(MemoryFormat::ChannelsLast);
-        auto [y, i] = max_pool2d_with_indices(x, p.kernel, p.stride, p.pad, p.dilation, p.ceil_mode);
-        const Tensor g = randint(-8, 9, y.sizes()).to(d);
-        const Tensor want =
-            max_pool2d_with_indices_backward(g, x, p.kernel, p.stride, p.pad, p.dilation, p.ceil_mode, i);
-        const Tensor got = max_pool2d_with_indices_backward(g.to(kCuda), x.to(kCuda), p.kernel, p.stride, p.pad,
-                                                            p.dilation, p.ceil_mode, i.to(kCuda));
-        CHECK(gpu_test::same_values(got, want));
-        CHECK(got.is_contiguous(channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
+      for (int64_t channels : {5, 16}) {
+        for (const Pool& p : pools) {
+          CAPTURE(name(d));
+          CAPTURE(channels_last);
+          CAPTURE(channels);
+          CAPTURE(p.kernel[0]);
+          CAPTURE(p.dilation[0]);
+          Tensor x = gpu_test::sample({2, channels, 13, 11}, d);
+          if (channels_last) x = x.contiguous(MemoryFormat::ChannelsLast);
+          auto [y, i] = max_pool2d_with_indices(x, p.kernel, p.stride, p.pad, p.dilation, p.ceil_mode);
+          const Tensor g = randint(-8, 9, y.sizes()).to(d);
+          const Tensor want =
+              max_pool2d_with_indices_backward(g, x, p.kernel, p.stride, p.pad, p.dilation, p.ceil_mode, i);
+          const Tensor got = max_pool2d_with_indices_backward(g.to(kCuda), x.to(kCuda), p.kernel, p.stride, p.pad,
+                                                              p.dilation, p.ceil_mode, i.to(kCuda));
+          CHECK(gpu_test::same_values(got, want));
+          CHECK(got.is_contiguous(channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
+        }
       }
     }
   }
@@ -238,4 +242,44 @@ TEST_CASE("cuda max_pool2d backward: the gather and the scatter match the CPU ex
     CHECK(gpu_test::same_values(got, want));
   }
   CHECK(gpu_test::pending_index_error().empty());
+}
+
+// NHWC whose channels fill 16-byte words takes max_pool_nhwc.cu's kernels: every dtype the
+// forward takes (words of 16 uint8 down to 2 int64/fp64), indices exactly; a dense NHWC view one
+// element off a word boundary takes the one-element kernels; a bad index is reported from the
+// word kernel too.
+TEST_CASE("cuda max_pool2d in NHWC words: every dtype, a view off the word boundary, a bad index") {
+  ANATOMY_REQUIRE_GPU();
+  for (DType d :
+       {DType::UInt8, DType::Int32, DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    CAPTURE(name(d));
+    const Tensor x = gpu_test::sample({3, 16, 9, 7}, d).contiguous(MemoryFormat::ChannelsLast);
+    auto [yc, ic] = max_pool2d_with_indices(x, {3, 2}, {2, 1}, {1, 1}, {1, 2}, true);
+    auto [yg, ig] = max_pool2d_with_indices(x.to(kCuda), {3, 2}, {2, 1}, {1, 1}, {1, 2}, true);
+    CHECK(gpu_test::same_values(yg, yc));
+    CHECK(gpu_test::same_values(ig, ic));
+    CHECK(yg.is_contiguous(MemoryFormat::ChannelsLast));
+  }
+  // One element past a word: the same NHWC strides over storage that starts at element 1.
+  const Tensor base = randint(-8, 9, {2 * 16 * 9 * 7 + 1}).to(DType::Float32);
+  const Tensor x = base.narrow(0, 1, 2 * 16 * 9 * 7).view({2, 9, 7, 16}).permute({0, 3, 1, 2});
+  REQUIRE(x.is_contiguous(MemoryFormat::ChannelsLast));
+  const Tensor xg =
+      gpu_test::to_cuda_same_layout(base).narrow(0, 1, 2 * 16 * 9 * 7).view({2, 9, 7, 16}).permute({0, 3, 1, 2});
+  auto [yc, ic] = max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
+  auto [yg, ig] = max_pool2d_with_indices(xg, {3, 3}, {2, 2}, {1, 1});
+  CHECK(gpu_test::same_values(yg, yc));
+  CHECK(gpu_test::same_values(ig, ic));
+  const Tensor g = randint(-8, 9, yc.sizes()).to(DType::Float32);
+  CHECK(gpu_test::same_values(
+      max_pool2d_with_indices_backward(g.to(kCuda), xg, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, ig),
+      max_pool2d_with_indices_backward(g, x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, ic)));
+  CHECK(gpu_test::pending_index_error().empty());
+  // A bad index read by the word kernel of the backward.
+  const Tensor xw = rand({1, 8, 4, 4}, TensorOptions().device(kCuda)).contiguous(MemoryFormat::ChannelsLast);
+  auto [yw, iw] = max_pool2d_with_indices(xw, {2, 2});
+  const Tensor bad = iw.clone();
+  bad.select(0, 0).select(0, 3).select(0, 0).select(0, 1).fill_(99);
+  (void)max_pool2d_with_indices_backward(ones_like(yw), xw, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, bad);
+  CHECK(gpu_test::pending_index_error().find("max_pool2d_with_indices_backward") != std::string::npos);
 }

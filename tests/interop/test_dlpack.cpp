@@ -315,7 +315,7 @@ TEST_CASE("dlpack: to_dlpack refuses what DLPack cannot say") {
   CHECK_THROWS_WITH_AS(interop::to_dlpack_versioned(ones({2}), 4), doctest::Contains("flags 0x4"), ValueError);
 }
 
-TEST_CASE("dlpack: order_for_consumer leaves a CPU tensor alone and needs a defined one") {
+TEST_CASE("dlpack: order_for_consumer and order_after_producer leave a CPU tensor alone and need a defined one") {
   const Tensor t = ones({2});
   for (std::intptr_t stream :
        {std::intptr_t{-1}, std::intptr_t{0}, std::intptr_t{1}, std::intptr_t{2}, std::intptr_t{0x5581c2a0f2d0}}) {
@@ -323,9 +323,14 @@ TEST_CASE("dlpack: order_for_consumer leaves a CPU tensor alone and needs a defi
   }
   CHECK_THROWS_WITH_AS(interop::order_for_consumer(Tensor(), 1), "order_for_consumer: the tensor is undefined",
                        ValueError);
+  for (std::intptr_t stream : {std::intptr_t{-1}, std::intptr_t{0}, std::intptr_t{1}, std::intptr_t{0x5581c2a0f2d0}}) {
+    CHECK_NOTHROW(interop::order_after_producer(t, stream));
+  }
+  CHECK_THROWS_WITH_AS(interop::order_after_producer(Tensor(), 0), "order_after_producer: the tensor is undefined",
+                       ValueError);
 }
 
-TEST_CASE("dlpack: order_for_consumer on a CUDA tensor without a CUDA device is a typed error") {
+TEST_CASE("dlpack: the stream handshakes on a CUDA tensor without a CUDA device are typed errors") {
   if (cuda::device_count() > 0) {
     std::cout << "[anatomy-skip] a CUDA device is present; the GPU tests cover it" << std::endl;
     return;
@@ -337,9 +342,13 @@ TEST_CASE("dlpack: order_for_consumer on a CUDA tensor without a CUDA device is 
   CHECK_NOTHROW(interop::order_for_consumer(t, -1));  // no ordering asked: no device call
   CHECK_THROWS_WITH_AS(interop::order_for_consumer(t, 0), doctest::Contains("0 is ambiguous"), ValueError);
   CHECK_THROWS_WITH_AS(interop::order_for_consumer(t, -3), doctest::Contains("stream -3"), ValueError);
+  CHECK_THROWS_WITH_AS(interop::order_after_producer(t, -1), doctest::Contains("stream -1 is not a CUDA stream"),
+                       ValueError);
 #if ANATOMY_WITH_CUDA
   CHECK_THROWS_AS(interop::order_for_consumer(t, 1), DeviceError);
+  CHECK_THROWS_AS(interop::order_after_producer(t, 0), DeviceError);
 #else
   CHECK_THROWS_AS(interop::order_for_consumer(t, 1), NotImplementedError);
+  CHECK_THROWS_AS(interop::order_after_producer(t, 0), NotImplementedError);
 #endif
 }

@@ -74,6 +74,71 @@ def test_from_dlpack_on_a_side_stream_orders_after_the_producer():
     assert total.item() == 20 * (1 << 24)
 
 
+@pytest.fixture
+def dlpack_calls(monkeypatch):
+    """The stream argument of each torch.Tensor.__dlpack__ call: none when anatomy imports through
+    torch's C entry points (Note [Importing a torch.Tensor])."""
+    calls = []
+    original = torch.Tensor.__dlpack__
+
+    def counting(self, *args, **kwargs):
+        calls.append(kwargs.get("stream"))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.Tensor, "__dlpack__", counting)
+    return calls
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_a_torch_tensor_is_imported_without_its_python_dlpack(device, dlpack_calls):
+    base = torch.arange(40, dtype=torch.float32, device=device).reshape(5, 8)
+    x = base[1:, 1::3]  # an offset, strided view
+    t = anatomy.from_dlpack(x)
+    assert dlpack_calls == []
+    assert t.data_ptr() == x.data_ptr() and t.shape == tuple(x.shape) and t.stride() == x.stride()
+    x[0, 0] = -1  # written through torch, read through anatomy
+    assert t[0, 0].item() == -1
+    del base, x
+    gc.collect()
+    assert t[0, 1].item() == 12  # the import keeps torch's memory
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_what_torch_exports_otherwise_takes_the_protocol(device, dlpack_calls):
+    # A tensor that requires grad: torch's own error, from its __dlpack__.
+    with pytest.raises(BufferError, match="require"):
+        anatomy.from_dlpack(torch.ones(3, device=device, requires_grad=True))
+    assert len(dlpack_calls) == 1
+    # A subclass may export its own way.
+    p = torch.nn.Parameter(torch.ones(3, device=device), requires_grad=False)
+    assert anatomy.from_dlpack(p).data_ptr() == p.data_ptr()
+    assert len(dlpack_calls) == 2
+
+    # So may a torch function mode.
+    class Passing(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    x = torch.ones(3, device=device)
+    with Passing():
+        assert anatomy.from_dlpack(x).data_ptr() == x.data_ptr()
+    assert len(dlpack_calls) > 2
+
+
+def test_from_dlpack_waits_for_torch_on_a_side_stream():
+    # torch's adds are pending on a side stream of its own, current when anatomy imports; anatomy
+    # then reads on its default stream, which the import made wait for torch's stream.
+    x = torch.zeros(1 << 24, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(20):
+            x.add_(1)
+        t = anatomy.from_dlpack(x)
+    total = t.sum()
+    assert total.item() == 20 * (1 << 24)
+
+
 def test_lifetimes_both_ways():
     x = torch.arange(1 << 20, device="cuda", dtype=torch.float32)
     before = torch.cuda.memory_allocated()

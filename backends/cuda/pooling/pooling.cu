@@ -6,13 +6,16 @@
 // bf16 accumulate in fp32), which the host casts to the result's dtype; sums are in another
 // order than the CPU's, so results agree to rounding. Max pooling's backward, where few windows
 // can hold an input element, gathers instead: one thread per input element sums its windows'
-// gradients in the order of their outputs and writes the result's dtype once.
+// gradients in the order of their outputs and writes the result's dtype once. Max pooling in NHWC
+// whose channels fill 16-byte words runs max_pool_nhwc.cu's kernels instead (the same results).
 #include <cstdint>
 #include <limits>
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/pooling/max_pool_nhwc.h"
 #include "anatomy/backends/cuda/pooling/pooling.h"
+#include "anatomy/backends/cuda/pooling/window_max.cuh"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/dispatch/ops/elementwise_scalar.h"
 
@@ -107,12 +110,6 @@ __global__ void window_sum_backward_kernel(Window2d win, Layout l, int64_t total
       }
     }
   }
-}
-
-template <typename A>
-__device__ bool takes_max(A v, A best) {
-  if constexpr (std::is_floating_point_v<A>) return v > best || isnan(v);
-  else return v > best;
 }
 
 template <typename T>
@@ -231,7 +228,7 @@ void launch_window_sum_backward(const WindowArgs& a, const void* grad_output, vo
 
 void launch_window_max(const WindowArgs& a, const void* x, void* y, int64_t* indices, cudaStream_t stream) {
   const int64_t total = outputs_of(a);
-  if (total == 0) return;
+  if (total == 0 || launch_window_max_nhwc(a, x, y, indices, stream)) return;
   const bool launched = dtype_switch(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_floating_v<T> || is_int_v<T>) {
@@ -276,7 +273,7 @@ bool window_max_backward_gathers(const WindowArgs& a) {
 void launch_window_max_backward_gather(const WindowArgs& a, const void* grad_output, const int64_t* indices,
                                        void* grad_input, const IndexErrorSink& sink, cudaStream_t stream) {
   const int64_t total = a.batch * a.channels * a.window.h.in * a.window.w.in;
-  if (total == 0) return;
+  if (total == 0 || launch_window_max_backward_nhwc(a, grad_output, indices, grad_input, sink, stream)) return;
   const bool launched = dtype_switch(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_floating_v<T>) {
