@@ -24,9 +24,11 @@
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "anatomy/anatomy.h"
 
@@ -154,11 +156,20 @@ Case* prepare(benchmark::State& state) {
   return static_cast<Case*>(p.value.get());
 }
 
+// Note [Settling before a CPU row]
+// torch's OpenMP threads spin on their cores for milliseconds after each of its parallel regions
+// (libgomp's GOMP_SPINCOUNT, 300,000 pauses while OMP_WAIT_POLICY is unset), and the engine's
+// pool spins for 50 us. A CPU row timed right after the other library's calls (prepare's
+// comparison runs both sides, and the rows alternate) would share every core with that
+// library's spinning team, so each host-timed row starts after kSettle of sleep.
+inline constexpr auto kSettle = std::chrono::milliseconds(100);
+
 template <class Case, class Side>
 void run_case(benchmark::State& state) {
   Case* c = prepare<Case>(state);
   if (c == nullptr) return;
   if constexpr (Case::kTiming == Timing::kHost) {
+    std::this_thread::sleep_for(kSettle);
     for (auto _ : state) {
       auto&& r = Side::call(*c);
       benchmark::DoNotOptimize(r.data_ptr());

@@ -12,10 +12,17 @@ memory are not what is timed; the inputs are the same memory for both engines (D
 Rows: exp, sigmoid, gelu (erf and tanh forms), tanh, add, mul and sum over 64 MiB of fp32, and the
 1024^3 fp32 product. Prints the median of --reps calls after two warm-up calls, in ms, and torch's
 time over anatomy's (above 1: anatomy is faster). Without torch, anatomy's column alone.
+
+Each engine's calls start after --settle seconds (default 0.2) of the process sleeping: torch's
+OpenMP threads spin on their cores for milliseconds after each of its parallel regions (libgomp's
+GOMP_SPINCOUNT, 300,000 pauses when OMP_WAIT_POLICY is unset), so calls made right after torch's
+share every core with its spinning team; anatomy's pool spins 50 us. --settle 0 measures the
+engines back to back.
 """
 
 import argparse
 import json
+import time
 
 import numpy as np
 
@@ -63,11 +70,26 @@ def rows(n, mm_size):
     return [(name, a, t if torch is not None else None) for name, a, t in table], (x_np, a_np, b_np, aprod)
 
 
+def non_negative_float(text):
+    value = float(text)
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 60 seconds, got {text}")
+    return value
+
+
+def settled_median_ms(f, reps, settle):
+    """median_ms after `settle` seconds of sleep, in which the other engine's threads stop spinning."""
+    time.sleep(settle)
+    return median_ms(f, reps)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=positive_int, default=anatomy.get_num_threads(), help="threads of each engine")
     parser.add_argument("--reps", type=positive_int, default=7)
     parser.add_argument("--quick", action="store_true", help="1 MiB operands and a 128^3 product (a check, not a figure)")
+    parser.add_argument("--settle", type=non_negative_float, default=0.2,
+                        help="seconds to sleep before each engine's calls (other threads stop spinning)")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
     anatomy.set_num_threads(args.threads)
@@ -76,12 +98,13 @@ def main():
     n, mm_size = (1 << 18, 128) if args.quick else (1 << 24, 1024)
     table, (x_np, a_np, b_np, aprod) = rows(n, mm_size)
     engine = f"torch {torch.__version__}" if torch is not None else "torch not installed"
-    print(f"anatomy beside {engine}: {args.threads} threads, fp32, {n * 4 >> 20} MiB operands, median of {args.reps}")
+    print(f"anatomy beside {engine}: {args.threads} threads, fp32, {n * 4 >> 20} MiB operands, median of {args.reps}, "
+          f"{args.settle:g} s settled before each engine")
     print(f"{'row':18} {'anatomy ms':>11} {'torch ms':>10} {'torch / anatomy':>16}")
     results = []
     for name, a, t in table:
-        a_ms = median_ms(a, args.reps)
-        t_ms = median_ms(t, args.reps) if t is not None else None
+        a_ms = settled_median_ms(a, args.reps, args.settle)
+        t_ms = settled_median_ms(t, args.reps, args.settle) if t is not None else None
         t_text = f"{t_ms:10.3f}" if t_ms is not None else f"{'-':>10}"
         ratio = f"{t_ms / a_ms:16.2f}" if t_ms is not None else f"{'-':>16}"
         print(f"{name:18} {a_ms:11.3f} {t_text} {ratio}")
@@ -91,8 +114,8 @@ def main():
     np.testing.assert_allclose(anatomy.ops.aten.exp(anatomy.tensor(x_np)).numpy(), np.exp(x_np), rtol=1e-5)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"threads": args.threads, "reps": args.reps, "elements": n, "engine": engine, "rows": results}, f,
-                      indent=1)
+            json.dump({"threads": args.threads, "reps": args.reps, "settle_s": args.settle, "elements": n,
+                       "engine": engine, "rows": results}, f, indent=1)
 
 
 if __name__ == "__main__":

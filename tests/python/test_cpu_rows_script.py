@@ -13,11 +13,12 @@ ROWS = ["exp", "sigmoid", "gelu", "gelu, tanh form", "tanh", "add", "mul", "sum"
 
 def test_quick_run_prints_every_row_and_json(tmp_path):
     out_file = tmp_path / "rows.json"
-    result = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--threads", "2", "--reps", "3", "--json",
-                             str(out_file)], capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    result = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--threads", "2", "--reps", "3", "--settle", "0.01",
+                             "--json", str(out_file)], capture_output=True, text=True, env=dict(os.environ), timeout=300)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("anatomy beside torch") and "2 threads, fp32, 1 MiB operands, median of 3" in lines[0]
+    assert lines[0].startswith("anatomy beside torch")
+    assert "2 threads, fp32, 1 MiB operands, median of 3, 0.01 s settled before each engine" in lines[0]
     assert lines[1].split()[:3] == ["row", "anatomy", "ms"]
     assert len(lines) == 2 + len(ROWS)
     number = r"\d+\.\d{3}"
@@ -25,7 +26,7 @@ def test_quick_run_prints_every_row_and_json(tmp_path):
         assert line.startswith(row)
         assert re.match(rf"^{re.escape(row)}\s+{number}\s+({number}|-)\s+(\d+\.\d\d|-)$", line), line
     data = json.loads(out_file.read_text())
-    assert data["threads"] == 2 and data["elements"] == 1 << 18
+    assert data["threads"] == 2 and data["elements"] == 1 << 18 and data["settle_s"] == 0.01
     assert [r["row"] for r in data["rows"]] == ROWS
     assert all(r["anatomy_ms"] > 0 for r in data["rows"])
 
@@ -37,3 +38,7 @@ def test_a_count_below_one_is_a_usage_error():
         assert result.returncode == 2
         assert f"argument {flag}: must be at least 1, got 0" in result.stderr
         assert "Traceback" not in result.stderr
+    result = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--settle", "-1"], capture_output=True, text=True,
+                            env=dict(os.environ), timeout=300)
+    assert result.returncode == 2
+    assert "argument --settle: must be from 0 to 60 seconds, got -1" in result.stderr
