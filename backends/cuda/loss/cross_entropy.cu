@@ -1,14 +1,25 @@
 // CUDA kernels of cross_entropy's fused operators: one block per row of logits (grid-stride over
 // rows), 16-byte vector loads and stores where the row's address allows (a scalar head up to the
-// first aligned element, then vectors, then a scalar tail), fp16/bf16 in fp32.
+// first aligned element, then vectors, then a scalar tail), fp16/bf16 in fp32. Each thread loads
+// kUnroll vectors before it computes on them, so that several loads are in flight per thread
+// while it works: a row of a GPT vocabulary is read at the memory's pace, not at one load's
+// latency per vector.
 //   forward: one read of the row. Each thread keeps a running max and the sum of exp(x - max)
 //            (rescaled when the max grows: the online log-sum-exp), and, with label smoothing,
 //            sum w_c x_c and sum w_c; the block combines them, and thread 0 reads the target's
-//            logit and writes the row's loss and lse.
+//            logit and writes the row's loss and lse. A vector of finite values raises the max
+//            once, by its own maximum; a vector holding an infinity or a NaN goes value by value.
 //   backward: one read and one write of the row: dx_c = g [(1 - s) w_t (p_c - [c = t]) +
 //            (s / C) (W p_c - w_c)], p_c = exp(x_c - lse).
 // The CPU computes the same values with public operators (dispatch/ops/cross_entropy_rows.cpp);
 // sums are in another order, so results agree to rounding.
+//
+// Note [exp in the fp16 and bf16 rows]
+// For 2-byte logits the exponentials are exp2f(x log2(e) - m log2(e)), one FMA and the SFU's
+// exp2 (about 2 ulp), not expf's range reduction: the FMA's rounding scales with the argument,
+// so p = e^(x - m) is off by up to about |x - m| 2^-24 relative (1.2e-6 at x - m = -20, where p
+// is 2e-9), far below the 2^-9 (bf16) or 2^-12 (fp16) the gradient is rounded to, and within
+// 1e-6 in the fp32 lse. fp32 and fp64 rows keep exp's full accuracy.
 #include <cstdint>
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
@@ -58,8 +69,50 @@ __device__ __forceinline__ void add_to_state(RowState<A>& st, A v) {
   }
 }
 
-// The elements of a row a block thread visits: f(value, column) for a scalar head up to the
-// first 16-byte boundary, 16-byte vectors, and a scalar tail.
+// A vector of finite values: the max raised once, by the vector's own maximum, then its terms.
+// A vector holding an infinity or a NaN goes value by value (add_to_state's special cases).
+template <typename A, int N, typename Exp>
+__device__ __forceinline__ void add_vector_to_state(RowState<A>& st, const A (&v)[N], const Exp& e) {
+  bool special = false;
+  A m = v[0];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    special |= !(abs(v[k]) < infinity<A>());
+    m = max(m, v[k]);
+  }
+  if (special) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) add_to_state(st, v[k]);
+    return;
+  }
+  if (m > st.max) {          // never true once the max is NaN or +inf: the sum stays NaN, or gains e^-inf = 0
+    st.sum *= e(st.max, m);  // 0 while the max was -inf (no finite value yet)
+    st.max = m;
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) st.sum += e(v[k], st.max);
+}
+
+// e^(x - m): expf's accuracy for fp32 and fp64, exp2f of one FMA for fp16 and bf16 (Note [exp in
+// the fp16 and bf16 rows]).
+template <typename T>
+struct RowExp {
+  using A = opmath_t<T>;
+  __device__ __forceinline__ A operator()(A x, A m) const {
+    if constexpr (sizeof(T) == 2) {
+      constexpr float kLog2e = 1.4426950408889634f;
+      return exp2f(fmaf(x, kLog2e, -m * kLog2e));
+    } else {
+      return exp(x - m);
+    }
+  }
+};
+
+inline constexpr int kUnroll = 4;  // vectors a thread loads before it computes on them
+
+// The elements of a row a block thread visits: scalar(value, column) for a scalar head up to the
+// first 16-byte boundary and a scalar tail, vector(values, first column) for the 16-byte
+// vectors between, kUnroll loaded at a time.
 template <typename T>
 __device__ __forceinline__ int64_t aligned_head(const T* row, int64_t n) {
   constexpr int kVec = kRowVec<T>;
@@ -67,37 +120,58 @@ __device__ __forceinline__ int64_t aligned_head(const T* row, int64_t n) {
   return misaligned == 0 ? 0 : min(static_cast<int64_t>(kVec) - misaligned, n);
 }
 
-template <typename T, typename A, typename F>
-__device__ __forceinline__ void visit_row(const T* __restrict__ row, int64_t n, F&& f) {
+template <typename T, typename A, typename Scalar, typename Vector>
+__device__ __forceinline__ void visit_row(const T* __restrict__ row, int64_t n, Scalar&& scalar, Vector&& vector) {
   constexpr int kVec = kRowVec<T>;
-  const int64_t head = aligned_head(row, n), vectors = (n - head) / kVec;
-  for (int64_t c = threadIdx.x; c < head; c += blockDim.x) f(static_cast<A>(row[c]), c);
-  const auto* v = reinterpret_cast<const AlignedVector<T, kVec>*>(row + head);
-  for (int64_t j = threadIdx.x; j < vectors; j += blockDim.x) {
-    const AlignedVector<T, kVec> w = v[j];
+  using Word = AlignedVector<T, kVec>;
+  const int64_t head = aligned_head(row, n), vectors = (n - head) / kVec, step = blockDim.x;
+  for (int64_t c = threadIdx.x; c < head; c += step) scalar(static_cast<A>(row[c]), c);
+  const auto* v = reinterpret_cast<const Word*>(row + head);
+  const auto widen = [&](const Word& w, int64_t j) {
+    A a[kVec];
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) f(static_cast<A>(w.v[k]), head + j * kVec + k);
+    for (int k = 0; k < kVec; ++k) a[k] = static_cast<A>(w.v[k]);
+    vector(a, head + j * kVec);
+  };
+  int64_t j = threadIdx.x;
+  for (; j + (kUnroll - 1) * step < vectors; j += kUnroll * step) {
+    Word w[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) w[u] = v[j + u * step];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) widen(w[u], j + u * step);
   }
-  for (int64_t c = head + vectors * kVec + threadIdx.x; c < n; c += blockDim.x) f(static_cast<A>(row[c]), c);
+  for (; j < vectors; j += step) widen(v[j], j);
+  for (int64_t c = head + vectors * kVec + threadIdx.x; c < n; c += step) scalar(static_cast<A>(row[c]), c);
 }
 
-// out[c] = f(in[c], c) over a row; vectors when both rows are misaligned alike.
+// out[c] = f(in[c], c) over a row; vectors (kUnroll loaded at a time) when both rows are
+// misaligned alike.
 template <typename T, typename A, typename F>
 __device__ __forceinline__ void map_row(const T* __restrict__ in, T* __restrict__ out, int64_t n, F&& f) {
   constexpr int kVec = kRowVec<T>;
+  using Word = AlignedVector<T, kVec>;
   const bool together = reinterpret_cast<uintptr_t>(in) % 16 == reinterpret_cast<uintptr_t>(out) % 16;
-  const int64_t head = together ? aligned_head(in, n) : n, vectors = (n - head) / kVec;
-  for (int64_t c = threadIdx.x; c < head; c += blockDim.x) out[c] = static_cast<T>(f(static_cast<A>(in[c]), c));
-  const auto* vi = reinterpret_cast<const AlignedVector<T, kVec>*>(in + head);
-  auto* vo = reinterpret_cast<AlignedVector<T, kVec>*>(out + head);
-  for (int64_t j = threadIdx.x; j < vectors; j += blockDim.x) {
-    const AlignedVector<T, kVec> w = vi[j];
-    AlignedVector<T, kVec> o;
+  const int64_t head = together ? aligned_head(in, n) : n, vectors = (n - head) / kVec, step = blockDim.x;
+  for (int64_t c = threadIdx.x; c < head; c += step) out[c] = static_cast<T>(f(static_cast<A>(in[c]), c));
+  const auto* vi = reinterpret_cast<const Word*>(in + head);
+  auto* vo = reinterpret_cast<Word*>(out + head);
+  const auto mapped = [&](const Word& w, int64_t j) {
+    Word o;
 #pragma unroll
     for (int k = 0; k < kVec; ++k) o.v[k] = static_cast<T>(f(static_cast<A>(w.v[k]), head + j * kVec + k));
     vo[j] = o;
+  };
+  int64_t j = threadIdx.x;
+  for (; j + (kUnroll - 1) * step < vectors; j += kUnroll * step) {
+    Word w[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) w[u] = vi[j + u * step];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) mapped(w[u], j + u * step);
   }
-  for (int64_t c = head + vectors * kVec + threadIdx.x; c < n; c += blockDim.x) {
+  for (; j < vectors; j += step) mapped(vi[j], j);
+  for (int64_t c = head + vectors * kVec + threadIdx.x; c < n; c += step) {
     out[c] = static_cast<T>(f(static_cast<A>(in[c]), c));
   }
 }
@@ -112,14 +186,24 @@ __global__ void __launch_bounds__(kReduceThreads)
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * classes;
     RowState<A> st = RowStateOp<A>{}.identity();
-    visit_row<T, A>(xr, classes, [&](A v, int64_t c) {
-      add_to_state(st, v);
+    const auto smoothing_sums = [&](A v, int64_t c) {
       if constexpr (Smooth) {
         const A w = weight != nullptr ? weight[c] : A(1);
         st.weighted_x += w * v;
         st.weight += w;
       }
-    });
+    };
+    visit_row<T, A>(
+        xr, classes,
+        [&](A v, int64_t c) {
+          add_to_state(st, v);
+          smoothing_sums(v, c);
+        },
+        [&](const A(&v)[kRowVec<T>], int64_t c0) {
+          add_vector_to_state(st, v, RowExp<T>{});
+#pragma unroll
+          for (int k = 0; k < kRowVec<T>; ++k) smoothing_sums(v[k], c0 + k);
+        });
     st = block_reduce(RowStateOp<A>{}, st);
     if (threadIdx.x == 0) {
       const A lse = st.max == -infinity<A>() ? st.max : st.max + log(st.sum);
@@ -167,7 +251,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     const A at_target = g * (A(1) - smoothing) * wt;
     const A gs = g * share;
     map_row<T, A>(xr, dr, classes, [&](A v, int64_t c) {
-      A d = p_factor * exp(v - m);
+      A d = p_factor * RowExp<T>{}(v, m);
       if (gs != A(0)) d -= gs * (weight != nullptr ? weight[c] : A(1));
       if (c == t) d -= at_target;
       return d;
