@@ -11,13 +11,17 @@
 // a new input, and the graphed steps' first losses the eager run's (exit status 1 otherwise).
 // CUDA graphs need a CUDA device: on the CPU the run says so and measures nothing. With --peer
 // torch, PyTorch's adds run the same way on the same tensor, eagerly and as the replay of its
-// torch.cuda.CUDAGraph (checked against our eager chain's result first), beside ours; the
-// training steps have no peer figure yet (libtorch has no make_graphed_callables).
+// torch.cuda.CUDAGraph (checked against our eager chain's result first), beside ours, and so does
+// the MLP step from the same weights and batches (torch::optim::SGD, eagerly and as torch's
+// whole-network capture of the step; its losses checked against our eager ones first); the
+// transformer step has no peer figure yet.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "anatomy/cuda.h"
 #include "anatomy/testing/training_step.h"
@@ -38,6 +42,7 @@ constexpr int64_t kSeqLen = 32;  // the transformer's one sequence length (stati
 constexpr int kBatches = 4;      // batches the timed steps go round, each copied into the static inputs
 constexpr int kCheckedSteps = 5;
 constexpr double kLossRtol = 1e-4;
+constexpr double kMlpLr = 0.01, kMlpMomentum = 0.9;  // SGD's
 // Issue 23's targets: a replayed add at most 1.0 us and 4x faster than the eager loop; the
 // graphed MLP step 2x faster than the eager step.
 constexpr double kAddTargetUs = 1.0, kAddTargetRatio = 4.0, kMlpTargetRatio = 2.0;
@@ -51,10 +56,13 @@ struct Options {
 
 // One workload's figures: samples in ms per add or per step.
 struct Row {
+  Row(std::string w, std::string p) : workload(std::move(w)), per(std::move(p)) {}
   std::string workload, per;
   std::vector<double> eager, replay;
   std::vector<double> peer_eager, peer_replay;             // --peer: the peer's samples (empty: none)
   double make_graphed_ms = -1, optimizer_capture_ms = -1;  // training steps only
+  std::vector<double> eager_losses;                        // training steps: the checked steps' losses
+  std::string peer_graph;                                  // what the peer's replay is
 };
 
 double ms_since(clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); }
@@ -93,10 +101,11 @@ Row time_adds(const CommonOptions& c, Device device, Peer* peer) {
                                        out.cpu().item<double>(), want.cpu().item<double>()));
   }
   Tensor y;
-  Row r{fmt::format("{} dependent adds", kAdds), "add", {}, {}};
+  Row r(fmt::format("{} dependent adds", kAdds), "add");
   r.eager = divided(time_iterations(device, c.warmup, c.iters, [&] { y = chain(); }), kAdds);
   r.replay = divided(time_iterations(device, c.warmup, c.iters, [&] { graph.replay(); }), kAdds);
   if (peer) {
+    r.peer_graph = "torch.cuda.CUDAGraph";
     // The peer's chain on the same x, checked against our eager result for that x.
     const auto exact = [&](const Tensor& got) { return relative_error(got, want); };
     for (const bool graphed : {false, true}) {
@@ -132,7 +141,7 @@ testing::TrainingStep mlp_step(Device device) {
     }
     return (h - batch[1]).pow(2).mean();
   };
-  s.optimizer = std::make_unique<optim::SGD>(s.params, optim::SGDOptions{.lr = 0.01, .momentum = 0.9});
+  s.optimizer = std::make_unique<optim::SGD>(s.params, optim::SGDOptions{.lr = kMlpLr, .momentum = kMlpMomentum});
   return s;
 }
 
@@ -171,6 +180,7 @@ Row time_training(Row r, const std::function<testing::TrainingStep()>& make, con
                                          r.workload, i, g, e, kLossRtol));
     }
   }
+  r.eager_losses = eager_losses;
   int next = kCheckedSteps;
   r.eager = time_iterations(device, c.warmup, c.iters, [&] { testing::eager_step(eager, batch(next++)); });
   next = kCheckedSteps;
@@ -178,15 +188,32 @@ Row time_training(Row r, const std::function<testing::TrainingStep()>& make, con
   return r;
 }
 
-Row time_mlp(const CommonOptions& c, Device device) {
+Row time_mlp(const CommonOptions& c, Device device, Peer* peer) {
   std::vector<Batch> batches;
   for (int i = 0; i < kBatches; ++i) {
     batches.push_back({random_tensor({kMlpBatch, kMlpWidth}, DType::Float32, device),
                        random_tensor({kMlpBatch, kMlpWidth}, DType::Float32, device)});
   }
-  Row r{fmt::format("MLP step ({} x {}, batch {}, SGD)", kMlpLayers, kMlpWidth, kMlpBatch), "step", {}, {}};
-  return time_training(
+  Row r(fmt::format("MLP step ({} x {}, batch {}, SGD)", kMlpLayers, kMlpWidth, kMlpBatch), "step");
+  r = time_training(
       std::move(r), [device] { return mlp_step(device); }, batches, c, device);
+  if (peer) {
+    // The peer's steps from the same first weights (mlp_step seeds its own), checked first: its
+    // eager first step against ours, its first replay (the second step) against our second.
+    const std::vector<Tensor> start = mlp_step(device).params;
+    r.peer_graph = "its whole step captured into a torch.cuda.CUDAGraph";
+    for (const bool graphed : {false, true}) {
+      const double want = r.eager_losses[graphed ? 1 : 0];
+      const auto loss_error = [want](const Tensor& got) {
+        return std::abs(got.item<double>() - want) / std::abs(want);
+      };
+      const std::unique_ptr<PeerCall> call = peer->mlp_training_step(start, batches, kMlpLr, kMlpMomentum, graphed);
+      std::vector<double> s =
+          time_peer(r.workload, graphed ? "graph replay" : "eager", *call, *peer, c, device, loss_error, kLossRtol);
+      (graphed ? r.peer_replay : r.peer_eager) = std::move(s);
+    }
+  }
+  return r;
 }
 
 Row time_transformer(const CommonOptions& c, Device device) {
@@ -196,8 +223,7 @@ Row time_transformer(const CommonOptions& c, Device device) {
     const testing::TransformerBatch b = testing::transformer_batch(config, kSeqLen);
     batches.push_back({b.tokens, b.targets});
   }
-  Row r{
-      fmt::format("transformer step ({} x {}, seq {}, AdamW)", config.layers, config.hidden, kSeqLen), "step", {}, {}};
+  Row r(fmt::format("transformer step ({} x {}, seq {}, AdamW)", config.layers, config.hidden, kSeqLen), "step");
   return time_training(
       std::move(r), [&config] { return testing::transformer_training_step(config); }, batches, c, device);
 }
@@ -223,6 +249,8 @@ void run(const Options& o) {
   Report report("c09", "graphs", o.common, device);
   if (!device.is_cuda()) {
     needs_cuda(report, device);
+    if (peer)
+      report.add_note(fmt::format("--peer {}: nothing to time beside it without a CUDA device", peer->engine()));
     report.print_notes();
     report.write_json();
     return;
@@ -234,7 +262,7 @@ void run(const Options& o) {
   std::vector<Row> rows;
   rows.push_back(time_adds(o.common, device, peer.get()));
   progress.update("the MLP step");
-  rows.push_back(time_mlp(o.common, device));
+  rows.push_back(time_mlp(o.common, device, peer.get()));
   progress.update("the transformer step");
   rows.push_back(time_transformer(o.common, device));
 
@@ -261,12 +289,11 @@ void run(const Options& o) {
       report.add_measurement(group, "graph replay", r.replay);
     }
   }
-  if (peer) {
-    const Row& a = rows[0];
-    const double e = us(a.peer_eager), g = us(a.peer_replay);
+  for (const Row& r : rows) {
+    if (r.peer_eager.empty()) continue;
+    const double e = us(r.peer_eager), g = us(r.peer_replay);
     fmt::print("{:<42} {:>5} {:>12.3f} {:>12.3f} {:>12.2f}x   ({}; its time / ours: eager {:.2f}x, replay {:.2f}x)\n",
-               a.workload + ", " + peer->engine(), a.per, e, g, e / g, "torch.cuda.CUDAGraph", e / us(a.eager),
-               g / us(a.replay));
+               r.workload + ", " + peer->engine(), r.per, e, g, e / g, r.peer_graph, e / us(r.eager), g / us(r.replay));
   }
   fmt::print("\n=== Capture and instantiation of the graphed steps (host time, paid once) ===\n");
   for (const Row& r : rows) {
@@ -315,7 +342,8 @@ void run(const Options& o) {
       "step and the zeroing of .grad are one replay");
   if (!peer) {
     report.add_note(
-        "--peer torch times PyTorch's adds on the same tensor, eagerly and as a torch.cuda.CUDAGraph replay");
+        "--peer torch times PyTorch's adds on the same tensor and its MLP step from the same weights and batches, "
+        "eagerly and as a torch.cuda.CUDAGraph replay");
   }
   report.print_notes();
   report.write_json();

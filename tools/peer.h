@@ -61,6 +61,18 @@ class Peer {
   // them, captured on construction after a warm-up on the capture stream (graphed true). result()
   // is the last chain's output; a replay reads x as it is then.
   virtual std::unique_ptr<PeerCall> add_chain(const Tensor& x, int adds, bool graphed) = 0;
+  // c09's MLP training step in torch's own terms: leaves of torch's own cloned from `params` ([w0,
+  // b0, w1, b1, ...]: linear layers with ReLU between them), the loss the mean of (h - batch[1])^2
+  // for h the MLP of batch[0], and torch::optim::SGD (lr, momentum). One run() is one step on the
+  // next of `batches` in turn, from batches[0]: zero_grad (set_to_none), the loss, backward, the
+  // optimizer's step; eagerly (graphed false), or as the replay of one CUDA graph of the whole step
+  // after the batch is copied into its static inputs (torch's "whole-network capture"), captured
+  // after a warm-up of the forward and backward on a side stream and one eager step on
+  // batches[0] (graphed true, so its first run() is the step on batches[1]). result() is the last
+  // step's loss (one step is run first where none has been).
+  virtual std::unique_ptr<PeerCall> mlp_training_step(const std::vector<Tensor>& params,
+                                                      const std::vector<std::vector<Tensor>>& batches, double lr,
+                                                      double momentum, bool graphed) = 0;
   // A DLPack round trip in the peer of a view of t: its export (a capsule of the unversioned
   // DLManagedTensor, which every PyTorch has), its import, and the imported tensor dropped. run()
   // throws ExperimentFailed if the import does not point at t's memory.

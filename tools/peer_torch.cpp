@@ -8,6 +8,7 @@
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <torch/csrc/autograd/autograd.h>
+#include <torch/optim/sgd.h>
 
 // Streams, events and CUDA graphs come with a CUDA build of torch; a CPU-only one has none.
 #if __has_include(<ATen/cuda/CUDAGraph.h>)
@@ -18,6 +19,7 @@
 #define ANATOMY_PEER_CUDA 1
 #endif
 
+#include <memory>
 #include <vector>
 
 #include "anatomy/cuda.h"
@@ -146,6 +148,126 @@ class GraphedAdds final : public PeerCall {
 };
 #endif
 
+// c09's MLP and its training step in torch's terms (Peer::mlp_training_step): torch's own leaves
+// cloned from the engine's parameters, torch::optim::SGD, and the batches as views of the
+// engine's tensors.
+class MlpModel {
+ public:
+  MlpModel(const std::vector<Tensor>& params, double lr, double momentum) {
+    for (const Tensor& p : params) params_.push_back(view_of(p).detach().clone().requires_grad_(true));
+    optimizer_ = std::make_unique<torch::optim::SGD>(params_, torch::optim::SGDOptions(lr).momentum(momentum));
+  }
+  at::Tensor loss(const at::Tensor& x, const at::Tensor& y) const {
+    at::Tensor h = x;
+    for (size_t i = 0; i + 1 < params_.size(); i += 2) {
+      h = at::linear(h, params_[i], params_[i + 1]);
+      if (i + 2 < params_.size()) h = h.relu();
+    }
+    return (h - y).pow(2).mean();
+  }
+  // zero_grad (set_to_none), the loss, backward, the optimizer's step; the loss, detached.
+  at::Tensor step(const at::Tensor& x, const at::Tensor& y) {
+    optimizer_->zero_grad(/*set_to_none=*/true);
+    at::Tensor l = loss(x, y);
+    l.backward();
+    optimizer_->step();
+    return l.detach();
+  }
+  void forward_backward(const at::Tensor& x, const at::Tensor& y) {
+    optimizer_->zero_grad(/*set_to_none=*/true);
+    loss(x, y).backward();
+    optimizer_->zero_grad(/*set_to_none=*/true);
+  }
+
+ private:
+  std::vector<at::Tensor> params_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+};
+
+using TorchBatches = std::vector<std::pair<at::Tensor, at::Tensor>>;
+
+TorchBatches torch_batches(const std::vector<std::vector<Tensor>>& batches) {
+  TorchBatches out;
+  for (const std::vector<Tensor>& b : batches) {
+    if (b.size() != 2) throw UsageError("--peer torch: an MLP batch is (input, target)");
+    out.emplace_back(view_of(b[0]), view_of(b[1]));
+  }
+  if (out.empty()) throw UsageError("--peer torch: the MLP step needs a batch");
+  return out;
+}
+
+// One eager step a run().
+class EagerMlpStep final : public PeerCall {
+ public:
+  EagerMlpStep(MlpModel model, TorchBatches batches, Device device)
+      : model_(std::move(model)), batches_(std::move(batches)), device_(device) {}
+  void run() override {
+    const auto& [x, y] = batches_[next_++ % batches_.size()];
+    last_ = as_experiment_failure([&] { return model_.step(x, y); });
+  }
+  Tensor result() override {
+    if (!last_.defined()) run();
+    return to_anatomy(last_, DType::Float32, device_);
+  }
+
+ private:
+  MlpModel model_;
+  TorchBatches batches_;
+  Device device_;
+  size_t next_ = 0;
+  at::Tensor last_;
+};
+
+#ifdef ANATOMY_PEER_CUDA
+// The whole step captured once into a torch CUDAGraph on a side stream (torch's whole-network
+// capture): the forward and backward warmed up there first, then one eager step on batches[0]
+// (which makes SGD's momentum buffers, so that the capture finds them), then the capture of
+// zero_grad, the loss, backward and the step over static inputs. A run() copies the next batch
+// into the static inputs and replays.
+class GraphedMlpStep final : public PeerCall {
+ public:
+  GraphedMlpStep(MlpModel model, TorchBatches batches, Device device)
+      : model_(std::move(model)), batches_(std::move(batches)), device_(device) {
+    static_x_ = batches_[0].first.clone();
+    static_y_ = batches_[0].second.clone();
+    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, static_x_.device().index());
+    c10::cuda::getCurrentCUDAStream(static_x_.device().index()).synchronize();
+    {
+      const c10::cuda::CUDAStreamGuard guard(side);
+      for (int i = 0; i < 3; ++i) model_.forward_backward(static_x_, static_y_);
+      (void)model_.step(static_x_, static_y_);
+      side.synchronize();
+      graph_.capture_begin();
+      static_loss_ = model_.step(static_x_, static_y_);
+      graph_.capture_end();
+    }
+    side.synchronize();
+  }
+  void run() override {
+    const auto& [x, y] = batches_[next_++ % batches_.size()];
+    as_experiment_failure([&] {
+      static_x_.copy_(x);
+      static_y_.copy_(y);
+      graph_.replay();
+    });
+    ran_ = true;
+  }
+  Tensor result() override {
+    if (!ran_) run();
+    return to_anatomy(static_loss_, DType::Float32, device_);
+  }
+
+ private:
+  MlpModel model_;
+  TorchBatches batches_;
+  Device device_;
+  size_t next_ = 1;  // batches[0] was the eager step's
+  bool ran_ = false;
+  at::Tensor static_x_, static_y_, static_loss_;
+  at::cuda::CUDAGraph graph_;
+};
+#endif
+
 class TorchPeer final : public Peer {
  public:
   // A first product and layer norm on the CPU before anything is timed: torch's first calls
@@ -264,6 +386,25 @@ class TorchPeer final : public Peer {
           return y;
         },
         x.dtype(), x.device());
+  }
+
+  std::unique_ptr<PeerCall> mlp_training_step(const std::vector<Tensor>& params,
+                                              const std::vector<std::vector<Tensor>>& batches, double lr,
+                                              double momentum, bool graphed) override {
+    match_settings();
+    if (params.empty() || params.size() % 2 != 0) {
+      throw UsageError("--peer torch: the MLP's parameters are (weight, bias) pairs");
+    }
+    const Device device = params[0].device();
+    MlpModel model(params, lr, momentum);
+    if (!graphed) return std::make_unique<EagerMlpStep>(std::move(model), torch_batches(batches), device);
+#ifdef ANATOMY_PEER_CUDA
+    return as_experiment_failure([&]() -> std::unique_ptr<PeerCall> {
+      return std::make_unique<GraphedMlpStep>(std::move(model), torch_batches(batches), device);
+    });
+#else
+    throw UsageError("--peer torch: this libtorch was built without CUDA, so without CUDA graphs");
+#endif
   }
 
   std::unique_ptr<PeerCall> dlpack_round_trip(const Tensor& t) override {
