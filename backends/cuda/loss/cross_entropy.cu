@@ -110,9 +110,25 @@ struct RowExp {
 
 inline constexpr int kUnroll = 4;  // vectors a thread loads before it computes on them
 
+// g(word, j) for each of a row's 16-byte words j in [0, words) that a block thread owns
+// (threadIdx.x, then a block's width apart), kUnroll of them loaded before g runs on them.
+template <typename Word, typename G>
+__device__ __forceinline__ void for_each_word(const Word* __restrict__ v, int64_t words, G&& g) {
+  const int64_t step = blockDim.x;
+  int64_t j = threadIdx.x;
+  for (; j + (kUnroll - 1) * step < words; j += kUnroll * step) {
+    Word w[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) w[u] = v[j + u * step];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) g(w[u], j + u * step);
+  }
+  for (; j < words; j += step) g(v[j], j);
+}
+
 // The elements of a row a block thread visits: scalar(value, column) for a scalar head up to the
 // first 16-byte boundary and a scalar tail, vector(values, first column) for the 16-byte
-// vectors between, kUnroll loaded at a time.
+// vectors between.
 template <typename T>
 __device__ __forceinline__ int64_t aligned_head(const T* row, int64_t n) {
   constexpr int kVec = kRowVec<T>;
@@ -133,15 +149,7 @@ __device__ __forceinline__ void visit_row(const T* __restrict__ row, int64_t n, 
     for (int k = 0; k < kVec; ++k) a[k] = static_cast<A>(w.v[k]);
     vector(a, head + j * kVec);
   };
-  int64_t j = threadIdx.x;
-  for (; j + (kUnroll - 1) * step < vectors; j += kUnroll * step) {
-    Word w[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) w[u] = v[j + u * step];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) widen(w[u], j + u * step);
-  }
-  for (; j < vectors; j += step) widen(v[j], j);
+  for_each_word(v, vectors, widen);
   for (int64_t c = head + vectors * kVec + threadIdx.x; c < n; c += step) scalar(static_cast<A>(row[c]), c);
 }
 
@@ -162,15 +170,7 @@ __device__ __forceinline__ void map_row(const T* __restrict__ in, T* __restrict_
     for (int k = 0; k < kVec; ++k) o.v[k] = static_cast<T>(f(static_cast<A>(w.v[k]), head + j * kVec + k));
     vo[j] = o;
   };
-  int64_t j = threadIdx.x;
-  for (; j + (kUnroll - 1) * step < vectors; j += kUnroll * step) {
-    Word w[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) w[u] = vi[j + u * step];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) mapped(w[u], j + u * step);
-  }
-  for (; j < vectors; j += step) mapped(vi[j], j);
+  for_each_word(vi, vectors, mapped);
   for (int64_t c = head + vectors * kVec + threadIdx.x; c < n; c += step) {
     out[c] = static_cast<T>(f(static_cast<A>(in[c]), c));
   }

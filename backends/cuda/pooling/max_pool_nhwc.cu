@@ -56,20 +56,37 @@ __device__ __forceinline__ void load_indices(const int64_t* at, int64_t (&k)[V])
   }
 }
 
+// Where word e of an NHWC plane of `height` x `width` pixels sits: its pixel (n, y, x) and its
+// word of channels.
+template <typename I>
+struct WordAt {
+  I n, y, x, word;
+};
+template <typename I>
+__device__ __forceinline__ WordAt<I> word_at(I e, I words, I height, I width) {
+  WordAt<I> a;
+  a.word = e % words;
+  I p = e / words;
+  a.x = p % width;
+  p /= width;
+  a.y = p % height;
+  a.n = p / height;
+  return a;
+}
+
+// The grid-stride loop over words [0, total).
+#define ANATOMY_WORD_LOOP(e, total)                                              \
+  for (I e = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; e < (total); \
+       e += static_cast<I>(gridDim.x) * blockDim.x)
+
 template <typename T, typename I>
 __global__ void window_max_nhwc_kernel(Window2d win, NhwcShape<I> s, I total, opmath_t<T> lowest,
                                        const T* __restrict__ x, T* __restrict__ y, int64_t* __restrict__ idx) {
   using A = opmath_t<T>;
   constexpr int V = kLanes<T>;
   using Word = AlignedVector<T, V>;
-  for (I e = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += static_cast<I>(gridDim.x) * blockDim.x) {
-    const I word = e % s.words;
-    I p = e / s.words;
-    const I ox = p % s.ow;
-    p /= s.ow;
-    const I oy = p % s.oh;
-    const I n = p / s.oh;
+  ANATOMY_WORD_LOOP(e, total) {
+    const auto [n, oy, ox, word] = word_at(e, s.words, s.oh, s.ow);
     const Taps r = pooling::max_taps(win.h, oy), c = pooling::max_taps(win.w, ox);
     A best[V];
     int64_t at[V];
@@ -110,14 +127,8 @@ __global__ void window_max_backward_nhwc_kernel(Window2d win, NhwcShape<I> s, I 
   constexpr int V = kLanes<T>;
   using Word = AlignedVector<T, V>;
   const int64_t plane = static_cast<int64_t>(s.h) * s.w;
-  for (I e = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += static_cast<I>(gridDim.x) * blockDim.x) {
-    const I word = e % s.words;
-    I p = e / s.words;
-    const I x = p % s.w;
-    p /= s.w;
-    const I y = p % s.h;
-    const I n = p / s.h;
+  ANATOMY_WORD_LOOP(e, total) {
+    const auto [n, y, x, word] = word_at(e, s.words, s.h, s.w);
     const pooling::OutputRange rows = pooling::max_outputs_holding(win.h, y);
     const pooling::OutputRange cols = pooling::max_outputs_holding(win.w, x);
     const int64_t here = static_cast<int64_t>(y) * s.w + x;
@@ -175,6 +186,8 @@ void with_index_type(const WindowArgs& a, int64_t lanes, F&& f) {
     f(NhwcShape<int64_t>{words, a.window.h.in, a.window.w.in, a.window.h.out, a.window.w.out});
   }
 }
+
+#undef ANATOMY_WORD_LOOP
 
 }  // namespace
 
