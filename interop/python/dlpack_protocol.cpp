@@ -199,8 +199,9 @@ const TorchEntryPoints* torch_entry_points() {
 std::optional<Tensor> import_torch_tensor(nb::handle obj) {
   const TorchEntryPoints* torch = torch_entry_points();
   if (torch == nullptr || !obj.type().is(torch->tensor_type)) return std::nullopt;
-  if (nb::cast<bool>(obj.attr("requires_grad")) || nb::cast<bool>(obj.attr("is_conj")()) ||
-      !obj.attr("layout").is(torch->strided) || nb::cast<bool>(torch->function_mode_enabled())) {
+  // The mode first: under one, even reading an attribute runs the mode's code.
+  if (nb::cast<bool>(torch->function_mode_enabled()) || nb::cast<bool>(obj.attr("requires_grad")) ||
+      nb::cast<bool>(obj.attr("is_conj")()) || !obj.attr("layout").is(torch->strided)) {
     return std::nullopt;
   }
   const bool on_cuda = nb::cast<bool>(obj.attr("is_cuda"));

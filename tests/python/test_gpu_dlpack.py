@@ -62,8 +62,8 @@ def test_stream_handshake_orders_the_consumer_after_the_producer():
 
 def test_from_dlpack_on_a_side_stream_orders_after_the_producer():
     # torch's adds are pending on its stream; anatomy imports and reads on a non-blocking side
-    # stream of its own, so it must name that stream to torch's __dlpack__ (after asking the
-    # device), which makes it wait for torch's work with an event.
+    # stream of its own, which the import (through torch's C entry points) makes wait for torch's
+    # current stream with an event.
     x = torch.zeros(1 << 24, device="cuda")
     for _ in range(20):
         x.add_(1)
