@@ -4,20 +4,30 @@
 // by CPU time on the CPU), writes the Chrome trace with --trace (scripts/plot-profile.py draws it),
 // and measures what profiling costs: the step's host time with and without an active profile.
 // The profile must have recorded the forward's and the backward's operators, the latter with
-// their autograd nodes, or the run fails.
+// their autograd nodes, or the run fails. With --peer torch, the same model in torch's terms (the
+// same weights and batch, ATen's operators; its loss checked against ours first) is timed the same
+// way, without and with torch's profiler (Kineto), and torch's table of the profiled step is
+// printed beside ours: its CPU events by name, with self and total time, as torch.profiler's
+// key_averages() sums them.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
+#include <vector>
 
 #include "anatomy/profiler/profiler.h"
 #include "anatomy/testing/transformer_step.h"
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/peer.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
 namespace {
+
+constexpr double kLossRtol = 1e-4;  // the peer's loss against ours
 
 struct Options {
   CommonOptions common;
@@ -26,9 +36,27 @@ struct Options {
   bool quick = false;
 };
 
+// The peer's table of one profiled step, as torch.profiler's key_averages().table() would sort it
+// on this device's run: by total CPU time.
+void print_peer_table(const Peer& peer, const std::vector<PeerOperator>& ops, double device_us, int rows) {
+  double self_sum = 0;
+  for (const PeerOperator& op : ops) self_sum += op.cpu_self_us;
+  fmt::print("\n=== The same step in {} under its profiler (Kineto): CPU events by name, by total CPU time ===\n",
+             peer.engine());
+  fmt::print("{:<48} {:>8} {:>14} {:>14} {:>8}\n", "name", "calls", "self CPU us", "CPU total us", "self %");
+  for (int i = 0; i < rows && i < static_cast<int>(ops.size()); ++i) {
+    const PeerOperator& op = ops[static_cast<size_t>(i)];
+    fmt::print("{:<48} {:>8} {:>14.1f} {:>14.1f} {:>7.1f}%\n", op.name.substr(0, 48), op.calls, op.cpu_self_us,
+               op.cpu_total_us, self_sum > 0 ? 100.0 * op.cpu_self_us / self_sum : 0.0);
+  }
+  fmt::print("self CPU total: {:.1f} us over {} names{}\n", self_sum, ops.size(),
+             device_us > 0 ? fmt::format("; the kernels' device time: {:.1f} us", device_us) : "");
+}
+
 void run(const Options& o) {
   const Device device = resolve_device(o.common.device, o.common.quiet);
   check_positive("--rows", o.rows);
+  const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c10", "profile", o.common, device);
   testing::TransformerStepConfig config;
   config.device = device;
@@ -65,8 +93,32 @@ void run(const Options& o) {
     step();
     p.stop();
   });
-  report.add_measurement("step", "without a profile", plain);
-  report.add_measurement("step", "profiled", profiled);
+  // The peer's step from the same weights and batch: its loss against ours first, then timed the
+  // same way, and profiled once for its table.
+  std::unique_ptr<PeerCall> peer_step;
+  std::vector<double> peer_plain, peer_profiled;
+  std::vector<PeerOperator> peer_ops;
+  double peer_device_us = 0;
+  if (peer) {
+    const double want = model.loss(batch.tokens, batch.targets).item<double>();
+    peer_step = peer->transformer_loss_backward(model.parameters(), config.heads, batch.tokens, batch.targets);
+    const double got = peer_step->result().item<double>();
+    if (!(std::abs(got - want) <= kLossRtol * std::abs(want))) {
+      throw ExperimentFailed(fmt::format("c10 profile: {}'s loss is {}, ours {}: more than {} apart", peer->engine(),
+                                         got, want, kLossRtol));
+    }
+    peer_plain = host_times_with_wait(device, o.common.warmup, o.common.iters, [&] { peer_step->run(); });
+    peer_profiled = host_times_with_wait(device, 0, o.common.iters, [&] {
+      double ignored = 0;
+      (void)peer->profile(*peer_step, device, ignored);
+    });
+    peer_ops = peer->profile(*peer_step, device, peer_device_us);
+    report.add_measurement("step", "without a profile", plain, peer->engine(), peer_plain);
+    report.add_measurement("step", "profiled", profiled, peer->engine(), peer_profiled);
+  } else {
+    report.add_measurement("step", "without a profile", plain);
+    report.add_measurement("step", "profiled", profiled);
+  }
 
   profiler::Profile p;
   step();
@@ -102,7 +154,20 @@ void run(const Options& o) {
     write_file_atomically(o.trace, p.chrome_trace(), "--trace");
     report.add_note(fmt::format("trace written to {} (scripts/plot-profile.py {} <name> draws it)", o.trace, o.trace));
   }
-  report.add_note("torch.profiler's table beside this one (--peer torch) is still to come for this experiment");
+  if (peer) {
+    print_peer_table(*peer, peer_ops, peer_device_us, o.rows);
+    int64_t peer_events = 0;
+    for (const PeerOperator& op : peer_ops) peer_events += op.calls;
+    const double peer_plain_ms = median(peer_plain), peer_profiled_ms = median(peer_profiled);
+    report.results()["peer_events"] = peer_events;
+    report.add_note(fmt::format(
+        "{}: the step takes {:.3f} ms, {:.3f} ms profiled (its profiler started and stopped each time), {} CPU "
+        "events recorded: {:.2f} us per event",
+        peer->engine(), peer_plain_ms, peer_profiled_ms, peer_events,
+        (peer_profiled_ms - peer_plain_ms) * 1e3 / static_cast<double>(std::max<int64_t>(peer_events, 1))));
+  } else {
+    report.add_note("--peer torch times the same step in torch, without and with torch.profiler, and prints its table");
+  }
   report.print_notes();
   report.write_json();
 }
@@ -113,7 +178,9 @@ void add_c10_profile(CLI::App& chapter) {
   CLI::App* cmd =
       chapter.add_subcommand("profile", "where a transformer step's time goes: the profiler's table and trace");
   auto o = std::make_shared<Options>();
-  add_common_options(cmd, o->common, CommonDefaults{std::nullopt, {}, 10, 2});
+  CommonDefaults defaults{std::nullopt, {}, 10, 2};
+  defaults.peer = true;
+  add_common_options(cmd, o->common, defaults);
   cmd->add_option("--trace", o->trace, "write the Chrome trace of the profiled step to this file");
   cmd->add_option("--rows", o->rows, "rows of the table")->capture_default_str();
   cmd->add_flag("--quick", o->quick, "a tiny model (1 layer, hidden 32, batch 2 x 16)");

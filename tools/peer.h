@@ -29,6 +29,14 @@ class PeerCall {
   virtual Tensor result() = 0;
 };
 
+// An operator as the peer's profiler recorded it: its calls, and its CPU time over them in
+// microseconds, with what it called (total) and without (self).
+struct PeerOperator {
+  std::string name;
+  int64_t calls = 0;
+  double cpu_total_us = 0, cpu_self_us = 0;
+};
+
 class Peer {
  public:
   virtual ~Peer() = default;
@@ -73,6 +81,17 @@ class Peer {
   virtual std::unique_ptr<PeerCall> mlp_training_step(const std::vector<Tensor>& params,
                                                       const std::vector<std::vector<Tensor>>& batches, double lr,
                                                       double momentum, bool graphed) = 0;
+  // The transformer of testing/transformer_step.h in torch's terms, without dropout: torch's own
+  // leaves cloned from `params` (in TransformerModel::parameters()'s order, of a model with
+  // `heads` heads) and ATen's operators in the model's order. run() is the loss of (tokens,
+  // targets) and its backward (the gradients add up in torch's leaves, as in the engine's model);
+  // result() is the last loss (one run first where none has been).
+  virtual std::unique_ptr<PeerCall> transformer_loss_backward(const std::vector<Tensor>& params, int64_t heads,
+                                                              const Tensor& tokens, const Tensor& targets) = 0;
+  // call.run() once under the peer's profiler (torch.profiler's Kineto: the CPU's events, and the
+  // kernels on a CUDA device), `device` waited for before the profile stops: the CPU events by
+  // name, largest total first, and the kernels' summed device time in `device_us` (0 on the CPU).
+  virtual std::vector<PeerOperator> profile(PeerCall& call, Device device, double& device_us) = 0;
   // A DLPack round trip in the peer of a view of t: its export (a capsule of the unversioned
   // DLManagedTensor, which every PyTorch has), its import, and the imported tensor dropped. run()
   // throws ExperimentFailed if the import does not point at t's memory.

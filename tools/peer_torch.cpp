@@ -1,14 +1,14 @@
 // --peer torch over libtorch (tools/peer.h): PyTorch's calls on the memory of the experiment's own
 // tensors. Compiled only in a build against libtorch, as the module gpu-anatomy-peer-torch.so with
-// libtorch's flags confined to this file (tools/CMakeLists.txt), which the tool loads when a run
-// asks for the peer (peer_module.cpp).
+// libtorch's flags confined to its files (this one, peer_torch_training.cpp and the headers
+// peer_torch_util.h and peer_torch_training.h; tools/CMakeLists.txt), which the tool loads when a
+// run asks for the peer (peer_module.cpp).
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <torch/csrc/autograd/autograd.h>
-#include <torch/optim/sgd.h>
 
 // Streams, events and CUDA graphs come with a CUDA build of torch; a CPU-only one has none.
 #if __has_include(<ATen/cuda/CUDAGraph.h>)
@@ -25,92 +25,13 @@
 #include "anatomy/cuda.h"
 #include "anatomy/tools/experiment.h"
 #include "anatomy/tools/peer.h"
+#include "anatomy/tools/peer_torch_training.h"
+#include "anatomy/tools/peer_torch_util.h"
 
 namespace anatomy::tools {
 namespace {
 
-at::ScalarType scalar_type(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return at::kFloat;
-    case DType::Float64:
-      return at::kDouble;
-    case DType::Float16:
-      return at::kHalf;
-    case DType::BFloat16:
-      return at::kBFloat16;
-    case DType::Int8:
-      return at::kChar;
-    case DType::UInt8:
-      return at::kByte;
-    case DType::Int32:
-      return at::kInt;
-    case DType::Int64:
-      return at::kLong;
-    case DType::Bool:
-      return at::kBool;
-  }
-  throw UsageError(fmt::format("--peer torch: no torch dtype for {}", name(t)));
-}
-
-at::Device torch_device(Device d) {
-  return d.is_cuda() ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(d.index())) : at::Device(at::kCPU);
-}
-
-std::vector<int64_t> vec(IntArrayRef v) { return {v.begin(), v.end()}; }
-std::vector<int64_t> vec(c10::IntArrayRef v) { return {v.begin(), v.end()}; }
-
-// The anatomy tensor's memory as a torch tensor: same pointer, sizes, strides and device. The
-// deleter holds a reference to the anatomy tensor, so the memory lives as long as either.
-at::Tensor view_of(const Tensor& t) {
-  return at::from_blob(
-      t.data_ptr(), vec(t.sizes()), vec(t.strides()), [keep = t](void*) {},
-      at::TensorOptions().dtype(scalar_type(t.dtype())).device(torch_device(t.device())));
-}
-
-// A torch result copied (by torch, on its device) into a new anatomy tensor.
-Tensor to_anatomy(const at::Tensor& r, DType dtype, Device device) {
-  Tensor out = empty(vec(r.sizes()), TensorOptions().dtype(dtype).device(device));
-  view_of(out).copy_(r);
-  if (device.is_cuda()) cuda::synchronize(device.index());
-  return out;
-}
-
-// torch's refusal of a workload (an operator it lacks for a dtype, a shape it does not take) as
-// the experiment's failure, with torch's message without its C++ backtrace: exit status 1 and one
-// line, not an exception the tool does not know.
-template <class Fn>
-auto as_experiment_failure(Fn&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const c10::Error& e) {
-    const std::string message = e.what_without_backtrace();
-    throw ExperimentFailed(fmt::format("--peer torch: {}", message.substr(0, message.find('\n'))));
-  }
-}
-
-// A call whose workload is a function of no arguments returning torch's result.
-template <class Fn>
-class Call final : public PeerCall {
- public:
-  Call(Fn fn, DType dtype, Device device) : fn_(std::move(fn)), dtype_(dtype), device_(device) {}
-  void run() override { last_ = as_experiment_failure(fn_); }
-  Tensor result() override {
-    if (!last_.defined()) run();
-    return to_anatomy(last_, dtype_, device_);
-  }
-
- private:
-  Fn fn_;
-  DType dtype_;
-  Device device_;
-  at::Tensor last_;
-};
-
-template <class Fn>
-std::unique_ptr<PeerCall> make_call(Fn fn, DType dtype, Device device) {
-  return std::make_unique<Call<Fn>>(std::move(fn), dtype, device);
-}
+using namespace torch_peer;
 
 #ifdef ANATOMY_PEER_CUDA
 // The adds captured once into a torch CUDAGraph on a side stream (torch cannot capture the
@@ -145,126 +66,6 @@ class GraphedAdds final : public PeerCall {
   at::Tensor out_;
   DType dtype_;
   Device device_;
-};
-#endif
-
-// c09's MLP and its training step in torch's terms (Peer::mlp_training_step): torch's own leaves
-// cloned from the engine's parameters, torch::optim::SGD, and the batches as views of the
-// engine's tensors.
-class MlpModel {
- public:
-  MlpModel(const std::vector<Tensor>& params, double lr, double momentum) {
-    for (const Tensor& p : params) params_.push_back(view_of(p).detach().clone().requires_grad_(true));
-    optimizer_ = std::make_unique<torch::optim::SGD>(params_, torch::optim::SGDOptions(lr).momentum(momentum));
-  }
-  at::Tensor loss(const at::Tensor& x, const at::Tensor& y) const {
-    at::Tensor h = x;
-    for (size_t i = 0; i + 1 < params_.size(); i += 2) {
-      h = at::linear(h, params_[i], params_[i + 1]);
-      if (i + 2 < params_.size()) h = h.relu();
-    }
-    return (h - y).pow(2).mean();
-  }
-  // zero_grad (set_to_none), the loss, backward, the optimizer's step; the loss, detached.
-  at::Tensor step(const at::Tensor& x, const at::Tensor& y) {
-    optimizer_->zero_grad(/*set_to_none=*/true);
-    at::Tensor l = loss(x, y);
-    l.backward();
-    optimizer_->step();
-    return l.detach();
-  }
-  void forward_backward(const at::Tensor& x, const at::Tensor& y) {
-    optimizer_->zero_grad(/*set_to_none=*/true);
-    loss(x, y).backward();
-    optimizer_->zero_grad(/*set_to_none=*/true);
-  }
-
- private:
-  std::vector<at::Tensor> params_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-};
-
-using TorchBatches = std::vector<std::pair<at::Tensor, at::Tensor>>;
-
-TorchBatches torch_batches(const std::vector<std::vector<Tensor>>& batches) {
-  TorchBatches out;
-  for (const std::vector<Tensor>& b : batches) {
-    if (b.size() != 2) throw UsageError("--peer torch: an MLP batch is (input, target)");
-    out.emplace_back(view_of(b[0]), view_of(b[1]));
-  }
-  if (out.empty()) throw UsageError("--peer torch: the MLP step needs a batch");
-  return out;
-}
-
-// One eager step a run().
-class EagerMlpStep final : public PeerCall {
- public:
-  EagerMlpStep(MlpModel model, TorchBatches batches, Device device)
-      : model_(std::move(model)), batches_(std::move(batches)), device_(device) {}
-  void run() override {
-    const auto& [x, y] = batches_[next_++ % batches_.size()];
-    last_ = as_experiment_failure([&] { return model_.step(x, y); });
-  }
-  Tensor result() override {
-    if (!last_.defined()) run();
-    return to_anatomy(last_, DType::Float32, device_);
-  }
-
- private:
-  MlpModel model_;
-  TorchBatches batches_;
-  Device device_;
-  size_t next_ = 0;
-  at::Tensor last_;
-};
-
-#ifdef ANATOMY_PEER_CUDA
-// The whole step captured once into a torch CUDAGraph on a side stream (torch's whole-network
-// capture): the forward and backward warmed up there first, then one eager step on batches[0]
-// (which makes SGD's momentum buffers, so that the capture finds them), then the capture of
-// zero_grad, the loss, backward and the step over static inputs. A run() copies the next batch
-// into the static inputs and replays.
-class GraphedMlpStep final : public PeerCall {
- public:
-  GraphedMlpStep(MlpModel model, TorchBatches batches, Device device)
-      : model_(std::move(model)), batches_(std::move(batches)), device_(device) {
-    static_x_ = batches_[0].first.clone();
-    static_y_ = batches_[0].second.clone();
-    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, static_x_.device().index());
-    c10::cuda::getCurrentCUDAStream(static_x_.device().index()).synchronize();
-    {
-      const c10::cuda::CUDAStreamGuard guard(side);
-      for (int i = 0; i < 3; ++i) model_.forward_backward(static_x_, static_y_);
-      (void)model_.step(static_x_, static_y_);
-      side.synchronize();
-      graph_.capture_begin();
-      static_loss_ = model_.step(static_x_, static_y_);
-      graph_.capture_end();
-    }
-    side.synchronize();
-  }
-  void run() override {
-    const auto& [x, y] = batches_[next_++ % batches_.size()];
-    as_experiment_failure([&] {
-      static_x_.copy_(x);
-      static_y_.copy_(y);
-      graph_.replay();
-    });
-    ran_ = true;
-  }
-  Tensor result() override {
-    if (!ran_) run();
-    return to_anatomy(static_loss_, DType::Float32, device_);
-  }
-
- private:
-  MlpModel model_;
-  TorchBatches batches_;
-  Device device_;
-  size_t next_ = 1;  // batches[0] was the eager step's
-  bool ran_ = false;
-  at::Tensor static_x_, static_y_, static_loss_;
-  at::cuda::CUDAGraph graph_;
 };
 #endif
 
@@ -392,19 +193,17 @@ class TorchPeer final : public Peer {
                                               const std::vector<std::vector<Tensor>>& batches, double lr,
                                               double momentum, bool graphed) override {
     match_settings();
-    if (params.empty() || params.size() % 2 != 0) {
-      throw UsageError("--peer torch: the MLP's parameters are (weight, bias) pairs");
-    }
-    const Device device = params[0].device();
-    MlpModel model(params, lr, momentum);
-    if (!graphed) return std::make_unique<EagerMlpStep>(std::move(model), torch_batches(batches), device);
-#ifdef ANATOMY_PEER_CUDA
-    return as_experiment_failure([&]() -> std::unique_ptr<PeerCall> {
-      return std::make_unique<GraphedMlpStep>(std::move(model), torch_batches(batches), device);
-    });
-#else
-    throw UsageError("--peer torch: this libtorch was built without CUDA, so without CUDA graphs");
-#endif
+    return torch_peer::mlp_training_step(params, batches, lr, momentum, graphed);
+  }
+
+  std::unique_ptr<PeerCall> transformer_loss_backward(const std::vector<Tensor>& params, int64_t heads,
+                                                      const Tensor& tokens, const Tensor& targets) override {
+    match_settings();
+    return torch_peer::transformer_loss_backward(params, heads, tokens, targets);
+  }
+
+  std::vector<PeerOperator> profile(PeerCall& call, Device device, double& device_us) override {
+    return torch_peer::profile(call, device, device_us);
   }
 
   std::unique_ptr<PeerCall> dlpack_round_trip(const Tensor& t) override {

@@ -401,6 +401,7 @@ PEER_RUNS = [["c01", "contiguity-bench", "--m", "64", "--n", "64", "--k", "64", 
              ["c07", "cpu-vs-gpu", "--sizes", "64,96", "--iters", "3"],
              ["c08", "dlpack", "--sizes", "1024,1048576", "--iters", "3", "--batch", "20"],
              ["c09", "graphs", "--iters", "3", "--warmup", "1"],
+             ["c10", "profile", "--quick", "--iters", "2", "--warmup", "1"],
              ["c11", "memory-format", "--quick", "--iters", "2", "--warmup", "1"]]
 
 
