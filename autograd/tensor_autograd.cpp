@@ -25,6 +25,22 @@ void Tensor::set_grad(const Tensor& g) const {
   autograd::meta_of(*this).grad_ = g;
 }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  ANATOMY_CHECK(defined() && new_data.defined(), ValueError, "set_data: {} is undefined",
+                defined() ? "the new data" : "the tensor");
+  autograd::AutogradMeta* m = autograd::meta_or_null(*this);
+  ANATOMY_CHECK(m == nullptr || !m->view_info_, ValueError,
+                "set_data: the tensor is a view, whose data is its base's; set the base's data, or a clone's");
+  const bool same_kind = new_data.sizes() == sizes() && new_data.dtype() == dtype() && new_data.device() == device();
+  impl()->replace_data(*new_data.impl());
+  if (m != nullptr && !same_kind) {
+    // The leaf's accumulator checks gradients against the old data's sizes, dtype and device: a
+    // graph recorded before keeps it, and the next one makes its own.
+    std::lock_guard<std::recursive_mutex> lock(m->mutex_);
+    m->accumulator_ = nullptr;
+  }
+}
+
 autograd::Node* Tensor::grad_fn() const {
   autograd::AutogradMeta* m = autograd::meta_or_null(*this);
   if (m && m->view_info_) return autograd::view_grad_fn(*this, *m).get();

@@ -89,9 +89,14 @@ class Tensor {
   // Defined in autograd/tensor_autograd.cpp (docs/autograd.md).
   Tensor grad() const;                   // the accumulated gradient (undefined until a backward reaches this tensor)
   void set_grad(const Tensor& g) const;  // replaces .grad (undefined clears it)
-  autograd::Node* grad_fn() const;       // the node that made this tensor; nullptr for leaves
-  bool is_leaf() const;                  // no grad_fn: made by the user, or by ops that did not record
-  void retain_grad() const;              // a non-leaf keeps its .grad too
+  // This tensor, through every handle to it, takes new_data's storage, sizes, strides, dtype and
+  // device; its autograd state (requires_grad, .grad, hooks) and version counter stay: PyTorch's
+  // `t.data = new_data` (docs/autograd.md, "set_data"). ValueError for an undefined tensor or a
+  // view (whose data is its base's).
+  void set_data(const Tensor& new_data) const;
+  autograd::Node* grad_fn() const;  // the node that made this tensor; nullptr for leaves
+  bool is_leaf() const;             // no grad_fn: made by the user, or by ops that did not record
+  void retain_grad() const;         // a non-leaf keeps its .grad too
   bool retains_grad() const;
   Tensor detach() const;          // same data and version counter, no history
   const Tensor& detach_() const;  // drops this tensor's history; it becomes a leaf

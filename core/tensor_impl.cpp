@@ -75,6 +75,17 @@ void TensorImpl::check_inference_write(const char* op) const {
                 op ? op : "in-place operation");
 }
 
+void TensorImpl::replace_data(const TensorImpl& source) {
+  if (&source == this) return;
+  storage_ = source.storage_;
+  sizes_ = source.sizes_;
+  strides_ = source.strides_;
+  storage_offset_ = source.storage_offset_;
+  dtype_ = source.dtype_;
+  key_set_ = tensor_key_set_for_backend(backend_dispatch_key(storage_->device().type()));
+  refresh();
+}
+
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
   ANATOMY_INTERNAL_ASSERT(sizes.size() == strides.size());
   sizes_ = DimVector(sizes);

@@ -77,6 +77,9 @@ class TensorImpl : public RefCounted {
   // Changes the metadata in place (as_strided_, resize of an empty tensor, squeeze_): the
   // cached contiguity and numel are recomputed.
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // Takes `source`'s storage, sizes, strides, offset and dtype, and with the storage its device
+  // and backend keys; keeps this tensor's version counter and autograd metadata (Tensor::set_data).
+  void replace_data(const TensorImpl& source);
 
   // Pointer to element 0 of this view (the storage's data plus the offset).
   void* data() const {

@@ -162,31 +162,31 @@ void Module::convert(std::optional<Device> device, std::optional<DType> dtype) {
     const bool cast = dtype.has_value() && (t.is_floating_point());
     return std::pair{device.value_or(t.device()), cast ? *dtype : t.dtype()};
   };
-  // A tensor registered in several slots becomes one converted tensor, so it stays shared.
-  std::vector<std::pair<Tensor, Tensor>> done;
-  auto convert_slot = [&](Slot& slot, bool is_parameter) {
-    const Tensor old = slot.tensor;
-    if (!old.defined()) return;
-    auto [dev, dt] = target(old);
-    if (dev == old.device() && dt == old.dtype()) return;
-    for (const auto& [from, to] : done) {
-      if (from.is_same(old)) {
-        slot.tensor = to;
-        return;
-      }
+  // Every conversion is made before any tensor takes its new data, so a failed one (out of
+  // memory on the device) changes nothing. A tensor registered in several slots is converted once.
+  struct Staged {
+    Tensor tensor, data, grad;
+  };
+  std::vector<Staged> staged;
+  auto stage = [&](const Tensor& t, bool is_parameter) {
+    if (!t.defined()) return;
+    auto [dev, dt] = target(t);
+    if (dev == t.device() && dt == t.dtype()) return;
+    for (const Staged& s : staged) {
+      if (s.tensor.is_same(t)) return;
     }
-    Tensor converted = old.detach().to(dev, dt);
-    if (is_parameter) {
-      converted.requires_grad_(old.requires_grad());
-      if (Tensor g = old.grad(); g.defined()) converted.set_grad(g.to(dev, dt));
-    }
-    done.emplace_back(old, converted);
-    slot.tensor = converted;
+    Staged s{t, t.detach().to(dev, dt), Tensor()};
+    if (Tensor g = t.grad(); is_parameter && g.defined()) s.grad = g.detach().to(dev, dt);
+    staged.push_back(std::move(s));
   };
   autograd::NoGradGuard no_grad;
   for (auto& [_, m] : named_modules()) {
-    for (Slot& slot : m->parameters_) convert_slot(slot, true);
-    for (Slot& slot : m->buffers_) convert_slot(slot, false);
+    for (Slot& slot : m->parameters_) stage(slot.tensor, true);
+    for (Slot& slot : m->buffers_) stage(slot.tensor, false);
+  }
+  for (Staged& s : staged) {
+    s.tensor.set_data(s.data);
+    if (s.grad.defined()) s.tensor.set_grad(s.grad);
   }
 }
 

@@ -10,14 +10,13 @@
 // named_parameters() and state_dict(), in registration order. A module is shared through
 // std::shared_ptr and is not copyable (its layers hold references into its registry).
 //
-// Note [Module::to replaces the registered tensors]: to(device) and to(dtype) make new tensors
-// (a parameter stays a leaf that requires grad, its .grad converted too) and store them in the
-// module's slots, which the layers read through references, so the module and every layer see the
-// converted tensors. A Tensor handle taken earlier (model.parameters() given to an optimizer
-// before the call) still holds the old tensor: make the optimizer after to(), as PyTorch advises
-// and as its module.to does under set_overwrite_module_params_on_conversion(True). The engine has
-// no Tensor::set_data, which PyTorch's default uses to swap the data under the same handle. A call
-// that changes nothing (same device and dtype) keeps every tensor.
+// Note [Module::to converts the registered tensors in place]: to(device) and to(dtype) convert
+// each parameter and buffer and give the result to the registered tensor itself
+// (Tensor::set_data, as PyTorch's default `param.data = fn(param)`), so every handle to it (the
+// layers' members, model.parameters() given to an optimizer before the call) sees the converted
+// data; a parameter stays a leaf that requires grad, its .grad converted too (a new .grad). Every
+// conversion is made before any tensor changes, so one that fails changes nothing. A call that
+// changes nothing (same device and dtype) leaves every tensor as it is.
 #pragma once
 
 #include <deque>
@@ -60,7 +59,7 @@ class Module {
   // ---- registration: names are non-empty, without '.', unique across parameters, buffers and
   // submodules (ValueError otherwise). An undefined tensor registers an absent slot (PyTorch's
   // None: Linear(bias=false)'s bias), left out of the listings and the state_dict. The returned
-  // reference stays valid for the module's lifetime and sees to()'s conversions.
+  // reference stays valid for the module's lifetime (to() converts the tensor in place).
   // A parameter is a leaf that requires grad (unless requires_grad is false): a leaf with that
   // setting is registered as it is (so passing another module's parameter ties the two, listed
   // once by named_parameters), any other tensor is detached first.
@@ -90,7 +89,7 @@ class Module {
   Module& eval() { return train(false); }
   bool is_training() const { return training_; }
 
-  // ---- conversions (Note [Module::to replaces the registered tensors]) ----
+  // ---- conversions (Note [Module::to converts the registered tensors in place]) ----
   // to(dtype) converts floating parameters and buffers only, as PyTorch's (an integer buffer stays).
   Module& to(Device device);
   Module& to(DType dtype);

@@ -106,7 +106,8 @@ TEST_CASE("nn: train() and eval() reach every descendant") {
 
 TEST_CASE("nn: to(dtype) converts floating parameters and buffers, keeps leaves that require grad") {
   Block block;
-  const Tensor old_weight = block.fc->weight;
+  const Tensor handle = block.fc->weight;  // taken before the call, as an optimizer takes it
+  const Tensor old_weight = block.fc->weight.detach().clone();
   block.fc->weight.set_grad(ones({4, 4}));
   block.to(DType::Float64);
   for (const auto& [name, p] : block.named_parameters()) {
@@ -121,7 +122,9 @@ TEST_CASE("nn: to(dtype) converts floating parameters and buffers, keeps leaves 
   CHECK(block.fc->weight.is_same(block.named_parameters()[5].second));
   CHECK(block.fc->weight.grad().dtype() == DType::Float64);
   CHECK(block.fc->weight.allclose(old_weight.to(DType::Float64)));
-  CHECK_FALSE(old_weight.is_same(block.fc->weight));
+  // Converted in place: the handle taken before is the converted parameter.
+  CHECK(handle.is_same(block.fc->weight));
+  CHECK(handle.dtype() == DType::Float64);
   Tensor y = block.forward(randn({3, 1, 4}, DType::Float64));
   CHECK(y.dtype() == DType::Float64);
   // Unchanged dtype and device keep the same tensors.
@@ -261,4 +264,17 @@ TEST_CASE("nn: bad registrations and bad layer arguments are typed errors naming
   CHECK(dict.keys() == std::vector<std::string>{"act"});
   CHECK_THROWS_AS(dict["missing"], ValueError);
   CHECK_THROWS_AS(dict.insert("act", std::make_shared<nn::Tanh>()), ValueError);
+}
+
+TEST_CASE("nn: an optimizer made before to() steps the converted parameters") {
+  nn::Linear lin(3, 2);
+  optim::SGD opt(lin.parameters(), optim::SGDOptions{.lr = 0.1});
+  lin.to(DType::Float64);
+  const Tensor before = lin.weight.detach().clone();
+  lin.forward(randn({4, 3}, DType::Float64)).sum().backward();
+  opt.step();
+  CHECK(lin.weight.dtype() == DType::Float64);
+  CHECK(lin.weight.grad().dtype() == DType::Float64);
+  CHECK(lin.weight.allclose(before - lin.weight.grad() * 0.1));
+  CHECK_FALSE(lin.weight.allclose(before));
 }
