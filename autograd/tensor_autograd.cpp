@@ -31,6 +31,8 @@ void Tensor::set_data(const Tensor& new_data) const {
   autograd::AutogradMeta* m = autograd::meta_or_null(*this);
   ANATOMY_CHECK(m == nullptr || !m->view_info_, ValueError,
                 "set_data: the tensor is a view, whose data is its base's; set the base's data, or a clone's");
+  ANATOMY_CHECK(!(m != nullptr && m->requires_grad_) || is_floating(new_data.dtype()), TypeError,
+                "set_data: a tensor that requires grad takes floating-point data only, got {}", name(new_data.dtype()));
   const bool same_kind = new_data.sizes() == sizes() && new_data.dtype() == dtype() && new_data.device() == device();
   impl()->replace_data(*new_data.impl());
   if (m != nullptr && !same_kind) {

@@ -92,7 +92,7 @@ class Tensor {
   // This tensor, through every handle to it, takes new_data's storage, sizes, strides, dtype and
   // device; its autograd state (requires_grad, .grad, hooks) and version counter stay: PyTorch's
   // `t.data = new_data` (docs/autograd.md, "set_data"). ValueError for an undefined tensor or a
-  // view (whose data is its base's).
+  // view (whose data is its base's), TypeError for integer data given to one that requires grad.
   void set_data(const Tensor& new_data) const;
   autograd::Node* grad_fn() const;  // the node that made this tensor; nullptr for leaves
   bool is_leaf() const;             // no grad_fn: made by the user, or by ops that did not record

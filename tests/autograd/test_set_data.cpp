@@ -52,11 +52,16 @@ TEST_CASE("set_data: the device moves with the data, and dispatch follows it") {
   CHECK((w + 1).sizes() == IntArrayRef{5});
 }
 
-TEST_CASE("set_data: an undefined tensor, undefined data and a view are ValueErrors") {
+TEST_CASE("set_data: an undefined tensor, undefined data and a view are refused, and so is integer data for grad") {
   CHECK_THROWS_WITH_AS(Tensor().set_data(ones({1})), "set_data: the tensor is undefined", ValueError);
   CHECK_THROWS_WITH_AS(ones({1}).set_data(Tensor()), "set_data: the new data is undefined", ValueError);
   const Tensor base = randn({4}).requires_grad_();
   const Tensor view = base.view({2, 2});
   CHECK_THROWS_WITH_AS(view.set_data(zeros({2, 2})), doctest::Contains("the tensor is a view"), ValueError);
   CHECK(view.sizes() == IntArrayRef{2, 2});  // unchanged
+  // A leaf that requires grad keeps to floating-point data, as requires_grad_ does.
+  Tensor w = randn({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(w.set_data(ones({2}, TensorOptions().dtype(DType::Int64))),
+                       doctest::Contains("takes floating-point data only, got int64"), TypeError);
+  CHECK(w.dtype() == DType::Float32);
 }
