@@ -88,6 +88,16 @@ void bind_tensor_methods(nb::module_& m) {
   cls.def_prop_rw(
       "grad", [](T t) { return optional_tensor(t.grad()); },
       [](T t, std::optional<Tensor> g) { t.set_grad(g.value_or(Tensor())); }, nb::arg("grad").none());
+  // PyTorch's .data: the same memory, sizes and strides as a new tensor that does not require grad,
+  // with a version counter of its own (autograd does not see its in-place writes); setting it is
+  // Tensor::set_data (the tensor, through every handle, takes the new data).
+  cls.def_prop_rw(
+      "data",
+      [](T t) {
+        return Tensor(
+            IntrusivePtr<TensorImpl>::make(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset()));
+      },
+      [](T t, const Tensor& data) { t.set_data(data); });
   cls.def_prop_ro("grad_fn", [](T t) { return grad_fn_of(t.grad_fn()); });
   cls.def_prop_ro("is_leaf", &Tensor::is_leaf);
   cls.def_prop_ro("retains_grad", &Tensor::retains_grad);

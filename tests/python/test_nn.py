@@ -82,13 +82,40 @@ def test_train_eval_zero_grad_apply_to():
     seen = []
     m.apply(lambda mod: seen.append(type(mod).__name__))
     assert seen == ["Linear", "Dropout", "Sequential"]
-    m.to(anatomy.float64)
-    assert m[0].weight.dtype == anatomy.float64 and m[0].weight.is_leaf and m[0].weight.requires_grad
     weight = m[0].weight
-    m.to("cpu")  # nothing to do: the same parameter objects stay
+    m.to(anatomy.float64)  # in place: the same parameter objects, converted (t.data = ...)
+    assert m[0].weight is weight
+    assert m[0].weight.dtype == anatomy.float64 and m[0].weight.is_leaf and m[0].weight.requires_grad
+    m.to("cpu")  # nothing to do
     assert m[0].weight is weight
     with pytest.raises(TypeError):
         m.to(anatomy.int64)
+
+
+def test_an_optimizer_made_before_to_steps_the_converted_parameters():
+    lin = nn.Linear(3, 2)
+    opt = optim.SGD(lin.parameters(), lr=0.1)
+    lin.double()
+    before = arr(lin.weight).copy()
+    lin(anatomy.randn(4, 3, dtype=anatomy.float64)).sum().backward()
+    opt.step()
+    assert lin.weight.dtype == anatomy.float64 and lin.weight.grad.dtype == anatomy.float64
+    np.testing.assert_allclose(arr(lin.weight), before - 0.1 * arr(lin.weight.grad))
+
+
+def test_data_shares_memory_and_setting_it_changes_every_handle():
+    w = anatomy.randn(2, 3, requires_grad=True)
+    d = w.data
+    assert not d.requires_grad and d.data_ptr() == w.data_ptr()
+    y = (w * w).sum()  # saves w
+    d.add_(1)  # through .data: autograd does not see it (its own version counter)
+    y.backward()
+    np.testing.assert_allclose(arr(w.grad), 2 * arr(w))
+    handle = w
+    w.data = anatomy.zeros(4, dtype=anatomy.float64)
+    assert handle.shape == (4,) and handle.dtype == anatomy.float64 and handle.requires_grad
+    with pytest.raises(TypeError, match="floating-point data only"):
+        w.data = anatomy.zeros(2, dtype=anatomy.int64)
 
 
 def test_repr_as_pytorch():

@@ -228,38 +228,28 @@ class Module:
         return self
 
     def _apply(self, convert):
-        """Replaces every parameter and buffer by convert(tensor), parameters kept as leaves with
-        their requires_grad (and their gradients converted alike). Everything is converted before
-        anything is replaced, so a failed conversion changes nothing; a tensor shared by two
-        modules (a tied weight) stays shared."""
-        converted = {}  # id(old) -> new, each shared tensor converted once
-        staged = []
+        """Converts every parameter and buffer in place (t.data = convert(t), PyTorch's default),
+        so every handle to one (an optimizer's) sees the conversion; a parameter stays a leaf
+        with its requires_grad, its gradient converted alike. Everything is converted before
+        anything changes, so a failed conversion changes nothing; a tensor shared by two modules
+        (a tied weight) is converted once."""
+        staged = {}  # id(t) -> (t, its new data, its new gradient or None)
         with no_grad():
             for module in self.modules():
                 for table in ("_parameters", "_buffers"):
-                    for name, t in getattr(module, table).items():
-                        if t is None:
+                    for t in getattr(module, table).values():
+                        if t is None or id(t) in staged:
                             continue
-                        if id(t) not in converted:
-                            converted[id(t)] = self._converted(t, table == "_parameters", convert)
-                        staged.append((getattr(module, table), name, converted[id(t)]))
-        for table, name, new in staged:
-            table[name] = new
+                        new = convert(t)
+                        if _same_tensor(new, t):
+                            continue
+                        grad = convert(t.grad) if table == "_parameters" and t.grad is not None else None
+                        staged[id(t)] = (t, new, grad)
+            for t, new, grad in staged.values():
+                t.data = new
+                if grad is not None:
+                    t.grad = grad
         return self
-
-    @staticmethod
-    def _converted(t, is_parameter, convert):
-        new = convert(t)
-        # An unchanged parameter stays the same object, so an optimizer made before a no-op to()
-        # still holds it.
-        if _same_tensor(new, t):
-            return t
-        if not is_parameter:
-            return new
-        param = Parameter(new, t.requires_grad)
-        if t.grad is not None:
-            param.grad = convert(t.grad)
-        return param
 
     def to(self, *args, **kwargs):
         """Moves and/or casts the parameters and buffers: to(device), to(dtype),
