@@ -70,7 +70,7 @@ def rows(n, mm_size):
     return [(name, a, t if torch is not None else None) for name, a, t in table], (x_np, a_np, b_np, aprod)
 
 
-def non_negative_float(text):
+def settle_seconds(text):
     value = float(text)
     if not 0 <= value <= 60:
         raise argparse.ArgumentTypeError(f"must be from 0 to 60 seconds, got {text}")
@@ -88,7 +88,7 @@ def main():
     parser.add_argument("--threads", type=positive_int, default=anatomy.get_num_threads(), help="threads of each engine")
     parser.add_argument("--reps", type=positive_int, default=7)
     parser.add_argument("--quick", action="store_true", help="1 MiB operands and a 128^3 product (a check, not a figure)")
-    parser.add_argument("--settle", type=non_negative_float, default=0.2,
+    parser.add_argument("--settle", type=settle_seconds, default=0.2,
                         help="seconds to sleep before each engine's calls (other threads stop spinning)")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()

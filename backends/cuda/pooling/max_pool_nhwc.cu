@@ -197,8 +197,7 @@ bool launch_window_max_nhwc(const WindowArgs& a, const void* x, void* y, int64_t
     if constexpr (is_floating_v<T> || is_int_v<T>) {
       if (!takes_words<T>(a, {x, y, indices})) return false;
       using A = opmath_t<T>;
-      const A lowest =
-          std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+      const A lowest = below_every_value<A>();
       with_index_type(a, kLanes<T>, [&](auto s) {
         using I = decltype(s.words);
         const I total = static_cast<I>(a.batch) * s.oh * s.ow * s.words;

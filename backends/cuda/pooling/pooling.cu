@@ -233,9 +233,7 @@ void launch_window_max(const WindowArgs& a, const void* x, void* y, int64_t* ind
     using T = typename decltype(tag)::type;
     if constexpr (is_floating_v<T> || is_int_v<T>) {
       using A = opmath_t<T>;
-      // Below every value: -inf for the floating types, the smallest integer otherwise.
-      const A lowest =
-          std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+      const A lowest = below_every_value<A>();
       window_max_kernel<T><<<grid_blocks(total), kBlockThreads, 0, stream>>>(
           a.window, layout_of(a), total, lowest, static_cast<const T*>(x), static_cast<T*>(y), indices);
       return true;
