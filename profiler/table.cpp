@@ -73,14 +73,15 @@ std::string Profile::table(SortBy sort_by, bool group_by_shape, int row_limit) c
     }
     return a.cpu_total > b.cpu_total;
   });
+  // The sums of every event's self time, the percentages' base (as torch's table): the top-level
+  // events' totals would miss the device time under a user scope that records none of its own.
+  double cpu_all = 0, cuda_all = 0;
+  for (const Row& r : sorted) {
+    cpu_all += r.cpu_self;
+    cuda_all += r.cuda_self;
+  }
   if (row_limit >= 0 && sorted.size() > static_cast<size_t>(row_limit)) sorted.resize(static_cast<size_t>(row_limit));
 
-  double cpu_all = 0, cuda_all = 0;  // the top-level events' totals, the percentages' base
-  for (const Event& e : events) {
-    if (e.parent >= 0) continue;
-    cpu_all += e.cpu_us();
-    cuda_all += e.device_us();
-  }
   const bool memory = recording_->options.profile_memory;
   size_t name_width = 4;
   for (const Row& r : sorted) name_width = std::max(name_width, std::min<size_t>(r.name.size(), 50));

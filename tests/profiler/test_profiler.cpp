@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "../core/test_util.h"
@@ -89,6 +90,13 @@ TEST_CASE("profiler: counts, ranges and the table") {
   const size_t mul_row = table.find("aten::mul.Tensor");
   const std::string row = table.substr(mul_row, table.find('\n', mul_row) - mul_row);
   CHECK_MESSAGE(row.substr(row.size() - 2) == " 5", row);
+  // Self % is of the sum of every event's self time: the column adds up to 100.
+  double percent = 0;
+  std::istringstream words(table);
+  for (std::string word; words >> word;) {
+    if (word.size() > 1 && word.back() == '%') percent += std::stod(word);  // the header's "%" stands alone
+  }
+  CHECK_MESSAGE(percent == doctest::Approx(100.0).epsilon(0.001), table);
   const std::string shaped = p.table(profiler::SortBy::CpuTotal, /*group_by_shape=*/true, /*row_limit=*/2);
   CHECK(shaped.find("Input shapes") != std::string::npos);
   CHECK(std::count(shaped.begin(), shaped.end(), '\n') == 3 + 1 + 2 + 1);  // rules, header, 2 rows, total
