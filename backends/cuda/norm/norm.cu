@@ -92,17 +92,17 @@ __global__ void __launch_bounds__(kLoopThreads) norm_loop_kernel(NormKernelArgs<
     if constexpr (Rms) {
       A q = 0;
       for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-        const A v = static_cast<A>(xr[i * a.x_col_stride]);
+        const A v = to_compute<A>(xr[i * a.x_col_stride]);
         q += v * v;
       }
       s = rms_norm_scale(g.all_reduce(AddValueOp<A>{}, q), a);
     } else {
       A sum = 0;
-      for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) sum += static_cast<A>(xr[i * a.x_col_stride]);
+      for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) sum += to_compute<A>(xr[i * a.x_col_stride]);
       const A m = g.all_reduce(AddValueOp<A>{}, sum) / static_cast<A>(a.n);
       SumPair<A> dq{A(0), A(0)};
       for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-        const A d = static_cast<A>(xr[i * a.x_col_stride]) - m;
+        const A d = to_compute<A>(xr[i * a.x_col_stride]) - m;
         dq.a += d;
         dq.b += d * d;
       }
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kLoopThreads) norm_loop_kernel(NormKernelArgs<
     }
     T* yr = a.y + row * a.n;
     for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-      const A v = static_cast<A>(xr[i * a.x_col_stride]);
+      const A v = to_compute<A>(xr[i * a.x_col_stride]);
       write_normalized<1>(a, yr, i, &v, s);
     }
   }

@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(kTileThreads) norm_tile_kernel(NormKernelArgs<
 #pragma unroll
       for (int j = 0; j < Vec; ++j) {
         tile[tile_slot(c, r0 + j, R)] = v[j];
-        const A x = static_cast<A>(v[j]);
+        const A x = to_compute<A>(v[j]);
         s[j].a += Rms ? x * x : x;
       }
     }
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kTileThreads) norm_tile_kernel(NormKernelArgs<
       for (int64_t c = c0; c < n; c += c_step) {
 #pragma unroll
         for (int j = 0; j < Vec; ++j) {
-          const A d = static_cast<A>(tile[tile_slot(c, r0 + j, R)]) - m[j];
+          const A d = to_compute<A>(tile[tile_slot(c, r0 + j, R)]) - m[j];
           s[j].a += d;
           s[j].b += d * d;
         }
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(kTileThreads) norm_tile_kernel(NormKernelArgs<
       const RowScale<A> sc = sh.scale[r];
       T* yr = a.y + (row0 + r) * n;
       for (int64_t c = t; c < n; c += kTileThreads) {
-        const A v = static_cast<A>(tile[tile_slot(c, r, R)]);
+        const A v = to_compute<A>(tile[tile_slot(c, r, R)]);
         write_normalized<1>(a, yr, c, &v, sc);
       }
     }

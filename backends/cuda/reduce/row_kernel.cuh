@@ -24,6 +24,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "anatomy/backends/cuda/common/hardware_convert.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/reduce/reduce.cuh"
 
@@ -133,15 +134,17 @@ struct BlockRowGroup {
   }
 };
 
-// Vec consecutive elements of p from element e, as A (one 16-byte load when Vec > 1).
+// Vec consecutive elements of p from element e, as A (one 16-byte load when Vec > 1). fp16 and
+// bf16 convert by the hardware's instructions here and in store_vector (Note [Hardware
+// conversions]): a row kernel's conversions are a large part of its instructions.
 template <int Vec, typename T, typename A>
 __device__ __forceinline__ void load_vector(const T* __restrict__ p, int e, A* out) {
   if constexpr (Vec > 1) {
     const AlignedVector<T, Vec> w = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + e);
 #pragma unroll
-    for (int k = 0; k < Vec; ++k) out[k] = static_cast<A>(w.v[k]);
+    for (int k = 0; k < Vec; ++k) out[k] = to_compute<A>(w.v[k]);
   } else {
-    out[0] = static_cast<A>(p[e]);
+    out[0] = to_compute<A>(p[e]);
   }
 }
 
@@ -150,10 +153,10 @@ __device__ __forceinline__ void store_vector(T* __restrict__ p, int e, const A* 
   if constexpr (Vec > 1) {
     AlignedVector<T, Vec> w;
 #pragma unroll
-    for (int k = 0; k < Vec; ++k) w.v[k] = static_cast<T>(in[k]);
+    for (int k = 0; k < Vec; ++k) w.v[k] = from_compute<T>(in[k]);
     *reinterpret_cast<AlignedVector<T, Vec>*>(p + e) = w;
   } else {
-    p[0 + e] = static_cast<T>(in[0]);
+    p[0 + e] = from_compute<T>(in[0]);
   }
 }
 
@@ -174,7 +177,7 @@ struct RowRegisters {
     for (int j = 0; j < kVectors; ++j) {
       const int e = first(j, rank, size);
       if (e < n) {
-        if constexpr (Vec == 1) v[j] = static_cast<A>(row[e * stride]);
+        if constexpr (Vec == 1) v[j] = to_compute<A>(row[e * stride]);
         else load_vector<Vec>(row, e, v + j * Vec);
       } else {
 #pragma unroll

@@ -109,20 +109,20 @@ __global__ void __launch_bounds__(kReduceThreads)
     const T* xr = x + row * N;
     T* yr = y + row * N;
     A mx = -infinity<A>();
-    for (int64_t i = threadIdx.x; i < N; i += kReduceThreads) mx = cpu_max(mx, static_cast<A>(xr[i]));
+    for (int64_t i = threadIdx.x; i < N; i += kReduceThreads) mx = cpu_max(mx, to_compute<A>(xr[i]));
     mx = block_reduce(MaxOp<A>{}, mx);
     if (threadIdx.x == 0) broadcast = mx;
     __syncthreads();
     mx = broadcast;
     A sum = 0;
-    for (int64_t i = threadIdx.x; i < N; i += kReduceThreads) sum += exp(static_cast<A>(xr[i]) - mx);
+    for (int64_t i = threadIdx.x; i < N; i += kReduceThreads) sum += exp(to_compute<A>(xr[i]) - mx);
     // block_reduce synchronizes first, so every thread has read `broadcast` before it changes.
     sum = block_reduce(AddOp<A>{}, sum);
     if (threadIdx.x == 0) broadcast = softmax_scale<Log>(sum);
     __syncthreads();
     const A scale = broadcast;
     for (int64_t i = threadIdx.x; i < N; i += kReduceThreads) {
-      yr[i] = static_cast<T>(softmax_value<Log>(static_cast<A>(xr[i]), mx, scale));
+      yr[i] = from_compute<T>(softmax_value<Log>(to_compute<A>(xr[i]), mx, scale));
     }
     __syncthreads();  // `broadcast` is written again for the next row
   }
@@ -138,12 +138,12 @@ __global__ void __launch_bounds__(kReduceThreads)
     const T* xc = x + p * N * M + m;
     T* yc = y + p * N * M + m;
     A mx = -infinity<A>();
-    for (int64_t i = 0; i < N; ++i) mx = cpu_max(mx, static_cast<A>(xc[i * M]));
+    for (int64_t i = 0; i < N; ++i) mx = cpu_max(mx, to_compute<A>(xc[i * M]));
     A sum = 0;
-    for (int64_t i = 0; i < N; ++i) sum += exp(static_cast<A>(xc[i * M]) - mx);
+    for (int64_t i = 0; i < N; ++i) sum += exp(to_compute<A>(xc[i * M]) - mx);
     const A scale = softmax_scale<Log>(sum);
     for (int64_t i = 0; i < N; ++i)
-      yc[i * M] = static_cast<T>(softmax_value<Log>(static_cast<A>(xc[i * M]), mx, scale));
+      yc[i * M] = from_compute<T>(softmax_value<Log>(to_compute<A>(xc[i * M]), mx, scale));
   }
 }
 
