@@ -170,11 +170,15 @@ std::vector<std::string> make_notes(const std::vector<Timed>& mm, const std::vec
             "misalignment penalty seed 004 reports (2x on an RTX 5070) appears here",
             element_size(dtype), o.n - 1, r));
       } else if (device.is_cuda()) {
+        const bool split = (dtype == DType::Float16 && allow_fp16_reduced_precision_reduction()) ||
+                           (dtype == DType::BFloat16 && allow_bf16_reduced_precision_reduction());
         notes.push_back(fmt::format(
-            "matmul: sliced_offset_view costs {:.2f}x contiguous, not the 2x seed 004 reports on an RTX 5070: "
-            "anatomy copies a misaligned operand into a buffer of aligned, padded rows before cuBLAS (docs/cuda.md), "
-            "one pass over A instead of slower tiles for the whole product",
-            r));
+            "matmul: sliced_offset_view costs {:.2f}x contiguous, not the 2x seed 004 reports on an RTX 5070: {}", r,
+            split ? "anatomy gives cuBLAS the aligned middle of K (from A's first 16-byte boundary, a multiple of 8 "
+                    "columns) and adds the few columns before and after it in one pass over the output, without "
+                    "copying A (docs/cuda.md)"
+                  : "anatomy copies a misaligned operand into a buffer of aligned, padded rows before cuBLAS "
+                    "(docs/cuda.md), one pass over A instead of slower tiles for the whole product"));
       } else {
         notes.push_back(fmt::format(
             "matmul: sliced_offset_view costs {:.2f}x contiguous on the CPU: OpenBLAS packs both operands into its "

@@ -191,7 +191,12 @@ TEST_CASE("cuda matmul: K padding and staging read a source at every 2-byte misa
   ANATOMY_REQUIRE_GPU();
   // a = base[:, off : off + 293]: K = 293 is padded to 296 (Note [Padding K for the tensor
   // cores]) and a's rows start off, off + 308, ... elements into base, so pad_operand.cu's
-  // aligned-word reads shift by every amount from 0 to 7 elements over the offsets and rows.
+  // aligned-word reads shift by every amount from 0 to 7 elements over the offsets and rows. With
+  // the reduced-precision switches off: on, such a product is split instead (the next test).
+  PrecisionSwitchGuard no_fp16_split(&allow_fp16_reduced_precision_reduction,
+                                     &set_allow_fp16_reduced_precision_reduction, false);
+  PrecisionSwitchGuard no_bf16_split(&allow_bf16_reduced_precision_reduction,
+                                     &set_allow_bf16_reduced_precision_reduction, false);
   for (DType d : {DType::Float16, DType::BFloat16}) {
     CAPTURE(name(d));
     const Tensor base = uniform({300, 308}, d).to(kCuda);
@@ -208,6 +213,46 @@ TEST_CASE("cuda matmul: K padding and staging read a source at every 2-byte misa
     const Tensor c = uniform({304, 300}, d).to(kCuda);
     CHECK(relative_error(mm(strided, c), reference(strided, c)) < tolerance(d));
     CHECK(relative_error(mm(c.t(), strided.t()), reference(c.t(), strided.t())) < tolerance(d));
+  }
+}
+
+TEST_CASE("cuda matmul: a product split around K's misaligned head adds each head and tail term once") {
+  ANATOMY_REQUIRE_GPU();
+  // Note [Splitting K around a misaligned head]: with the reduced-precision switches on (the
+  // default), a = base[:, off : off + 293] is not copied: cuBLAS takes the aligned middle and
+  // k_remainder.cu the up to 7 head and 7 tail columns, here 30 times larger than the rest so that
+  // a term lost or counted twice shows; every offset from 0 (K odd only) to 7.
+  for (DType d : {DType::Float16, DType::BFloat16}) {
+    CAPTURE(name(d));
+    Tensor base = uniform({300, 308}, d).to(kCuda);
+    base.slice(1, 0, 16).mul_(30.0);
+    base.slice(1, 280, 308).mul_(30.0);
+    const Tensor b = uniform({293, 300}, d).to(kCuda);
+    const Tensor b_pos = b.abs().add(0.5);  // no zero: inf * b is inf in every column
+    const Tensor self = uniform({300}, d).to(kCuda);
+    for (int64_t off = 0; off < 8; ++off) {
+      CAPTURE(off);
+      const Tensor a = base.slice(1, off, off + 293);
+      const Tensor split = mm(a, b);
+      CHECK(relative_error(split, reference(a, b)) < tolerance(d));
+      CHECK(relative_error(addmm(self, a, b, 0.5, 2.0), self.cpu().to(DType::Float64) * 0.5 + reference(a, b) * 2.0) <
+            tolerance(d));
+      {
+        PrecisionSwitchGuard no_fp16(&allow_fp16_reduced_precision_reduction,
+                                     &set_allow_fp16_reduced_precision_reduction, false);
+        PrecisionSwitchGuard no_bf16(&allow_bf16_reduced_precision_reduction,
+                                     &set_allow_bf16_reduced_precision_reduction, false);
+        CHECK(relative_error(split, mm(a, b).cpu()) < tolerance(d));  // the padded copies' product
+      }
+      // An infinity in a head column (a tail one when off is 0) reaches its row of c, and only it.
+      Tensor a_inf = a.clone();
+      a_inf.select(0, 0).select(0, off == 0 ? 292 : 0).fill_(std::numeric_limits<double>::infinity());
+      const Tensor a_inf_view = base.clone().slice(1, off, off + 293).copy_(a_inf);  // misaligned again
+      const Tensor c = mm(a_inf_view, b_pos);
+      const std::vector<double> row0 = gpu_test::values_of(c.select(0, 0)), row1 = gpu_test::values_of(c.select(0, 1));
+      CHECK(std::all_of(row0.begin(), row0.end(), [](double v) { return std::isinf(v) && v > 0; }));
+      CHECK(std::all_of(row1.begin(), row1.end(), [](double v) { return std::isfinite(v); }));
+    }
   }
 }
 

@@ -39,6 +39,20 @@
 // element of c gains terms 0 * 0 and is the same sum (in cuBLAS's own order of additions). The
 // copies keep each operand's layout (row- or column-major), so none of them transposes, and each
 // is one pass of pad_operand.cu over its buffer.
+//
+// Note [Splitting K around a misaligned head]
+// The copies are most of what remains: fp16 2048^3's product of x[:, 1:] took 0.050 ms against the
+// aligned 0.027 (bf16 4096: 0.233 against 0.173). Where a product may round a partial sum to its
+// own dtype (allow_fp16/bf16_reduced_precision_reduction, on by default as in PyTorch: cuBLAS's
+// split-K kernels do the same), no copy is needed when a is read row by row with its rows 16 bytes
+// apart: its first `head` columns (0 to 7) lead up to a 16-byte boundary, the largest multiple of
+// 8 columns after them starts there, and at most 7 columns are left after it. cuBLAS computes the
+// middle, aligned and with K a multiple of 8 (b's rows from `head` on are aligned when b's are),
+// and k_remainder.cu adds the at most 14 other terms of each element in fp32 to the rounded middle
+// and rounds once more. On an H100 (cuBLAS alone) K = 2040 ran as fast as 2048 (23.3 us) and
+// K = 2047 5.5 times slower, aligned or not; c01's product of x[:, 1:] costs 1.38x the aligned
+// one in fp16 2048 and 1.22x in bf16 4096 (docs/perf.md). With the switch off, both operands are
+// copied as above.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -53,6 +67,7 @@
 #include "anatomy/backends/cuda/blas/gemm_integer.h"
 #include "anatomy/backends/cuda/blas/gemm_operand.h"
 #include "anatomy/backends/cuda/blas/gemm_small.h"
+#include "anatomy/backends/cuda/blas/k_remainder.h"
 #include "anatomy/backends/cuda/blas/pad_operand.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
@@ -204,6 +219,46 @@ void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
                 name(a.dtype()));
 }
 
+// Note [Splitting K around a misaligned head]: false (nothing done) where the product does not
+// qualify: not fp16/bf16 with its reduced-precision switch on, a batch, an operand or c that the
+// split leaves misaligned, or nothing to split (a aligned and K a multiple of 8).
+bool split_k(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+  const DType t = a.dtype();
+  const bool reduced = (t == DType::Float16 && allow_fp16_reduced_precision_reduction()) ||
+                       (t == DType::BFloat16 && allow_bf16_reduced_precision_reduction());
+  if (!reduced || c.sizes()[0] != 1 || a.strides()[2] != 1) return false;
+  const int64_t k = a.sizes()[2], per_16 = elements_per_16_bytes(t);
+  const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.data_ptr()) % kGemmAlignment) /
+                             static_cast<int64_t>(element_size(t));
+  const int64_t head = (per_16 - misaligned) % per_16;
+  const int64_t middle = (k - head) / per_16 * per_16;
+  if ((head == 0 && middle == k) || middle < 8 * per_16) return false;
+  const std::optional<GemmOperand> ga = cublas_layout(a.slice(2, head, head + middle)),
+                                   gb = cublas_layout(b.slice(1, head, head + middle));
+  if (!ga || !gb || !gemm_friendly(*ga) || !gemm_friendly(*gb) ||
+      !gemm_friendly(GemmOperand{c, CUBLAS_OP_N, c.sizes()[2]}))
+    return false;
+  gemm_floating(c, *ga, *gb, alpha, beta);
+  KRemainderArgs r{};
+  r.bfloat16 = t == DType::BFloat16;
+  r.c = c.data_ptr();
+  r.ldc = c.strides()[1];
+  r.rows = c.sizes()[1];
+  r.cols = c.sizes()[2];
+  r.a = a.data_ptr();
+  r.a_row_stride = a.strides()[1];
+  r.a_col_stride = a.strides()[2];
+  r.b = b.data_ptr();
+  r.b_row_stride = b.strides()[1];
+  r.b_col_stride = b.strides()[2];
+  r.head = head;
+  r.tail = head + middle;
+  r.k = k;
+  r.alpha = alpha.to<float>();
+  launch_k_remainder(r, current_stream());
+  return true;
+}
+
 // c[i] = beta * c[i] + alpha * a[i] @ b[i]; c contiguous (dispatch/ops/linalg_registration.h).
 void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
   DeviceGuard guard(c.device());
@@ -225,6 +280,9 @@ void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
   check_int("a matrix dimension", std::max({n, m, k}));
   check_int("the batch count", batches);
   const bool stage = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k) >= kStageMisalignedWork;
+  const std::optional<GemmOperand> la = cublas_layout(a);
+  const bool copies = stage && (pads_k(a.dtype(), k) || !la || !gemm_friendly(*la));
+  if (copies && split_k(c, a, b, alpha, beta)) return;
   const bool pad_k = stage && pads_k(a.dtype(), k);
   const int64_t kp = pad_k ? round_up_to_16_bytes(k, a.dtype()) : k;
   check_int("K rounded up to 16 bytes", kp);
