@@ -12,13 +12,14 @@
 // CUDA graphs need a CUDA device: on the CPU the run says so and measures nothing. With --peer
 // torch, PyTorch's adds run the same way on the same tensor, eagerly and as the replay of its
 // torch.cuda.CUDAGraph (checked against our eager chain's result first), beside ours, and so does
-// the MLP step from the same weights and batches (torch::optim::SGD, eagerly and as torch's
-// whole-network capture of the step; its losses checked against our eager ones first); the
-// transformer step has no peer figure yet.
+// the MLP and transformer steps from the same weights and batches (torch::optim::SGD; AdamW as
+// torch's fused capturable kernel, _fused_adamw_), eagerly and as torch's whole-network capture
+// of the step, their losses checked against our eager ones first.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -188,6 +189,22 @@ Row time_training(Row r, const std::function<testing::TrainingStep()>& make, con
   return r;
 }
 
+// The peer's eager and graphed steps (make_call(graphed) makes either), each timed after a check:
+// its eager first step's loss against our first, its first replay's (the second step) against our
+// second.
+void time_peer_training(Row& r, const std::function<std::unique_ptr<PeerCall>(bool graphed)>& make_call, Peer& peer,
+                        const CommonOptions& c, Device device) {
+  r.peer_graph = "its whole step captured into a torch.cuda.CUDAGraph";
+  for (const bool graphed : {false, true}) {
+    const double want = r.eager_losses[graphed ? 1 : 0];
+    const auto loss_error = [want](const Tensor& got) { return std::abs(got.item<double>() - want) / std::abs(want); };
+    const std::unique_ptr<PeerCall> call = make_call(graphed);
+    std::vector<double> s =
+        time_peer(r.workload, graphed ? "graph replay" : "eager", *call, peer, c, device, loss_error, kLossRtol);
+    (graphed ? r.peer_replay : r.peer_eager) = std::move(s);
+  }
+}
+
 Row time_mlp(const CommonOptions& c, Device device, Peer* peer) {
   std::vector<Batch> batches;
   for (int i = 0; i < kBatches; ++i) {
@@ -198,25 +215,16 @@ Row time_mlp(const CommonOptions& c, Device device, Peer* peer) {
   r = time_training(
       std::move(r), [device] { return mlp_step(device); }, batches, c, device);
   if (peer) {
-    // The peer's steps from the same first weights (mlp_step seeds its own), checked first: its
-    // eager first step against ours, its first replay (the second step) against our second.
+    // From the same first weights (mlp_step seeds its own).
     const std::vector<Tensor> start = mlp_step(device).params;
-    r.peer_graph = "its whole step captured into a torch.cuda.CUDAGraph";
-    for (const bool graphed : {false, true}) {
-      const double want = r.eager_losses[graphed ? 1 : 0];
-      const auto loss_error = [want](const Tensor& got) {
-        return std::abs(got.item<double>() - want) / std::abs(want);
-      };
-      const std::unique_ptr<PeerCall> call = peer->mlp_training_step(start, batches, kMlpLr, kMlpMomentum, graphed);
-      std::vector<double> s =
-          time_peer(r.workload, graphed ? "graph replay" : "eager", *call, *peer, c, device, loss_error, kLossRtol);
-      (graphed ? r.peer_replay : r.peer_eager) = std::move(s);
-    }
+    time_peer_training(
+        r, [&](bool graphed) { return peer->mlp_training_step(start, batches, kMlpLr, kMlpMomentum, graphed); }, *peer,
+        c, device);
   }
   return r;
 }
 
-Row time_transformer(const CommonOptions& c, Device device) {
+Row time_transformer(const CommonOptions& c, Device device, Peer* peer) {
   const testing::TransformerStepConfig config = transformer_config(device);
   std::vector<Batch> batches;
   for (int i = 0; i < kBatches; ++i) {
@@ -224,8 +232,20 @@ Row time_transformer(const CommonOptions& c, Device device) {
     batches.push_back({b.tokens, b.targets});
   }
   Row r(fmt::format("transformer step ({} x {}, seq {}, AdamW)", config.layers, config.hidden, kSeqLen), "step");
-  return time_training(
+  r = time_training(
       std::move(r), [&config] { return testing::transformer_training_step(config); }, batches, c, device);
+  if (peer) {
+    // From the same first weights (transformer_training_step seeds the generator), with torch's
+    // fused capturable AdamW under the same options.
+    const std::vector<Tensor> start = testing::transformer_training_step(config).params;
+    time_peer_training(
+        r,
+        [&](bool graphed) {
+          return peer->transformer_training_step(start, config.heads, batches, config.adamw, graphed);
+        },
+        *peer, c, device);
+  }
+  return r;
 }
 
 // On the CPU: the reason, a note, and a report without measurements.
@@ -264,7 +284,7 @@ void run(const Options& o) {
   progress.update("the MLP step");
   rows.push_back(time_mlp(o.common, device, peer.get()));
   progress.update("the transformer step");
-  rows.push_back(time_transformer(o.common, device));
+  rows.push_back(time_transformer(o.common, device, peer.get()));
 
   fmt::print("=== CUDA graphs on {}: eager launches against one replay of the captured work (device time, us) ===\n",
              device.str());

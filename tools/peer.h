@@ -81,6 +81,16 @@ class Peer {
   virtual std::unique_ptr<PeerCall> mlp_training_step(const std::vector<Tensor>& params,
                                                       const std::vector<std::vector<Tensor>>& batches, double lr,
                                                       double momentum, bool graphed) = 0;
+  // The transformer of transformer_loss_backward below, trained with AdamW (`adamw`'s lr, betas,
+  // eps and weight decay; amsgrad off) in torch's fused, capturable form (_fused_adamw_, its step
+  // counts on the device), one step a run() over the next of `batches` ({tokens, targets}) in turn,
+  // from batches[0]: zero_grad (set_to_none), the loss, backward, the step; eagerly, or as the
+  // replay of one CUDA graph of the whole step (graphed true: warmed up and captured as
+  // mlp_training_step's, so its first run() is the step on batches[1]). result() is the last
+  // step's loss (one step first where none has been).
+  virtual std::unique_ptr<PeerCall> transformer_training_step(const std::vector<Tensor>& params, int64_t heads,
+                                                              const std::vector<std::vector<Tensor>>& batches,
+                                                              const optim::AdamWOptions& adamw, bool graphed) = 0;
   // The transformer of testing/transformer_step.h in torch's terms, without dropout: torch's own
   // leaves cloned from `params` (in TransformerModel::parameters()'s order, of a model with
   // `heads` heads) and ATen's operators in the model's order. run() is the loss of (tokens,

@@ -196,6 +196,13 @@ class TorchPeer final : public Peer {
     return torch_peer::mlp_training_step(params, batches, lr, momentum, graphed);
   }
 
+  std::unique_ptr<PeerCall> transformer_training_step(const std::vector<Tensor>& params, int64_t heads,
+                                                      const std::vector<std::vector<Tensor>>& batches,
+                                                      const optim::AdamWOptions& adamw, bool graphed) override {
+    match_settings();
+    return torch_peer::transformer_training_step(params, heads, batches, adamw, graphed);
+  }
+
   std::unique_ptr<PeerCall> transformer_loss_backward(const std::vector<Tensor>& params, int64_t heads,
                                                       const Tensor& tokens, const Tensor& targets) override {
     match_settings();

@@ -1,9 +1,11 @@
-// The --peer torch module's training workloads and its profile (tools/peer.h): c09's MLP step
-// (eager, and as torch's whole-network CUDA graph capture), c10's transformer loss and backward,
-// and a run under torch's profiler (Kineto) summed by event name. Compiled only into the module,
-// with libtorch's flags.
+// The --peer torch module's training workloads and its profile (tools/peer.h): c09's MLP and
+// transformer steps (eager, and as torch's whole-network CUDA graph capture), c10's transformer
+// loss and backward, and a run under torch's profiler (Kineto) summed by event name. Compiled only
+// into the module, with libtorch's flags.
 #include "anatomy/tools/peer_torch_training.h"
 
+#include <ATen/ops/_foreach_add.h>
+#include <ATen/ops/_fused_adamw.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/optim/sgd.h>
 
@@ -63,17 +65,19 @@ using TorchBatches = std::vector<std::pair<at::Tensor, at::Tensor>>;
 TorchBatches torch_batches(const std::vector<std::vector<Tensor>>& batches) {
   TorchBatches out;
   for (const std::vector<Tensor>& b : batches) {
-    if (b.size() != 2) throw UsageError("--peer torch: an MLP batch is (input, target)");
+    if (b.size() != 2) throw UsageError("--peer torch: a training batch is (input, target)");
     out.emplace_back(view_of(b[0]), view_of(b[1]));
   }
-  if (out.empty()) throw UsageError("--peer torch: the MLP step needs a batch");
+  if (out.empty()) throw UsageError("--peer torch: a training step needs a batch");
   return out;
 }
 
-// One eager step a run().
-class EagerMlpStep final : public PeerCall {
+// One eager step a run(). Model: MlpModel or TransformerTraining (step(x, y) returns the loss,
+// forward_backward(x, y) leaves no gradient behind).
+template <typename Model>
+class EagerStep final : public PeerCall {
  public:
-  EagerMlpStep(MlpModel model, TorchBatches batches, Device device)
+  EagerStep(Model model, TorchBatches batches, Device device)
       : model_(std::move(model)), batches_(std::move(batches)), device_(device) {}
   void run() override {
     const auto& [x, y] = batches_[next_++ % batches_.size()];
@@ -85,7 +89,7 @@ class EagerMlpStep final : public PeerCall {
   }
 
  private:
-  MlpModel model_;
+  Model model_;
   TorchBatches batches_;
   Device device_;
   size_t next_ = 0;
@@ -98,9 +102,10 @@ class EagerMlpStep final : public PeerCall {
 // (which makes SGD's momentum buffers, so that the capture finds them), then the capture of
 // zero_grad, the loss, backward and the step over static inputs. A run() copies the next batch
 // into the static inputs and replays.
-class GraphedMlpStep final : public PeerCall {
+template <typename Model>
+class GraphedStep final : public PeerCall {
  public:
-  GraphedMlpStep(MlpModel model, TorchBatches batches, Device device)
+  GraphedStep(Model model, TorchBatches batches, Device device)
       : model_(std::move(model)), batches_(std::move(batches)), device_(device) {
     static_x_ = batches_[0].first.clone();
     static_y_ = batches_[0].second.clone();
@@ -109,7 +114,7 @@ class GraphedMlpStep final : public PeerCall {
     {
       const c10::cuda::CUDAStreamGuard guard(side);
       for (int i = 0; i < 3; ++i) model_.forward_backward(static_x_, static_y_);
-      (void)model_.step(static_x_, static_y_);
+      (void)model_.step(static_x_, static_y_);  // the optimizer's state, made before the capture
       side.synchronize();
       graph_.capture_begin();
       static_loss_ = model_.step(static_x_, static_y_);
@@ -132,7 +137,7 @@ class GraphedMlpStep final : public PeerCall {
   }
 
  private:
-  MlpModel model_;
+  Model model_;
   TorchBatches batches_;
   Device device_;
   size_t next_ = 1;  // batches[0] was the eager step's
@@ -165,6 +170,7 @@ class TransformerModel {
     const at::Tensor log_probs = at::log_softmax(at::linear(x, params_[0]), -1, at::kFloat);
     return at::gather(log_probs, -1, targets.unsqueeze(-1)).mean().neg();
   }
+  const std::vector<at::Tensor>& parameters() const { return params_; }
 
  private:
   static constexpr size_t kPerLayer = 12;
@@ -183,6 +189,65 @@ class TransformerModel {
   std::vector<at::Tensor> params_;
   int64_t heads_, hidden_ = 0;
 };
+
+// c09's transformer step in torch's terms: TransformerModel trained with AdamW as torch's fused,
+// capturable kernel (_fused_adamw_, torch.optim.AdamW(fused=True): its step counts are fp32
+// tensors on the device, so each replay of a captured step advances them, as the engine's
+// capturable AdamW does), the state made here, before any capture.
+class TransformerTraining {
+ public:
+  TransformerTraining(const std::vector<Tensor>& params, int64_t heads, const optim::AdamWOptions& o)
+      : model_(std::make_shared<TransformerModel>(params, heads)), options_(o) {
+    if (o.amsgrad) throw UsageError("--peer torch: the transformer step's AdamW has no amsgrad");
+    for (const at::Tensor& p : model_->parameters()) {
+      exp_avg_.push_back(at::zeros_like(p));
+      exp_avg_sq_.push_back(at::zeros_like(p));
+      steps_.push_back(at::zeros({}, p.options().dtype(at::kFloat)));
+    }
+  }
+  at::Tensor step(const at::Tensor& tokens, const at::Tensor& targets) {
+    zero_grad();
+    at::Tensor l = model_->loss(tokens, targets);
+    l.backward();
+    std::vector<at::Tensor> grads;
+    for (const at::Tensor& p : model_->parameters()) grads.push_back(p.grad());
+    {
+      const at::NoGradGuard no_grad;
+      at::_foreach_add_(steps_, 1);  // torch.optim counts the step before the fused kernel reads it
+      at::_fused_adamw_(model_->parameters(), grads, exp_avg_, exp_avg_sq_, /*max_exp_avg_sqs=*/{}, steps_, options_.lr,
+                        options_.beta1, options_.beta2, options_.weight_decay, options_.eps,
+                        /*amsgrad=*/false, /*maximize=*/false);
+    }
+    return l.detach();
+  }
+  void forward_backward(const at::Tensor& tokens, const at::Tensor& targets) {
+    zero_grad();
+    model_->loss(tokens, targets).backward();
+    zero_grad();
+  }
+
+ private:
+  void zero_grad() {
+    for (const at::Tensor& p : model_->parameters()) p.mutable_grad() = at::Tensor();
+  }
+  std::shared_ptr<TransformerModel> model_;
+  optim::AdamWOptions options_;
+  std::vector<at::Tensor> exp_avg_, exp_avg_sq_, steps_;
+};
+
+// An eager or graphed step of `model` over `batches`.
+template <typename Model>
+std::unique_ptr<PeerCall> training_step(Model model, const std::vector<std::vector<Tensor>>& batches, Device device,
+                                        bool graphed) {
+  if (!graphed) return std::make_unique<EagerStep<Model>>(std::move(model), torch_batches(batches), device);
+#ifdef ANATOMY_PEER_CUDA
+  return as_experiment_failure([&]() -> std::unique_ptr<PeerCall> {
+    return std::make_unique<GraphedStep<Model>>(std::move(model), torch_batches(batches), device);
+  });
+#else
+  throw UsageError("--peer torch: this libtorch was built without CUDA, so without CUDA graphs");
+#endif
+}
 
 // CPU events nest on their thread (an operator's interval holds those of the operators it
 // calls): each event's self time is its duration less its direct children's.
@@ -236,16 +301,14 @@ std::unique_ptr<PeerCall> mlp_training_step(const std::vector<Tensor>& params,
   if (params.empty() || params.size() % 2 != 0) {
     throw UsageError("--peer torch: the MLP's parameters are (weight, bias) pairs");
   }
-  const Device device = params[0].device();
-  MlpModel model(params, lr, momentum);
-  if (!graphed) return std::make_unique<EagerMlpStep>(std::move(model), torch_batches(batches), device);
-#ifdef ANATOMY_PEER_CUDA
-  return as_experiment_failure([&]() -> std::unique_ptr<PeerCall> {
-    return std::make_unique<GraphedMlpStep>(std::move(model), torch_batches(batches), device);
-  });
-#else
-  throw UsageError("--peer torch: this libtorch was built without CUDA, so without CUDA graphs");
-#endif
+  return training_step(MlpModel(params, lr, momentum), batches, params[0].device(), graphed);
+}
+
+std::unique_ptr<PeerCall> transformer_training_step(const std::vector<Tensor>& params, int64_t heads,
+                                                    const std::vector<std::vector<Tensor>>& batches,
+                                                    const optim::AdamWOptions& adamw, bool graphed) {
+  if (params.empty()) throw UsageError("--peer torch: the transformer step needs its parameters");
+  return training_step(TransformerTraining(params, heads, adamw), batches, params[0].device(), graphed);
 }
 
 std::unique_ptr<PeerCall> transformer_loss_backward(const std::vector<Tensor>& params, int64_t heads,

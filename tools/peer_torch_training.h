@@ -13,6 +13,9 @@ namespace anatomy::tools::torch_peer {
 std::unique_ptr<PeerCall> mlp_training_step(const std::vector<Tensor>& params,
                                             const std::vector<std::vector<Tensor>>& batches, double lr, double momentum,
                                             bool graphed);
+std::unique_ptr<PeerCall> transformer_training_step(const std::vector<Tensor>& params, int64_t heads,
+                                                    const std::vector<std::vector<Tensor>>& batches,
+                                                    const optim::AdamWOptions& adamw, bool graphed);
 std::unique_ptr<PeerCall> transformer_loss_backward(const std::vector<Tensor>& params, int64_t heads,
                                                     const Tensor& tokens, const Tensor& targets);
 std::vector<PeerOperator> profile(PeerCall& call, Device device, double& device_us);
