@@ -221,12 +221,13 @@ void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
 
 // Note [Splitting K around a misaligned head]: false (nothing done) where the product does not
 // qualify: not fp16/bf16 with its reduced-precision switch on, a batch, an operand or c that the
-// split leaves misaligned, or nothing to split (a aligned and K a multiple of 8).
+// split leaves misaligned, nothing to split (a aligned and K a multiple of 8), or alpha 0 (the
+// remainder's 0 * inf would be NaN; such a product keeps the one cuBLAS call of the path below).
 bool split_k(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
   const DType t = a.dtype();
   const bool reduced = (t == DType::Float16 && allow_fp16_reduced_precision_reduction()) ||
                        (t == DType::BFloat16 && allow_bf16_reduced_precision_reduction());
-  if (!reduced || c.sizes()[0] != 1 || a.strides()[2] != 1) return false;
+  if (!reduced || c.sizes()[0] != 1 || a.strides()[2] != 1 || alpha.to<double>() == 0.0) return false;
   const int64_t k = a.sizes()[2], per_16 = elements_per_16_bytes(t);
   const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.data_ptr()) % kGemmAlignment) /
                              static_cast<int64_t>(element_size(t));
