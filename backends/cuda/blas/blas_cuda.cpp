@@ -221,7 +221,8 @@ void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
 
 // Note [Splitting K around a misaligned head]: false (nothing done) where the product does not
 // qualify: not fp16/bf16 with its reduced-precision switch on, a batch, an operand or c that the
-// split leaves misaligned, nothing to split (a aligned and K a multiple of 8), or alpha 0 (the
+// split leaves misaligned, nothing to split (a aligned and K a multiple of 8: no copy is made
+// then either), or alpha 0 (the
 // remainder's 0 * inf would be NaN; such a product keeps the one cuBLAS call of the path below).
 bool split_k(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
   const DType t = a.dtype();
@@ -281,9 +282,7 @@ void product_cuda(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
   check_int("a matrix dimension", std::max({n, m, k}));
   check_int("the batch count", batches);
   const bool stage = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k) >= kStageMisalignedWork;
-  const std::optional<GemmOperand> la = cublas_layout(a);
-  const bool copies = stage && (pads_k(a.dtype(), k) || !la || !gemm_friendly(*la));
-  if (copies && split_k(c, a, b, alpha, beta)) return;
+  if (stage && split_k(c, a, b, alpha, beta)) return;
   const bool pad_k = stage && pads_k(a.dtype(), k);
   const int64_t kp = pad_k ? round_up_to_16_bytes(k, a.dtype()) : k;
   check_int("K rounded up to 16 bytes", kp);

@@ -6,17 +6,13 @@
 
 #include "anatomy/backends/cuda/blas/k_remainder.h"
 #include "anatomy/backends/cuda/common/hardware_convert.cuh"
+#include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-template <typename T, int Vec>
-struct alignas(sizeof(T) * Vec) Word {
-  T v[Vec];
-};
 
 // One row of c per blockIdx.x; Vec adjacent values of it a thread (Vec > 1: c's rows and b's rows
 // 16-byte aligned, b's values adjacent, cols a multiple of Vec).
@@ -35,7 +31,7 @@ __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs ar
       const float ap = to_compute<float>(a[p * args.a_col_stride]);
       const T* bp = b + p * args.b_row_stride;
       if constexpr (Vec > 1) {
-        const Word<T, Vec> bw = *reinterpret_cast<const Word<T, Vec>*>(bp + j);
+        const AlignedVector<T, Vec> bw = *reinterpret_cast<const AlignedVector<T, Vec>*>(bp + j);
 #pragma unroll
         for (int e = 0; e < Vec; ++e) acc[e] += ap * to_compute<float>(bw.v[e]);
       } else {
@@ -45,10 +41,10 @@ __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs ar
     for (int64_t p = 0; p < args.head; ++p) add_term(p);
     for (int64_t p = args.tail; p < args.k; ++p) add_term(p);
     if constexpr (Vec > 1) {
-      Word<T, Vec> cw = *reinterpret_cast<Word<T, Vec>*>(c + j);
+      AlignedVector<T, Vec> cw = *reinterpret_cast<AlignedVector<T, Vec>*>(c + j);
 #pragma unroll
       for (int e = 0; e < Vec; ++e) cw.v[e] = from_compute<T>(to_compute<float>(cw.v[e]) + args.alpha * acc[e]);
-      *reinterpret_cast<Word<T, Vec>*>(c + j) = cw;
+      *reinterpret_cast<AlignedVector<T, Vec>*>(c + j) = cw;
     } else {
       c[j] = from_compute<T>(to_compute<float>(c[j]) + args.alpha * acc[0]);
     }
