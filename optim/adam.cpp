@@ -6,6 +6,7 @@
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/fused_optim.h"
+#include "anatomy/dispatch/ops/fused_optim_rules.h"
 #include "anatomy/optim/options_fields.h"
 
 namespace anatomy::optim {
@@ -22,15 +23,10 @@ namespace {
 
 // The moments' update, the same on both paths: weight decay, then the averages.
 template <bool Decoupled>
-Tensor update_moments(const AdamFamilyOptions<Decoupled>& o, const Tensor& p, Tensor g,
+Tensor update_moments(const AdamFamilyOptions<Decoupled>& o, const Tensor& p, const Tensor& g,
                       std::map<std::string, Tensor>& state) {
-  if (o.weight_decay != 0) {
-    if constexpr (Decoupled)
-      p.mul_(1 - o.lr * o.weight_decay);  // a double, as PyTorch's: not rounded to the dtype first
-    else g = g.add(p, o.weight_decay);
-  }
-  state.at("exp_avg").mul_(o.beta1).add_(g, 1 - o.beta1);
-  state.at("exp_avg_sq").mul_(o.beta2).addcmul_(g, g, 1 - o.beta2);
+  adam_moments_with_ops(p, g, state.at("exp_avg"), state.at("exp_avg_sq"), o.lr, o.beta1, o.beta2, o.weight_decay,
+                        Decoupled);
   if (!o.amsgrad) return state.at("exp_avg_sq");
   Tensor& max_sq = state.at("max_exp_avg_sq");
   maximum_out(max_sq, max_sq, state.at("exp_avg_sq"));
@@ -64,7 +60,7 @@ void AdamFamily<Decoupled>::step() {
                          "its bias correction uses a step count kept on the host, which a replay would not advance "
                          "(the options' capturable keeps it on the device)");
     }
-    if (o.foreach && !o.capturable && !o.amsgrad) {
+    if (o.foreach && !o.amsgrad) {
       foreach_step(gi, n);
       n += this->groups_[gi].params.size();
       continue;
@@ -88,23 +84,22 @@ void AdamFamily<Decoupled>::step() {
       // Capturable: the count and the corrections are 0-d fp64 tensors on the device.
       count.add_(1.0);
       const Tensor second = update_moments(o, p, g, state);
-      const Tensor bias1 = (count * std::log(o.beta1)).exp().neg().add(1.0);  // 1 - beta^t as exp(t log beta)
-      const Tensor bias2 = (count * std::log(o.beta2)).exp().neg().add(1.0);
-      const Tensor denom = (second.sqrt() / bias2.sqrt().to(p.dtype())).add_(o.eps);
-      p.sub_(state.at("exp_avg") / denom * (bias1.reciprocal() * o.lr).to(p.dtype()));
+      adam_apply_with_device_count(p, state.at("exp_avg"), second, count, o.lr, o.beta1, o.beta2, o.eps);
     }
   }
 }
 
-// The group's parameters with gradients in one _fused_adam_ call per step count (they share one
-// unless some skipped steps without a gradient), the counts kept on the host as the single-tensor
-// step keeps them.
+// The group's parameters with gradients in one multi-tensor call. Capturable: one
+// _fused_adam_capturable_, which advances the counts on the device. Else one _fused_adam_ per step
+// count (they share one unless some skipped steps without a gradient), the counts kept on the host
+// as the single-tensor step keeps them.
 template <bool Decoupled>
 void AdamFamily<Decoupled>::foreach_step(size_t group, size_t first_state) {
   const Options& o = this->groups_[group].options;
   struct Lists {
-    std::vector<Tensor> params, grads, exp_avgs, exp_avg_sqs;
+    std::vector<Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
   };
+  Lists counted_on_device;
   std::map<int64_t, Lists> by_step;
   size_t n = first_state;
   for (const Tensor& p : this->groups_[group].params) {
@@ -113,12 +108,19 @@ void AdamFamily<Decoupled>::foreach_step(size_t group, size_t first_state) {
     if (!g.defined()) continue;
     if (state.empty()) init_state(o, p, state, this->name_);
     Tensor& count = state.at("step");
-    count.add_(1);
-    Lists& l = by_step[count.item<int64_t>()];
+    if (!o.capturable) count.add_(1);
+    Lists& l = o.capturable ? counted_on_device : by_step[count.item<int64_t>()];
     l.params.push_back(p);
     l.grads.push_back(g);
     l.exp_avgs.push_back(state.at("exp_avg"));
     l.exp_avg_sqs.push_back(state.at("exp_avg_sq"));
+    l.steps.push_back(count);
+  }
+  if (o.capturable) {
+    const Lists& l = counted_on_device;
+    _fused_adam_capturable_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, l.steps, o.lr, o.beta1, o.beta2,
+                            o.weight_decay, o.eps, Decoupled);
+    return;
   }
   for (const auto& [step, l] : by_step) {
     const auto t = static_cast<double>(step);

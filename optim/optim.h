@@ -80,10 +80,10 @@ struct AdamFamilyOptions {
   // host integer and a step refuses a capture (a replay would repeat the captured correction).
   // Either way the state is made at a parameter's first step, which must run before a capture.
   bool capturable = false;
-  // Update the group's parameters with one multi-tensor operator (_fused_adam_: a few CUDA launches
-  // for the whole group instead of several kernels per parameter), as PyTorch's foreach=True. Not
-  // with capturable or amsgrad, which take the single-tensor step. fp32 results are those of the
-  // single-tensor step up to rounding.
+  // Update the group's parameters with one multi-tensor operator (_fused_adam_, or with capturable
+  // _fused_adam_capturable_: a few CUDA launches for the whole group instead of several kernels per
+  // parameter), as PyTorch's foreach=True. Not with amsgrad, which takes the single-tensor step.
+  // fp32 results are those of the single-tensor step up to rounding.
   bool foreach = false;
 };
 using AdamOptions = AdamFamilyOptions<false>;

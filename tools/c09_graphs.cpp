@@ -3,8 +3,8 @@
 // its captured graph (docs/cuda-graphs.md): a chain of 100 dependent adds on a one-element
 // tensor; a training step of bench/peer's MLP (10 linear layers 16 wide, batch 8, SGD with
 // momentum); and a training step of testing/'s GPT-style transformer (dropout 0, one sequence
-// length, AdamW with capturable = true). The training steps are graphed as docs/cuda-graphs.md
-// writes them (testing/training_step.h): make_graphed's forward and backward graphs, and the
+// length, AdamW with capturable and foreach: one multi-tensor call per step). The training steps are graphed as
+// docs/cuda-graphs.md writes them (testing/training_step.h): make_graphed's forward and backward graphs, and the
 // optimizer step captured after one eager step. Device time per add or per step (CUDA events),
 // the capture and instantiation cost of each graphed step (paid once), and the targets
 // as notes. Before anything is timed, a replay of the adds must give the eager chain's result for
@@ -152,6 +152,7 @@ testing::TransformerStepConfig transformer_config(Device device) {
   c.seq_lens = {kSeqLen};
   c.dropout = 0;  // the eager and graphed losses compared without the generator's order
   c.adamw.capturable = true;
+  c.adamw.foreach = true;  // one multi-tensor call, as torch's fused AdamW beside it
   return c;
 }
 

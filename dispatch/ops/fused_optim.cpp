@@ -1,7 +1,7 @@
-// _fused_adam_ (fused_optim.h): schema, the C++ function, the argument checks every backend shares,
-// and the composite every backend without its own kernel falls back to (CPU, Meta): the update
-// written with public operators per tensor, the same arithmetic as optim/adam.cpp's single-tensor
-// step. CUDA updates many tensors per launch (backends/cuda/optim/).
+// _fused_adam_ and _fused_adam_capturable_ (fused_optim.h): schemas, the C++ functions, the argument
+// checks every backend shares, and the composites every backend without its own kernel falls back
+// to (CPU, Meta): the update written with public operators per tensor, the same arithmetic as
+// optim/adam.cpp's single-tensor step. CUDA updates many tensors per launch (backends/cuda/optim/).
 #include "anatomy/dispatch/ops/fused_optim.h"
 
 #include <cmath>
@@ -42,16 +42,47 @@ void check_fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, 
   }
 }
 
-void adam_step_with_ops(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                        double lr, double beta1, double beta2, double weight_decay, double eps, double bias_correction1,
-                        double bias_correction2, bool decoupled_weight_decay) {
+void check_fused_adam_capturable(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                                 TensorList steps, double lr, double beta1, double beta2, double eps) {
+  // The corrections are not known here; 1 passes their check, which the counts' own replaces.
+  check_fused_adam(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps, 1, 1);
+  const char* op = "_fused_adam_capturable_";
+  ANATOMY_CHECK(steps.size() == params.size(), ValueError,
+                "{}: the lists must have one entry per parameter: {} params, {} steps", op, params.size(),
+                steps.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor& s = steps[i];
+    ANATOMY_CHECK(s.defined(), ValueError, "{}: step {} is undefined", op, i);
+    ANATOMY_CHECK(s.numel() == 1 && s.dtype() == DType::Float64 && s.device() == params[i].device(), ValueError,
+                  "{}: step {} must be a one-element fp64 tensor on {}, got {} {} on {}", op, i,
+                  params[i].device().str(), name(s.dtype()), shape_string(s.sizes()), s.device().str());
+  }
+}
+
+Tensor adam_moments_with_ops(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                             double lr, double beta1, double beta2, double weight_decay, bool decoupled_weight_decay) {
   Tensor g = grad;
   if (weight_decay != 0) {
-    if (decoupled_weight_decay) param.mul_(1 - lr * weight_decay);
+    if (decoupled_weight_decay) param.mul_(1 - lr * weight_decay);  // a double, as PyTorch's
     else g = g.add(param, weight_decay);
   }
   exp_avg.mul_(beta1).add_(g, 1 - beta1);
   exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2);
+  return g;
+}
+
+void adam_apply_with_device_count(const Tensor& param, const Tensor& exp_avg, const Tensor& second, const Tensor& count,
+                                  double lr, double beta1, double beta2, double eps) {
+  const Tensor bias1 = (count * std::log(beta1)).exp().neg().add(1.0);
+  const Tensor bias2 = (count * std::log(beta2)).exp().neg().add(1.0);
+  const Tensor denom = (second.sqrt() / bias2.sqrt().to(param.dtype())).add_(eps);
+  param.sub_(exp_avg / denom * (bias1.reciprocal() * lr).to(param.dtype()));
+}
+
+void adam_step_with_ops(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                        double lr, double beta1, double beta2, double weight_decay, double eps, double bias_correction1,
+                        double bias_correction2, bool decoupled_weight_decay) {
+  adam_moments_with_ops(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, weight_decay, decoupled_weight_decay);
   const Tensor denom = (exp_avg_sq.sqrt() / std::sqrt(bias_correction2)).add_(eps);
   param.addcdiv_(exp_avg, denom, -lr / bias_correction1);
 }
@@ -68,6 +99,18 @@ void fused_adam_composite(TensorList params, TensorList grads, TensorList exp_av
   }
 }
 
+void fused_adam_capturable_composite(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                                     TensorList steps, double lr, double beta1, double beta2, double weight_decay,
+                                     double eps, bool decoupled_weight_decay) {
+  check_fused_adam_capturable(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps);
+  for (size_t i = 0; i < params.size(); ++i) {
+    steps[i].add_(1.0);
+    adam_moments_with_ops(params[i], grads[i], exp_avgs[i], exp_avg_sqs[i], lr, beta1, beta2, weight_decay,
+                          decoupled_weight_decay);
+    adam_apply_with_device_count(params[i], exp_avgs[i], exp_avg_sqs[i], steps[i], lr, beta1, beta2, eps);
+  }
+}
+
 }  // namespace
 
 ANATOMY_LIBRARY(aten, m) {
@@ -75,10 +118,15 @@ ANATOMY_LIBRARY(aten, m) {
       "_fused_adam_(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, float lr, "
       "float beta1, float beta2, float weight_decay, float eps, float bias_correction1, float bias_correction2, "
       "bool decoupled_weight_decay) -> ()");
+  m.def(
+      "_fused_adam_capturable_(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, "
+      "Tensor(d!)[] steps, float lr, float beta1, float beta2, float weight_decay, float eps, "
+      "bool decoupled_weight_decay) -> ()");
 }
 
 ANATOMY_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("_fused_adam_", ANATOMY_KERNEL(fused_adam_composite));
+  m.impl("_fused_adam_capturable_", ANATOMY_KERNEL(fused_adam_capturable_composite));
 }
 
 void _fused_adam_(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs, double lr,
@@ -89,6 +137,15 @@ void _fused_adam_(TensorList params, TensorList grads, TensorList exp_avgs, Tens
                   double, bool));
   op.call(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_decay, eps, bias_correction1, bias_correction2,
           decoupled_weight_decay);
+}
+
+void _fused_adam_capturable_(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                             TensorList steps, double lr, double beta1, double beta2, double weight_decay, double eps,
+                             bool decoupled_weight_decay) {
+  ANATOMY_OP(
+      op, "aten::_fused_adam_capturable_",
+      void(TensorList, TensorList, TensorList, TensorList, TensorList, double, double, double, double, double, bool));
+  op.call(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, weight_decay, eps, decoupled_weight_decay);
 }
 
 }  // namespace anatomy

@@ -19,4 +19,13 @@ void _fused_adam_(TensorList params, TensorList grads, TensorList exp_avgs, Tens
                   double beta1, double beta2, double weight_decay, double eps, double bias_correction1,
                   double bias_correction2, bool decoupled_weight_decay);
 
+// _fused_adam_ with each parameter's step count in a one-element fp64 tensor on its device, as
+// the optimizers' capturable state keeps it: every count advances by one, then entry i's bias
+// corrections are 1 - beta^steps[i], formed on the device. Nothing is read back to the host, so
+// the call can be captured into a CUDA graph and each replay advances the counts. On CUDA two
+// launches (the counts, then the update) per table of tensors.
+void _fused_adam_capturable_(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                             TensorList steps, double lr, double beta1, double beta2, double weight_decay, double eps,
+                             bool decoupled_weight_decay);
+
 }  // namespace anatomy

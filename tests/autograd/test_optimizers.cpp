@@ -222,47 +222,54 @@ TEST_CASE("optim: learning-rate schedules") {
   EXPECT_ERROR(ValueError, optim::CosineWithWarmup(opt, 5, 5), "warmup_steps");
 }
 
-TEST_CASE("optim: foreach Adam and AdamW (one _fused_adam_ per group) give the single-tensor step's values") {
+TEST_CASE("optim: foreach Adam and AdamW (one multi-tensor call per group) give the single-tensor step's values") {
   manual_seed(11);
-  for (bool decoupled : {false, true}) {
-    for (DType dtype : {DType::Float32, DType::Float64}) {
-      CAPTURE(decoupled);
-      // Parameters of several shapes, one without a gradient at the second step, and one
-      // transposed (not contiguous).
-      std::vector<Tensor> single, fused;
-      for (std::vector<int64_t> shape : std::vector<std::vector<int64_t>>{{3}, {4, 5}, {2, 3, 4}, {1}, {6, 2}}) {
-        const Tensor init = randn(shape, dtype);
-        single.push_back(init.clone().requires_grad_());
-        fused.push_back(init.clone().requires_grad_());
+  for (bool capturable : {false, true}) {
+    for (bool decoupled : {false, true}) {
+      for (DType dtype : {DType::Float32, DType::Float64}) {
+        CAPTURE(capturable);
+        CAPTURE(decoupled);
+        // Parameters of several shapes, one without a gradient at the second step, and one
+        // transposed (not contiguous).
+        std::vector<Tensor> single, fused;
+        for (std::vector<int64_t> shape : std::vector<std::vector<int64_t>>{{3}, {4, 5}, {2, 3, 4}, {1}, {6, 2}}) {
+          const Tensor init = randn(shape, dtype);
+          single.push_back(init.clone().requires_grad_());
+          fused.push_back(init.clone().requires_grad_());
+        }
+        single.push_back(randn({5, 3}, dtype).t().requires_grad_());
+        fused.push_back(single.back().detach().clone().t().contiguous().t().requires_grad_());
+        auto make = [&](std::vector<Tensor> ps, bool foreach) -> std::unique_ptr<optim::Optimizer> {
+          if (decoupled) {
+            return std::make_unique<optim::AdamW>(
+                std::move(ps),
+                optim::AdamWOptions{.lr = 0.05, .weight_decay = 0.1, .capturable = capturable, .foreach = foreach});
+          }
+          return std::make_unique<optim::Adam>(
+              std::move(ps),
+              optim::AdamOptions{.lr = 0.05, .weight_decay = 0.1, .capturable = capturable, .foreach = foreach});
+        };
+        auto a = make(single, false), b = make(fused, true);
+        for (int step = 0; step < 4; ++step) {
+          for (size_t i = 0; i < single.size(); ++i) {
+            const Tensor g = randn(single[i].sizes(), dtype);
+            const bool skip = step == 1 && i == 2;  // this parameter's count falls one behind
+            single[i].set_grad(skip ? Tensor() : g);
+            fused[i].set_grad(skip ? Tensor() : g.clone());
+          }
+          a->step();
+          b->step();
+          for (size_t i = 0; i < single.size(); ++i) {
+            CHECK((single[i].detach() - fused[i].detach()).abs().max().item<double>() <= 1e-6);
+          }
+        }
+        const auto sa = a->state_dict(), sb = b->state_dict();
+        CHECK(sa.at("state.2.step").item<double>() == 3);
+        CHECK(sb.at("state.2.step").item<double>() == 3);
+        CHECK(sb.at("state.0.step").item<double>() == 4);
+        CHECK(sb.at("state.2.step").dtype() == (capturable ? DType::Float64 : DType::Int64));
+        CHECK(sb.at("param_groups.0.foreach").item<double>() == 1.0);
       }
-      single.push_back(randn({5, 3}, dtype).t().requires_grad_());
-      fused.push_back(single.back().detach().clone().t().contiguous().t().requires_grad_());
-      auto make = [&](std::vector<Tensor> ps, bool foreach) -> std::unique_ptr<optim::Optimizer> {
-        if (decoupled) {
-          return std::make_unique<optim::AdamW>(
-              std::move(ps), optim::AdamWOptions{.lr = 0.05, .weight_decay = 0.1, .foreach = foreach});
-        }
-        return std::make_unique<optim::Adam>(std::move(ps),
-                                             optim::AdamOptions{.lr = 0.05, .weight_decay = 0.1, .foreach = foreach});
-      };
-      auto a = make(single, false), b = make(fused, true);
-      for (int step = 0; step < 4; ++step) {
-        for (size_t i = 0; i < single.size(); ++i) {
-          const Tensor g = randn(single[i].sizes(), dtype);
-          const bool skip = step == 1 && i == 2;  // this parameter's count falls one behind
-          single[i].set_grad(skip ? Tensor() : g);
-          fused[i].set_grad(skip ? Tensor() : g.clone());
-        }
-        a->step();
-        b->step();
-        for (size_t i = 0; i < single.size(); ++i) {
-          CHECK((single[i].detach() - fused[i].detach()).abs().max().item<double>() <= 1e-6);
-        }
-      }
-      const auto sa = a->state_dict(), sb = b->state_dict();
-      CHECK(sa.at("state.2.step").item<int64_t>() == 3);
-      CHECK(sb.at("state.2.step").item<int64_t>() == 3);
-      CHECK(sb.at("param_groups.0.foreach").item<double>() == 1.0);
     }
   }
 }
@@ -277,4 +284,27 @@ TEST_CASE("optim: _fused_adam_ refuses mismatched lists and changes nothing") {
                   TypeError);
   CHECK(p.sum().item<double>() == 3.0);
   CHECK(m.abs().sum().item<double>() == 0.0);
+}
+
+TEST_CASE("optim: _fused_adam_capturable_ refuses a missing or wrong step count and changes nothing") {
+  const Tensor p = ones({3}), g = ones({3}), m = zeros({3}), v = zeros({3}), step = zeros({}, DType::Float64);
+  EXPECT_ERROR(ValueError, _fused_adam_capturable_({p}, {g}, {m}, {v}, {}, 0.1, 0.9, 0.999, 0, 1e-8, true),
+               "1 params, 0 steps");
+  EXPECT_ERROR(ValueError,
+               _fused_adam_capturable_({p}, {g}, {m}, {v}, {zeros({}, DType::Float32)}, 0.1, 0.9, 0.999, 0, 1e-8, true),
+               "step 0 must be a one-element fp64 tensor on cpu, got fp32 ()");
+  EXPECT_ERROR(
+      ValueError,
+      _fused_adam_capturable_({p}, {g}, {m}, {v}, {zeros({2}, DType::Float64)}, 0.1, 0.9, 0.999, 0, 1e-8, true),
+      "got fp64 (2,)");
+  EXPECT_ERROR(ValueError, _fused_adam_capturable_({p}, {g}, {m}, {v}, {step}, 0.1, 1.5, 0.999, 0, 1e-8, true),
+               "beta1=1.5");
+  CHECK(p.sum().item<double>() == 3.0);
+  CHECK(m.abs().sum().item<double>() == 0.0);
+  CHECK(step.item<double>() == 0.0);
+  // Valid: the count advances and the first step moves each element by lr (Adam's first step is
+  // lr * sign(g) when eps is negligible).
+  _fused_adam_capturable_({p}, {g}, {m}, {v}, {step}, 0.1, 0.9, 0.999, 0, 1e-8, true);
+  CHECK(step.item<double>() == 1.0);
+  CHECK(p.sub(0.9).abs().max().item<double>() < 1e-6);
 }

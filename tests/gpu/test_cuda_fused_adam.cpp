@@ -2,7 +2,8 @@
 // single-tensor step on the CPU: over 100 parameters (more than one launch's table of 32 tensors),
 // one parameter larger than one launch's 320 chunks (it continues into the next launch), a
 // transposed parameter (the operators' path), fp16 and bf16 against the single-tensor step on
-// CUDA, and the launch count that makes it worth having.
+// CUDA, and the launch count that makes it worth having; the capturable step (counts on the device)
+// likewise, eagerly and replayed from a CUDA graph.
 #include <memory>
 #include <vector>
 
@@ -14,9 +15,10 @@ using gpu_test::kCuda;
 
 namespace {
 
-std::unique_ptr<optim::Optimizer> adamw(std::vector<Tensor> ps, bool foreach) {
-  return std::make_unique<optim::AdamW>(std::move(ps),
-                                        optim::AdamWOptions{.lr = 0.01, .weight_decay = 0.1, .foreach = foreach});
+std::unique_ptr<optim::Optimizer> adamw(std::vector<Tensor> ps, bool foreach, bool capturable = false) {
+  return std::make_unique<optim::AdamW>(
+      std::move(ps),
+      optim::AdamWOptions{.lr = 0.01, .weight_decay = 0.1, .capturable = capturable, .foreach = foreach});
 }
 
 double max_rel_diff(const Tensor& a, const Tensor& b) {
@@ -116,4 +118,79 @@ TEST_CASE("cuda fused adam: a step over 100 parameters is one _fused_adam_ call,
   }
   CHECK(fused_calls == 1);
   CHECK(calls == 1);
+}
+
+TEST_CASE("cuda fused adam: the capturable step matches the CPU's, eagerly and replayed from a CUDA graph") {
+  ANATOMY_REQUIRE_GPU();
+  manual_seed(33);
+  // 40 parameters (two tables of 32), one of more than 320 chunks (it continues into the next
+  // launch, its count read there too), one transposed (the operators' path).
+  std::vector<std::vector<int64_t>> shapes;
+  for (int i = 0; i < 40; ++i) shapes.push_back({1 + (i * 37) % 300, 1 + (i * 11) % 40});
+  shapes.push_back({330 * 65536 + 7});
+  std::vector<Tensor> cpu, gpu, grads;
+  for (const auto& s : shapes) {
+    const Tensor init = randn(s);
+    cpu.push_back(init.clone().requires_grad_());
+    gpu.push_back(init.to(kCuda).requires_grad_());
+  }
+  const Tensor t = randn({7, 9});
+  cpu.push_back(t.t().clone().requires_grad_());
+  gpu.push_back(t.to(kCuda).t().requires_grad_());
+  for (const Tensor& p : gpu) {  // the gradients stay where they are: a graph reads them from there
+    grads.push_back(p.is_contiguous() ? zeros_like(p) : zeros_like(p).t().contiguous().t());
+    p.set_grad(grads.back());
+  }
+  auto a = adamw(cpu, false, true), b = adamw(gpu, true, true);
+  auto new_gradients = [&] {
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      const Tensor g = randn(cpu[i].sizes());
+      cpu[i].set_grad(g);
+      grads[i].copy_(g.to(kCuda));
+    }
+  };
+  auto compare = [&](const char* when) {
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      const double diff = max_rel_diff(gpu[i], cpu[i]);
+      CHECK_MESSAGE(diff < 1e-5, when, ": parameter ", i, ": ", diff);
+    }
+  };
+  for (int step = 0; step < 2; ++step) {
+    new_gradients();
+    a->step();
+    b->step();
+  }
+  compare("eager");
+  cuda::synchronize();
+  cuda::Graph graph;
+  {
+    cuda::GraphCapture capture(graph);
+    b->step();
+  }
+  for (int replay = 0; replay < 3; ++replay) {
+    new_gradients();
+    a->step();
+    graph.replay();
+  }
+  compare("replayed");
+  const auto state = b->state_dict();
+  for (size_t i = 0; i < gpu.size(); ++i) CHECK(state.at(fmt::format("state.{}.step", i)).item<double>() == 5.0);
+}
+
+TEST_CASE("cuda fused adam: a capturable step over 100 parameters is one operator call") {
+  ANATOMY_REQUIRE_GPU();
+  std::vector<Tensor> ps;
+  for (int i = 0; i < 100; ++i) ps.push_back(randn({64, 64}, kCuda).requires_grad_());
+  auto opt = adamw(ps, true, true);
+  for (const Tensor& p : ps) p.set_grad(ones_like(p));
+  opt->step();
+  cuda::synchronize();
+  profiler::Profile prof;
+  opt->step();
+  prof.stop();
+  std::vector<std::string> calls;
+  for (const profiler::Event& e : prof.events()) {
+    if (!e.is_range && e.depth == 0 && e.key == "CUDA") calls.push_back(e.name);
+  }
+  CHECK(calls == std::vector<std::string>{"aten::_fused_adam_capturable_"});
 }

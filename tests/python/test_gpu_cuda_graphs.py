@@ -81,3 +81,34 @@ def test_uncapturable_call_raises_and_ends_the_capture():
         y = x * 3.0
     g.replay()
     assert y.cpu().tolist() == [3.0] * 8
+
+
+def test_capturable_adamw_step_replays_and_advances_its_counts():
+    # The same gradients into two copies of a parameter: one optimizer steps eagerly, the other's
+    # step is captured after its first (which makes the state) and replayed.
+    from anatomy import nn, optim
+    start = A.randn([33, 7], device="cuda")
+    eager, graphed = nn.Parameter(start.clone()), nn.Parameter(start.clone())
+    grad = A.zeros([33, 7], device="cuda")
+    graphed.grad = grad
+    a = optim.AdamW([eager], lr=0.01, capturable=True)
+    b = optim.AdamW([graphed], lr=0.01, capturable=True)
+
+    def new_gradient():
+        grad.copy_(A.randn([33, 7], device="cuda"))
+        eager.grad = grad.clone()
+
+    new_gradient()
+    a.step()
+    b.step()
+    cuda.synchronize()
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        b.step()
+    for _ in range(3):
+        new_gradient()
+        a.step()
+        g.replay()
+    assert b.state[0]["step"].item() == 4.0
+    diff = (eager.detach() - graphed.detach()).abs().max().item()
+    assert diff <= 1e-6

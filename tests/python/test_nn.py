@@ -540,6 +540,10 @@ def test_adamw_matches_torch_arithmetic():
     q, _ = _run(lambda ps: optim.AdamW(ps, lr=0.1, weight_decay=0.0), np.array([1.0]), [np.array([4.0])])
     np.testing.assert_allclose(arr(q), [0.9], rtol=1e-6)
     assert arr(opt.state[0]["step"]) == 3
+    # capturable: the same steps, the count a float64 tensor on the parameter's device.
+    c, copt = _run(lambda ps: optim.AdamW(ps, capturable=True, **kw), p0, grads)
+    np.testing.assert_allclose(arr(c), arr(p), rtol=1e-6, atol=1e-7)
+    assert copt.state[0]["step"].dtype == anatomy.float64 and arr(copt.state[0]["step"]) == 3
 
 
 def test_adamw_groups_lr_and_state_dict():

@@ -415,9 +415,9 @@ def peer_on(tmp, device, engine):
         for m in doc["measurements"]:
             # Without a torch figure: c06's dispatch trace (torch has none); c04's overlap and c05's
             # one-matmul timings (ours alone); c08's export, import and clone (the round trip is
-            # compared); c09's transformer step (the MLP step and the adds have torch's).
+            # compared).
             if (m["name"] == "cpu, dispatch trace on" or m["group"] in ("copy and matmul", "one matmul")
-                    or m["name"].startswith(("export ", "import ", "clone ")) or "transformer step" in m["group"]):
+                    or m["name"].startswith(("export ", "import ", "clone "))):
                 check("peer" not in m, f"{args}: {m['name']} has no torch figure")
                 continue
             p = m.get("peer")

@@ -4,7 +4,9 @@
 // take): PyTorch's multi_tensor_apply scheme. A step over 100 parameters is a few launches
 // instead of several kernels per parameter. Each thread updates elements of its block's chunk,
 // in fp32 (fp64 for fp64), with the arithmetic of the single-tensor step (optim/adam.cpp), and
-// writes the parameter and both moments back in their dtype.
+// writes the parameter and both moments back in their dtype. With the counts on the device
+// (_fused_adam_capturable_) a launch first advances them all, and each block forms its tensor's
+// bias corrections from its count, in fp64 as the single-tensor capturable step does.
 #include <algorithm>
 #include <cmath>
 
@@ -27,6 +29,7 @@ struct TensorTable {
   void* exp_avg[kTensors];
   void* exp_avg_sq[kTensors];
   int64_t numel[kTensors];
+  const double* step[kTensors];  // null: the launch's bias corrections
   uint8_t tensor_of_block[kBlocks];
   int32_t chunk_of_block[kBlocks];
 };
@@ -38,8 +41,19 @@ static_assert(sizeof(TensorTable) + 128 < 4096, "a kernel's parameters are limit
 template <typename A>
 struct Hyper {
   A beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay, eps, step_size, bias_correction2_sqrt;
+  double lr, log_beta1, log_beta2;  // for the corrections of a count on the device
   bool decoupled;
 };
+
+constexpr int kSteps = 256;
+struct StepTable {
+  double* step[kSteps];
+  int count;
+};
+
+__global__ void advance_steps_kernel(StepTable table) {
+  if (static_cast<int>(threadIdx.x) < table.count) *table.step[threadIdx.x] += 1.0;
+}
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table, Hyper<opmath_t<T>> h) {
@@ -51,6 +65,12 @@ __global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table,
   const T* g = static_cast<const T*>(table.grad[i]);
   T* m = static_cast<T*>(table.exp_avg[i]);
   T* v = static_cast<T*>(table.exp_avg_sq[i]);
+  A step_size = h.step_size, bias_correction2_sqrt = h.bias_correction2_sqrt;
+  if (const double* count = table.step[i]) {  // 1 - beta^t as 1 - exp(t log beta), as the operators form it
+    const double t = *count;
+    step_size = static_cast<A>(h.lr / (1.0 - exp(t * h.log_beta1)));
+    bias_correction2_sqrt = static_cast<A>(sqrt(1.0 - exp(t * h.log_beta2)));
+  }
   for (int64_t e = begin + threadIdx.x; e < end; e += kThreads) {
     A param = static_cast<A>(p[e]), grad = static_cast<A>(g[e]);
     if (h.weight_decay != A(0)) {
@@ -63,11 +83,28 @@ __global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table,
     // Rounded where the single-tensor step's operators round: sqrt, the division, the eps.
     const A root = static_cast<A>(static_cast<T>(sqrt(static_cast<A>(avg_sq_t))));
     const A denom =
-        static_cast<A>(static_cast<T>(static_cast<A>(static_cast<T>(root / h.bias_correction2_sqrt)) + h.eps));
-    p[e] = static_cast<T>(param - h.step_size * static_cast<A>(avg_t) / denom);
+        static_cast<A>(static_cast<T>(static_cast<A>(static_cast<T>(root / bias_correction2_sqrt)) + h.eps));
+    p[e] = static_cast<T>(param - step_size * static_cast<A>(avg_t) / denom);
     m[e] = avg_t;
     v[e] = avg_sq_t;
   }
+}
+
+// Every entry's count advances by one before any block reads it: a block of the update that
+// advanced its own tensor's count could not tell the other blocks of that tensor when it had.
+void advance_steps(const std::vector<AdamTensors>& entries, cudaStream_t stream) {
+  StepTable table{};
+  auto launch = [&] {
+    if (table.count > 0) advance_steps_kernel<<<1, kSteps, 0, stream>>>(table);
+    ANATOMY_CUDA_LAUNCH_CHECK();
+    table.count = 0;
+  };
+  for (const AdamTensors& t : entries) {
+    if (t.step == nullptr) continue;
+    table.step[table.count++] = t.step;
+    if (table.count == kSteps) launch();
+  }
+  launch();
 }
 
 template <typename T>
@@ -82,7 +119,11 @@ void launch_for(const std::vector<AdamTensors>& entries, const AdamHyper& hyper,
                    static_cast<A>(hyper.eps),
                    static_cast<A>(hyper.lr / hyper.bias_correction1),
                    static_cast<A>(std::sqrt(hyper.bias_correction2)),
+                   hyper.lr,
+                   std::log(hyper.beta1),
+                   std::log(hyper.beta2),
                    hyper.decoupled_weight_decay};
+  advance_steps(entries, stream);
   TensorTable table{};
   int tensors = 0, blocks = 0;
   auto launch = [&] {
@@ -99,6 +140,7 @@ void launch_for(const std::vector<AdamTensors>& entries, const AdamHyper& hyper,
         table.exp_avg[tensors] = t.exp_avg;
         table.exp_avg_sq[tensors] = t.exp_avg_sq;
         table.numel[tensors] = t.numel;
+        table.step[tensors] = t.step;
         ++tensors;
       }
       table.tensor_of_block[blocks] = static_cast<uint8_t>(tensors - 1);
@@ -115,6 +157,7 @@ void launch_for(const std::vector<AdamTensors>& entries, const AdamHyper& hyper,
           table.exp_avg[0] = t.exp_avg;
           table.exp_avg_sq[0] = t.exp_avg_sq;
           table.numel[0] = t.numel;
+          table.step[0] = t.step;
           tensors = 1;
         } else {
           tensors = 0;
