@@ -37,12 +37,15 @@ variable_list cross_entropy_rows_backward(BackwardContext& ctx, const variable_l
   const int64_t ignore_index = ctx.arg<int64_t>(3);
   const double s = ctx.arg<double>(4);
   const bool lse_grad = !ctx.grad_zero_filled(1);
-  const Tensor xa = x.to(computation_type(x));
+  // The logits in fp32 (fp64 stays) for the operators' paths only: the fused one reads them as
+  // they are, and converting a GPT's bf16 logits would cost more than the fused kernel itself.
+  const auto computed = [&] { return x.to(computation_type(x)); };
   if (ctx.needs_grad(0)) {
     const Tensor lse = ctx.output(1);
     if (!GradMode::is_enabled() && !lse_grad && g[0].sizes() == lse.sizes() && g[0].device() == x.device()) {
       ctx.set(out, 0, _cross_entropy_rows_backward(g[0], x, target, weight, lse, ignore_index, s));
     } else {
+      const Tensor xa = computed();
       const Tensor prob = softmax(xa, 1);
       Tensor dx = cross_entropy_rows_grad(g[0].to(xa.dtype()), prob, target, weight, ignore_index, s);
       if (lse_grad) dx = dx + prob * g[1].to(xa.dtype()).unsqueeze(1);
@@ -52,6 +55,7 @@ variable_list cross_entropy_rows_backward(BackwardContext& ctx, const variable_l
   if (ctx.needs_grad(2)) {
     // dL/dw_c = sum_i g_i [(1 - s) [t_i = c] (lse_i - x_ic) + (s / C) (lse_i - x_ic)] over the
     // rows whose target is not ignored.
+    const Tensor xa = computed();
     const Tensor lse = logsumexp(xa, {1});
     const Tensor ignored = target.eq(ignore_index);
     const Tensor safe = where(ignored, 0, target);

@@ -1,13 +1,15 @@
 // The losses as a model's code uses them (docs/nn.md, "Losses"): the calls the page shows, the
 // gradients at the points the op table's random samples do not reach (a logit of exactly 0,
 // ignored rows), cross_entropy against log_softmax + nll_loss, and the fused operator's
-// backward against the formula a recorded graph uses. Values and bad inputs of every loss are
+// backward against the formula a recorded graph uses, which converts nothing beside its one call.
+// Values and bad inputs of every loss are
 // the op table's (testing/ops_loss.cpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include "anatomy/anatomy.h"
+#include "anatomy/profiler/profiler.h"
 
 using namespace anatomy;
 
@@ -86,4 +88,31 @@ TEST_CASE("losses: the fused backward equals the recorded formula, weights and s
       },
       {x, w}));
   CHECK(max_abs_diff(dw, recorded[1].detach()) < 1e-12);
+}
+
+TEST_CASE("losses: cross_entropy's fused backward reads bf16 logits as they are, with no fp32 copy beside it") {
+  // A copy of a GPT's (8192, 50257) logits in fp32 would cost more than the fused kernel.
+  const Tensor x = randn({4, 11}).to(DType::BFloat16).requires_grad_();
+  const Tensor t = tensor(std::vector<int64_t>{1, 0, 10, 3}, {4});
+  const Tensor loss = cross_entropy(x, t, std::nullopt, LossReduction::Sum);
+  profiler::Profile prof;
+  loss.backward();
+  prof.stop();
+  const std::vector<profiler::Event>& events = prof.events();
+  auto inside_fused = [&](int64_t i) {
+    for (; i >= 0; i = events[static_cast<size_t>(i)].parent) {
+      if (events[static_cast<size_t>(i)].name == "aten::_cross_entropy_rows_backward") return true;
+    }
+    return false;
+  };
+  int fused = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const profiler::Event& e = events[i];
+    if (e.name == "aten::_cross_entropy_rows_backward") ++fused;
+    const bool logits_copy =
+        !e.input_shapes.empty() && e.input_shapes[0].rfind("[4, 11]", 0) == 0 && e.name.find("to") != std::string::npos;
+    CHECK_MESSAGE(!(logits_copy && !inside_fused(static_cast<int64_t>(i))), e.name, " ", e.input_shapes[0]);
+  }
+  CHECK(fused == 1);
+  CHECK(x.grad().dtype() == DType::BFloat16);
 }
