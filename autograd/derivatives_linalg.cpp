@@ -57,7 +57,7 @@ variable_list addmm_activation_backward(BackwardContext& ctx, const variable_lis
   Tensor pre_grad;
   if (ctx.arg<bool>(5)) {
     const Tensor pre = addmm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.arg<Scalar>(3), ctx.arg<Scalar>(4));
-    pre_grad = gelu_tanh_grad(g[0], pre);
+    pre_grad = gelu_grad(g[0], pre, "tanh");
   } else {
     pre_grad = threshold_backward(g[0], ctx.output(0), 0);
   }

@@ -29,8 +29,6 @@ using NanToNumSig = Tensor(const Tensor&, std::optional<double>, std::optional<d
 
 constexpr double kLn2 = 0.693147180559945309417;
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi): erf's slope at 0
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // the standard normal pdf at 0
 constexpr double kLn10 = 2.30258509299404568402;
 constexpr double kSqrtPiOverTwo = 0.88622692545275801365;  // sqrt(pi) / 2: erfinv's slope at 0
 
@@ -167,14 +165,7 @@ variable_list selu_backward(BackwardContext& ctx, const variable_list& g) {
 // gelu: x * Phi(x) ("none"), or PyTorch's tanh approximation ("tanh").
 variable_list gelu_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
-  const Tensor x = ctx.input(0);
-  if (ctx.arg<std::string>(1) == "tanh") {
-    ctx.set(out, 0, gelu_tanh_grad(g[0], x));
-  } else {
-    const Tensor cdf = ((x * kInvSqrt2).erf() + 1) * 0.5;
-    const Tensor pdf = (x * x * -0.5).exp() * kInvSqrt2Pi;
-    ctx.set(out, 0, g[0] * (cdf + x * pdf));
-  }
+  ctx.set(out, 0, gelu_grad(g[0], ctx.input(0), ctx.arg<std::string>(1)));
   return out;
 }
 

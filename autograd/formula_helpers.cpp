@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "anatomy/autograd/grad_mode.h"
+
 namespace anatomy::autograd {
 
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
@@ -104,7 +106,15 @@ Tensor as_strided_grad(const Tensor& grad, const Geometry& in, const Geometry& o
   return storage.as_strided(in.sizes, in.strides, in_eff);
 }
 
-Tensor gelu_tanh_grad(const Tensor& grad, const Tensor& x) {
+Tensor gelu_grad(const Tensor& grad, const Tensor& x, std::string_view approximate) {
+  if (!GradMode::is_enabled()) return gelu_backward(grad, x, approximate);
+  if (approximate != "tanh") {
+    constexpr double kInvSqrt2 = 0.70710678118654752440;
+    constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // the standard normal pdf at 0
+    const Tensor cdf = ((x * kInvSqrt2).erf() + 1) * 0.5;
+    const Tensor pdf = (x * x * -0.5).exp() * kInvSqrt2Pi;
+    return grad * (cdf + x * pdf);
+  }
   constexpr double kSqrt2OverPi = 0.79788456080286535588;
   constexpr double kGeluKappa = 0.044715;
   const Tensor x_sq = x * x;

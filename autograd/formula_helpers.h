@@ -3,6 +3,7 @@
 // the formulas they serve are differentiable again (double backward).
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "anatomy/autograd/formula_node.h"
@@ -29,9 +30,11 @@ struct Geometry {
 // added into a zero storage through `out` (accumulating, so view elements that share memory add
 // up: expand), then read through `in`. NotImplementedError when `in`'s own elements overlap.
 Tensor as_strided_grad(const Tensor& grad, const Geometry& in, const Geometry& out);
-// The gradient of gelu(x, approximate="tanh") given the output's gradient `grad` (PyTorch's
-// GeluBackward with "tanh"): gelu's and _addmm_activation's formulas share it.
-Tensor gelu_tanh_grad(const Tensor& grad, const Tensor& x);
+// The gradient of gelu(x, approximate) ("none" or "tanh") given the output's gradient `grad`
+// (PyTorch's GeluBackward0): gelu's and _addmm_activation's formulas share it. One gelu_backward
+// call when no graph is recorded (Note [Fused backward unless create_graph], derivatives_nn.cpp);
+// under create_graph the operators' formula, which a second backward can differentiate.
+Tensor gelu_grad(const Tensor& grad, const Tensor& x, std::string_view approximate);
 // The wrapped, sorted, unique dims of a reduction over `dims` (std::nullopt: every dim; an
 // empty list: none).
 std::vector<int64_t> reduced_dims(OptionalIntArrayRef dims, int64_t ndim);

@@ -73,6 +73,7 @@ const DerivativeEntry kLogSoftmaxBackwardData{"aten::_log_softmax_backward_data"
 const DerivativeEntry kNativeLayerNormBackward{"aten::native_layer_norm_backward", "NativeLayerNormBackwardBackward0",
                                                0, 0, nullptr};
 const DerivativeEntry kRmsNormBackward{"aten::_rms_norm_backward", "RmsNormBackwardBackward0", 0, 0, nullptr};
+const DerivativeEntry kGeluBackward{"aten::gelu_backward", "GeluBackwardBackward0", 0, 0, nullptr};
 
 using BinSig = Tensor(const Tensor&, const Tensor&);
 using UnarySig = Tensor(const Tensor&);
@@ -124,6 +125,7 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   register_derivative<&kLogSoftmaxBackwardData, SoftmaxBackwardSig>(m, "_log_softmax_backward_data");
   register_derivative<&kNativeLayerNormBackward, LayerNormBackwardSig>(m, "native_layer_norm_backward");
   register_derivative<&kRmsNormBackward, RmsNormBackwardSig>(m, "_rms_norm_backward");
+  register_derivative<&kGeluBackward, Tensor(const Tensor&, const Tensor&, std::string_view)>(m, "gelu_backward");
 }
 
 }  // namespace anatomy::autograd

@@ -160,18 +160,21 @@
     "bitwise_right_shift_.Tensor", "bitwise_right_shift.Tensor_out")
 
 // The rows whose front door is written by hand (add and sub's alpha, div's rounding modes, clamp's
-// optional bounds, threshold_backward's threshold): their kernels come from the rows, their
-// functions and schemas from dispatch/ops/binary.cpp. Several enumerators may share a name.
-#define ANATOMY_FORALL_BINARY_SPECIAL_OPS(_)                   \
-  _(Add, add, Any, AddFn, arithmetic, "", "", "")              \
-  _(Sub, sub, NoBool, SubFn, arithmetic, "", "", "")           \
-  _(Mul, mul, Any, MulFn, arithmetic, "", "", "")              \
-  _(Div, div, Float, DivFn, arithmetic, "", "", "")            \
-  _(DivTrunc, div, NoBool, DivTruncFn, arithmetic, "", "", "") \
-  _(DivFloor, div, NoBool, DivFloorFn, arithmetic, "", "", "") \
-  _(ClampMin, clamp, NoBool, MaximumFn, math, "", "", "")      \
-  _(ClampMax, clamp, NoBool, MinimumFn, math, "", "", "")      \
-  _(ThresholdBackward, threshold_backward, NoBool, ThresholdBackwardFn, math, "", "", "")
+// optional bounds, threshold_backward's threshold, gelu_backward's approximation): their kernels
+// come from the rows, their functions and schemas from dispatch/ops/binary.cpp. Several
+// enumerators may share a name.
+#define ANATOMY_FORALL_BINARY_SPECIAL_OPS(_)                                              \
+  _(Add, add, Any, AddFn, arithmetic, "", "", "")                                         \
+  _(Sub, sub, NoBool, SubFn, arithmetic, "", "", "")                                      \
+  _(Mul, mul, Any, MulFn, arithmetic, "", "", "")                                         \
+  _(Div, div, Float, DivFn, arithmetic, "", "", "")                                       \
+  _(DivTrunc, div, NoBool, DivTruncFn, arithmetic, "", "", "")                            \
+  _(DivFloor, div, NoBool, DivFloorFn, arithmetic, "", "", "")                            \
+  _(ClampMin, clamp, NoBool, MaximumFn, math, "", "", "")                                 \
+  _(ClampMax, clamp, NoBool, MinimumFn, math, "", "", "")                                 \
+  _(ThresholdBackward, threshold_backward, NoBool, ThresholdBackwardFn, math, "", "", "") \
+  _(GeluBackward, gelu_backward, FloatOnly, GeluBackwardFn, math, "", "", "")             \
+  _(GeluBackwardTanh, gelu_backward, FloatOnly, GeluBackwardTanhFn, math, "", "", "")
 
 // The element-wise ternary operators, one row each; their front doors are written by hand
 // (dispatch/ops/binary.cpp: where's condition, lerp's Scalar weight, clamp's optional bounds),

@@ -462,6 +462,32 @@ void add_activation_gradients(std::vector<OpInfo>& ops) {
   fractional.notes = "threshold 0.5 (integers compare with it truncated to 0)";
   fractional.error_inputs = nullptr;  // threshold_backward's
   ops.push_back(fractional);
+  // gelu_backward(grad_output, self, approximate): grad_output times gelu's derivative at self.
+  for (const std::string approximate : {"none", "tanh"}) {
+    auto ref = [approximate](double g, double x, DType) {
+      if (approximate == "tanh") {
+        constexpr double kSqrt2OverPi = 0.79788456080286535588, kKappa = 0.044715;
+        const double t = std::tanh(kSqrt2OverPi * (x + kKappa * x * x * x));
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kKappa * x * x));
+      }
+      return g * (0.5 * (1 + std::erf(x / std::sqrt(2.0))) + x * std::exp(-0.5 * x * x) * 0.39894228040143267794);
+    };
+    auto fn = [approximate](const Tensor& g, const Tensor& x) { return anatomy::gelu_backward(g, x, approximate); };
+    OpInfo gelu =
+        binary(approximate == "none" ? "gelu_backward" : "gelu_backward_tanh", kFloating, ref, fn, nullptr, nullptr);
+    gelu.schemas = {"gelu_backward"};
+    gelu.differentiable = false;  // a backward of gelu's backward takes the operators' formula
+    gelu.notes = "approximate='" + approximate + "'; gelu's gradient, one kernel";
+    gelu.error_inputs = [] {
+      return std::vector<ErrorInput>{
+          {bad_sample("shapes that do not broadcast", {randn({2, 3}), randn({4})}),
+           &typeid(ValueError),
+           {"gelu_backward", "[2, 3]", "[4]"}},
+          {bad_sample("integer operands", {tensor({1, 2}), tensor({1, 2})}), &typeid(TypeError), {"gelu_backward"}},
+      };
+    };
+    ops.push_back(approximate == "none" ? with_bench(gelu) : gelu);
+  }
 }
 
 #define ANATOMY_BOOL_ENTRY(op_name, schema_base, op_expr, ref_expr)                 \

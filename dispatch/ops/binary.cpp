@@ -152,6 +152,7 @@ ANATOMY_LIBRARY(aten, m) {
   ANATOMY_FORALL_BINARY_FUNCTION_OPS(ANATOMY_DEF_BINARY_FUNCTION)
 #undef ANATOMY_DEF_BINARY_FUNCTION
   m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
+  m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
   m.def("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
@@ -424,6 +425,12 @@ Tensor xlogy(const Scalar& self, const Tensor& other) { return xlogy(wrapped_sca
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
   ANATOMY_OP(op, "aten::threshold_backward", AlphaSig);
   return op.call(grad_output, self, threshold);
+}
+
+// ---- gelu_backward ----
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  ANATOMY_OP(op, "aten::gelu_backward", Tensor(const Tensor&, const Tensor&, std::string_view));
+  return op.call(grad_output, self, approximate);
 }
 
 // ---- where ----

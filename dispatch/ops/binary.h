@@ -90,6 +90,12 @@ Tensor xlogy(const Scalar& self, const Tensor& other);
 // broadcast and promote as a binary op's; numeric dtypes (not bool); fp16 and bf16 compare in
 // float; the threshold must fit that type.
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
+// gelu's gradient (PyTorch's GeluBackward0 calls it): grad_output times the derivative of
+// gelu(self, approximate) ('none': Phi(x) + x phi(x); 'tanh': the tanh form's), in one kernel,
+// computed in fp32 for fp16 and bf16 and rounded once. Broadcasts and promotes as a binary op;
+// floating dtypes only (TypeError otherwise); another approximate is a ValueError. Not
+// differentiable (a backward of gelu's backward takes the operators' formula).
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate = "none");
 
 // ---- ternary ----
 // where(condition, self, other): self where condition is true, else other; all three broadcast,

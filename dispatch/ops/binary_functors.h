@@ -278,6 +278,39 @@ struct ThresholdBackwardFn : BinaryFn<T> {
   ANATOMY_HOST_DEVICE T operator()(T grad, T self) const { return opmath_t<T>(self) <= this->alpha ? T(0) : grad; }
 };
 
+// gelu's gradient in one pass (PyTorch's GeluBackward0 calls gelu_backward): grad times the
+// derivative of x Phi(x), Phi(x) + x phi(x), in the computation type (fp32 for fp16 and bf16,
+// rounded once), where the operators' formula rounds at every step. Phi as erfc(-x / sqrt 2) / 2:
+// 1 + erf(x / sqrt 2) cancels for negative x.
+template <typename T>
+struct GeluBackwardFn : BinaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T grad, T self) const {
+    using A = opmath_t<T>;
+    const A x = A(self);
+    const A cdf = A(0.5) * math::erfc(-x * A(0.70710678118654752440));
+    const A pdf = math::exp(A(-0.5) * x * x) * A(0.39894228040143267794);
+    return static_cast<T>(A(grad) * (cdf + x * pdf));
+  }
+};
+// The tanh approximation's: with u = sqrt(2/pi) (x + 0.044715 x^3) and t = tanh(u),
+// d/dx [x/2 (1 + t)] = (1 + t) / 2 + x/2 (1 - t^2) sqrt(2/pi) (1 + 3 0.044715 x^2). (1 + t) / 2
+// is s = sigmoid(2u) = 1 / (1 + e), e = exp(-2u), and 1 - t^2 = 4 s (1 - s) with 1 - s = e s:
+// one exponential, and no cancellation of 1 + t where t is near -1 (the derivative's small
+// negative lobe). An overflowing e gives s = 0 and 1 - s = 1, not inf times 0.
+template <typename T>
+struct GeluBackwardTanhFn : BinaryFn<T> {
+  ANATOMY_HOST_DEVICE T operator()(T grad, T self) const {
+    using A = opmath_t<T>;
+    constexpr A kSqrt2OverPi = A(0.79788456080286535588), kKappa = A(0.044715);
+    const A x = A(self), x_sq = x * x;
+    const A two_u = A(2) * kSqrt2OverPi * (x + kKappa * x_sq * x);
+    const A e = math::exp(-two_u), s = A(1) / (A(1) + e);
+    const A r = e < infinity<A>() ? e * s : A(1);
+    const A right = A(2) * x * s * r * kSqrt2OverPi * (A(1) + A(3) * kKappa * x_sq);
+    return static_cast<T>(A(grad) * (s + right));
+  }
+};
+
 // Comparisons: fp16 and bf16 compare as float, so NaN compares as IEEE says.
 #define ANATOMY_COMPARE_FN(Name, expr)                          \
   template <typename T>                                         \

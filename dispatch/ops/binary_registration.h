@@ -92,6 +92,16 @@ struct ElementwiseKernels {
     return binary(BinaryOp::ThresholdBackward, Tensor(), grad_output, self, threshold);
   }
 
+  // ---- gelu_backward: a binary plan over (grad_output, self), one row per approximation ----
+  static BinaryOp gelu_backward_op(std::string_view approximate) {
+    if (approximate == "none") return BinaryOp::GeluBackward;
+    if (approximate == "tanh") return BinaryOp::GeluBackwardTanh;
+    ANATOMY_THROW(ValueError, "gelu_backward: approximate must be 'none' or 'tanh', got '{}'", approximate);
+  }
+  static Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+    return binary(gelu_backward_op(approximate), Tensor(), grad_output, self, 1);
+  }
+
   // ---- div with a rounding mode ----
   static BinaryOp div_op(std::optional<std::string_view> mode) {
     if (!mode) return BinaryOp::Div;
@@ -186,6 +196,7 @@ void register_binary_kernels(Library& m) {
   m.impl("div_.Tensor_mode", named_kernel(&K::div_mode_, "div_mode_"));
   m.impl("div.out_mode", named_kernel(&K::div_mode_out, "div.out_mode"));
   m.impl("threshold_backward", named_kernel(&K::threshold_backward, "threshold_backward"));
+  m.impl("gelu_backward", named_kernel(&K::gelu_backward, "gelu_backward"));
 
 #define ANATOMY_REGISTER_BINARY_FUNCTION(e, name, dtypes, fn, group, functional, inplace, out)               \
   {                                                                                                          \
