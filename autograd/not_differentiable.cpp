@@ -41,6 +41,7 @@ constexpr const char* kNotDifferentiable[] = {
     "randn_like",
     // The optimizers' multi-tensor step writes parameters under no-grad (dispatch/ops/fused_optim.h).
     "_fused_adam_",
+    "_fused_adam_capturable_",
 };
 // clang-format on
 

@@ -14,8 +14,8 @@
 namespace anatomy {
 
 void check_fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs, double lr,
-                      double beta1, double beta2, double eps, double bias_correction1, double bias_correction2) {
-  const char* op = "_fused_adam_";
+                      double beta1, double beta2, double eps, double bias_correction1, double bias_correction2,
+                      const char* op) {
   ANATOMY_CHECK(
       grads.size() == params.size() && exp_avgs.size() == params.size() && exp_avg_sqs.size() == params.size(),
       ValueError,
@@ -44,9 +44,9 @@ void check_fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, 
 
 void check_fused_adam_capturable(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                                  TensorList steps, double lr, double beta1, double beta2, double eps) {
-  // The corrections are not known here; 1 passes their check, which the counts' own replaces.
-  check_fused_adam(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps, 1, 1);
   const char* op = "_fused_adam_capturable_";
+  // The corrections come from the counts, checked below; 1 passes the corrections' check.
+  check_fused_adam(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps, 1, 1, op);
   ANATOMY_CHECK(steps.size() == params.size(), ValueError,
                 "{}: the lists must have one entry per parameter: {} params, {} steps", op, params.size(),
                 steps.size());

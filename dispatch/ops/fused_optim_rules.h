@@ -8,9 +8,11 @@
 namespace anatomy {
 
 // _fused_adam_'s: four lists of one entry per parameter, each entry's tensors of the parameter's
-// shape, dtype (floating) and device; hyperparameters in range; bias corrections in (0, 1].
+// shape, dtype (floating) and device; hyperparameters in range; bias corrections in (0, 1]. `op`
+// names the operator in the errors.
 void check_fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs, double lr,
-                      double beta1, double beta2, double eps, double bias_correction1, double bias_correction2);
+                      double beta1, double beta2, double eps, double bias_correction1, double bias_correction2,
+                      const char* op = "_fused_adam_");
 
 // _fused_adam_capturable_'s: _fused_adam_'s, and one step count per parameter, each a one-element
 // fp64 tensor on its parameter's device.
