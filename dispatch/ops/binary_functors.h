@@ -289,14 +289,16 @@ struct GeluBackwardFn : BinaryFn<T> {
     const A x = A(self);
     const A cdf = A(0.5) * math::erfc(-x * A(0.70710678118654752440));
     const A pdf = math::exp(A(-0.5) * x * x) * A(0.39894228040143267794);
-    return static_cast<T>(A(grad) * (cdf + x * pdf));
+    // x phi(x) is 0 where phi underflows (an infinite x would make it inf times 0).
+    return static_cast<T>(A(grad) * (cdf + (pdf == A(0) ? A(0) : x * pdf)));
   }
 };
 // The tanh approximation's: with u = sqrt(2/pi) (x + 0.044715 x^3) and t = tanh(u),
 // d/dx [x/2 (1 + t)] = (1 + t) / 2 + x/2 (1 - t^2) sqrt(2/pi) (1 + 3 0.044715 x^2). (1 + t) / 2
 // is s = sigmoid(2u) = 1 / (1 + e), e = exp(-2u), and 1 - t^2 = 4 s (1 - s) with 1 - s = e s:
 // one exponential, and no cancellation of 1 + t where t is near -1 (the derivative's small
-// negative lobe). An overflowing e gives s = 0 and 1 - s = 1, not inf times 0.
+// negative lobe). An overflowing e gives s = 0 and 1 - s = 1, not inf times 0, and the second
+// term is 0 wherever s (1 - s) is, however large x^2 grows.
 template <typename T>
 struct GeluBackwardTanhFn : BinaryFn<T> {
   ANATOMY_HOST_DEVICE T operator()(T grad, T self) const {
@@ -305,8 +307,8 @@ struct GeluBackwardTanhFn : BinaryFn<T> {
     const A x = A(self), x_sq = x * x;
     const A two_u = A(2) * kSqrt2OverPi * (x + kKappa * x_sq * x);
     const A e = math::exp(-two_u), s = A(1) / (A(1) + e);
-    const A r = e < infinity<A>() ? e * s : A(1);
-    const A right = A(2) * x * s * r * kSqrt2OverPi * (A(1) + A(3) * kKappa * x_sq);
+    const A sr = s * (e < infinity<A>() ? e * s : A(1));
+    const A right = sr == A(0) ? A(0) : A(2) * x * sr * kSqrt2OverPi * (A(1) + A(3) * kKappa * x_sq);
     return static_cast<T>(A(grad) * (s + right));
   }
 };
