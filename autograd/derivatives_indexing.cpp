@@ -89,7 +89,8 @@ variable_list index_select_backward(BackwardContext& ctx, const variable_list& g
 variable_list gather_backward(BackwardContext& ctx, const variable_list& g) {
   variable_list out = ctx.grads();
   const int64_t dim = ctx.arg<int64_t>(1);
-  ctx.set(out, 0, scatter_add(zeros(ctx.input_sizes(0), g[0].options()), dim, ctx.input(2), g[0]));
+  // In place into the fresh zeros: the out-of-place scatter_add would copy them first.
+  ctx.set(out, 0, zeros(ctx.input_sizes(0), g[0].options()).scatter_add_(dim, ctx.input(2), g[0]));
   return out;
 }
 

@@ -45,12 +45,14 @@ Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value, co
   const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(E)));
   Tensor scores = matmul(query, key.transpose(-2, -1)) * Scalar(s);
   const double neg_inf = -std::numeric_limits<double>::infinity();
+  // The masks fill `scores` in place: it is this function's own temporary (the product's scaled
+  // copy, saved by no backward), and an out-of-place masked_fill would copy it first.
   if (is_causal) {
     Tensor future = triu(ones({L, S}, TensorOptions().dtype(DType::Bool).device(query.device())), 1);
-    scores = scores.masked_fill(future, neg_inf);
+    scores.masked_fill_(future, neg_inf);
   }
   if (attn_mask.has_value()) {
-    if (attn_mask->dtype() == DType::Bool) scores = scores.masked_fill(logical_not(*attn_mask), neg_inf);
+    if (attn_mask->dtype() == DType::Bool) scores.masked_fill_(logical_not(*attn_mask), neg_inf);
     else scores = scores + *attn_mask;
   }
   Tensor weights = softmax(scores, -1);
