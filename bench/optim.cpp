@@ -3,8 +3,9 @@
 // group), on 100 parameters of 64x64 and of 256x256, on the CPU and, where a device is present,
 // on CUDA (issue 25's target: the multi-tensor step at least 3x faster than the per-parameter
 // loop); on CUDA also both with capturable = true (the counts on the device, as a step captured
-// into a CUDA graph needs them: _fused_adam_capturable_ against about 25 operators per parameter). Host time per step
-// with the device synchronized at the end of each step, so the time is the step's whole cost.
+// into a CUDA graph needs them: _fused_adam_capturable_ against about 25 operators per
+// parameter). Host time per step with the device synchronized at the end of each step, so the
+// time is the step's whole cost.
 #include <benchmark/benchmark.h>
 
 #include <memory>

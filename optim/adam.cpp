@@ -97,7 +97,7 @@ template <bool Decoupled>
 void AdamFamily<Decoupled>::foreach_step(size_t group, size_t first_state) {
   const Options& o = this->groups_[group].options;
   struct Lists {
-    std::vector<Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
+    std::vector<Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;  // steps: capturable only
   };
   Lists counted_on_device;
   std::map<int64_t, Lists> by_step;
@@ -114,7 +114,7 @@ void AdamFamily<Decoupled>::foreach_step(size_t group, size_t first_state) {
     l.grads.push_back(g);
     l.exp_avgs.push_back(state.at("exp_avg"));
     l.exp_avg_sqs.push_back(state.at("exp_avg_sq"));
-    l.steps.push_back(count);
+    if (o.capturable) l.steps.push_back(count);
   }
   if (o.capturable) {
     const Lists& l = counted_on_device;

@@ -222,8 +222,8 @@ void gemm_integer(const Tensor& c, const Tensor& a, const Tensor& b, const Scala
 // Note [Splitting K around a misaligned head]: false (nothing done) where the product does not
 // qualify: not fp16/bf16 with its reduced-precision switch on, a batch, an operand or c that the
 // split leaves misaligned, nothing to split (a aligned and K a multiple of 8: no copy is made
-// then either), or alpha 0 (the
-// remainder's 0 * inf would be NaN; such a product keeps the one cuBLAS call of the path below).
+// then either), or alpha 0 (the remainder's 0 * inf would be NaN; such a product keeps the one
+// cuBLAS call of the path below).
 bool split_k(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
   const DType t = a.dtype();
   const bool reduced = (t == DType::Float16 && allow_fp16_reduced_precision_reduction()) ||

@@ -66,7 +66,8 @@ __global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table,
   T* m = static_cast<T*>(table.exp_avg[i]);
   T* v = static_cast<T*>(table.exp_avg_sq[i]);
   A step_size = h.step_size, bias_correction2_sqrt = h.bias_correction2_sqrt;
-  if (const double* count = table.step[i]) {  // 1 - beta^t as 1 - exp(t log beta), as the operators form it
+  // 1 - beta^t as 1 - exp(t log beta), as the operators form it.
+  if (const double* count = table.step[i]) {
     const double t = *count;
     step_size = static_cast<A>(h.lr / (1.0 - exp(t * h.log_beta1)));
     bias_correction2_sqrt = static_cast<A>(sqrt(1.0 - exp(t * h.log_beta2)));
