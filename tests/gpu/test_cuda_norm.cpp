@@ -94,7 +94,7 @@ TEST_CASE("cuda layer_norm and rms_norm: every floating dtype and kernel shape m
   }
 }
 
-TEST_CASE("cuda layer_norm and rms_norm: misaligned inputs and weights take the scalar loads") {
+TEST_CASE("cuda layer_norm and rms_norm: misaligned inputs and weights move in shifted vectors") {
   ANATOMY_REQUIRE_GPU();
   manual_seed(32);
   for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
@@ -117,9 +117,9 @@ TEST_CASE("cuda layer_norm and rms_norm: rows a stride apart are read where they
   ANATOMY_REQUIRE_GPU();
   manual_seed(34);
   // The CUDA plan keeps an input whose rows are contiguous and evenly spaced (no copy): x[:, 1:]
-  // (misaligned rows, scalar loads), x[:, 8:] (aligned rows longer than cols, vector loads where
-  // the stride allows), an expanded row (stride 0) and leading dims that collapse into one stride;
-  // leading dims that do not collapse are copied as before.
+  // (misaligned rows, shifted vectors: Note [Shifted rows]), x[:, 8:] (aligned rows longer than
+  // cols, vector loads where the stride allows), an expanded row (stride 0) and leading dims that
+  // collapse into one stride; leading dims that do not collapse are copied as before.
   for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
     CAPTURE(name(d));
     for (int64_t n : {24, 512, 2047, 8192, 20000}) {  // warp, block and looping kernels
@@ -149,7 +149,8 @@ TEST_CASE("cuda layer_norm and rms_norm: values a stride apart and transposed ma
   // Every other column goes to the row kernels with strided loads; a transposed matrix (rows
   // closer together than their values) to the tile kernel (Note [Tiles of adjacent rows]), with
   // 16-byte loads when its columns are aligned (rows a multiple of the vector), scalar loads
-  // otherwise, a last tile of fewer rows, and a copy when a row is too long for a tile of two.
+  // otherwise, a last tile of fewer rows, and a copy when a row is too long for a tile of two;
+  // or, with columns 16-byte aligned, to clusters of blocks sharing a tile.
   for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
     CAPTURE(name(d));
     for (int64_t n : {24, 512, 2047, 8192, 20000}) {
@@ -162,6 +163,16 @@ TEST_CASE("cuda layer_norm and rms_norm: values a stride apart and transposed ma
         check_affine_variants(m.slice(1, 0, rows).t(), m_g.slice(1, 0, rows).t(), {n}, "transposed");
         check_affine_variants(m.slice(1, 1, rows + 1).t(), m_g.slice(1, 1, rows + 1).t(), {n},
                               "transposed, one element into its storage");
+      }
+      // Columns a multiple of 16 bytes apart: clusters of blocks sharing a tile where the GPU has
+      // them (Note [Clusters over a tile of rows]), one tile or several and a last one of fewer
+      // rows, from the storage's start or 8 elements into it (still aligned).
+      for (int64_t rows : {37, 64, 130}) {
+        CAPTURE(rows);
+        const Tensor m = randn({n, 144}, DType::Float32).mul(2).add(1).to(d), m_g = m.to(kCuda);
+        check_affine_variants(m.slice(1, 0, rows).t(), m_g.slice(1, 0, rows).t(), {n}, "transposed, aligned");
+        check_affine_variants(m.slice(1, 8, rows + 8).t(), m_g.slice(1, 8, rows + 8).t(), {n},
+                              "transposed, aligned, 8 elements into its storage");
       }
     }
     const Tensor cube = randn({300, 4, 5}, DType::Float32).to(d);

@@ -8,9 +8,9 @@
 #include "anatomy/core/dtype.h"
 
 // ---- norm --------------------------------------------------------------------------------------
-// Launchers of the CUDA layer_norm and rms_norm kernels (norm.cu, norm_tile.cu), called by
-// norm_cuda.cpp with the plan's rows x cols input: rows a stride apart, their values a stride
-// apart (dispatch/ops/norm_plan.h).
+// Launchers of the CUDA layer_norm and rms_norm kernels (norm.cu, norm_tile.cu, norm_cluster.cu),
+// called by norm_cuda.cpp with the plan's rows x cols input: rows a stride apart, their values a
+// stride apart (dispatch/ops/norm_plan.h).
 
 namespace anatomy::cuda {
 
@@ -43,6 +43,13 @@ void launch_row_norm(RowNormKind kind, DType dtype, const RowNormBuffers& b, int
 int row_norm_tile_rows(DType dtype, int64_t cols);
 void launch_row_norm_tiles(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols,
                            int tile_rows, double eps, cudaStream_t stream);
+
+// The same for a transposed input (rows 1 element apart, 16-byte aligned, values a multiple of 16
+// bytes apart) by clusters of blocks that share a tile (norm_cluster.cu, Note [Clusters over a
+// tile of rows]). Launches and returns true where the device, the build and the layout allow;
+// false (nothing launched) otherwise.
+bool launch_row_norm_clusters(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols,
+                              double eps, cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 

@@ -3,9 +3,10 @@
 // of the input's dtype). The kernels read the input where it lies when its rows and their values
 // are each evenly spaced: rows a stride apart (x[:, 1:], c01 contiguity-bench's sliced view) and
 // values a stride apart (every other column) go to the row kernels of norm.cu; rows closer
-// together than their values (a transposed matrix) to the tile kernel of norm_tile.cu, or to a
-// copy when not even a tile of two rows fits in shared memory. Their derivatives are composites
-// (autograd/derivatives_nn.cpp), which run on CUDA as they are.
+// together than their values (a transposed matrix) to clusters of blocks sharing a tile
+// (norm_cluster.cu) where the GPU and the layout allow, else to the tile kernel of norm_tile.cu,
+// or to a copy when not even a tile of two rows fits in shared memory. Their derivatives are
+// composites (autograd/derivatives_nn.cpp), which run on CUDA as they are.
 #include <limits>
 #include <tuple>
 
@@ -25,16 +26,23 @@ const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : 
 // Launches the kernels that read the plan's input as it lies (b: every buffer but the input's).
 void launch(RowNormKind kind, RowNormPlan& plan, RowNormBuffers b, double eps) {
   const DType dtype = plan.input.dtype();
-  int tile_rows = 0;
+  const auto point_at_input = [&] {
+    b.input = plan.input.data_ptr();
+    b.input_row_stride = plan.row_stride;
+    b.input_col_stride = plan.col_stride;
+  };
   if (plan.col_stride != 1 && plan.row_stride < plan.col_stride) {
-    tile_rows = row_norm_tile_rows(dtype, plan.cols);
-    if (tile_rows == 0) make_rows_contiguous(plan);
+    point_at_input();
+    if (launch_row_norm_clusters(kind, dtype, b, plan.rows, plan.cols, eps, current_stream())) return;
+    const int tile_rows = row_norm_tile_rows(dtype, plan.cols);
+    if (tile_rows > 0) {
+      launch_row_norm_tiles(kind, dtype, b, plan.rows, plan.cols, tile_rows, eps, current_stream());
+      return;
+    }
+    make_rows_contiguous(plan);
   }
-  b.input = plan.input.data_ptr();
-  b.input_row_stride = plan.row_stride;
-  b.input_col_stride = plan.col_stride;
-  if (tile_rows > 0) launch_row_norm_tiles(kind, dtype, b, plan.rows, plan.cols, tile_rows, eps, current_stream());
-  else launch_row_norm(kind, dtype, b, plan.rows, plan.cols, eps, current_stream());
+  point_at_input();
+  launch_row_norm(kind, dtype, b, plan.rows, plan.cols, eps, current_stream());
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,

@@ -73,24 +73,31 @@ __device__ __forceinline__ RowScale<A> rms_norm_scale(A q, const NormKernelArgs<
   return s;
 }
 
-// The output of Vec elements from element e (x holds them).
-template <int Vec, typename T, typename A>
+// The output of Vec elements from element e (x holds them). Shifted (Note [Shifted rows],
+// row_kernel.cuh): yr + e is aligned but e may lie before the row's start or run past its end
+// (those elements are left out), and the weight's and bias's elements may lie anywhere.
+template <int Vec, bool Shifted = false, typename T, typename A>
 __device__ __forceinline__ void write_normalized(const NormKernelArgs<T>& a, T* yr, int64_t e, const A* x,
                                                  const RowScale<A>& s) {
   A o[Vec], w[Vec], b[Vec];
+  const auto load = [&](const T* p, A* out) {
+    if constexpr (Shifted) load_shifted<Vec>(p, e, a.n, out);
+    else load_vector<Vec>(p + e, 0, out);
+  };
 #pragma unroll
   for (int k = 0; k < Vec; ++k) o[k] = ((x[k] - s.shift) - s.correction) * s.rstd;
   if (a.w) {
-    load_vector<Vec>(a.w + e, 0, w);
+    load(a.w, w);
 #pragma unroll
     for (int k = 0; k < Vec; ++k) o[k] *= w[k];
   }
   if (a.b) {
-    load_vector<Vec>(a.b + e, 0, b);
+    load(a.b, b);
 #pragma unroll
     for (int k = 0; k < Vec; ++k) o[k] += b[k];
   }
-  store_vector<Vec>(yr + e, 0, o);
+  if constexpr (Shifted) store_shifted<Vec>(yr, e, a.n, o);
+  else store_vector<Vec>(yr + e, 0, o);
 }
 
 }  // namespace anatomy::cuda

@@ -160,6 +160,51 @@ __device__ __forceinline__ void store_vector(T* __restrict__ p, int e, const A* 
   }
 }
 
+// Note [Shifted rows]
+//   A row that starts off a 16-byte boundary (x[:, 1:] of a contiguous matrix, whose output rows
+//   of an odd length start anywhere too) would take scalar loads and stores, four or eight times
+//   the memory instructions, each writing parts of sectors. Instead the row's vectors follow its
+//   output's alignment: a thread's vector starts `head` elements before a multiple of Vec, so its
+//   store is one aligned 16-byte store (scalar only at the row's two ends), and each load reads
+//   the one or two aligned vectors that hold its elements and shifts them into place (the shift is
+//   the same for every thread of the row: a uniform branch, no divergence). Aligned vectors that
+//   hold none of the row's elements are not read, so no load leaves the row's 16-byte words.
+
+// Vec (> 1) elements of p from element e (p + e anywhere; p 16-byte aligned modulo whole
+// elements), those outside [0, n) unread and unspecified (Note [Shifted rows]).
+template <int Vec, int Shift = 0, typename T, typename A>
+__device__ __forceinline__ void load_shifted(const T* __restrict__ p, int64_t e, int64_t n, A* out) {
+  static_assert(Vec > 1);
+  const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(p + e) % 16) / sizeof(T));
+  if constexpr (Shift < Vec) {
+    if (shift != Shift) return load_shifted<Vec, Shift + 1>(p, e, n, out);
+    const int64_t first = e - Shift;  // the first aligned vector's first element
+    AlignedVector<T, Vec> lo{}, hi{};
+    if (first + Vec > 0 && first < n) lo = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + first);
+    if constexpr (Shift > 0) {
+      if (first + 2 * Vec > 0 && first + Vec < n) hi = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + first + Vec);
+    }
+#pragma unroll
+    for (int k = 0; k < Vec; ++k) out[k] = to_compute<A>(k + Shift < Vec ? lo.v[k + Shift] : hi.v[k + Shift - Vec]);
+  }
+}
+
+// in[0 .. Vec) to p[e ...] (p + e 16-byte aligned), those of elements outside [0, n) left out.
+template <int Vec, typename T, typename A>
+__device__ __forceinline__ void store_shifted(T* __restrict__ p, int64_t e, int64_t n, const A* in) {
+  if (e >= 0 && e + Vec <= n) return store_vector<Vec>(p + e, 0, in);
+#pragma unroll
+  for (int k = 0; k < Vec; ++k) {
+    if (e + k >= 0 && e + k < n) p[e + k] = from_compute<T>(in[k]);
+  }
+}
+
+// Elements of p before its first 16-byte boundary, counted back from it: p - head is aligned.
+template <typename T>
+__device__ __forceinline__ int misaligned_elements(const T* p) {
+  return static_cast<int>((reinterpret_cast<uintptr_t>(p) % 16) / sizeof(T));
+}
+
 // One thread's share of a row (Note [Rows in registers]).
 template <typename T, typename A, int Vec>
 struct RowRegisters {
@@ -182,6 +227,29 @@ struct RowRegisters {
       } else {
 #pragma unroll
         for (int k = 0; k < Vec; ++k) v[j * Vec + k] = fill;
+      }
+    }
+  }
+
+  // The thread's vectors of a row of n elements whose vector j starts at element
+  // first(j) - head (Note [Shifted rows]); slots of elements outside [0, n) are unspecified.
+  __device__ void load_shifted_row(const T* __restrict__ row, int n, int head, int rank, int size) {
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      const int e = first(j, rank, size) - head;
+      if (e < n) anatomy::cuda::load_shifted<Vec>(row, e, n, v + j * Vec);
+    }
+  }
+
+  // f(slot) for each slot that holds an element of such a row, in slot order.
+  template <typename F>
+  __device__ void for_each_shifted(int n, int head, int rank, int size, F&& f) {
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      const int e = first(j, rank, size) - head;
+#pragma unroll
+      for (int k = 0; k < Vec; ++k) {
+        if (e + k >= 0 && e + k < n) f(v[j * Vec + k]);
       }
     }
   }

@@ -26,6 +26,7 @@ DeviceLimits query(int device) {
   l.shared_memory_per_block_optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
   l.reserved_shared_memory_per_block = attribute(cudaDevAttrReservedSharedMemoryPerBlock);
   l.max_threads_per_multiprocessor = attribute(cudaDevAttrMaxThreadsPerMultiProcessor);
+  l.cluster_launch = attribute(cudaDevAttrClusterLaunch) != 0;
   return l;
 }
 

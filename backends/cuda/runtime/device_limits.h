@@ -14,6 +14,7 @@ struct DeviceLimits {
   int shared_memory_per_block_optin = 0;     // bytes one block may ask for (static + dynamic)
   int reserved_shared_memory_per_block = 0;  // bytes the system keeps per resident block
   int max_threads_per_multiprocessor = 0;
+  bool cluster_launch = false;  // thread block clusters (compute capability 9.0 and later)
 };
 
 // Devices the table holds: current_device_limits raises DeviceError beyond them.
