@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <mutex>
 
@@ -214,31 +215,41 @@ int64_t cluster_block_budget() {
       l.shared_memory_per_block_optin);
 }
 
-// The binary holds the kernel for a cluster-capable architecture (a build for older GPUs, run
-// through its PTX on a newer one, holds the __trap instead).
-template <auto Kernel>
-bool compiled_with_clusters() {
-  static std::array<int, kDeviceLimitsDevices> version{};
-  static std::array<std::once_flag, kDeviceLimitsDevices> once;
-  const int device = current_device_limits().device;
-  std::call_once(once[device], [&] {
+// Whether clusters of k blocks of `Kernel` run on the current device: the binary holds the kernel
+// for a cluster-capable architecture (a build for older GPUs, run through its PTX on a newer one,
+// holds the __trap instead), and k blocks with the largest shared memory cluster_blocks may give
+// each fit the device's SMs at once (a partitioned GPU may hold fewer). The first call per device
+// also lets the kernel take that shared memory; each answer is asked of the runtime once.
+template <auto Kernel, typename T, int W>
+bool clusters_run(int k) {
+  constexpr int kSizes = 4;                                                     // k = 1, 2, 4, 8
+  static std::array<std::array<int8_t, kSizes>, kDeviceLimitsDevices> known{};  // 0: not asked, 1: yes, -1: no
+  static std::mutex mutex;
+  const int device = current_device_limits().device, slot = std::countr_zero(static_cast<unsigned>(k));
+  const std::lock_guard<std::mutex> lock(mutex);
+  int8_t& answer = known[device][slot];
+  if (answer == 0) {
+    const int64_t bytes = cluster_block_budget() - kClusterStaticBytes<T, W>;
     cudaFuncAttributes attributes{};
     ANATOMY_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
-    version[device] = std::min(attributes.binaryVersion, attributes.ptxVersion);
-  });
-  return version[device] >= 90;
-}
-
-// Lets `Kernel` take the block budget in dynamic shared memory, once per device.
-template <auto Kernel, typename T, int W>
-void allow_cluster_tiles() {
-  static std::array<std::once_flag, kDeviceLimitsDevices> once;
-  const int device = current_device_limits().device;
-  std::call_once(once[device], [] {
-    const int64_t bytes = cluster_block_budget() - kClusterStaticBytes<T, W>;
     ANATOMY_CUDA_CHECK(
         cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  });
+    int clusters = 0;
+    if (std::min(attributes.binaryVersion, attributes.ptxVersion) >= 90) {
+      cudaLaunchAttribute attribute{};
+      attribute.id = cudaLaunchAttributeClusterDimension;
+      attribute.val.clusterDim = {static_cast<unsigned>(k), 1, 1};
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(static_cast<unsigned>(k));
+      config.blockDim = dim3(kClusterThreads);
+      config.dynamicSmemBytes = static_cast<size_t>(bytes);
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      ANATOMY_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config));
+    }
+    answer = clusters > 0 ? 1 : -1;
+  }
+  return answer > 0;
 }
 
 // Blocks per cluster for a tile of W-byte columns: the fewest whose share of the columns fits the
@@ -265,12 +276,11 @@ template <typename T, int W, bool Rms>
 bool launch_clusters_of(const NormKernelArgs<T>& a, cudaStream_t stream) {
   constexpr auto kernel = norm_cluster_kernel<T, W, Rms>;
   const int k = cluster_blocks<T, W>(a.rows, a.n);
-  if (k == 0 || !compiled_with_clusters<kernel>()) return false;
+  if (k == 0 || !clusters_run<kernel, T, W>(k)) return false;
   constexpr int64_t R = W / static_cast<int64_t>(sizeof(T));
   const int64_t chunk = (a.n + k - 1) / k, tiles = (a.rows + R - 1) / R;
   const int64_t bytes = chunk * W;
   if (tiles * k > int64_t{INT32_MAX}) return false;
-  allow_cluster_tiles<kernel, T, W>();
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeClusterDimension;
   attribute.val.clusterDim.x = static_cast<unsigned>(k);
