@@ -15,8 +15,6 @@
 //   outputs are ((x - m) - c) * rstd: x - m is exact when x is near m (Sterbenz), so a large
 //   common offset (values around 1000 that differ by 1) costs no more than an fp32 rounding of
 //   the deviation, where (x - (m + c)) would cost one of the offset.
-#include <type_traits>
-
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/norm/launch.h"
 #include "anatomy/backends/cuda/norm/row_norm.cuh"
@@ -74,11 +72,11 @@ __global__ void __launch_bounds__(kRowWarpsPerBlock * 32) norm_warp_kernel(NormK
   norm_rows_in_registers<T, Vec, Rms, Shifted>(g, a);
 }
 
-template <typename T, int Vec, bool Rms, bool Shifted>
+template <typename T, int Vec, bool Rms>
 __global__ void __launch_bounds__(kRowMaxThreads) norm_block_kernel(NormKernelArgs<T> a) {
   __shared__ double shared[2][64];
   BlockRowGroup g{shared};
-  norm_rows_in_registers<T, Vec, Rms, Shifted>(g, a);
+  norm_rows_in_registers<T, Vec, Rms, false>(g, a);
 }
 
 // Shifted rows in blocks of up to 1024 threads, at most 56 registers a thread: a shifted row of
@@ -93,11 +91,11 @@ __global__ void __maxnreg__(56) norm_block_shifted_kernel(NormKernelArgs<T> a) {
 // The same for blocks of at most 512 threads (fp32 computation, rows of up to 8192 values in
 // vectors) with at most 40 registers a thread, so that three blocks fit an SM: one block's loads
 // overlap two others' reductions and writes.
-template <typename T, int Vec, bool Rms, bool Shifted>
+template <typename T, int Vec, bool Rms>
 __global__ void __launch_bounds__(512, 3) norm_block512_kernel(NormKernelArgs<T> a) {
   __shared__ double shared[2][64];
   BlockRowGroup g{shared};
-  norm_rows_in_registers<T, Vec, Rms, Shifted>(g, a);
+  norm_rows_in_registers<T, Vec, Rms, false>(g, a);
 }
 
 // Rows longer than a block holds: the statistics' passes and the write each read the row.
@@ -153,15 +151,15 @@ void launch_for(const NormKernelArgs<T>& a, cudaStream_t stream) {
   } else if (span <= kBlockRowCapacity<A>) {
     const int threads = row_block_threads<A>(span, vec || shifted ? kVec : 1);
     const unsigned grid = row_grid(a.rows);
-    if (vec) {
-      bool narrow = false;
-      if constexpr (std::is_same_v<A, float>) narrow = threads <= 512;
-      if (narrow) norm_block512_kernel<T, kVec, Rms, false><<<grid, threads, 0, stream>>>(a);
-      else norm_block_kernel<T, kVec, Rms, false><<<grid, threads, 0, stream>>>(a);
-    } else if (shifted) {
+    if (shifted) {
       norm_block_shifted_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+    } else if (!vec) {
+      norm_block_kernel<T, 1, Rms><<<grid, threads, 0, stream>>>(a);
+    } else if constexpr (std::is_same_v<A, float>) {
+      if (threads <= 512) norm_block512_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
+      else norm_block_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
     } else {
-      norm_block_kernel<T, 1, Rms, false><<<grid, threads, 0, stream>>>(a);
+      norm_block_kernel<T, kVec, Rms><<<grid, threads, 0, stream>>>(a);
     }
   } else {
     norm_loop_kernel<T, Rms><<<row_grid(a.rows), kLoopThreads, 0, stream>>>(a);

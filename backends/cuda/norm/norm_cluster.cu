@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <mutex>
@@ -222,13 +223,15 @@ int64_t cluster_block_budget() {
 // also lets the kernel take that shared memory; each answer is asked of the runtime once.
 template <auto Kernel, typename T, int W>
 bool clusters_run(int k) {
-  constexpr int kSizes = 4;                                                     // k = 1, 2, 4, 8
-  static std::array<std::array<int8_t, kSizes>, kDeviceLimitsDevices> known{};  // 0: not asked, 1: yes, -1: no
+  constexpr int kSizes = 4;  // k = 1, 2, 4, 8
+  // 0: not asked, 1: yes, -1: no; read without the lock on every launch once answered.
+  static std::array<std::array<std::atomic<int8_t>, kSizes>, kDeviceLimitsDevices> known{};
   static std::mutex mutex;
   const int device = current_device_limits().device, slot = std::countr_zero(static_cast<unsigned>(k));
+  std::atomic<int8_t>& answer = known[device][slot];
+  if (const int8_t a = answer.load(std::memory_order_acquire); a != 0) return a > 0;
   const std::lock_guard<std::mutex> lock(mutex);
-  int8_t& answer = known[device][slot];
-  if (answer == 0) {
+  if (answer.load(std::memory_order_relaxed) == 0) {
     const int64_t bytes = cluster_block_budget() - kClusterStaticBytes<T, W>;
     cudaFuncAttributes attributes{};
     ANATOMY_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
@@ -247,9 +250,9 @@ bool clusters_run(int k) {
       config.numAttrs = 1;
       ANATOMY_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config));
     }
-    answer = clusters > 0 ? 1 : -1;
+    answer.store(clusters > 0 ? 1 : -1, std::memory_order_release);
   }
-  return answer > 0;
+  return answer.load(std::memory_order_relaxed) > 0;
 }
 
 // Blocks per cluster for a tile of W-byte columns: the fewest whose share of the columns fits the
