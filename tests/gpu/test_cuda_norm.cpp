@@ -164,9 +164,10 @@ TEST_CASE("cuda layer_norm and rms_norm: values a stride apart and transposed ma
         check_affine_variants(m.slice(1, 1, rows + 1).t(), m_g.slice(1, 1, rows + 1).t(), {n},
                               "transposed, one element into its storage");
       }
-      // Columns a multiple of 16 bytes apart: clusters of blocks sharing a tile where the GPU has
-      // them (Note [Clusters over a tile of rows]), one tile or several and a last one of fewer
-      // rows, from the storage's start or 8 elements into it (still aligned).
+      // Columns a multiple of 16 bytes apart: fp32 and fp64 in clusters of blocks sharing a tile
+      // where the GPU has them (Note [Clusters over a tile of rows]), fp16 and bf16 in the tile
+      // kernel; one tile or several and a last one of fewer rows, from the storage's start or 8
+      // elements into it (still aligned).
       for (int64_t rows : {37, 64, 130}) {
         CAPTURE(rows);
         const Tensor m = randn({n, 144}, DType::Float32).mul(2).add(1).to(d), m_g = m.to(kCuda);

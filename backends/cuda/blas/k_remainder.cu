@@ -13,54 +13,41 @@ namespace anatomy::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kTermsAtOnce = 8;  // the terms whose loads a thread has in flight together
 
 // One row of c per blockIdx.x; Vec adjacent values of it a thread (Vec > 1: c's rows and b's rows
-// 16-byte aligned, b's values adjacent, cols a multiple of Vec). Every load is issued before the
-// sums that need it: c's first (from DRAM), then up to kTermsAtOnce terms' a and b (from L2: the
-// remainder's few columns of a and rows of b are shared by many threads), so a thread waits about
-// one memory latency, not one per term (9.9 us for c01's fp16 2048 remainder of 7 terms, H100).
+// 16-byte aligned, b's values adjacent, cols a multiple of Vec).
 template <typename T, int Vec>
 __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs args) {
-  using Word = AlignedVector<T, Vec>;
   const int64_t i = blockIdx.x;
   T* c = static_cast<T*>(args.c) + i * args.ldc;
   const T* a = static_cast<const T*>(args.a) + i * args.a_row_stride;
   const T* b = static_cast<const T*>(args.b);
   const int64_t words = args.cols / Vec;
-  const int terms = static_cast<int>(args.head + (args.k - args.tail));
   for (int64_t w = static_cast<int64_t>(blockIdx.y) * kThreads + threadIdx.x; w < words;
        w += static_cast<int64_t>(gridDim.y) * kThreads) {
     const int64_t j = w * Vec;
-    T* cp = c + j;
-    Word cw;
-    if constexpr (Vec > 1) cw = *reinterpret_cast<const Word*>(cp);
-    else cw.v[0] = *cp;
     float acc[Vec] = {};
-    for (int q0 = 0; q0 < terms; q0 += kTermsAtOnce) {
-      float ap[kTermsAtOnce];
-      Word bw[kTermsAtOnce];
+    const auto add_term = [&](int64_t p) {
+      const float ap = to_compute<float>(a[p * args.a_col_stride]);
+      const T* bp = b + p * args.b_row_stride;
+      if constexpr (Vec > 1) {
+        const AlignedVector<T, Vec> bw = *reinterpret_cast<const AlignedVector<T, Vec>*>(bp + j);
 #pragma unroll
-      for (int u = 0; u < kTermsAtOnce; ++u) {
-        const int q = q0 + u;
-        if (q >= terms) break;
-        const int64_t p = q < args.head ? q : args.tail + (q - args.head);  // head's terms, then the tail's
-        ap[u] = to_compute<float>(a[p * args.a_col_stride]);
-        const T* bp = b + p * args.b_row_stride;
-        if constexpr (Vec > 1) bw[u] = *reinterpret_cast<const Word*>(bp + j);
-        else bw[u].v[0] = bp[j * args.b_col_stride];
+        for (int e = 0; e < Vec; ++e) acc[e] += ap * to_compute<float>(bw.v[e]);
+      } else {
+        acc[0] += ap * to_compute<float>(bp[j * args.b_col_stride]);
       }
+    };
+    for (int64_t p = 0; p < args.head; ++p) add_term(p);
+    for (int64_t p = args.tail; p < args.k; ++p) add_term(p);
+    if constexpr (Vec > 1) {
+      AlignedVector<T, Vec> cw = *reinterpret_cast<AlignedVector<T, Vec>*>(c + j);
 #pragma unroll
-      for (int u = 0; u < kTermsAtOnce; ++u) {
-        if (q0 + u >= terms) break;
-#pragma unroll
-        for (int e = 0; e < Vec; ++e) acc[e] += ap[u] * to_compute<float>(bw[u].v[e]);
-      }
+      for (int e = 0; e < Vec; ++e) cw.v[e] = from_compute<T>(to_compute<float>(cw.v[e]) + args.alpha * acc[e]);
+      *reinterpret_cast<AlignedVector<T, Vec>*>(c + j) = cw;
+    } else {
+      c[j] = from_compute<T>(to_compute<float>(c[j]) + args.alpha * acc[0]);
     }
-#pragma unroll
-    for (int e = 0; e < Vec; ++e) cw.v[e] = from_compute<T>(to_compute<float>(cw.v[e]) + args.alpha * acc[e]);
-    if constexpr (Vec > 1) *reinterpret_cast<Word*>(cp) = cw;
-    else *cp = cw.v[0];
   }
 }
 

@@ -46,8 +46,8 @@ void launch_row_norm_tiles(RowNormKind kind, DType dtype, const RowNormBuffers& 
 
 // The same for a transposed input (rows 1 element apart, 16-byte aligned, values a multiple of 16
 // bytes apart) by clusters of blocks that share a tile (norm_cluster.cu, Note [Clusters over a
-// tile of rows]). Launches and returns true where the device, the build and the layout allow;
-// false (nothing launched) otherwise.
+// tile of rows]). Launches and returns true where the dtype (fp32, fp64), the device, the build
+// and the layout allow; false (nothing launched) otherwise.
 bool launch_row_norm_clusters(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols,
                               double eps, cudaStream_t stream);
 

@@ -4,9 +4,9 @@
 // are each evenly spaced: rows a stride apart (x[:, 1:], c01 contiguity-bench's sliced view) and
 // values a stride apart (every other column) go to the row kernels of norm.cu; rows closer
 // together than their values (a transposed matrix) to clusters of blocks sharing a tile
-// (norm_cluster.cu) where the GPU and the layout allow, else to the tile kernel of norm_tile.cu,
-// or to a copy when not even a tile of two rows fits in shared memory. Their derivatives are
-// composites (autograd/derivatives_nn.cpp), which run on CUDA as they are.
+// (norm_cluster.cu) where the dtype, the GPU and the layout allow, else to the tile kernel of
+// norm_tile.cu, or to a copy when not even a tile of two rows fits in shared memory. Their
+// derivatives are composites (autograd/derivatives_nn.cpp), which run on CUDA as they are.
 #include <limits>
 #include <tuple>
 
