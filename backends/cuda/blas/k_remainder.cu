@@ -15,7 +15,9 @@ namespace {
 constexpr int kThreads = 256;
 
 // One row of c per blockIdx.x; Vec adjacent values of it a thread (Vec > 1: c's rows and b's rows
-// 16-byte aligned, b's values adjacent, cols a multiple of Vec).
+// 16-byte aligned, b's values adjacent, cols a multiple of Vec). Each term's loads in turn: issuing
+// c's and up to 8 terms' loads before the sums measured slower (docs/perf.md, "LayerNorm's views
+// without their extra traffic").
 template <typename T, int Vec>
 __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs args) {
   const int64_t i = blockIdx.x;
