@@ -150,7 +150,7 @@ TEST_CASE("cuda layer_norm and rms_norm: values a stride apart and transposed ma
   // closer together than their values) to the tile kernel (Note [Tiles of adjacent rows]), with
   // 16-byte loads when its columns are aligned (rows a multiple of the vector), scalar loads
   // otherwise, a last tile of fewer rows, and a copy when a row is too long for a tile of two;
-  // or, with columns 16-byte aligned, to clusters of blocks sharing a tile.
+  // or, in fp32 and fp64 with columns 16-byte aligned, to clusters of blocks sharing a tile.
   for (DType d : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
     CAPTURE(name(d));
     for (int64_t n : {24, 512, 2047, 8192, 20000}) {

@@ -7,7 +7,7 @@
 //   long row then allows R of only 16 bytes: each load uses half of a 32-byte sector whose other
 //   half the next tile's block reads again, maybe after L2 dropped it, and one block fills an SM.
 //   Here a cluster of K blocks shares a tile whose columns are whole sectors (W = 64 or 128 bytes
-//   of adjacent rows: 16 or 32 floats, 32 or 64 halves): each block loads n / K columns into its
+//   of adjacent rows: 16 or 32 floats, 8 or 16 doubles): each block loads n / K columns into its
 //   shared memory, summing each row on the way; the blocks' partial sums meet through distributed
 //   shared memory, every block adding the K partials in rank order (so all hold the same bits);
 //   the deviations' sums take a second pass over shared memory and a second exchange; then each
