@@ -28,6 +28,14 @@ inline constexpr int64_t kPrefetchAheadBytes = 4096;
 // A loop without a fast form (below).
 struct NoFastForm {};
 
+// A fast form that takes whole blocks (`fast.block(in, out)`: kBlock values, any arguments, in
+// place or not) instead of f: every element goes through it, the last partial block through a
+// copy padded with zeros, so that an element's value never depends on where it lies.
+template <typename Fast, typename T>
+concept WholeBlockForm = requires(const Fast& fast, const T* in, T* out) {
+  fast.block(in, out);
+};
+
 // out[i] = f(in[i]) for i in [0, n), in blocks of four cache lines, each preceded by a prefetch
 // of the lines kPrefetchAheadBytes ahead in both arrays (the output's for writing). Always
 // inlined, and f's call operator must be too (a function object, not a lambda, whose operator
@@ -36,7 +44,7 @@ struct NoFastForm {};
 //
 // `fast`, where given, is a form of f without its clamps and special cases that gives f's values
 // for arguments in [Fast::kLo, Fast::kHi] (exp in the range where e^x is a normal number, say): a
-// block whose arguments all lie there (NaN does not) runs it instead of f.
+// block whose arguments all lie there (NaN does not) runs it instead of f. Or a WholeBlockForm.
 template <typename T, typename F, typename Fast = NoFastForm>
 [[gnu::always_inline]] inline void prefetching_loop(const T* in, T* out, int64_t n, F f, Fast fast = {}) {
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
@@ -49,7 +57,10 @@ template <typename T, typename F, typename Fast = NoFastForm>
       __builtin_prefetch(reinterpret_cast<const void*>(in_ahead + 64 * line), 0);
       __builtin_prefetch(reinterpret_cast<const void*>(out_ahead + 64 * line), 1);
     }
-    if constexpr (!std::is_same_v<Fast, NoFastForm>) {
+    if constexpr (WholeBlockForm<Fast, T>) {
+      fast.block(in + b, out + b);
+      continue;
+    } else if constexpr (!std::is_same_v<Fast, NoFastForm>) {
       uint32_t outside = 0;
       for (int64_t i = b; i < b + kBlock; ++i) {
         outside |= static_cast<uint32_t>(!(in[i] >= T(Fast::kLo) && in[i] <= T(Fast::kHi)));
@@ -61,7 +72,16 @@ template <typename T, typename F, typename Fast = NoFastForm>
     }
     for (int64_t i = b; i < b + kBlock; ++i) out[i] = f(in[i]);
   }
-  for (int64_t i = b; i < n; ++i) out[i] = f(in[i]);
+  if constexpr (WholeBlockForm<Fast, T>) {
+    if (b < n) {
+      alignas(64) T pad_in[kBlock] = {}, pad_out[kBlock];
+      for (int64_t i = b; i < n; ++i) pad_in[i - b] = in[i];
+      fast.block(pad_in, pad_out);
+      for (int64_t i = b; i < n; ++i) out[i] = pad_out[i - b];
+    }
+  } else {
+    for (int64_t i = b; i < n; ++i) out[i] = f(in[i]);
+  }
 }
 
 }  // namespace anatomy::cpu

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "anatomy/backends/cpu/gelu_pieces.h"
 #include "anatomy/backends/cpu/prefetch_loop.h"
 #include "anatomy/backends/cpu/vec_math.h"
 
@@ -133,12 +134,29 @@ template <VecFn F>
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
   prefetching_loop(in, out, n, Apply<F>{args}, FastFormOf<F>{});
 }
+// The AVX-512 copy's fast forms: the others', but gelu by polynomial pieces in registers, every
+// element (Note [gelu by polynomial pieces], gelu_pieces.h). A call per block of 64 values, not
+// inlined: GCC will not inline an AVX-512 function into prefetching_loop, compiled for any target
+// until its caller's is known.
+struct GeluPiecesAvx512 {
+  [[gnu::target("avx512f,prefer-vector-width=512")]] void block(const float* in, float* out) const {
+    vec::gelu_pieces_avx512(in, out);
+  }
+};
+template <VecFn F>
+struct FastFormAvx512 {
+  using type = FastFormOf<F>;
+};
+template <>
+struct FastFormAvx512<VecFn::Gelu> {
+  using type = GeluPiecesAvx512;
+};
 // 16 lanes: the loops are compute-bound over many cores (docs/perf.md). AVX-512F has FMA.
 template <VecFn F>
 [[gnu::target("avx512f,prefer-vector-width=512")]] void loop_avx512(const float* in, float* out, int64_t n,
                                                                     VecArgs args) {
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
-  prefetching_loop(in, out, n, Apply<F>{args}, FastFormOf<F>{});
+  prefetching_loop(in, out, n, Apply<F>{args}, typename FastFormAvx512<F>::type{});
 }
 #endif
 
