@@ -7,8 +7,8 @@ polynomial of degree 6 in u = a - (the piece's centre). The tail: r(a) = a p(a) 
 for relative error (Lawson's iteration on a weighted least-squares fit, which approaches the
 minimax polynomial) over its piece widened by 1% (the piece's index is computed in fp32 and may
 pick a neighbour at a boundary). Then the middle's fp32 coefficients are checked the way the
-kernel evaluates them (Horner's rule in FMAs, then x p or x - x p) against x Phi(x) in fp64, on a
-sample.
+kernel evaluates them (Horner's rule in FMAs, then max(x, 0) - |x| p in one FMA) against x Phi(x)
+in fp64, on a sample.
 
     python3 scripts/fit-gelu-pieces.py > coefficients.txt
 
@@ -64,7 +64,7 @@ def gelu32(x, table):
     p = table[DEGREE][k]
     for j in range(DEGREE - 1, -1, -1):
         p = fma32(p, u, table[j][k])
-    return np.where(x <= 0, (x * p).astype(np.float32), fma32(-x, p, x))
+    return fma32(-np.abs(x), p, np.maximum(x, np.float32(0)))  # max(x, 0) - |x| p
 
 
 def ulp(y):
