@@ -2,10 +2,10 @@
 //
 // Note [gelu by polynomial pieces]
 //   vec::gelu (vec_math.h) takes Phi through erfc: a division, an exponential and a polynomial of
-//   degree 8 per element, about 1.3 ns an element on one core of a GPU host's Xeon, where
-//   PyTorch's erf form (Abramowitz and Stegun 7.1.26: an exponential and a division, absolute
-//   error 1.5e-7, so no correct digit in x Phi(x) below x = -3) takes about 1.2. Both are bound by
-//   their arithmetic over 16 threads. Here p(a) = Phi(-a) on [0, 5.5] is 32 pieces of width
+//   degree 8 per element, about 1.3 ns an element on one core of a GPU host's Xeon, bound by that
+//   arithmetic over 16 threads, where PyTorch's erf form (Abramowitz and Stegun 7.1.26: an
+//   exponential and a division, absolute error 1.5e-7, so no correct digit in x Phi(x) below
+//   x = -3) runs at its exp's speed (docs/perf.md). Here p(a) = Phi(-a) on [0, 5.5] is 32 pieces of width
 //   11/64, each a polynomial of degree 6 in the distance u from the piece's centre, fitted for
 //   relative error (scripts/fit-gelu-pieces.py). An AVX-512 register holds 16 floats, so two
 //   hold one coefficient of all 32 pieces, and one vpermt2ps picks each lane's: 7 permutes and 6
@@ -111,19 +111,17 @@ alignas(64) inline constexpr float kGeluTailCoefficients[kGeluTailDegree + 1][kG
 // e^(hi + lo) for hi in [-87, 88]: vec::exp_normal in 16 lanes.
 [[gnu::target("avx512f,prefer-vector-width=512"), gnu::always_inline]] inline __m512 exp_normal_avx512(__m512 hi,
                                                                                                        __m512 lo) {
-  const __m512 round = _mm512_set1_ps(12582912.0f);
-  const __m512 kn = _mm512_fmadd_ps(hi, _mm512_set1_ps(1.44269504088896341f), round);
+  const __m512 round = _mm512_set1_ps(kRound);
+  const __m512 kn = _mm512_fmadd_ps(hi, _mm512_set1_ps(kLog2e), round);
   const __m512 n = _mm512_sub_ps(kn, round);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), hi);
-  r = _mm512_add_ps(_mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r), lo);
-  // vec::expm1_reduced's polynomial.
-  constexpr float kExpm1[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                              4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
-  __m512 poly = _mm512_set1_ps(kExpm1[0]);
-  for (int j = 1; j < 6; ++j) poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(kExpm1[j]));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), hi);
+  r = _mm512_add_ps(_mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r), lo);
+  __m512 poly = _mm512_set1_ps(kExpm1Reduced[0]);
+  for (int j = 1; j < 6; ++j) poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(kExpm1Reduced[j]));
   const __m512 p = _mm512_add_ps(_mm512_fmadd_ps(poly, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
   // 2^n: n's bits in kn's mantissa, moved to the exponent with its bias.
-  const __m512i biased = _mm512_sub_epi32(_mm512_castps_si512(kn), _mm512_set1_epi32(0x4b400000 - 127));
+  const __m512i biased =
+      _mm512_sub_epi32(_mm512_castps_si512(kn), _mm512_set1_epi32(static_cast<int>(bits(kRound)) - 127));
   return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(biased, 23)));
 }
 
@@ -159,7 +157,7 @@ alignas(64) inline constexpr float kGeluTailCoefficients[kGeluTailDegree + 1][kG
     hi[j] = _mm512_load_ps(&kGeluPieceCoefficients[j][16]);
   }
   __m512 x[kVectors], y[kVectors];
-  __mmask16 tail[kVectors], outside[kVectors];
+  __mmask16 outside[kVectors];
   bool any_outside = false;
   for (int v = 0; v < kVectors; ++v) x[v] = _mm512_loadu_ps(in + 16 * v);
   for (int v = 0; v < kVectors; ++v) {
@@ -178,12 +176,13 @@ alignas(64) inline constexpr float kGeluTailCoefficients[kGeluTailDegree + 1][kG
     // Below -5.5, +inf and NaN: the tail's pieces for [-13, -5.5), vec::gelu for the rest.
     const __mmask16 rare = _mm512_cmp_ps_mask(x[v], _mm512_set1_ps(-kGeluPiecesEnd), _CMP_NGE_UQ) |
                            _mm512_cmp_ps_mask(x[v], _mm512_set1_ps(std::numeric_limits<float>::max()), _CMP_NLE_UQ);
-    tail[v] = outside[v] = 0;
+    outside[v] = 0;
     if (rare != 0) [[unlikely]] {
-      tail[v] = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(x[v], _mm512_set1_ps(-kGeluPiecesEnd), _CMP_LT_OQ), x[v],
-                                        _mm512_set1_ps(-kGeluTailEnd), _CMP_GE_OQ);
-      if (tail[v] != 0) y[v] = _mm512_mask_blend_ps(tail[v], y[v], gelu_tail_avx512(x[v]));
-      outside[v] = rare & static_cast<__mmask16>(~tail[v]);
+      const __mmask16 tail =
+          _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(x[v], _mm512_set1_ps(-kGeluPiecesEnd), _CMP_LT_OQ), x[v],
+                                  _mm512_set1_ps(-kGeluTailEnd), _CMP_GE_OQ);
+      if (tail != 0) y[v] = _mm512_mask_blend_ps(tail, y[v], gelu_tail_avx512(x[v]));
+      outside[v] = rare & static_cast<__mmask16>(~tail);
       any_outside |= outside[v] != 0;
     }
   }

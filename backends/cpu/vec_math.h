@@ -43,14 +43,20 @@ ANATOMY_VEC_INLINE float blend(bool c, float a, float b) {
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+// exp's constants, shared with the AVX-512 gelu's tail (gelu_pieces.h): log2(e); ln 2 in two
+// parts (Cody-Waite, the first with few enough bits that n * kLn2Hi is exact); 1.5 * 2^23, whose
+// addition rounds to an integer held in the low mantissa bits.
+inline constexpr float kLog2e = 1.44269504088896341f;
+inline constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+inline constexpr float kRound = 12582912.0f;
+// P of expm1_reduced, highest power first.
+inline constexpr float kExpm1Reduced[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                          4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+
 // e^r - 1 = r + r^2 P(r) for r in [-ln2/2, ln2/2] (Cephes expf's minimax polynomial).
 ANATOMY_VEC_INLINE float expm1_reduced(float r) {
-  float poly = 1.9875691500e-4f;
-  poly = poly * r + 1.3981999507e-3f;
-  poly = poly * r + 8.3334519073e-3f;
-  poly = poly * r + 4.1665795894e-2f;
-  poly = poly * r + 1.6666665459e-1f;
-  poly = poly * r + 5.0000001201e-1f;
+  float poly = kExpm1Reduced[0];
+  for (int j = 1; j < 6; ++j) poly = poly * r + kExpm1Reduced[j];
   return poly * (r * r) + r;
 }
 
@@ -66,11 +72,8 @@ struct ExpParts {
 };
 
 ANATOMY_VEC_INLINE ExpParts exp_parts(float hi) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
-  // Adding 1.5 * 2^23 rounds to an integer held in the low mantissa bits: n without a
-  // float-to-int conversion (which NaN would make undefined).
-  constexpr float kRound = 12582912.0f;
+  // Adding kRound rounds to an integer held in the low mantissa bits: n without a float-to-int
+  // conversion (which NaN would make undefined).
   // e^89 overflows and e^-120 is below the smallest subnormal, so clamping there changes no
   // result and keeps n in [-174, 129]. NaN passes both tests
   // unchanged and propagates through r.
@@ -99,9 +102,6 @@ ANATOMY_VEC_INLINE float exp(float x) { return exp_parts(x).value(); }
 // number or overflows, so one power of two scales it, with no clamp and no special case. Callers
 // that know their range (tanh's 2|x|, erf's -t^2) save a third or more of exp's operations.
 ANATOMY_VEC_INLINE float exp_normal(float hi, float lo = 0.0f) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
-  constexpr float kRound = 12582912.0f;
   const float kn = hi * kLog2e + kRound;
   const float n = kn - kRound;
   const float r = ((hi - n * kLn2Hi) - n * kLn2Lo) + lo;
@@ -156,7 +156,6 @@ ANATOMY_VEC_INLINE float expm1(float x) {
 // integers give 2^n exactly.
 ANATOMY_VEC_INLINE float exp2(float x) {
   constexpr float kLn2 = 0.693147180559945309f;
-  constexpr float kRound = 12582912.0f;
   float xc = x > 129.0f ? 129.0f : x;  // 2^129 overflows; NaN passes
   xc = xc < -152.0f ? -152.0f : xc;    // below 2^-150 the result is 0 (times p < 1.5)
   const float kn = xc + kRound;
@@ -219,13 +218,12 @@ ANATOMY_VEC_INLINE float log_specials(float x, float r) {
 // log(x) = e ln2 + log(1 + f), ln2 in two parts so e ln2_hi is exact.
 ANATOMY_VEC_INLINE float log(float x) {
   const LogParts l = log_parts(x);
-  const float y = (l.p + l.e * -2.12194440e-4f) - 0.5f * l.z;
-  return log_specials(x, (l.f + y) + l.e * 0.693359375f);
+  const float y = (l.p + l.e * kLn2Lo) - 0.5f * l.z;
+  return log_specials(x, (l.f + y) + l.e * kLn2Hi);
 }
 
 // log2(x) = e + log(1 + f) / ln2: e exact, so a power of two gives its exponent exactly.
 ANATOMY_VEC_INLINE float log2(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
   const LogParts l = log_parts(x);
   return log_specials(x, (l.f + (l.p - 0.5f * l.z)) * kLog2e + l.e);
 }
