@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from fit_pieces import fit_piece, fma32, print_table, ulp
+
 PIECES = 32
 WIDTH = 11.0 / 64.0  # exact in binary; 32 pieces cover [0, 5.5]
 DEGREE = 6
@@ -36,27 +38,6 @@ def r_of(a):
     return a * p_of(a) * np.exp(a * a / 2)
 
 
-def fit_piece(function, centre, width, degree):
-    half = width / 2 * 1.01
-    k = np.arange(600)
-    u = half * np.cos(np.pi * (k + 0.5) / len(k))
-    f = function(centre + u)
-    powers = np.vander(u, degree + 1, increasing=True)
-    weights = np.ones_like(u)
-    for _ in range(200):
-        scale = weights / f
-        coefficients, *_ = np.linalg.lstsq(powers * scale[:, None], f * scale, rcond=None)
-        error = np.abs(powers @ coefficients - f) / f
-        weights = weights * error
-        weights = np.maximum(weights / weights.sum(), 1e-12)  # no node's weight collapses to 0
-    return coefficients, error.max()
-
-
-def fma32(a, b, c):
-    # One rounding of a * b + c: the product of two floats is exact in fp64.
-    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
-
-
 def gelu32(x, table):
     a = np.minimum(np.abs(x), np.float32(5.5))
     k = np.minimum((a * np.float32(64.0 / 11.0)).astype(np.int32), PIECES - 1)
@@ -65,20 +46,6 @@ def gelu32(x, table):
     for j in range(DEGREE - 1, -1, -1):
         p = fma32(p, u, table[j][k])
     return fma32(-np.abs(x), p, np.maximum(x, np.float32(0)))  # max(x, 0) - |x| p
-
-
-def ulp(y):
-    exponent = np.floor(np.log2(np.maximum(np.abs(y), 2.0**-126)))
-    return 2.0 ** (exponent - 23)
-
-
-def print_table(name, fits):
-    table = np.array([c for c, _ in fits], dtype=np.float32).T  # [degree + 1][piece]
-    print(f"// {name}: fitted relative error at most {max(e for _, e in fits):.2e}")
-    for j in range(len(table)):
-        values = ", ".join(f"{v:.9e}f" for v in table[j])
-        print(f"    {{{values}}},")
-    return table
 
 
 def main():

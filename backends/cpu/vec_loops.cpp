@@ -9,6 +9,7 @@
 
 #include "anatomy/backends/cpu/gelu_pieces.h"
 #include "anatomy/backends/cpu/prefetch_loop.h"
+#include "anatomy/backends/cpu/tanh_pieces.h"
 #include "anatomy/backends/cpu/vec_math.h"
 
 namespace anatomy::cpu {
@@ -134,13 +135,19 @@ template <VecFn F>
   if (has_large_argument<F>(in, n)) return trig_loop_with_large_arguments<F>(in, out, n);
   prefetching_loop(in, out, n, Apply<F>{args}, FastFormOf<F>{});
 }
-// The AVX-512 copy's fast forms: the others', but gelu by polynomial pieces in registers, every
-// element (Note [gelu by polynomial pieces], gelu_pieces.h). A call per block of 64 values, not
+// The AVX-512 copy's fast forms: the others', but gelu and tanh by polynomial pieces in registers,
+// every element (Note [gelu by polynomial pieces], gelu_pieces.h). A call per block of 64 values, not
 // inlined: GCC will not inline an AVX-512 function into prefetching_loop, compiled for any target
 // until its caller's is known.
 struct GeluPiecesAvx512 {
   [[gnu::target("avx512f,prefer-vector-width=512")]] void block(const float* in, float* out) const {
     vec::gelu_pieces_avx512(in, out);
+  }
+};
+// tanh likewise (Note [tanh by polynomial pieces], tanh_pieces.h).
+struct TanhPiecesAvx512 {
+  [[gnu::target("avx512f,prefer-vector-width=512")]] void block(const float* in, float* out) const {
+    vec::tanh_pieces_avx512(in, out);
   }
 };
 template <VecFn F>
@@ -150,6 +157,10 @@ struct FastFormAvx512 {
 template <>
 struct FastFormAvx512<VecFn::Gelu> {
   using type = GeluPiecesAvx512;
+};
+template <>
+struct FastFormAvx512<VecFn::Tanh> {
+  using type = TanhPiecesAvx512;
 };
 // 16 lanes: the loops are compute-bound over many cores (docs/perf.md). AVX-512F has FMA.
 template <VecFn F>

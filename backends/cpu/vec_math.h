@@ -261,16 +261,18 @@ ANATOMY_VEC_INLINE float silu(float x) {
   return mul_sigmoid<Normal>(x, x);
 }
 
+// Cephes tanhf's odd polynomial for |x| < 0.625: tanh(x) = x + x z p(z), z = x^2, p's
+// coefficients from z^4 down to z^0.
+inline constexpr float kTanhSmall[5] = {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f, 1.33314422036e-1f,
+                                        -3.33332819422e-1f};
+
 // tanh: for |x| < 0.625 Cephes tanhf's odd polynomial; above, 1 - 2 / (e^2|x| + 1), which
 // cancels no more than one bit there and reaches 1 where e^2|x| overflows.
 ANATOMY_VEC_INLINE float tanh(float x) {
   const float ax = abs(x);
   const float z = x * x;
-  float poly = -5.70498872745e-3f;
-  poly = poly * z + 2.06390887954e-2f;
-  poly = poly * z - 5.37397155531e-2f;
-  poly = poly * z + 1.33314422036e-1f;
-  poly = poly * z - 3.33332819422e-1f;
+  float poly = kTanhSmall[0];
+  for (int j = 1; j < 5; ++j) poly = poly * z + kTanhSmall[j];
   const float small = poly * z * x + x;
   // Past 2|x| = 20 the result is 1 to fp32 precision (2 / (e^20 + 1) < 2^-27).
   const float a2 = ax + ax;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "anatomy/backends/cpu/gelu_pieces.h"
+#include "anatomy/backends/cpu/tanh_pieces.h"
 #include "anatomy/backends/cpu/vec_loops.h"
 #include "test_util.h"
 
@@ -232,6 +233,56 @@ TEST_CASE("vec math: the AVX-512 gelu's polynomial pieces within 3.1 ulp over [-
   const std::vector<float> past = {std::nextafter(5.5f, kInf), 6.0f, 13.0f, 1e30f, std::numeric_limits<float>::max()};
   const std::vector<float> same = run(loop, past);
   for (size_t i = 0; i < past.size(); ++i) CHECK(same[i] == past[i]);
+}
+#endif
+
+// Note [tanh by polynomial pieces] (tanh_pieces.h): the AVX-512 tanh takes [0.625, 9.625) from 32
+// fitted polynomials, 1.00 ulp at most over every float there (scripts/fit-tanh-pieces.py); here
+// every 97th bit pattern of the range and each piece's ends, both signs, the odd polynomial's
+// side of 0.625, 1 from 9.625 on, signed zeros, infinities and NaN; and each value the same with a
+// NaN beside it in its block.
+#if defined(__x86_64__)
+TEST_CASE("vec math: the AVX-512 tanh's polynomial pieces within 1.0 ulp over [0.625, 9.625)") {
+  const cpu::VecLoop loop = cpu::vec_loop_avx512(VecFn::Tanh);
+  if (loop == nullptr) {
+    MESSAGE("no AVX-512 on this CPU: its loops do not run here");
+    return;
+  }
+  std::vector<float> x;
+  const uint32_t begin = std::bit_cast<uint32_t>(cpu::vec::kTanhPiecesStart);
+  const uint32_t end = std::bit_cast<uint32_t>(cpu::vec::kTanhPiecesEnd);
+  for (uint32_t u = begin; u < end; u += 97) x.insert(x.end(), {std::bit_cast<float>(u), -std::bit_cast<float>(u)});
+  for (int piece = 0; piece < cpu::vec::kTanhPieces; ++piece) {
+    const float edge = cpu::vec::kTanhPiecesStart + static_cast<float>(piece) * cpu::vec::kTanhPieceWidth;
+    for (float v : {edge, std::nextafter(edge, kInf)}) x.insert(x.end(), {v, -v});
+  }
+  std::vector<float> y = run(loop, x);
+  UlpError err = measure(VecFn::Tanh, x, y);
+  CAPTURE(err.worst_x);
+  CHECK(err.max_ulp <= 1.0);
+  CHECK(err.wrong_specials == 0);
+  // Below 0.625 the odd polynomial, as vec::tanh; past the pieces 1; the special values.
+  const float below = std::nextafter(cpu::vec::kTanhPiecesStart, 0.0f);
+  const std::vector<float> edges = {below, -below, 1e-3f, -1e-30f, std::numeric_limits<float>::denorm_min()};
+  y = run(loop, edges);
+  for (size_t i = 0; i < edges.size(); ++i) CHECK(y[i] == cpu::vec::tanh(edges[i]));
+  const std::vector<float> ones = {cpu::vec::kTanhPiecesEnd, 10.0f, 1e30f, kInf};
+  y = run(loop, ones);
+  for (float v : y) CHECK(v == 1.0f);
+  y = run(loop, {-cpu::vec::kTanhPiecesEnd, -kInf, 0.0f, -0.0f, kNaN});
+  CHECK(y[0] == -1.0f);
+  CHECK(y[1] == -1.0f);
+  CHECK(std::bit_cast<uint32_t>(y[2]) == 0u);
+  CHECK(std::bit_cast<uint32_t>(y[3]) == 0x80000000u);
+  CHECK(std::isnan(y[4]));
+  // The same values with a NaN in every block of 64.
+  std::vector<float> with_nan(x.begin(), x.begin() + 64 * 100);
+  const std::vector<float> plain = run(loop, with_nan);
+  for (size_t k = 63; k < with_nan.size(); k += 64) with_nan[k] = kNaN;
+  const std::vector<float> beside = run(loop, with_nan);
+  for (size_t i = 0; i < plain.size(); ++i) {
+    if (i % 64 != 63) CHECK(std::bit_cast<uint32_t>(plain[i]) == std::bit_cast<uint32_t>(beside[i]));
+  }
 }
 #endif
 
