@@ -242,7 +242,7 @@ TEST_CASE("vec math: the AVX-512 gelu's polynomial pieces within 3.1 ulp over [-
 // side of 0.625, 1 from 9.625 on, signed zeros, infinities and NaN; and each value the same with a
 // NaN beside it in its block.
 #if defined(__x86_64__)
-TEST_CASE("vec math: the AVX-512 tanh's polynomial pieces within 1.0 ulp over [0.625, 9.625)") {
+TEST_CASE("vec math: the AVX-512 tanh's polynomial pieces within 1.0 ulp from 0.625 up to 9.625") {
   const cpu::VecLoop loop = cpu::vec_loop_avx512(VecFn::Tanh);
   if (loop == nullptr) {
     MESSAGE("no AVX-512 on this CPU: its loops do not run here");
