@@ -267,7 +267,8 @@ inline constexpr float kTanhSmall[5] = {-5.70498872745e-3f, 2.06390887954e-2f, -
                                         -3.33332819422e-1f};
 
 // tanh: for |x| < 0.625 Cephes tanhf's odd polynomial; above, 1 - 2 / (e^2|x| + 1), which
-// cancels no more than one bit there and reaches 1 where e^2|x| overflows.
+// cancels no more than one bit there and reaches 1 where e^2|x| overflows. The sign is x's
+// (the polynomial's x + x z p alone turns -0 into +0).
 ANATOMY_VEC_INLINE float tanh(float x) {
   const float ax = abs(x);
   const float z = x * x;
@@ -277,7 +278,7 @@ ANATOMY_VEC_INLINE float tanh(float x) {
   // Past 2|x| = 20 the result is 1 to fp32 precision (2 / (e^20 + 1) < 2^-27).
   const float a2 = ax + ax;
   const float large = 1.0f - 2.0f / (exp_normal(a2 > 20.0f ? 20.0f : a2) + 1.0f);
-  return ax < 0.625f ? small : with_sign_of(large, x);
+  return with_sign_of(ax < 0.625f ? small : large, x);
 }
 
 // gelu's tanh form: 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3).

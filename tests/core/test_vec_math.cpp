@@ -286,6 +286,16 @@ TEST_CASE("vec math: the AVX-512 tanh's polynomial pieces within 1.0 ulp from 0.
 }
 #endif
 
+TEST_CASE("vec math: tanh keeps the sign of zero in every copy") {
+  for (cpu::VecLoop (*copy)(VecFn) : {&cpu::vec_loop_baseline, &cpu::vec_loop_avx2, &cpu::vec_loop_avx512}) {
+    const cpu::VecLoop loop = copy(VecFn::Tanh);
+    if (loop == nullptr) continue;
+    const std::vector<float> y = run(loop, {0.0f, -0.0f});
+    CHECK(std::bit_cast<uint32_t>(y[0]) == 0u);
+    CHECK(std::bit_cast<uint32_t>(y[1]) == 0x80000000u);
+  }
+}
+
 TEST_CASE("vec math: the fast forms (blocks of arguments in range) give the full forms' values") {
   // prefetching_loop runs a block of 64 arguments all within a function's fast range through its
   // fast form; a NaN in every block sends each through the full form instead: the values must
