@@ -29,11 +29,12 @@
 
 #include <limits>
 
+#include "anatomy/backends/cpu/polynomial_pieces.h"
 #include "anatomy/backends/cpu/vec_math.h"
 
 namespace anatomy::cpu::vec {
 
-inline constexpr int kGeluPieces = 32, kGeluPieceDegree = 6;
+inline constexpr int kGeluPieces = kPiecesInRegisters, kGeluPieceDegree = 6;
 inline constexpr float kGeluPieceWidth = 11.0f / 64.0f, kGeluPiecesEnd = 5.5f;
 inline constexpr int kGeluTailPieces = 16, kGeluTailDegree = 4;
 inline constexpr float kGeluTailWidth = 0.5f, kGeluTailEnd = 13.0f;
@@ -151,11 +152,7 @@ alignas(64) inline constexpr float kGeluTailCoefficients[kGeluTailDegree + 1][kG
 [[gnu::target("avx512f,prefer-vector-width=512"), gnu::always_inline]] inline void gelu_pieces_avx512(const float* in,
                                                                                                       float* out) {
   constexpr int kVectors = 4;
-  __m512 lo[kGeluPieceDegree + 1], hi[kGeluPieceDegree + 1];
-  for (int j = 0; j <= kGeluPieceDegree; ++j) {
-    lo[j] = _mm512_load_ps(&kGeluPieceCoefficients[j][0]);
-    hi[j] = _mm512_load_ps(&kGeluPieceCoefficients[j][16]);
-  }
+  const PiecesAvx512<kGeluPieceDegree> pieces = load_pieces_avx512<kGeluPieceDegree>(kGeluPieceCoefficients);
   __m512 x[kVectors], y[kVectors];
   __mmask16 outside[kVectors];
   bool any_outside = false;
@@ -168,8 +165,7 @@ alignas(64) inline constexpr float kGeluTailCoefficients[kGeluTailDegree + 1][kG
     // a minus the piece's centre (k + 1/2) * width: both products exact.
     const __m512 u = _mm512_sub_ps(a, _mm512_fmadd_ps(_mm512_cvtepi32_ps(k), _mm512_set1_ps(kGeluPieceWidth),
                                                       _mm512_set1_ps(kGeluPieceWidth / 2)));
-    __m512 p = _mm512_permutex2var_ps(lo[kGeluPieceDegree], k, hi[kGeluPieceDegree]);
-    for (int j = kGeluPieceDegree - 1; j >= 0; --j) p = _mm512_fmadd_ps(p, u, _mm512_permutex2var_ps(lo[j], k, hi[j]));
+    const __m512 p = eval_pieces_avx512(pieces, k, u);
     // x Phi(x) = max(x, 0) - |x| p: x - x p above 0 and x p at or below it, in one FMA (max(0, x)
     // returns its second operand for two zeros, so -0 stays -0).
     y[v] = _mm512_fnmadd_ps(ax, p, _mm512_max_ps(_mm512_setzero_ps(), x[v]));

@@ -18,12 +18,14 @@
 
 #include <immintrin.h>
 
+#include "anatomy/backends/cpu/polynomial_pieces.h"
 #include "anatomy/backends/cpu/vec_math.h"
 
 namespace anatomy::cpu::vec {
 
-inline constexpr int kTanhPieces = 32, kTanhPieceDegree = 5;
-inline constexpr float kTanhPiecesStart = 0.625f, kTanhPieceWidth = 9.0f / 32.0f, kTanhPiecesEnd = 9.625f;
+inline constexpr int kTanhPieces = kPiecesInRegisters, kTanhPieceDegree = 5;
+inline constexpr float kTanhPiecesStart = 0.625f, kTanhPieceWidth = 9.0f / 32.0f;
+inline constexpr float kTanhPiecesEnd = kTanhPiecesStart + kTanhPieces * kTanhPieceWidth;  // 9.625, exact
 
 // kTanhPieceCoefficients[j][i]: the coefficient of u^j in piece i.
 alignas(64) inline constexpr float kTanhPieceCoefficients[kTanhPieceDegree + 1][kTanhPieces] = {
@@ -76,11 +78,7 @@ alignas(64) inline constexpr float kTanhPieceCoefficients[kTanhPieceDegree + 1][
 [[gnu::target("avx512f,prefer-vector-width=512"), gnu::always_inline]] inline void tanh_pieces_avx512(const float* in,
                                                                                                       float* out) {
   constexpr int kVectors = 4;
-  __m512 lo[kTanhPieceDegree + 1], hi[kTanhPieceDegree + 1];
-  for (int j = 0; j <= kTanhPieceDegree; ++j) {
-    lo[j] = _mm512_load_ps(&kTanhPieceCoefficients[j][0]);
-    hi[j] = _mm512_load_ps(&kTanhPieceCoefficients[j][16]);
-  }
+  const PiecesAvx512<kTanhPieceDegree> pieces = load_pieces_avx512<kTanhPieceDegree>(kTanhPieceCoefficients);
   __m512 x[kVectors];
   for (int v = 0; v < kVectors; ++v) x[v] = _mm512_loadu_ps(in + 16 * v);
   for (int v = 0; v < kVectors; ++v) {
@@ -94,9 +92,8 @@ alignas(64) inline constexpr float kTanhPieceCoefficients[kTanhPieceDegree + 1][
                          _mm512_set1_epi32(kTanhPieces - 1));
     const __m512 u = _mm512_sub_ps(a, _mm512_fmadd_ps(_mm512_cvtepi32_ps(k), _mm512_set1_ps(kTanhPieceWidth),
                                                       _mm512_set1_ps(kTanhPiecesStart + kTanhPieceWidth / 2)));
-    __m512 p = _mm512_permutex2var_ps(lo[kTanhPieceDegree], k, hi[kTanhPieceDegree]);
-    for (int j = kTanhPieceDegree - 1; j >= 0; --j) p = _mm512_fmadd_ps(p, u, _mm512_permutex2var_ps(lo[j], k, hi[j]));
-    // 1 from 9.625 on (and for +inf); NaN compares false both ways and keeps x below.
+    __m512 p = eval_pieces_avx512(pieces, k, u);
+    // 1 from 9.625 on (and for +inf); NaN compares false here and takes the odd polynomial below.
     p = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(kTanhPiecesEnd), _CMP_GE_OQ), p,
                              _mm512_set1_ps(1.0f));
     // The odd polynomial below 0.625 (and NaN through it), then x's sign on every lane: p > 0, and
