@@ -42,6 +42,8 @@ struct Options {
   double temperature = 0;             // 0: greedy
   uint64_t seed = 1337;
   int64_t log_every = 100;
+  // Prints where the steps' time went, by phase, host and device (step_phases.h).
+  bool breakdown = false;
   // The flags given on the command line (by their long names, "--lr").
   std::vector<std::string> given;
   bool was_given(const std::string& flag) const;

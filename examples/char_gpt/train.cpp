@@ -6,9 +6,11 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "anatomy/examples/char_gpt/checkpoint.h"
 #include "anatomy/examples/char_gpt/next_char_loss.h"
+#include "anatomy/examples/char_gpt/step_phases.h"
 
 namespace char_gpt {
 
@@ -19,6 +21,10 @@ namespace {
 
 // The learning rate decays to a tenth of --lr at --steps.
 constexpr double kMinLrRatio = 0.1;
+
+// --breakdown leaves out a run's first steps, which fill the allocator's cache and make the
+// libraries' handles and plans (bench/python/gpt_step.py leaves out as many of PyTorch's).
+constexpr int64_t kBreakdownWarmup = 20;
 
 std::unique_ptr<optim::AdamW> make_optimizer(const anatomy::nn::Module& model, const Options& o) {
   std::vector<Tensor> decay, no_decay;
@@ -62,22 +68,38 @@ void Trainer::save(const std::string& path) const {
 void Trainer::train_until(int64_t last_step) {
   const bool bf16 = options_.autocast == "bf16";
   const int64_t first_step = step_;
+  const int64_t skipped = last_step - first_step > kBreakdownWarmup ? kBreakdownWarmup : 0;
+  std::optional<StepPhases> phases;
+  if (options_.breakdown) {
+    phases.emplace(std::vector<std::string>{"batch", "forward", "backward", "clip", "optimizer"}, device_,
+                   last_step - first_step - skipped);
+  }
   const auto start = std::chrono::steady_clock::now();
   model_->train();
   while (step_ < last_step) {
+    const bool timed = phases && step_ - first_step >= skipped;
+    const auto phase_done = [&] {
+      if (timed) phases->end_phase();
+    };
+    if (timed) phases->begin_step();
     const double lr = optimizer_->lr(0);
     optimizer_->zero_grad();
     const TextData::Batch batch = data_.sample(options_.batch, options_.seq, device_);
+    phase_done();
     Tensor loss;
     {
       anatomy::autocast::AutocastGuard amp(anatomy::DeviceType::CUDA, anatomy::DType::BFloat16, bf16);
       loss = next_char_loss(model_->forward(batch.inputs), batch.targets);
     }
+    phase_done();
     loss.backward();  // outside the autocast scope, as PyTorch advises
+    phase_done();
     Tensor grad_norm;
     if (options_.clip > 0) grad_norm = optim::clip_grad_norm_(optimizer_->params(), options_.clip);
+    phase_done();
     optimizer_->step();
     schedule_->step();
+    phase_done();
     ++step_;
     if (step_ % options_.log_every == 0 || step_ == last_step) {
       // The loss's bits too, so that two runs can be compared exactly.
@@ -94,6 +116,10 @@ void Trainer::train_until(int64_t last_step) {
   if (steps > 0) {
     std::printf("trained %lld steps in %.2f s: %.2f steps/s\n", static_cast<long long>(steps), seconds,
                 static_cast<double>(steps) / seconds);
+  }
+  if (phases) {
+    std::printf("%s",
+                phases->table(fmt::format("breakdown of steps {}..{}", first_step + skipped + 1, last_step)).c_str());
   }
 }
 

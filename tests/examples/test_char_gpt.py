@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the char-gpt example (examples/char_gpt/) at tiny sizes on the CPU.
+"""Tests of the char-gpt example (examples/char_gpt/) at tiny sizes on the CPU, and of the default
+model on a CUDA device.
 
     loss     the loss of a tiny run falls well below the text's unigram entropy, which no model
              that ignores the context can beat, but not near 0, which only a model that sees the
@@ -9,8 +10,11 @@
     errors   every bad flag, file and checkpoint: exit status 2 and one line on stderr
     sample   --sample N prints N characters after the prompt; greedy and tempered sampling are
              repeatable from the seed
+    gpu      on cuda:0 (reported as skipped where there is none): the default model trains below a
+             stated loss in fp32 and under bf16 autocast, resume is bit for bit in both, sampling
+             is repeatable, --breakdown prints the host's and the device's time per phase
 
-usage: test_char_gpt.py CHAR_GPT {loss,resume,errors,sample}
+usage: test_char_gpt.py CHAR_GPT {loss,resume,errors,sample,gpu}
 """
 import collections
 import math
@@ -24,6 +28,8 @@ TOOL, GROUP = sys.argv[1], sys.argv[2]
 TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "char_gpt", "gpl-3.0.txt")
 # A model small enough for a few seconds on 2 cores.
 TINY = ["--layers", "2", "--d-model", "32", "--heads", "4", "--seq", "16", "--batch", "4", "--warmup", "3"]
+# The default model's run on a GPU: steps, and the mean loss of its last 20 that it must beat.
+GPU_STEPS, GPU_LOSS = 1000, 1.6
 LINE = re.compile(r"^step (\d+)/(\d+)  loss ([0-9.]+) \[([0-9a-f]{8})\]", re.M)
 failures = []
 
@@ -198,7 +204,54 @@ def test_sample():
     check("--- sample" not in train(*TINY, "--steps", "4"), "sample: a sample without --sample")
 
 
-{"loss": test_loss, "resume": test_resume, "errors": test_errors, "sample": test_sample}[GROUP]()
+def test_gpu():
+    rc, _, err = run("--device", "cuda:0", *TINY, "--steps", "2")
+    if rc != 0:
+        print(f"[anatomy-skip] no CUDA device: {err.strip()}")
+        return
+    for precision in ([], ["--autocast", "bf16"]):
+        cuda = ["--device", "cuda:0", *precision]
+        # The default model (4 layers, d_model 256, 128 characters of context, batch 32).
+        out = train(*cuda, "--steps", str(GPU_STEPS), "--log-every", "1", "--breakdown", "--sample", "200",
+                    "--temperature", "0.8", "--prompt", "The ")
+        got = losses(out)
+        if not check(sorted(got) == list(range(1, GPU_STEPS + 1)), f"gpu {precision}: logged {len(got)} steps"):
+            continue
+        last = sum(got[s][0] for s in range(GPU_STEPS - 19, GPU_STEPS + 1)) / 20
+        print(f"gpu {precision}: mean loss of the last 20 of {GPU_STEPS} steps {last:.4f}")
+        check(last < GPU_LOSS, f"gpu {precision}: the mean loss of the last 20 steps is {last:.4f}, not below {GPU_LOSS}")
+        check(last > 0.5, f"gpu {precision}: the mean loss of the last 20 steps is {last:.4f}: does the model see the future?")
+        n, text = sample_of(out)
+        check(n == 200 and text is not None and text.startswith("The ") and len(text) == 204,
+              f"gpu {precision}: the sample is {text!r}")
+        table = re.search(r"^breakdown of steps 21\.\.(\d+) \(ms per step, mean of (\d+)\):\n  phase +host +device\n"
+                          r"((?:  \w+ +[0-9.]+ +[0-9.]+\n){6})", out, re.M)
+        if check(table is not None, f"gpu {precision}: no breakdown table with a device column in {out[-800:]!r}"):
+            check(table.group(1) == str(GPU_STEPS) and table.group(2) == str(GPU_STEPS - 20),
+                  f"gpu {precision}: the breakdown covers {table.group(1)}, {table.group(2)} steps")
+            rows = {line.split()[0]: [float(v) for v in line.split()[1:]] for line in table.group(3).splitlines()}
+            check(list(rows) == ["batch", "forward", "backward", "clip", "optimizer", "step"],
+                  f"gpu {precision}: breakdown rows {list(rows)}")
+            # The device time of the phases adds up to the step's, and no phase takes none.
+            check(all(v[1] > 0 for v in rows.values()), f"gpu {precision}: a phase without device time: {rows}")
+        # Save and resume on the device: the same loss bits as one run (dropout on).
+        with tempfile.TemporaryDirectory() as tmp:
+            ck = os.path.join(tmp, "ck.safetensors")
+            small = [*cuda, "--steps", "12", "--log-every", "1", "--layers", "2", "--d-model", "64", "--seq", "32"]
+            whole = losses(train(*small))
+            first = losses(train(*small, "--stop-after", "5", "--save", ck))
+            rest = losses(train("--resume", ck, *cuda, "--log-every", "1"))
+            check(sorted(whole) == list(range(1, 13)) and sorted({**first, **rest}) == list(range(1, 13)),
+                  f"gpu {precision}: resume logged {sorted(first)} then {sorted(rest)}")
+            for step in sorted(whole):
+                got_bits = {**first, **rest}.get(step, (None, None))[1]
+                check(got_bits == whole[step][1],
+                      f"gpu {precision}: resume: step {step}'s loss bits {got_bits} differ from the whole run's {whole[step]}")
+            again = losses(train(*small))
+            check(again == whole, f"gpu {precision}: a second run's losses differ: {again} vs {whole}")
+
+
+{"loss": test_loss, "resume": test_resume, "errors": test_errors, "sample": test_sample, "gpu": test_gpu}[GROUP]()
 for f in failures:
     print("FAIL:", f)
 print(f"{GROUP}: {'failed' if failures else 'passed'}")
