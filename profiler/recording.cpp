@@ -86,7 +86,7 @@ void profiler_fallback(const dispatch::OperatorHandle& op, DispatchKeySet ks, di
         ref->host_us = r.now_us();
       }
     }
-    log.spans.push_back(std::make_unique<DeviceSpan>());
+    log.spans.push_back(take_span(d));
     span = log.spans.back().get();
     span->event = static_cast<size_t>(index);
     log.events[index].device = d;
@@ -100,7 +100,10 @@ void profiler_fallback(const dispatch::OperatorHandle& op, DispatchKeySet ks, di
     end_event(r, log, index);
     throw;
   }
-  if (span != nullptr) span->end.record(cuda::current_stream(log.events[index].device));
+  if (span != nullptr) {
+    span->end.record(cuda::current_stream(log.events[index].device));
+    span->ended = true;
+  }
   if (r.options.profile_memory && device) log.events[index].memory_delta = allocated_bytes(*device) - memory_before;
   end_event(r, log, index);
 }
@@ -179,16 +182,25 @@ void end_event(Recording& r, ThreadLog& log, int64_t index) {
 
 void finish(Recording& r) {
   // Device times: each span's events against its device's reference event, placed at the host
-  // time the reference was recorded (the device reaches it no earlier).
+  // time the reference was recorded (the device reaches it no earlier). A stream runs its work in
+  // order, so waiting for the last span recorded on each stream waits for all of its spans.
   for (auto& log : r.logs) {
+    std::vector<uint64_t> waited;
+    for (auto it = log->spans.rbegin(); it != log->spans.rend(); ++it) {
+      if (!(*it)->ended) continue;
+      const uint64_t stream = log->events[(*it)->event].stream;
+      if (std::find(waited.begin(), waited.end(), stream) != waited.end()) continue;
+      (*it)->end.synchronize();
+      waited.push_back(stream);
+    }
     for (auto& span : log->spans) {
+      if (!span->ended) continue;
       Event& e = log->events[span->event];
       const Recording::Reference& ref = *r.references.at(e.device);
-      span->end.synchronize();
       e.device_start_us = ref.host_us + 1e3 * ref.event.elapsed_time(span->start);
       e.device_end_us = ref.host_us + 1e3 * ref.event.elapsed_time(span->end);
     }
-    log->spans.clear();
+    return_spans(log->spans);
     // The names and shapes, written out now.
     for (size_t i = 0; i < log->events.size(); ++i) {
       Event& e = log->events[i];

@@ -17,11 +17,22 @@ namespace anatomy::profiler {
 
 using Clock = std::chrono::steady_clock;
 
-// The CUDA events around one operator, turned into device times when the profile stops.
+// The CUDA events around one operator, turned into device times when the profile stops. Spans
+// outlive their profile in a pool (span_pool.cpp), so that a profile records events made by an
+// earlier one instead of making and destroying two per operator.
 struct DeviceSpan {
-  size_t event;  // index in its thread's log
+  size_t event = 0;  // index in its thread's log
+  int device = -1;   // whose streams its events are recorded on (fixed by their first record)
   cuda::Event start{/*enable_timing=*/true}, end{/*enable_timing=*/true};
+  // Whether `end` was recorded in this profile: an operator that threw may leave it holding an
+  // earlier profile's record, and its span then has no device time.
+  bool ended = false;
 };
+
+// A span for `device`: one a finished profile left in the pool, or a new one.
+std::unique_ptr<DeviceSpan> take_span(int device);
+// Puts the spans back in the pool (empties `spans`); past the pool's bound they are destroyed.
+void return_spans(std::vector<std::unique_ptr<DeviceSpan>>& spans);
 
 // One tensor argument's shape, kept as numbers while recording and written out when the profile
 // stops (formatting costs more than the rest of an event).

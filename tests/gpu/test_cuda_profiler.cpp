@@ -2,7 +2,9 @@
 // times that are positive and ordered on their stream, the top-level device times of a region of
 // large kernels add up to within 10% of its synchronized wall time, the Chrome trace holds a
 // device row with the spans and their flows, and profiling makes the host wait nowhere (the
-// sync-debug mode in error mode stays quiet until the profile stops).
+// sync-debug mode in error mode stays quiet until the profile stops); later profiles, which record
+// into the events the first one made (profiler/span_pool.cpp), time alike, and an operator that
+// throws gets no device time rather than an earlier profile's.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -89,5 +91,38 @@ TEST_CASE("cuda profiler: the Chrome trace has a device row with each CUDA opera
   CHECK(device_named);
   for (const profiler::Event& e : p.events()) {
     if (e.name == "aten::mul.Tensor") CHECK(e.memory_delta >= (4 << 20));
+  }
+}
+
+TEST_CASE(
+    "cuda profiler: later profiles record into the first one's events; an operator that throws has no device time") {
+  ANATOMY_REQUIRE_GPU();
+  Tensor a = randn({256, 256}).to(kCuda), b = randn({256, 256}).to(kCuda), wrong = randn({3, 5}).to(kCuda);
+  cuda::synchronize();
+  for (int round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    profiler::Profile p;
+    Tensor c = a.matmul(b).relu();
+    // Its span begins (the call reaches the CUDA key) and never ends; in the later rounds the
+    // span's events hold the earlier profile's records.
+    CHECK_THROWS_AS(a.mm(wrong), ValueError);
+    c = c + 1.0;
+    p.stop();
+    double last_end = -1;
+    int timed = 0, thrown = 0;
+    for (const profiler::Event& e : p.events()) {
+      if (e.key != "CUDA" || e.depth != 0) continue;
+      if (e.name == "aten::mm" && e.device_start_us < 0) {
+        ++thrown;
+        CHECK(e.device_us() == 0);
+        continue;
+      }
+      ++timed;
+      CHECK(e.device_end_us > e.device_start_us);
+      CHECK(e.device_start_us >= last_end - 1e-3);
+      last_end = e.device_end_us;
+    }
+    CHECK(thrown == 1);
+    CHECK(timed == 3);  // matmul, relu, add
   }
 }
