@@ -29,7 +29,7 @@ TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "exa
 # A model small enough for a few seconds on 2 cores.
 TINY = ["--layers", "2", "--d-model", "32", "--heads", "4", "--seq", "16", "--batch", "4", "--warmup", "3"]
 # The default model's run on a GPU: steps, and the mean loss of its last 20 that it must beat.
-GPU_STEPS, GPU_LOSS = 1000, 1.6
+GPU_STEPS, GPU_LOSS = 400, 1.7
 LINE = re.compile(r"^step (\d+)/(\d+)  loss ([0-9.]+) \[([0-9a-f]{8})\]", re.M)
 failures = []
 
@@ -205,9 +205,11 @@ def test_sample():
 
 
 def test_gpu():
-    rc, _, err = run("--device", "cuda:0", *TINY, "--steps", "2")
-    if rc != 0:
+    rc, _, err = run("--device", "cuda:0", *TINY, "--steps", "4")
+    if rc == 2 and "char-gpt: error: --device cuda:0: " in err:
         print(f"[anatomy-skip] no CUDA device: {err.strip()}")
+        return
+    if not check(rc == 0, f"gpu: a tiny run on cuda:0 exited {rc}: {err.strip()}"):
         return
     for precision in ([], ["--autocast", "bf16"]):
         cuda = ["--device", "cuda:0", *precision]
@@ -237,7 +239,7 @@ def test_gpu():
         # Save and resume on the device: the same loss bits as one run (dropout on).
         with tempfile.TemporaryDirectory() as tmp:
             ck = os.path.join(tmp, "ck.safetensors")
-            small = [*cuda, "--steps", "12", "--log-every", "1", "--layers", "2", "--d-model", "64", "--seq", "32"]
+            small = [*cuda, "--steps", "12", "--warmup", "3", "--log-every", "1", "--layers", "2", "--d-model", "64", "--seq", "32"]
             whole = losses(train(*small))
             first = losses(train(*small, "--stop-after", "5", "--save", ck))
             rest = losses(train("--resume", ck, *cuda, "--log-every", "1"))
