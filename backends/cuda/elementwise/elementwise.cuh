@@ -4,7 +4,9 @@
 // operator() taking NIn values of the computation dtype and returning the output value; one
 // .cu file per op family instantiates these for its functors and dtypes. An input that is a CPU
 // scalar (Note [CPU scalars in device plans]) is read from the kernel's parameters, never from
-// memory: the branch on it is the same for every thread, so it costs no divergence.
+// memory: the branch on it is the same for every thread, so it costs no divergence. The
+// vectorized and strided kernels are launched as dependents of the kernel ahead of them (Note
+// [Programmatic dependent launch]).
 //
 // Device code only: included by .cu files, never by host .cpp files.
 #pragma once
@@ -17,6 +19,7 @@
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
+#include "anatomy/backends/cuda/elementwise/dependent_launch.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 
@@ -39,6 +42,8 @@ __device__ __forceinline__ auto apply(const F& f, const In (&x)[NIn]) {
 // fewer than Vec elements is done one by one by the first threads.
 template <int Vec, int NIn, typename Out, typename In, typename F>
 __global__ void elementwise_vectorized_kernel(Out* out, ElementwiseInputs<In, NIn> in, int64_t n, F f) {
+  wait_for_prior_kernel();
+  release_next_kernel();
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t vectors = n / Vec;
@@ -68,6 +73,8 @@ __global__ void elementwise_vectorized_kernel(Out* out, ElementwiseInputs<In, NI
 template <typename Index, int NIn, typename Out, typename In, typename F>
 __global__ void elementwise_strided_kernel(char* out, ElementwiseInputs<In, NIn> in, ElementwiseLayout<NIn + 1> layout,
                                            Index n, F f) {
+  wait_for_prior_kernel();
+  release_next_kernel();
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     Index offsets[NIn + 1];
@@ -184,12 +191,12 @@ void launch_elementwise(const ElementwiseArgs<NIn>& args, F f, cudaStream_t stre
     // A CPU scalar's pointer is null, which counts as aligned: it is never loaded.
     for (int k = 0; k < NIn; ++k) aligned = aligned && reinterpret_cast<uintptr_t>(args.inputs[k]) % 16 == 0;
     if (aligned && kVec > 1) {
-      elementwise_vectorized_kernel<kVec, NIn, Out, In, F>
-          <<<grid_blocks((args.numel + kVec - 1) / kVec), kBlockThreads, 0, stream>>>(static_cast<Out*>(args.output),
-                                                                                      in, args.numel, f);
+      launch_dependent(elementwise_vectorized_kernel<kVec, NIn, Out, In, F>,
+                       grid_blocks((args.numel + kVec - 1) / kVec), kBlockThreads, stream,
+                       static_cast<Out*>(args.output), in, args.numel, f);
     } else {
-      elementwise_vectorized_kernel<1, NIn, Out, In, F>
-          <<<grid_blocks(args.numel), kBlockThreads, 0, stream>>>(static_cast<Out*>(args.output), in, args.numel, f);
+      launch_dependent(elementwise_vectorized_kernel<1, NIn, Out, In, F>, grid_blocks(args.numel), kBlockThreads,
+                       stream, static_cast<Out*>(args.output), in, args.numel, f);
     }
   } else if (const unsigned transposed = transposed_inputs<NIn, Out, In>(args); transposed != 0) {
     const int64_t tiles0 = (args.layout.sizes[0] + kTransposeTile - 1) / kTransposeTile;
@@ -199,11 +206,11 @@ void launch_elementwise(const ElementwiseArgs<NIn>& args, F f, cudaStream_t stre
     elementwise_transposed_kernel<NIn, Out, In, F><<<blocks, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(
         static_cast<char*>(args.output), in, args.layout, transposed, tiles0, tiles1, batches, f);
   } else if (args.use_32bit) {
-    elementwise_strided_kernel<uint32_t, NIn, Out, In, F><<<grid_blocks(args.numel), kBlockThreads, 0, stream>>>(
-        static_cast<char*>(args.output), in, args.layout, static_cast<uint32_t>(args.numel), f);
+    launch_dependent(elementwise_strided_kernel<uint32_t, NIn, Out, In, F>, grid_blocks(args.numel), kBlockThreads,
+                     stream, static_cast<char*>(args.output), in, args.layout, static_cast<uint32_t>(args.numel), f);
   } else {
-    elementwise_strided_kernel<int64_t, NIn, Out, In, F><<<grid_blocks(args.numel), kBlockThreads, 0, stream>>>(
-        static_cast<char*>(args.output), in, args.layout, args.numel, f);
+    launch_dependent(elementwise_strided_kernel<int64_t, NIn, Out, In, F>, grid_blocks(args.numel), kBlockThreads,
+                     stream, static_cast<char*>(args.output), in, args.layout, args.numel, f);
   }
   ANATOMY_CUDA_LAUNCH_CHECK();
 }

@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
@@ -27,6 +29,9 @@ DeviceLimits query(int device) {
   l.reserved_shared_memory_per_block = attribute(cudaDevAttrReservedSharedMemoryPerBlock);
   l.max_threads_per_multiprocessor = attribute(cudaDevAttrMaxThreadsPerMultiProcessor);
   l.cluster_launch = attribute(cudaDevAttrClusterLaunch) != 0;
+  const char* pdl = std::getenv("ANATOMY_CUDA_PDL");
+  l.dependent_launch =
+      attribute(cudaDevAttrComputeCapabilityMajor) >= 9 && (pdl == nullptr || std::strcmp(pdl, "0") != 0);
   return l;
 }
 

@@ -15,6 +15,9 @@ struct DeviceLimits {
   int reserved_shared_memory_per_block = 0;  // bytes the system keeps per resident block
   int max_threads_per_multiprocessor = 0;
   bool cluster_launch = false;  // thread block clusters (compute capability 9.0 and later)
+  // Programmatic dependent launch (Note [Programmatic dependent launch]): compute capability 9.0
+  // and later, unless the environment sets ANATOMY_CUDA_PDL=0.
+  bool dependent_launch = false;
 };
 
 // Devices the table holds: current_device_limits raises DeviceError beyond them.
