@@ -6,6 +6,8 @@
 #include "anatomy/backends/cpu/vec_loops.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 #include "anatomy/backends/cpu/gelu_pieces.h"
 #include "anatomy/backends/cpu/prefetch_loop.h"
@@ -189,15 +191,34 @@ struct Avx512 {
 }  // namespace
 
 #if defined(__x86_64__)
+namespace {
+
+// The widest copies the loops may take. ANATOMY_CPU_CAPABILITY=avx2 keeps them off AVX-512 and
+// =default on the baseline, as PyTorch's ATEN_CPU_CAPABILITY does: to compare the copies on one
+// machine, or to keep a host's cores off AVX-512's lower clocks. Unset or any other value: the
+// widest the CPU has (a value that is not a capability is passed over, as ANATOMY_NUM_THREADS's).
+enum class Capability { Baseline, Avx2, Avx512 };
+Capability capability_cap() {
+  static const Capability cap = [] {
+    const char* env = std::getenv("ANATOMY_CPU_CAPABILITY");
+    if (env != nullptr && std::strcmp(env, "default") == 0) return Capability::Baseline;
+    if (env != nullptr && std::strcmp(env, "avx2") == 0) return Capability::Avx2;
+    return Capability::Avx512;
+  }();
+  return cap;
+}
+
+}  // namespace
+
 // __builtin_cpu_init first: this may run before libgcc's constructor has filled the CPU model
 // (an operator called from another library's static initializer).
 #define ANATOMY_CPU_HAS(feature) (__builtin_cpu_init(), __builtin_cpu_supports(feature))
 bool cpu_has_avx2_fma() {
-  static const bool has = ANATOMY_CPU_HAS("avx2") && ANATOMY_CPU_HAS("fma");
+  static const bool has = capability_cap() >= Capability::Avx2 && ANATOMY_CPU_HAS("avx2") && ANATOMY_CPU_HAS("fma");
   return has;
 }
 bool cpu_has_avx512f() {
-  static const bool has = ANATOMY_CPU_HAS("avx512f");
+  static const bool has = capability_cap() >= Capability::Avx512 && ANATOMY_CPU_HAS("avx512f");
   return has;
 }
 bool cpu_has_f16c() {

@@ -84,7 +84,9 @@ struct VecArgs {
 using VecLoop = void (*)(const float* in, float* out, int64_t n, VecArgs args);
 
 // Whether the CPU has AVX2 with FMA, and AVX-512F (false off x86-64): the wide copies of the
-// fp32 and fp64 loops run only where these hold. Asked once.
+// fp32 and fp64 loops run only where these hold. Asked once. ANATOMY_CPU_CAPABILITY=avx2 (or
+// =default) in the environment makes them false from AVX-512 (from AVX2) up, as PyTorch's
+// ATEN_CPU_CAPABILITY does.
 bool cpu_has_avx2_fma();
 bool cpu_has_avx512f();
 // F16C (with AVX2 + FMA) and AVX-512BW (with AVX-512F): convert_loops.cpp's copies.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -285,6 +286,34 @@ TEST_CASE("vec math: the AVX-512 tanh's polynomial pieces within 1.0 ulp from 0.
   }
 }
 #endif
+
+TEST_CASE("vec math: ANATOMY_CPU_CAPABILITY caps the copies the loops take") {
+  // CTest runs this case and the operators' again under avx2 and default (tests/CMakeLists.txt).
+  const char* env = std::getenv("ANATOMY_CPU_CAPABILITY");
+  const std::string cap = env != nullptr ? env : "";
+  CAPTURE(cap);
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  const bool avx512 = false, avx2 = false;
+#endif
+  CHECK(cpu::cpu_has_avx512f() == (avx512 && cap != "avx2" && cap != "default"));
+  CHECK(cpu::cpu_has_avx2_fma() == (avx2 && cap != "default"));
+  // The loop the operators take is the widest allowed (function pointers compared as bools:
+  // doctest cannot print them).
+  const cpu::VecLoop taken = cpu::vec_loop(VecFn::Exp);
+  if (cpu::cpu_has_avx512f()) {
+    CHECK(static_cast<bool>(taken == cpu::vec_loop_avx512(VecFn::Exp)));
+  } else if (cpu::cpu_has_avx2_fma()) {
+    CHECK(static_cast<bool>(cpu::vec_loop_avx512(VecFn::Exp) == nullptr));
+    CHECK(static_cast<bool>(taken == cpu::vec_loop_avx2(VecFn::Exp)));
+  } else {
+    CHECK(static_cast<bool>(cpu::vec_loop_avx2(VecFn::Exp) == nullptr));
+    CHECK(static_cast<bool>(taken == cpu::vec_loop_baseline(VecFn::Exp)));
+  }
+}
 
 TEST_CASE("vec math: tanh keeps the sign of zero in every copy") {
   for (cpu::VecLoop (*copy)(VecFn) : {&cpu::vec_loop_baseline, &cpu::vec_loop_avx2, &cpu::vec_loop_avx512}) {
