@@ -17,11 +17,13 @@ Each engine's calls start after --settle seconds (default 0.2) of the process sl
 OpenMP threads spin on their cores for milliseconds after each of its parallel regions (libgomp's
 GOMP_SPINCOUNT, 300,000 pauses when OMP_WAIT_POLICY is unset), so calls made right after torch's
 share every core with its spinning team; anatomy's pool spins 50 us. --settle 0 measures the
-engines back to back.
+engines back to back. The header names each engine's CPU capability: ANATOMY_CPU_CAPABILITY=avx2
+(and torch's ATEN_CPU_CAPABILITY) run the AVX2 copies on an AVX-512 host, to compare.
 """
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
@@ -100,6 +102,9 @@ def main():
     engine = f"torch {torch.__version__}" if torch is not None else "torch not installed"
     print(f"anatomy beside {engine}: {args.threads} threads, fp32, {n * 4 >> 20} MiB operands, median of {args.reps}, "
           f"{args.settle:g} s settled before each engine")
+    # Which copies each engine's loops take (the CPU's widest unless the environment caps it).
+    torch_cap = torch.backends.cpu.get_cpu_capability() if torch is not None else "-"
+    print(f"CPU capability: anatomy {os.environ.get('ANATOMY_CPU_CAPABILITY', 'the widest')}, torch {torch_cap}")
     print(f"{'row':18} {'anatomy ms':>11} {'torch ms':>10} {'torch / anatomy':>16}")
     results = []
     for name, a, t in table:
