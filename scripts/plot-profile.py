@@ -26,20 +26,21 @@ def colour(name):
 
 
 def rows_of(events, names):
-    """(label, [(start, duration, name, level)]) per row: host threads first, then device streams."""
+    """(label, levels, [(start, duration, name, level)]) per row: host threads first (DEPTHS_SHOWN
+    levels of nesting), then device streams (one level: a stream runs one kernel at a time)."""
     rows = {}
     for e in events:
         if e.get("ph") != "X":
             continue
         if e["pid"] == 0:
             key = (0, e["tid"])
-            label = f"thread {e['tid']}"
+            label, levels = f"thread {e['tid']}", DEPTHS_SHOWN
             level = min(e.get("args", {}).get("depth", 0), DEPTHS_SHOWN - 1)
         else:
             key = (e["pid"], str(e["tid"]))
-            label = f"{names.get(e['pid'], 'device')} {e['tid']}"
+            label, levels = f"{names.get(e['pid'], 'device')} {e['tid']}", 1
             level = 0
-        rows.setdefault(key, (label, []))[1].append((e["ts"], e["dur"], e["name"], level))
+        rows.setdefault(key, (label, levels, []))[2].append((e["ts"], e["dur"], e["name"], level))
     return [rows[k] for k in sorted(rows, key=lambda k: (k[0], str(k[1])))]
 
 
@@ -61,18 +62,18 @@ def main(argv):
         return 1
     fig, ax = plt.subplots(figsize=(12, max(4.0, 1 + 1.2 * len(rows))))
     legend = {}
-    for r, (label, bars) in enumerate(rows):
+    for r, (label, levels, bars) in enumerate(rows):
+        height = 0.8 / levels  # a row's levels share 0.8 around its tick
         for start, duration, name, level in bars:
-            height = 0.8 / DEPTHS_SHOWN
             y = r - 0.4 + level * height  # callers on top (the axis is inverted), callees below
             patch = ax.broken_barh([(start, max(duration, 1e-3))], (y, height * 0.9), facecolors=colour(name))
             legend.setdefault(name, patch)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([label for label, _ in rows])
+    ax.set_yticklabels([label for label, _, _ in rows])
     ax.invert_yaxis()
     ax.set_xlabel("time since the profile started (us)")
     ax.set_title("anatomy profile: operators on host threads (nested below their callers) and device streams")
-    top = sorted(legend, key=lambda n: -sum(d for row in rows for s, d, m, lv in row[1] if m == n))[:12]
+    top = sorted(legend, key=lambda n: -sum(d for row in rows for s, d, m, lv in row[2] if m == n))[:12]
     ax.legend([legend[n] for n in top], top, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     fig.tight_layout()
     os.makedirs(os.path.dirname(argv[2]) or ".", exist_ok=True)
