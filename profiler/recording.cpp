@@ -103,6 +103,7 @@ void profiler_fallback(const dispatch::OperatorHandle& op, DispatchKeySet ks, di
   if (span != nullptr) {
     span->end.record(cuda::current_stream(log.events[index].device));
     span->ended = true;
+    span->end_order = ++log.spans_ended;
   }
   if (r.options.profile_memory && device) log.events[index].memory_delta = allocated_bytes(*device) - memory_before;
   end_event(r, log, index);
@@ -183,16 +184,21 @@ void end_event(Recording& r, ThreadLog& log, int64_t index) {
 void finish(Recording& r) {
   // Device times: each span's events against its device's reference event, placed at the host
   // time the reference was recorded (the device reaches it no earlier). A stream runs its work in
-  // order, so waiting for the last span recorded on each stream waits for all of its spans.
+  // order, so waiting for the end event recorded last on each stream waits for all of its spans.
   for (auto& log : r.logs) {
-    std::vector<uint64_t> waited;
-    for (auto it = log->spans.rbegin(); it != log->spans.rend(); ++it) {
-      if (!(*it)->ended) continue;
-      const uint64_t stream = log->events[(*it)->event].stream;
-      if (std::find(waited.begin(), waited.end(), stream) != waited.end()) continue;
-      (*it)->end.synchronize();
-      waited.push_back(stream);
+    std::vector<DeviceSpan*> last_ended;  // one per stream
+    for (auto& span : log->spans) {
+      if (!span->ended) continue;
+      const Event& e = log->events[span->event];
+      auto same_stream = [&](DeviceSpan* s) { return log->events[s->event].stream == e.stream; };
+      auto it = std::find_if(last_ended.begin(), last_ended.end(), same_stream);
+      if (it == last_ended.end()) {
+        last_ended.push_back(span.get());
+      } else if ((*it)->end_order < span->end_order) {
+        *it = span.get();
+      }
     }
+    for (DeviceSpan* span : last_ended) span->end.synchronize();
     for (auto& span : log->spans) {
       if (!span->ended) continue;
       Event& e = log->events[span->event];

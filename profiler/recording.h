@@ -27,6 +27,9 @@ struct DeviceSpan {
   // Whether `end` was recorded in this profile: an operator that threw may leave it holding an
   // earlier profile's record, and its span then has no device time.
   bool ended = false;
+  // When `end` was recorded, counted per thread log: an enclosing operator's span begins before
+  // its callees' and ends after them, so the spans' order is not the order of their end events.
+  uint64_t end_order = 0;
 };
 
 // A span for `device`: one a finished profile left in the pool, or a new one.
@@ -54,6 +57,7 @@ struct ThreadLog {
   std::vector<int64_t> dims;
   std::vector<int64_t> open;  // the events begun and not yet ended, innermost last
   std::vector<std::unique_ptr<DeviceSpan>> spans;
+  uint64_t spans_ended = 0;  // end events recorded so far (DeviceSpan::end_order)
 };
 
 struct Recording {
