@@ -14,15 +14,18 @@ ROWS = ["exp", "sigmoid", "gelu", "gelu, tanh form", "tanh", "add", "mul", "sum"
 def test_quick_run_prints_every_row_and_json(tmp_path):
     out_file = tmp_path / "rows.json"
     result = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--threads", "2", "--reps", "3", "--settle", "0.01",
-                             "--json", str(out_file)], capture_output=True, text=True, env=dict(os.environ), timeout=300)
+                             "--json", str(out_file)], capture_output=True, text=True,
+                            env=dict(os.environ, ANATOMY_CPU_CAPABILITY="avx2"), timeout=300)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("anatomy beside torch")
     assert "2 threads, fp32, 1 MiB operands, median of 3, 0.01 s settled before each engine" in lines[0]
-    assert lines[1].split()[:3] == ["row", "anatomy", "ms"]
-    assert len(lines) == 2 + len(ROWS)
+    # Each engine's CPU capability: the environment's cap (set here) for anatomy, torch's own.
+    assert re.match(r"^CPU capability: anatomy avx2, torch \S+$", lines[1]), lines[1]
+    assert lines[2].split()[:3] == ["row", "anatomy", "ms"]
+    assert len(lines) == 3 + len(ROWS)
     number = r"\d+\.\d{3}"
-    for line, row in zip(lines[2:], ROWS):
+    for line, row in zip(lines[3:], ROWS):
         assert line.startswith(row)
         assert re.match(rf"^{re.escape(row)}\s+{number}\s+({number}|-)\s+(\d+\.\d\d|-)$", line), line
     data = json.loads(out_file.read_text())
