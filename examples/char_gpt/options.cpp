@@ -60,6 +60,8 @@ void check_device(const Options& o) {
   }
   require(o.autocast.empty() || device.is_cuda(),
           fmt::format("--autocast {} runs on CUDA only; on the CPU the model trains in fp32", o.autocast));
+  require(o.sync_debug.empty() || device.is_cuda(),
+          fmt::format("--sync-debug {} runs on CUDA only: the CPU has no device to wait for", o.sync_debug));
 }
 
 // Each value on its own.
@@ -167,6 +169,10 @@ std::optional<Options> parse_options(int argc, char** argv) {
   app.add_option("--log-every", o.log_every, "print the loss every this many steps")
       ->check(kInt64)
       ->capture_default_str();
+  app.add_option("--sync-debug", o.sync_debug,
+                 "warn: report every wait for the device inside a step (error: stop at the first), as "
+                 "torch.cuda.set_sync_debug_mode; the log's loss read is outside it")
+      ->check(CLI::IsMember({"warn", "error"}));
   app.add_flag("--breakdown", o.breakdown,
                "after training, the host's and the device's milliseconds per step in each phase of the step "
                "(the run's first 20 steps left out)");

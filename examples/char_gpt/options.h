@@ -44,6 +44,9 @@ struct Options {
   int64_t log_every = 100;
   // Prints where the steps' time went, by phase, host and device (step_phases.h).
   bool breakdown = false;
+  // "warn" or "error": each step runs under CUDA's sync-debug mode, which reports (or refuses)
+  // every wait of the host for the device; "" leaves it off.
+  std::string sync_debug;
   // The flags given on the command line (by their long names, "--lr").
   std::vector<std::string> given;
   bool was_given(const std::string& flag) const;

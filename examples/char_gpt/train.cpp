@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "anatomy/cuda.h"
 #include "anatomy/examples/char_gpt/checkpoint.h"
 #include "anatomy/examples/char_gpt/next_char_loss.h"
 #include "anatomy/examples/char_gpt/step_phases.h"
@@ -25,6 +26,29 @@ constexpr double kMinLrRatio = 0.1;
 // --breakdown leaves out a run's first steps, which fill the allocator's cache and make the
 // libraries' handles and plans (bench/python/gpt_step.py leaves out as many of PyTorch's).
 constexpr int64_t kBreakdownWarmup = 20;
+
+// --sync-debug: the mode on for the steps' operators, off again for what the loop reads on
+// purpose (the logged loss), and off when the loop leaves, by an exception too.
+class StepSyncDebug {
+ public:
+  explicit StepSyncDebug(const std::string& mode)
+      : mode_(mode == "error"  ? anatomy::cuda::SyncDebugMode::Error
+              : mode == "warn" ? anatomy::cuda::SyncDebugMode::Warn
+                               : anatomy::cuda::SyncDebugMode::Off) {}
+  ~StepSyncDebug() { pause(); }
+  StepSyncDebug(const StepSyncDebug&) = delete;
+  StepSyncDebug& operator=(const StepSyncDebug&) = delete;
+  void resume() const {
+    if (mode_ != anatomy::cuda::SyncDebugMode::Off) anatomy::cuda::set_sync_debug_mode(mode_);
+  }
+  void pause() const {
+    if (mode_ != anatomy::cuda::SyncDebugMode::Off)
+      anatomy::cuda::set_sync_debug_mode(anatomy::cuda::SyncDebugMode::Off);
+  }
+
+ private:
+  anatomy::cuda::SyncDebugMode mode_;
+};
 
 std::unique_ptr<optim::AdamW> make_optimizer(const anatomy::nn::Module& model, const Options& o) {
   std::vector<Tensor> decay, no_decay;
@@ -74,9 +98,11 @@ void Trainer::train_until(int64_t last_step) {
     phases.emplace(std::vector<std::string>{"batch", "forward", "backward", "clip", "optimizer"}, device_,
                    last_step - first_step - skipped);
   }
+  const StepSyncDebug sync_debug(options_.sync_debug);
   const auto start = std::chrono::steady_clock::now();
   model_->train();
   while (step_ < last_step) {
+    sync_debug.resume();
     const bool timed = phases && step_ - first_step >= skipped;
     const auto phase_done = [&] {
       if (timed) phases->end_phase();
@@ -100,6 +126,7 @@ void Trainer::train_until(int64_t last_step) {
     optimizer_->step();
     schedule_->step();
     phase_done();
+    sync_debug.pause();
     ++step_;
     if (step_ % options_.log_every == 0 || step_ == last_step) {
       // The loss's bits too, so that two runs can be compared exactly.

@@ -148,6 +148,8 @@ def test_errors():
             (["--lr", "1", "--lr", "2"], "--lr"),
             (["stray"], "stray"),
             (["--autocast", "bf16"], "CUDA only"),
+            (["--sync-debug", "warn"], "--sync-debug warn runs on CUDA only"),
+            (["--sync-debug", "loud"], "--sync-debug"),
             (["--autocast", "fp16", "--device", "cuda:0"], "--autocast"),
             (["--device", "tpu"], "--device 'tpu'"),
             (["--device", "meta"], "cpu or cuda"),
