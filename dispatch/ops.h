@@ -9,6 +9,7 @@
 #include "anatomy/dispatch/ops/convolution.h"
 #include "anatomy/dispatch/ops/copy.h"
 #include "anatomy/dispatch/ops/factories.h"
+#include "anatomy/dispatch/ops/foreach.h"
 #include "anatomy/dispatch/ops/fused_optim.h"
 #include "anatomy/dispatch/ops/indexing.h"
 #include "anatomy/dispatch/ops/linalg.h"

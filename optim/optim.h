@@ -149,10 +149,12 @@ class RMSprop final : public GroupedOptimizer<RMSpropOptions> {
   void step() override;
 };
 
-// Scales every gradient of `params` by min(1, max_norm / (total + 1e-6)), total being the norm
-// of all their gradients together (norm_type 2, 1, or infinity), and returns total as a 0-d
-// tensor. Nothing waits for the device: the factor is a tensor. ValueError for a negative
-// max_norm or another norm type.
+// Scales every gradient of `params` by min(1, max_norm / (total + 1e-6)), total being the
+// norm_type-norm of all their gradients together (any positive order, or infinity), and returns
+// total as a 0-d fp32 tensor on the first gradient's device. Nothing waits for the device: the
+// factor is a tensor. The gradients of one device and dtype take one _foreach_norm and one
+// _foreach_mul_ (dispatch/ops/foreach.h): on CUDA a few launches for the whole list. ValueError
+// for a negative max_norm or a norm type that is not positive.
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2.0);
 
 }  // namespace anatomy::optim

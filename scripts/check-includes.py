@@ -94,7 +94,7 @@ ROOMS = {
     "softmax": {"runtime", "memory", "common", "elementwise", "reduce"},
     "loss": {"runtime", "memory", "common", "elementwise", "reduce"},
     "channel_norm": {"runtime", "memory", "common", "elementwise"},
-    "optim": {"runtime", "memory", "common", "elementwise"},
+    "optim": {"runtime", "memory", "common", "elementwise", "reduce"},
     "pooling": {"runtime", "common", "elementwise"},
     "graph": {"runtime", "memory"},
     "conv": {"runtime", "memory"},

@@ -5,6 +5,8 @@
 // has `Tensor?[]`; an undefined Tensor in the list stands for None (a full slice).
 #include <fmt/ranges.h>
 
+#include <optional>
+
 #include "anatomy/core/checked_arith.h"
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/core/type_promotion.h"
@@ -146,6 +148,27 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
 // ---- composites ----
 namespace {
 
+// The pieces as one strided view of their memory when they lie end to end along dim in one
+// tensor's storage with one dtype and one set of strides (cat of a split, a chunk or an unbind of
+// one tensor, stack of _foreach_norm's norms): cat is then one copy instead of one per piece.
+// `shape` is the result's.
+std::optional<Tensor> pieces_as_one_view(TensorList tensors, int64_t dim, IntArrayRef shape) {
+  const Tensor& first = tensors[0];
+  if (tensors.size() < 2 || first.dim() != static_cast<int64_t>(shape.size())) return std::nullopt;
+  int64_t next = first.storage_offset();
+  for (const Tensor& t : tensors) {
+    if (!t.is_alias_of(first) || t.dtype() != first.dtype() || t.strides() != first.strides() ||
+        t.storage_offset() != next) {
+      return std::nullopt;
+    }
+    int64_t extent = 0;
+    if (__builtin_mul_overflow(t.size(dim), t.stride(dim), &extent) || __builtin_add_overflow(next, extent, &next)) {
+      return std::nullopt;
+    }
+  }
+  return first.as_strided(shape, first.strides(), first.storage_offset());
+}
+
 // PyTorch's cat: the result dtype promotes over every input; 1-D tensors of size 0 (the legacy
 // "empty" tensor) are skipped whatever the others' shapes; the rest must have one number of dims
 // and equal sizes except in dim. Each input is copied (converting) into its slice of the result.
@@ -187,6 +210,10 @@ Tensor cat_composite(TensorList tensors, int64_t dim) {
   }
   check_factory_size(shape, "cat");
   Tensor out = empty(shape, options);
+  if (const std::optional<Tensor> whole = pieces_as_one_view(tensors, dim, shape)) {
+    if (out.numel() != 0) out.copy_(*whole);
+    return out;
+  }
   int64_t at = 0;
   for (const Tensor& t : tensors) {
     if (t.dim() == 1 && t.size(0) == 0) continue;

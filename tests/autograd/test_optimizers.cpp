@@ -174,7 +174,22 @@ TEST_CASE("optim: clip_grad_norm_ scales every gradient by the total norm") {
   CHECK(values(b.grad())[0] == doctest::Approx(0.8).epsilon(1e-6));  // below the bound: unchanged
   CHECK(optim::clip_grad_norm_({a, b}, 10.0, INFINITY).item<double>() == doctest::Approx(0.8).epsilon(1e-6));
   EXPECT_ERROR(ValueError, optim::clip_grad_norm_({a}, -1.0), "max_norm");
-  EXPECT_ERROR(ValueError, optim::clip_grad_norm_({a}, 1.0, 3.0), "norm_type");
+  EXPECT_ERROR(ValueError, optim::clip_grad_norm_({a}, 1.0, 0.0), "norm_type", "positive");
+  EXPECT_ERROR(ValueError, optim::clip_grad_norm_({a}, 1.0, NAN), "norm_type", "positive");
+}
+
+TEST_CASE("optim: clip_grad_norm_ over gradients of several dtypes and any positive order") {
+  // fp32 and fp64 gradients: one _foreach_norm and one _foreach_mul_ per dtype, one total.
+  Tensor a = param({1.0, 2.0}), b = param({2.0}).detach().to(DType::Float32).requires_grad_();
+  a.set_grad(a.detach().clone());
+  b.set_grad(b.detach().clone());
+  const Tensor total = optim::clip_grad_norm_({a, b}, 1.0, 3.0);
+  const double expected = std::cbrt(1.0 + 8.0 + 8.0);
+  CHECK(total.dtype() == DType::Float32);
+  CHECK(total.item<double>() == doctest::Approx(expected).epsilon(1e-6));
+  CHECK(values(a.grad())[1] == doctest::Approx(2.0 / expected).epsilon(1e-6));
+  CHECK(values(b.grad())[0] == doctest::Approx(2.0 / expected).epsilon(1e-6));
+  CHECK(b.grad().dtype() == DType::Float32);
 }
 
 TEST_CASE("optim: learning-rate schedules") {

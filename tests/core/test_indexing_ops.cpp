@@ -1,6 +1,8 @@
 // Indexing ops: exact values and special cases the op table does not express (aliasing between
 // the written tensor and its source, accumulation order, NumPy's placement of the indexed block,
 // Meta results, the Tensor methods).
+#include <functional>
+
 #include "test_util.h"
 
 using namespace anatomy;
@@ -24,6 +26,38 @@ TEST_CASE("indexing: cat promotes, skips legacy empty tensors and converts each 
   CHECK(vec(m.sizes()) == V{2, 3});
   CHECK(values(m) == D{1, 1, 0, 1, 1, 0});
   CHECK(values(stack({tensor({1, 2}), tensor({3, 4})}, 1)) == D{1, 3, 2, 4});
+}
+
+TEST_CASE("indexing: cat of pieces lying end to end in one tensor is one copy, with the same values") {
+  const Tensor x = arange(24, DType::Float32).view({4, 6});
+  // The result and how many times the CPU's copy kernel ran.
+  auto copies = [](const std::function<Tensor()>& f) {
+    dispatch::TraceCapture capture;
+    const Tensor r = f();
+    int n = 0;
+    for (const std::string& line : capture.lines()) n += line.find("(copy_cpu)") != std::string::npos;
+    return std::make_pair(r, n);
+  };
+  // A chunk along dim 1 (strided pieces), back together: one copy.
+  auto [joined, n] = copies([&] { return cat(x.chunk(3, 1), 1); });
+  CHECK(equal(joined, x));
+  CHECK(n == 1);
+  // An unbind, stacked again: one copy.
+  auto [stacked, m] = copies([&] { return stack(x.unbind(0)); });
+  CHECK(equal(stacked, x));
+  CHECK(m == 1);
+  // Out of order, overlapping or of two dtypes: a copy per piece, and the right values.
+  const std::vector<Tensor> rows = x.unbind(0);
+  CHECK(values(cat({rows[1], rows[0]})) == values(cat({rows[1].clone(), rows[0].clone()})));
+  CHECK(values(cat({rows[0], rows[0]})).size() == 12);
+  CHECK(values(cat({rows[0], rows[0]}))[6] == 0.0);
+  const Tensor mixed = cat({rows[0], rows[1].to(DType::Float64)});
+  CHECK(mixed.dtype() == DType::Float64);
+  CHECK(values(mixed) == values(x.narrow(0, 0, 2).reshape({12})));
+  // A transposed tensor's rows are not adjacent; its columns are.
+  const Tensor t = x.t();
+  CHECK(equal(cat(t.chunk(2, 0), 0), t));
+  CHECK(equal(cat(t.chunk(2, 1), 1), t));
 }
 
 TEST_CASE("indexing: advanced indexing places the indexed block as NumPy does") {

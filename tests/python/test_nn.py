@@ -632,6 +632,19 @@ def test_clip_grad_norm():
         nn.utils.clip_grad_norm_([a], 1.0, error_if_nonfinite=True)
 
 
+@pytest.mark.parametrize("foreach", [None, False])
+def test_clip_grad_norm_dtypes(foreach):
+    """Gradients of two dtypes: one total (fp32), each gradient scaled in its own dtype."""
+    a, b = nn.Parameter(anatomy.zeros(2)), nn.Parameter(anatomy.zeros(1, dtype=anatomy.float64))
+    a.grad, b.grad = anatomy.tensor([1.0, 2.0]), anatomy.tensor([2.0], dtype=anatomy.float64)
+    total = nn.utils.clip_grad_norm_([a, b], 1.0, norm_type=3, foreach=foreach)
+    assert arr(total) == pytest.approx(17 ** (1 / 3), rel=1e-6)
+    np.testing.assert_allclose(arr(a.grad), [1 / 17 ** (1 / 3), 2 / 17 ** (1 / 3)], rtol=1e-6)
+    assert b.grad.dtype == anatomy.float64 and arr(b.grad)[0] == pytest.approx(2 / 17 ** (1 / 3), rel=1e-6)
+    norms = anatomy.ops.aten._foreach_norm([a.grad, b.grad], 2.0)
+    assert [n.dtype for n in norms] == [anatomy.float32, anatomy.float64]
+
+
 @pytest.mark.parametrize("call, error", [
     (lambda: nn.Linear(3, 2)(anatomy.randn(2, 4)), ValueError),
     (lambda: nn.Embedding(3, 2)(anatomy.tensor([5])), IndexError),

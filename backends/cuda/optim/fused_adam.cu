@@ -1,7 +1,6 @@
 // The multi-tensor Adam kernel. A launch carries a table of up to kTensors tensors (their
-// pointers and sizes) and, for each of up to kBlocks blocks, which tensor and which chunk of it
-// the block updates, in its parameters (about 3 KB, under the 4 KB a kernel's parameters may
-// take): PyTorch's multi_tensor_apply scheme. A step over 100 parameters is a few launches
+// pointers and sizes) and which chunk of which tensor each of up to kBlocks blocks updates
+// (multi_tensor.h; about 3 KB of parameters): a step over 100 parameters is a few launches
 // instead of several kernels per parameter. Each thread updates elements of its block's chunk,
 // in fp32 (fp64 for fp64), with the arithmetic of the single-tensor step (optim/adam.cpp), and
 // writes the parameter and both moments back in their dtype. With the counts on the device
@@ -13,6 +12,7 @@
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
 #include "anatomy/backends/cuda/optim/fused_adam.h"
+#include "anatomy/backends/cuda/optim/multi_tensor.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {
@@ -30,8 +30,7 @@ struct TensorTable {
   void* exp_avg_sq[kTensors];
   int64_t numel[kTensors];
   const double* step[kTensors];  // null: the launch's bias corrections
-  uint8_t tensor_of_block[kBlocks];
-  int32_t chunk_of_block[kBlocks];
+  BlockMap<kTensors, kBlocks> map;
 };
 static_assert(sizeof(TensorTable) + 128 < 4096, "a kernel's parameters are limited to 4 KB");
 
@@ -58,8 +57,8 @@ __global__ void advance_steps_kernel(StepTable table) {
 template <typename T>
 __global__ void __launch_bounds__(kThreads) fused_adam_kernel(TensorTable table, Hyper<opmath_t<T>> h) {
   using A = opmath_t<T>;
-  const int i = table.tensor_of_block[blockIdx.x];
-  const int64_t begin = static_cast<int64_t>(table.chunk_of_block[blockIdx.x]) * kChunk;
+  const int i = table.map.tensor_of_block[blockIdx.x];
+  const int64_t begin = static_cast<int64_t>(table.map.chunk_of_block[blockIdx.x]) * kChunk;
   const int64_t end = min(begin + kChunk, table.numel[i]);
   T* p = static_cast<T*>(table.param[i]);
   const T* g = static_cast<const T*>(table.grad[i]);
@@ -126,47 +125,24 @@ void launch_for(const std::vector<AdamTensors>& entries, const AdamHyper& hyper,
                    hyper.decoupled_weight_decay};
   advance_steps(entries, stream);
   TensorTable table{};
-  int tensors = 0, blocks = 0;
-  auto launch = [&] {
-    if (blocks > 0) fused_adam_kernel<T><<<blocks, kThreads, 0, stream>>>(table, h);
-    ANATOMY_CUDA_LAUNCH_CHECK();
-  };
-  for (const AdamTensors& t : entries) {
-    if (t.numel == 0) continue;
-    const int64_t chunks = (t.numel + kChunk - 1) / kChunk;
-    for (int64_t c = 0; c < chunks; ++c) {
-      if (c == 0) {  // the tensor enters the table (the table was emptied if it was full)
-        table.param[tensors] = t.param;
-        table.grad[tensors] = t.grad;
-        table.exp_avg[tensors] = t.exp_avg;
-        table.exp_avg_sq[tensors] = t.exp_avg_sq;
-        table.numel[tensors] = t.numel;
-        table.step[tensors] = t.step;
-        ++tensors;
-      }
-      table.tensor_of_block[blocks] = static_cast<uint8_t>(tensors - 1);
-      table.chunk_of_block[blocks] = static_cast<int32_t>(c);
-      ++blocks;
-      const bool table_full = tensors == kTensors && c + 1 == chunks;
-      if (blocks == kBlocks || table_full) {
-        launch();
-        blocks = 0;
-        // A tensor with chunks left stays in the table, as its first entry.
-        if (c + 1 < chunks) {
-          table.param[0] = t.param;
-          table.grad[0] = t.grad;
-          table.exp_avg[0] = t.exp_avg;
-          table.exp_avg_sq[0] = t.exp_avg_sq;
-          table.numel[0] = t.numel;
-          table.step[0] = t.step;
-          tensors = 1;
-        } else {
-          tensors = 0;
-        }
-      }
-    }
-  }
-  launch();
+  std::vector<int64_t> numels;
+  numels.reserve(entries.size());
+  for (const AdamTensors& t : entries) numels.push_back(t.numel);
+  plan_multi_tensor_launches(
+      numels, kChunk, table.map,
+      [&](int slot, size_t i) {
+        const AdamTensors& t = entries[i];
+        table.param[slot] = t.param;
+        table.grad[slot] = t.grad;
+        table.exp_avg[slot] = t.exp_avg;
+        table.exp_avg_sq[slot] = t.exp_avg_sq;
+        table.numel[slot] = t.numel;
+        table.step[slot] = t.step;
+      },
+      [&](int blocks) {
+        fused_adam_kernel<T><<<blocks, kThreads, 0, stream>>>(table, h);
+        ANATOMY_CUDA_LAUNCH_CHECK();
+      });
 }
 
 }  // namespace
