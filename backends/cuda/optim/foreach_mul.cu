@@ -15,11 +15,7 @@ constexpr int kBlocks = 320;
 constexpr int64_t kChunk = 65536;
 constexpr int kThreads = 512;
 
-struct ScaleTable {
-  void* data[kTensors];
-  int64_t numel[kTensors];
-  BlockMap<kTensors, kBlocks> map;
-};
+using ScaleTable = DataTable<kTensors, kBlocks>;
 static_assert(sizeof(ScaleTable) + 64 < 4096, "a kernel's parameters are limited to 4 KB");
 
 template <typename T>
@@ -35,20 +31,11 @@ __global__ void __launch_bounds__(kThreads) foreach_mul_kernel(ScaleTable table,
 
 template <typename T>
 void launch_for(const std::vector<DenseTensor>& tensors, const T* scale, cudaStream_t stream) {
-  std::vector<int64_t> numels;
-  numels.reserve(tensors.size());
-  for (const DenseTensor& t : tensors) numels.push_back(t.numel);
   ScaleTable table{};
-  plan_multi_tensor_launches(
-      numels, kChunk, table.map,
-      [&](int slot, size_t i) {
-        table.data[slot] = tensors[i].data;
-        table.numel[slot] = tensors[i].numel;
-      },
-      [&](int blocks) {
-        foreach_mul_kernel<T><<<blocks, kThreads, 0, stream>>>(table, scale);
-        ANATOMY_CUDA_LAUNCH_CHECK();
-      });
+  plan_data_launches(tensors, kChunk, table, [&](int blocks) {
+    foreach_mul_kernel<T><<<blocks, kThreads, 0, stream>>>(table, scale);
+    ANATOMY_CUDA_LAUNCH_CHECK();
+  });
 }
 
 }  // namespace

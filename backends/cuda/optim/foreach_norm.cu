@@ -22,11 +22,7 @@ constexpr int kTensors = 64;
 constexpr int kBlocks = 320;
 constexpr int64_t kChunk = 65536;  // elements a block folds
 
-struct ChunkTable {
-  const void* data[kTensors];
-  int64_t numel[kTensors];
-  BlockMap<kTensors, kBlocks> map;
-};
+using ChunkTable = DataTable<kTensors, kBlocks>;
 static_assert(sizeof(ChunkTable) + 64 < 4096, "a kernel's parameters are limited to 4 KB");
 
 // Where each tensor's partials begin: tensor k of the launch folds partials [first[k], first[k+1]).
@@ -72,27 +68,18 @@ void launch_for(const std::vector<DenseTensor>& tensors, double ord, T* out, con
   using Fn = NormFn<T, K>;
   using A = typename Fn::acc_t;
   const Fn fn{static_cast<A>(ord)};
-  std::vector<int64_t> numels;
   std::vector<int32_t> first{0};  // tensor i's partials: [first[i], first[i + 1])
-  numels.reserve(tensors.size());
   for (const DenseTensor& t : tensors) {
-    numels.push_back(t.numel);
     first.push_back(first.back() + static_cast<int32_t>((t.numel + kChunk - 1) / kChunk));
   }
   A* partials = scratch_of<A>(scratch, first.back());
   ChunkTable table{};
   int64_t launched = 0;
-  plan_multi_tensor_launches(
-      numels, kChunk, table.map,
-      [&](int slot, size_t i) {
-        table.data[slot] = tensors[i].data;
-        table.numel[slot] = tensors[i].numel;
-      },
-      [&](int blocks) {
-        chunk_norm_kernel<T, K><<<blocks, kReduceThreads, 0, stream>>>(table, fn, partials + launched);
-        ANATOMY_CUDA_LAUNCH_CHECK();
-        launched += blocks;
-      });
+  plan_data_launches(tensors, kChunk, table, [&](int blocks) {
+    chunk_norm_kernel<T, K><<<blocks, kReduceThreads, 0, stream>>>(table, fn, partials + launched);
+    ANATOMY_CUDA_LAUNCH_CHECK();
+    launched += blocks;
+  });
   FinishTable finish{};
   for (size_t begin = 0; begin < tensors.size(); begin += kFinishTensors) {
     const int count = static_cast<int>(std::min<size_t>(kFinishTensors, tensors.size() - begin));

@@ -47,4 +47,28 @@ void plan_multi_tensor_launches(const std::vector<int64_t>& numels, int64_t chun
   if (blocks > 0) launch(blocks);
 }
 
+// The table of kernels that need only each tensor's elements and count (the multi-tensor norm and
+// scale).
+template <int kTensors, int kBlocks>
+struct DataTable {
+  void* data[kTensors];
+  int64_t numel[kTensors];
+  BlockMap<kTensors, kBlocks> map;
+};
+
+// plan_multi_tensor_launches over tensors[i].data and tensors[i].numel, filling `table`.
+template <int kTensors, int kBlocks, typename Tensors, typename Launch>
+void plan_data_launches(const Tensors& tensors, int64_t chunk, DataTable<kTensors, kBlocks>& table, Launch&& launch) {
+  std::vector<int64_t> numels;
+  numels.reserve(tensors.size());
+  for (const auto& t : tensors) numels.push_back(t.numel);
+  plan_multi_tensor_launches(
+      numels, chunk, table.map,
+      [&](int slot, size_t i) {
+        table.data[slot] = tensors[i].data;
+        table.numel[slot] = tensors[i].numel;
+      },
+      launch);
+}
+
 }  // namespace anatomy::cuda
