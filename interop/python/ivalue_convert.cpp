@@ -129,6 +129,17 @@ Tensor wrapped_number(const Scalar& s) {
 
 std::string python_type_name(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
+bool kind_fits(nb::handle h, ArgType type, bool numbers_as_tensors) {
+  switch (type) {  // not optional: None is no Tensor and no Scalar
+    case ArgType::Tensor:
+      return is_tensor(h) || (numbers_as_tensors && is_number(h));
+    case ArgType::Scalar:
+      return is_number(h);
+    default:
+      return true;
+  }
+}
+
 bool try_to_ivalue(nb::handle h, ArgType type, IValue& out, bool numbers_as_tensors) {
   ArgType base = base_type(type);
   if (base != type && is_none(h)) {

@@ -25,6 +25,11 @@ namespace nb = nanobind;
 // torch.ops does; overload resolution tries that only when no overload binds without it.
 bool try_to_ivalue(nb::handle h, dispatch::ArgType type, dispatch::IValue& out, bool numbers_as_tensors = false);
 
+// False when h's kind alone shows that try_to_ivalue must refuse it as a `type` argument (a
+// Tensor argument given no tensor, a Scalar one given no number); true otherwise, where the
+// conversion decides. Costs two type checks, so a packet rules out overloads before converting.
+bool kind_fits(nb::handle h, dispatch::ArgType type, bool numbers_as_tensors = false);
+
 // The Python type name of `h` as error messages print it ("int", "anatomy.Tensor", "NoneType").
 std::string python_type_name(nb::handle h);
 

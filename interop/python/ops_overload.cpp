@@ -91,6 +91,14 @@ bool Overload::bind(const CallArgs& args, Stack& stack, std::string* why, bool n
     if (why) *why = fmt::format("takes {} positional arguments but {} were given", max_positional, npos);
     return false;
   }
+  // A positional Tensor or Scalar argument of the wrong kind rules this overload out before any
+  // argument is converted: a packet tries its overloads in turn (add.Scalar before add.Tensor),
+  // and converting the ones ahead of the misfit costs more than the check.
+  if (!why) {
+    for (size_t i = 0; i < npos; ++i) {
+      if (!kind_fits(args.values[i], arguments[i].type, numbers_as_tensors)) return false;
+    }
+  }
   stack.clear();
   stack.reserve(arguments.size());
   size_t used_kw = 0;

@@ -249,6 +249,19 @@ def test_library_defined_operator_is_found_and_called():
     assert packet.overloads() == ["default", "twice"]
 
 
+def test_namespaces_are_plain_attributes():
+    """anatomy.ops has no module __getattr__ (CPython would then not specialize anatomy.ops.aten):
+    the namespaces are its attributes, made at import, by anatomy.library.define, or by namespace()."""
+    assert "__getattr__" not in vars(anatomy.ops)
+    assert anatomy.ops.namespace("aten") is anatomy.ops.aten
+    late = anatomy.ops.namespace("pyops_late_test")
+    assert anatomy.ops.pyops_late_test is late and "scale" not in dir(late)
+    anatomy.library.define("pyops_late_test::scale(Tensor x) -> Tensor")
+    assert anatomy.ops.pyops_late_test is late and "scale" in dir(late)
+    with pytest.raises(AttributeError):
+        anatomy.ops.no_such_namespace_here
+
+
 def test_library_errors():
     with pytest.raises(ValueError, match="needs a namespace"):
         anatomy.library.define("noscope(Tensor x) -> Tensor")

@@ -15,13 +15,17 @@ as long as the process (the dispatcher has no unregistration).
 """
 
 from . import _C
+from . import ops as _ops
 
 __all__ = ["define", "impl"]
 
 
 def define(schema):
-    """Defines an operator from "ns::name.overload(args) -> returns"; returns its qualified name."""
-    return _C._library_define(schema)
+    """Defines an operator from "ns::name.overload(args) -> returns"; returns its qualified name.
+    A new namespace becomes an attribute of anatomy.ops."""
+    qualified = _C._library_define(schema)
+    _ops.namespace(qualified.partition("::")[0])
+    return qualified
 
 
 def impl(qualified_name, dispatch_key, fn=None):

@@ -1,5 +1,5 @@
-# Type stub of anatomy/ops.py: its namespaces are made on first use (module __getattr__), which
-# editors cannot see in the source.
+# Type stub of anatomy/ops.py: its namespaces are attributes made at import (and by namespace()),
+# which editors cannot see in the source; the __getattr__ below types them, the module has none.
 import inspect
 
 from ._C import OpOverload as OpOverload
@@ -13,6 +13,7 @@ class OpNamespace:
 aten: OpNamespace
 
 def signature(overload: OpOverload) -> inspect.Signature: ...
+def namespace(name: str) -> OpNamespace: ...
 def __getattr__(ns: str) -> OpNamespace: ...
 def __dir__() -> list[str]: ...
 
