@@ -21,6 +21,7 @@
 #include "errors.h"
 #include "ivalue_convert.h"
 #include "ops_overload.h"
+#include "ops_typed_call.h"
 
 namespace anatomy::python {
 
@@ -93,11 +94,17 @@ class OpOverloadPacket {
 
   nb::object call(const CallArgs& args) {
     if (generation_ != ops_registry_generation.load(std::memory_order_relaxed)) reload();
+    // The first pass tries each overload's typed call before its binding: where the typed call
+    // takes the arguments, the binding would have taken them too, so the order is the same.
     StackLease stack;
-    for (bool numbers_as_tensors : {false, true}) {
-      for (const auto& o : overloads_) {
-        if (o->bind(args, *stack, nullptr, numbers_as_tensors)) return o->call(*stack, args);
+    for (const auto& o : overloads_) {
+      if (o->typed) {
+        if (PyObject* result = o->typed->try_call(args)) return nb::steal(result);
       }
+      if (o->bind(args, *stack, nullptr)) return o->call(*stack, args);
+    }
+    for (const auto& o : overloads_) {
+      if (o->bind(args, *stack, nullptr, /*numbers_as_tensors=*/true)) return o->call(*stack, args);
     }
     // An overload registered from C++ since the packet was made may be the one that binds.
     size_t before = overloads_.size();
@@ -146,6 +153,9 @@ struct OpOverload {
   std::shared_ptr<const Overload> overload;
 
   nb::object call(const CallArgs& args) const {
+    if (overload->typed) {
+      if (PyObject* result = overload->typed->try_call(args)) return nb::steal(result);
+    }
     StackLease stack;
     if (!overload->bind(args, *stack, nullptr) && !overload->bind(args, *stack, nullptr, /*numbers_as_tensors=*/true)) {
       std::string why;

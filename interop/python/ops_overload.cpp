@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ivalue_convert.h"
+#include "ops_typed_call.h"
 
 namespace anatomy::python {
 
@@ -76,6 +77,7 @@ Overload::Overload(dispatch::OperatorHandle handle) : op(handle) {
     }
     returns_argument.push_back(written);
   }
+  if (std::optional<TypedCall> t = TypedCall::for_overload(*this)) typed = std::make_shared<const TypedCall>(*t);
 }
 
 std::string Overload::overload_name() const {

@@ -54,6 +54,8 @@ class StackLease {
   Node* node_;
 };
 
+class TypedCall;
+
 struct Overload {
   explicit Overload(dispatch::OperatorHandle handle);
 
@@ -64,6 +66,8 @@ struct Overload {
   // Per return: the argument whose write alias it shares ("Tensor(a!) out" -> "Tensor(a!)"), so
   // that an in-place or out= call returns the very object it was given, as PyTorch does; or -1.
   std::vector<int> returns_argument;
+  // The call without a stack, for the commonest schemas (ops_typed_call.h); null for the others.
+  std::shared_ptr<const TypedCall> typed;
 
   const dispatch::Schema& schema() const { return op.schema(); }
   // "default" for the overload without a name, as torch.ops spells it.

@@ -303,6 +303,34 @@ def test_calls_through_every_calling_convention():
         type(A.add.Tensor).__new__(type(A.add.Tensor))
 
 
+def test_typed_calls_match_the_boxed_binding():
+    """Positional calls of the common schemas (a Tensor, then a Tensor or Scalars) skip the boxed
+    stack (ops_typed_call.h); a keyword sends the same call the boxed way. Both give the same."""
+    x, y = A.sub(A.arange(0, 6, dtype=anatomy.float32), A.full([6], 2.5)), A.full([6], 0.5)
+    pairs = [
+        (lambda: A.add(x, y), lambda: A.add(x, y, alpha=1)),
+        (lambda: A.mul(x, y), lambda: A.mul(self=x, other=y)),
+        (lambda: A.neg(x), lambda: A.neg(self=x)),
+        (lambda: A.pow(y, x), lambda: A.pow(y, other=x)),
+        (lambda: A.leaky_relu(x), lambda: A.leaky_relu(x, negative_slope=0.01)),  # a Scalar default
+        (lambda: A.leaky_relu(x, 0.2), lambda: A.leaky_relu(x, negative_slope=0.2)),
+        (lambda: A.hardtanh(x), lambda: A.hardtanh(x, min_val=-1, max_val=1)),  # two Scalar defaults
+        (lambda: A.hardtanh(x, -0.5), lambda: A.hardtanh(x, min_val=-0.5)),
+        (lambda: A.softplus(x, 2, 1), lambda: A.softplus(x, beta=2, threshold=1)),
+    ]
+    for typed, boxed in pairs:
+        assert values(typed()) == values(boxed())
+    # Errors are the operator's, the same both ways; nothing half-done is returned.
+    with pytest.raises(ValueError) as typed_error:
+        A.add(A.ones([2]), A.ones([3]))
+    with pytest.raises(ValueError) as boxed_error:
+        A.add(A.ones([2]), A.ones([3]), alpha=1)
+    assert str(typed_error.value) == str(boxed_error.value)
+    # Numbers for a Tensor, bools for a Scalar: the boxed binding's rules, unchanged.
+    assert values(A.mul(x, 2)) == values(A.mul(x, A.full([1], 2.0)))
+    assert values(A.leaky_relu(x, True)) == values(A.leaky_relu(x, 1.0))
+
+
 def test_nested_python_kernels_call_ops_again():
     # Each level runs while the calls around it hold their stacks.
     anatomy.library.define("pyops_nest::inner(Tensor x) -> Tensor")
