@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "anatomy/core/type_promotion.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/foreach_rules.h"
@@ -33,8 +34,19 @@ void check_foreach_mul(TensorList self, const Tensor& other) {
   ANATOMY_CHECK(!self.empty(), ValueError, "_foreach_mul_: the list must hold at least one tensor");
   ANATOMY_CHECK(other.defined() && other.dim() == 0, ValueError, "_foreach_mul_: other must be a 0-dim tensor, got {}",
                 other.defined() ? shape_string(other.sizes()) : std::string("an undefined tensor"));
+  // What mul_ would refuse, refused for every tensor before any is written.
   for (size_t i = 0; i < self.size(); ++i) {
-    ANATOMY_CHECK(self[i].defined(), ValueError, "_foreach_mul_: tensor {} is undefined", i);
+    const Tensor& t = self[i];
+    ANATOMY_CHECK(t.defined(), ValueError, "_foreach_mul_: tensor {} is undefined", i);
+    ANATOMY_CHECK(other.device() == t.device() || other.device().is_cpu(), DeviceError,
+                  "_foreach_mul_: tensor {} is on {}, other on {}", i, t.device().str(), other.device().str());
+    ResultTypeState state;
+    if (t.dim() > 0) state.add_tensor(t.dtype());
+    else state.add_zero_dim_tensor(t.dtype());
+    state.add_zero_dim_tensor(other.dtype());
+    ANATOMY_CHECK(can_cast(state.result(), t.dtype()), TypeError,
+                  "_foreach_mul_: the product of tensor {} ({}) and other ({}) is {}, which cannot be written into {}",
+                  i, name(t.dtype()), name(other.dtype()), name(state.result()), name(t.dtype()));
   }
 }
 
@@ -55,7 +67,13 @@ std::vector<Tensor> foreach_norm_composite(TensorList self, double ord) {
 
 void foreach_mul_composite(TensorList self, const Tensor& other) {
   check_foreach_mul(self, other);
-  for (const Tensor& t : self) t.mul_(other);
+  // A factor that shares memory with a tensor of the list is read before any is written, as on
+  // CUDA.
+  Tensor factor = other;
+  for (const Tensor& t : self) {
+    if (t.is_alias_of(other)) factor = other.clone();
+  }
+  for (const Tensor& t : self) t.mul_(factor);
 }
 
 }  // namespace

@@ -66,6 +66,13 @@ TEST_CASE("_foreach_mul_: each tensor times a 0-dim tensor, as mul_") {
   const Tensor x = ones({3});
   EXPECT_ERROR_UNCHANGED(x, ValueError, _foreach_mul_({x}, ones({2})), "_foreach_mul_", "0-dim", "(2,)");
   EXPECT_ERROR_UNCHANGED(x, ValueError, _foreach_mul_({x, Tensor()}, scale), "_foreach_mul_", "tensor 1", "undefined");
+  // An integer tensor cannot take a float product: refused before x (first in the list) is scaled.
+  EXPECT_ERROR_UNCHANGED(x, TypeError, _foreach_mul_({x, ones({2}, DType::Int64)}, scale), "_foreach_mul_", "tensor 1",
+                         "int64");
+  // A factor that is an element of a tensor it scales is read before anything is written.
+  const Tensor y = arange(4, DType::Float32).add_(1.0);
+  _foreach_mul_({y, y.narrow(0, 0, 2)}, y.select(0, 1));
+  CHECK(anatomy_test::values(y) == anatomy_test::D{4, 8, 6, 8});
 }
 
 TEST_CASE("_foreach_norm and _foreach_mul_ refuse tensors that require grad in grad mode") {

@@ -61,8 +61,6 @@ std::vector<Tensor> foreach_norm_cuda(TensorList self, double ord) {
 void foreach_mul_cuda(TensorList self, const Tensor& other) {
   check_foreach_mul(self, other);
   const Device device = common_device("_foreach_mul_", self);
-  ANATOMY_CHECK(other.device() == device || other.device().is_cpu(), DeviceError,
-                "_foreach_mul_: other must be on {} or the CPU, got {}", device.str(), other.device().str());
   DeviceGuard guard(device);
   // A scale that shares memory with a tensor of the list would change under the launches that
   // write it: they read a copy of it instead.
