@@ -37,6 +37,10 @@ std::optional<TypedCall> TypedCall::for_overload(const Overload& o) {
     }
   }
   if (kinds[0] != 'T' || required == 0) return std::nullopt;
+  // Only where a typed kernel has fixed the operator's C++ signature: every kernel registered
+  // later must then have it too, so the handle below never meets one of another type. (An
+  // operator with Python kernels alone has none fixed yet.)
+  if (!o.op.entry().cpp_signature()) return std::nullopt;
   try {
     auto handle = [&]() -> std::optional<Handle> {
       if (kinds == "T") return Handle(o.op.typed<TensorT>());

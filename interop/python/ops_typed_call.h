@@ -17,8 +17,9 @@ namespace anatomy::python {
 
 class TypedCall {
  public:
-  // Empty when the overload's schema is not one of those shapes, or when its kernels' C++ type is
-  // not the one the shape calls (the typed handle's check).
+  // Empty when the overload's schema is not one of those shapes, when no typed kernel has fixed
+  // the operator's C++ type yet (Python kernels alone), or when that type is not the one the
+  // shape calls (the typed handle's check).
   static std::optional<TypedCall> for_overload(const Overload& o);
 
   // The result (a new reference) when every argument is positional, each Tensor argument an exact
