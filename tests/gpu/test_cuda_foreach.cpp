@@ -129,6 +129,11 @@ TEST_CASE("cuda _foreach_mul_: every dtype, as mul_ by the 0-dim tensor, the sca
   _foreach_mul_({x, y}, x.select(0, 2));
   CHECK(gpu_test::values_of(x) == std::vector<double>{3, 6, 9, 12, 15, 18});
   CHECK(gpu_test::values_of(y) == std::vector<double>{0, 3, 6, 9});
+  // Tensors that share memory (one tensor and a view of it, one tensor twice) are scaled one after
+  // the other: each shared element gets every factor, as on the CPU.
+  const Tensor z = arange(4, TensorOptions().dtype(DType::Float32).device(kCuda)).add_(1.0);
+  _foreach_mul_({z, z.narrow(0, 0, 2), z}, scalar_tensor(2.0, TensorOptions().device(kCuda)));
+  CHECK(gpu_test::values_of(z) == std::vector<double>{8, 16, 12, 16});
 }
 
 TEST_CASE("cuda _foreach_norm and _foreach_mul_: errors change nothing") {

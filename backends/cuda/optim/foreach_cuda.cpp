@@ -1,7 +1,10 @@
 // CUDA: _foreach_norm and _foreach_mul_ (dispatch/ops/foreach.h) over the multi-tensor kernels
 // (foreach_norm.cu, foreach_mul.cu), one launch sequence per dtype. Every tensor must be on one
 // device; a tensor that is not contiguous takes the single-tensor operator instead.
+#include <algorithm>
+#include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "anatomy/backends/cuda/common/cub_temp.h"
@@ -40,6 +43,28 @@ std::vector<DenseTensor> dense_list(TensorList tensors, const std::vector<size_t
   return dense;
 }
 
+// Whether the memory two of the tensors can reach meets (conservatively: interleaved views count):
+// blocks of one launch could then write one element for two tensors in no set order, where
+// scaling the tensors one after the other gives each shared element every factor. Their byte
+// spans sorted by start, each against the furthest end before it.
+bool any_overlap(TensorList tensors) {
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  for (const Tensor& t : tensors) {
+    if (t.numel() == 0) continue;
+    int64_t span = 1;  // the elements from the first to the last the view can reach
+    for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * t.stride(d);
+    const auto begin = reinterpret_cast<uintptr_t>(t.data_ptr());
+    ranges.emplace_back(begin, begin + static_cast<uintptr_t>(span) * element_size(t.dtype()));
+  }
+  std::sort(ranges.begin(), ranges.end());
+  uintptr_t furthest = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (begin < furthest) return true;
+    furthest = std::max(furthest, end);
+  }
+  return false;
+}
+
 // The norms of one dtype are views of one tensor of them, as PyTorch's CUDA kernel returns them.
 std::vector<Tensor> foreach_norm_cuda(TensorList self, double ord) {
   check_foreach_norm(self, ord);
@@ -68,9 +93,15 @@ void foreach_mul_cuda(TensorList self, const Tensor& other) {
   for (const Tensor& t : self) {
     if (factor.is_alias_of(t)) factor = other.clone();
   }
-  const auto groups = dense_by_dtype(self);
+  // Tensors that share memory (views of one another, or one tensor twice) are scaled one after
+  // the other, as the composite does.
+  const auto groups = any_overlap(self) ? std::map<DType, std::vector<size_t>>{} : dense_by_dtype(self);
+  std::vector<bool> launched(self.size(), false);
+  for (const auto& [dtype, positions] : groups) {
+    for (size_t i : positions) launched[i] = true;
+  }
   for (size_t i = 0; i < self.size(); ++i) {
-    if (!self[i].is_contiguous() || !is_floating(self[i].dtype())) self[i].mul_(factor);
+    if (!launched[i]) self[i].mul_(factor);
   }
   for (const auto& [dtype, positions] : groups) {
     const Tensor scale = factor.to(device, dtype);  // in the tensors' dtype, as mul_ converts it
