@@ -36,7 +36,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   const Tensor total = norm(norms.size() == 1 ? norms[0] : cat(norms), norm_type);
   // min(1, max_norm / (total + 1e-6)), as a tensor.
   const Tensor scale = clamp(total.add(1e-6).reciprocal().mul(max_norm), std::nullopt, Scalar(1.0));
-  for (const auto& group : groups) _foreach_mul_(group, scale);
+  for (const auto& group : groups) _foreach_mul_(group, scale.to(group[0].device()));  // no copy on its own device
   return total;
 }
 

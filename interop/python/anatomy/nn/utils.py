@@ -49,5 +49,5 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                 g.mul_(scale.to(g.device, g.dtype))
         else:
             for group in groups:
-                _ops.aten._foreach_mul_(group, scale)
+                _ops.aten._foreach_mul_(group, scale.to(group[0].device))
     return total
