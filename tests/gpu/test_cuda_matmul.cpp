@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.h"
@@ -221,15 +222,18 @@ TEST_CASE("cuda matmul: a product split around K's misaligned head adds each hea
   // Note [Splitting K around a misaligned head]: with the reduced-precision switches on (the
   // default), a = base[:, off : off + 293] is not copied: cuBLAS takes the aligned middle and
   // k_remainder.cu the up to 7 head and 7 tail columns, here 30 times larger than the rest so that
-  // a term lost or counted twice shows; every offset from 0 (K odd only) to 7.
-  for (DType d : {DType::Float16, DType::BFloat16}) {
+  // a term lost or counted twice shows; every offset from 0 (K odd only) to 7; c of 300 columns
+  // (the remainder's scalar loads) and of 304 (16-byte vectors), 300 rows in blocks of 8.
+  for (const auto& [d, cols] : std::vector<std::pair<DType, int64_t>>{
+           {DType::Float16, 300}, {DType::BFloat16, 300}, {DType::Float16, 304}, {DType::BFloat16, 304}}) {
     CAPTURE(name(d));
+    CAPTURE(cols);
     Tensor base = uniform({300, 308}, d).to(kCuda);
     base.slice(1, 0, 16).mul_(30.0);
     base.slice(1, 280, 308).mul_(30.0);
-    const Tensor b = uniform({293, 300}, d).to(kCuda);
+    const Tensor b = uniform({293, cols}, d).to(kCuda);
     const Tensor b_pos = b.abs().add(0.5);  // no zero: inf * b is inf in every column
-    const Tensor self = uniform({300}, d).to(kCuda);
+    const Tensor self = uniform({cols}, d).to(kCuda);
     for (int64_t off = 0; off < 8; ++off) {
       CAPTURE(off);
       const Tensor a = base.slice(1, off, off + 293);
@@ -237,6 +241,9 @@ TEST_CASE("cuda matmul: a product split around K's misaligned head adds each hea
       CHECK(relative_error(split, reference(a, b)) < tolerance(d));
       CHECK(relative_error(addmm(self, a, b, 0.5, 2.0), self.cpu().to(DType::Float64) * 0.5 + reference(a, b) * 2.0) <
             tolerance(d));
+      // beta 0: self is not read, so its NaN does not reach the product.
+      CHECK(relative_error(addmm(full_like(self, std::numeric_limits<double>::quiet_NaN()), a, b, 0.0, 1.0),
+                           reference(a, b)) < tolerance(d));
       {
         PrecisionSwitchGuard no_fp16(&allow_fp16_reduced_precision_reduction,
                                      &set_allow_fp16_reduced_precision_reduction, false);

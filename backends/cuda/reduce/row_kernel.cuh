@@ -169,24 +169,43 @@ __device__ __forceinline__ void store_vector(T* __restrict__ p, int e, const A* 
 //   the one or two aligned vectors that hold its elements and shifts them into place (the shift is
 //   the same for every thread of the row: a uniform branch, no divergence). Aligned vectors that
 //   hold none of the row's elements are not read, so no load leaves the row's 16-byte words.
+//   The shift is chosen once per row (with_shift), not once per vector: a branch per vector cost
+//   the bf16 block kernel 3 registers and 96 bytes of spill, and c01's layer_norm of x[:, 1:]
+//   (H100, ms) went 0.2335 -> 0.2142 in fp32 8192 (contiguous 0.1819) and 0.0393 -> 0.0385 in
+//   bf16 4096 (contiguous 0.0297); capping the kernel at 48 or 40 registers (more blocks an SM)
+//   measured no faster (0.0390, 0.0383 in bf16; 0.2371, 0.2401 in fp32).
 
-// Vec (> 1) elements of p from element e (p + e anywhere; p 16-byte aligned modulo whole
-// elements), those outside [0, n) unread and unspecified (Note [Shifted rows]).
-template <int Vec, int Shift = 0, typename T, typename A>
-__device__ __forceinline__ void load_shifted(const T* __restrict__ p, int64_t e, int64_t n, A* out) {
-  static_assert(Vec > 1);
-  const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(p + e) % 16) / sizeof(T));
-  if constexpr (Shift < Vec) {
-    if (shift != Shift) return load_shifted<Vec, Shift + 1>(p, e, n, out);
-    const int64_t first = e - Shift;  // the first aligned vector's first element
-    AlignedVector<T, Vec> lo{}, hi{};
-    if (first + Vec > 0 && first < n) lo = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + first);
-    if constexpr (Shift > 0) {
-      if (first + 2 * Vec > 0 && first + Vec < n) hi = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + first + Vec);
-    }
-#pragma unroll
-    for (int k = 0; k < Vec; ++k) out[k] = to_compute<A>(k + Shift < Vec ? lo.v[k + Shift] : hi.v[k + Shift - Vec]);
+// Vec (> 1) elements of p from element e, where p + e lies Shift elements past a 16-byte boundary
+// (p 16-byte aligned modulo whole elements), those outside [0, n) unread and unspecified (Note
+// [Shifted rows]).
+template <int Vec, int Shift, typename T, typename A>
+__device__ __forceinline__ void load_shifted_by(const T* __restrict__ p, int64_t e, int64_t n, A* out) {
+  static_assert(Vec > 1 && Shift >= 0 && Shift < Vec);
+  const int64_t first = e - Shift;  // the first aligned vector's first element
+  AlignedVector<T, Vec> lo{}, hi{};
+  if (first + Vec > 0 && first < n) lo = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + first);
+  if constexpr (Shift > 0) {
+    if (first + 2 * Vec > 0 && first + Vec < n) hi = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + first + Vec);
   }
+#pragma unroll
+  for (int k = 0; k < Vec; ++k) out[k] = to_compute<A>(k + Shift < Vec ? lo.v[k + Shift] : hi.v[k + Shift - Vec]);
+}
+
+// f.template operator()<S>() for S == shift (0 <= shift < Vec): one branch where the shift is the
+// same for a whole row, rather than one per vector.
+template <int Vec, int S = 0, typename F>
+__device__ __forceinline__ void with_shift(int shift, F&& f) {
+  if constexpr (S < Vec) {
+    if (shift == S) f.template operator()<S>();
+    else with_shift<Vec, S + 1>(shift, f);
+  }
+}
+
+// The same for p + e anywhere.
+template <int Vec, typename T, typename A>
+__device__ __forceinline__ void load_shifted(const T* __restrict__ p, int64_t e, int64_t n, A* out) {
+  const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(p + e) % 16) / sizeof(T));
+  with_shift<Vec>(shift, [&]<int S>() { load_shifted_by<Vec, S>(p, e, n, out); });
 }
 
 // in[0 .. Vec) to p[e ...] (p + e 16-byte aligned), those of elements outside [0, n) left out.
@@ -234,11 +253,15 @@ struct RowRegisters {
   // The thread's vectors of a row of n elements whose vector j starts at element
   // first(j) - head (Note [Shifted rows]); slots of elements outside [0, n) are unspecified.
   __device__ void load_shifted_row(const T* __restrict__ row, int n, int head, int rank, int size) {
+    // Every vector of the row starts the same number of elements past a 16-byte boundary.
+    const int shift = static_cast<int>(((reinterpret_cast<uintptr_t>(row) - head * sizeof(T)) % 16) / sizeof(T));
+    with_shift<Vec>(shift, [&]<int S>() {
 #pragma unroll
-    for (int j = 0; j < kVectors; ++j) {
-      const int e = first(j, rank, size) - head;
-      if (e < n) anatomy::cuda::load_shifted<Vec>(row, e, n, v + j * Vec);
-    }
+      for (int j = 0; j < kVectors; ++j) {
+        const int e = first(j, rank, size) - head;
+        if (e < n) load_shifted_by<Vec, S>(row, e, n, v + j * Vec);
+      }
+    });
   }
 
   // f(slot) for each slot that holds an element of such a row, in slot order.
