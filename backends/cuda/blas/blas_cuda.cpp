@@ -50,8 +50,8 @@
 // middle, aligned and with K a multiple of 8 (b's rows from `head` on are aligned when b's are),
 // and k_remainder.cu adds the at most 14 other terms of each element in fp32 to the rounded middle
 // and rounds once more. On an H100 (cuBLAS alone) K = 2040 ran as fast as 2048 (23.3 us) and
-// K = 2047 5.5 times slower, aligned or not; c01's product of x[:, 1:] costs 1.38x the aligned
-// one in fp16 2048 and 1.22x in bf16 4096 (docs/perf.md). With the switch off, both operands are
+// K = 2047 5.5 times slower, aligned or not; c01's product of x[:, 1:] costs 1.30x the aligned
+// one in fp16 2048 and 1.21x in bf16 4096 (docs/perf.md). With the switch off, both operands are
 // copied as above.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
