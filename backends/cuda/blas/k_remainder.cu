@@ -25,9 +25,9 @@ constexpr int kRowsInFlight = 4;  // rows of c whose loads a thread issues toget
 //   A block now takes a column slice of c over `rows_per_block` rows: each thread loads its
 //   vector of each term's b row once into registers, the block stages its rows' a values in
 //   shared memory, and the thread walks its rows kRowsInFlight at a time (their c loads issued
-//   together). H100, c01's fp16 2048 product of x[:, 1:] (cuBLAS 27.4 us alone), ms: one row a
-//   block 0.0373-0.0377; 4 rows 0.0368, 8 rows 0.0356, 16 rows 0.0360, 32 rows 0.0406 (too few
-//   blocks): at least 8. The sums keep the one-row kernel's order: terms in order from zero, added
+//   together). H100, c01's fp16 2048 product of x[:, 1:] (the aligned product 0.0272-0.0274), ms:
+//   one row a block 0.0373-0.0377; 4 rows 0.0368, 8 rows 0.0356, 16 rows 0.0360, 32 rows 0.0406
+//   (too few blocks): at least 8. The sums keep the one-row kernel's order: terms in order from zero, added
 //   to c in fp32, one rounding.
 template <typename T, int Vec, int Terms>
 __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs args, int rows_per_block) {
