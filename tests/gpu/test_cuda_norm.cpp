@@ -2,8 +2,8 @@
 // the CPU: every floating dtype, with and without weight and bias, the three kernel shapes (a
 // warp per row, a block per row in registers, a looping block), row lengths that are not a
 // multiple of the 16-byte vector, misaligned (offset) inputs and weights, rows a stride apart,
-// values a stride apart and transposed matrices (the tile kernel), several normalized dims,
-// zero-size inputs, a large common offset, and gradients through autograd.
+// values a stride apart and transposed matrices (the tile, cluster and transposing-write kernels),
+// several normalized dims, zero-size inputs, a large common offset, and gradients through autograd.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -165,10 +165,12 @@ TEST_CASE("cuda layer_norm and rms_norm: values a stride apart and transposed ma
                               "transposed, one element into its storage");
       }
       // Columns a multiple of 16 bytes apart: fp32 and fp64 in clusters of blocks sharing a tile
-      // where the GPU has them (Note [Clusters over a tile of rows]), fp16 and bf16 in the tile
-      // kernel; one tile or several and a last one of fewer rows, from the storage's start or 8
-      // elements into it (still aligned).
-      for (int64_t rows : {37, 64, 130}) {
+      // where the GPU has them (Note [Clusters over a tile of rows]); fp16 and bf16 with rows and
+      // values a multiple of 8 in statistics then a transposing write (Note [Statistics, then a
+      // transposing write]: 64 and 136 rows, one tile of 64 columns or a last one of 8), else in
+      // the tile kernel; one tile or several and a last one of fewer rows, from the storage's
+      // start or 8 elements into it (still aligned).
+      for (int64_t rows : {37, 64, 130, 136}) {
         CAPTURE(rows);
         const Tensor m = randn({n, 144}, DType::Float32).mul(2).add(1).to(d), m_g = m.to(kCuda);
         check_affine_variants(m.slice(1, 0, rows).t(), m_g.slice(1, 0, rows).t(), {n}, "transposed, aligned");

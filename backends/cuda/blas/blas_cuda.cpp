@@ -47,11 +47,12 @@
 // split-K kernels do the same), no copy is needed when a is read row by row with its rows 16 bytes
 // apart: its first `head` columns (0 to 7) lead up to a 16-byte boundary, the largest multiple of
 // 8 columns after them starts there, and at most 7 columns are left after it. cuBLAS computes the
-// middle, aligned and with K a multiple of 8 (b's rows from `head` on are aligned when b's are),
-// and k_remainder.cu adds the at most 14 other terms of each element in fp32 to the rounded middle
-// and rounds once more. On an H100 (cuBLAS alone) K = 2040 ran as fast as 2048 (23.3 us) and
-// K = 2047 5.5 times slower, aligned or not; c01's product of x[:, 1:] costs 1.30x the aligned
-// one in fp16 2048 and 1.21x in bf16 4096 (docs/perf.md). With the switch off, both operands are
+// middle, aligned and with K a multiple of 8 (b's rows from `head` on are aligned when b's are).
+// k_remainder.cu first writes beta * c plus the at most 14 other terms of each element, summed in
+// fp32 and rounded once; cuBLAS then adds the middle with beta 1 (one pass over c fewer than the
+// remainder after cuBLAS). On an H100 (cuBLAS alone) K = 2040 ran as fast as 2048 (23.3 us) and
+// K = 2047 5.5 times slower, aligned or not; c01's product of x[:, 1:] costs 1.26x the aligned
+// one in fp16 2048 and 1.18x in bf16 4096 (docs/perf.md). With the switch off, both operands are
 // copied as above.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -240,7 +241,6 @@ bool split_k(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& al
   if (!ga || !gb || !gemm_friendly(*ga) || !gemm_friendly(*gb) ||
       !gemm_friendly(GemmOperand{c, CUBLAS_OP_N, c.sizes()[2]}))
     return false;
-  gemm_floating(c, *ga, *gb, alpha, beta);
   KRemainderArgs r{};
   r.bfloat16 = t == DType::BFloat16;
   r.c = c.data_ptr();
@@ -257,7 +257,13 @@ bool split_k(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& al
   r.tail = head + middle;
   r.k = k;
   r.alpha = alpha.to<float>();
+  // The remainder first, scaled and added to beta * c; cuBLAS then adds the middle to it (H100:
+  // 4% faster in fp16 2048, 2% in bf16 4096, than the remainder added after cuBLAS, which read c
+  // back once more; docs/perf.md "The transposed 2-byte LayerNorm's chain, the remainder first").
+  r.beta = beta.to<float>();
+  r.read_c = beta.to<double>() != 0.0;
   launch_k_remainder(r, current_stream());
+  gemm_floating(c, *ga, *gb, alpha, Scalar(1.0));
   return true;
 }
 

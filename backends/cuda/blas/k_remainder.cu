@@ -1,6 +1,6 @@
 // The remainder of a product split around K's misaligned head and odd tail (Note [Splitting K
-// around a misaligned head], blas_cuda.cpp): at most 14 terms an element of c, added in fp32 to
-// what cuBLAS wrote and rounded once.
+// around a misaligned head], blas_cuda.cpp): at most 14 terms an element of c, summed in fp32,
+// scaled and added to beta times c, rounded once.
 #include <algorithm>
 #include <cstdint>
 
@@ -27,8 +27,8 @@ constexpr int kRowsInFlight = 4;  // rows of c whose loads a thread issues toget
 //   shared memory, and the thread walks its rows kRowsInFlight at a time (their c loads issued
 //   together). H100, c01's fp16 2048 product of x[:, 1:] (the aligned product 0.0272-0.0274), ms:
 //   one row a block 0.0373-0.0377; 4 rows 0.0368, 8 rows 0.0356, 16 rows 0.0360, 32 rows 0.0406
-//   (too few blocks): at least 8. The sums keep the one-row kernel's order: terms in order from zero, added
-//   to c in fp32, one rounding.
+//   (too few blocks): at least 8. The sums keep the one-row kernel's order: terms in order from
+//   zero, then beta * c + alpha * sum in fp32, one rounding.
 template <typename T, int Vec, int Terms>
 __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs args, int rows_per_block) {
   __shared__ float a_terms[kMaxRemainderRowsPerBlock][kMaxTerms];
@@ -64,7 +64,10 @@ __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs ar
       AlignedVector<T, Vec> cw[kRowsInFlight];
 #pragma unroll
       for (int u = 0; u < kRowsInFlight; ++u) {
-        if (r0 + u < rows_here) cw[u] = *reinterpret_cast<AlignedVector<T, Vec>*>(c0 + (row0 + r0 + u) * args.ldc + j);
+        // beta == 0 leaves c unread: what it held (a NaN too) does not reach the output.
+        if (args.read_c && r0 + u < rows_here) {
+          cw[u] = *reinterpret_cast<AlignedVector<T, Vec>*>(c0 + (row0 + r0 + u) * args.ldc + j);
+        }
       }
 #pragma unroll
       for (int u = 0; u < kRowsInFlight; ++u) {
@@ -78,7 +81,10 @@ __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs ar
           for (int e = 0; e < Vec; ++e) acc[e] += ap * to_compute<float>(bt[q].v[e]);
         }
 #pragma unroll
-        for (int e = 0; e < Vec; ++e) cw[u].v[e] = from_compute<T>(to_compute<float>(cw[u].v[e]) + args.alpha * acc[e]);
+        for (int e = 0; e < Vec; ++e) {
+          const float scaled = args.alpha * acc[e];
+          cw[u].v[e] = from_compute<T>(args.read_c ? args.beta * to_compute<float>(cw[u].v[e]) + scaled : scaled);
+        }
         *reinterpret_cast<AlignedVector<T, Vec>*>(c0 + (row0 + r0 + u) * args.ldc + j) = cw[u];
       }
     }

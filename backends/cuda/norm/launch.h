@@ -8,7 +8,8 @@
 #include "anatomy/core/dtype.h"
 
 // ---- norm --------------------------------------------------------------------------------------
-// Launchers of the CUDA layer_norm and rms_norm kernels (norm.cu, norm_tile.cu, norm_cluster.cu),
+// Launchers of the CUDA layer_norm and rms_norm kernels (norm.cu, norm_tile.cu, norm_cluster.cu,
+// norm_transpose.cu),
 // called by norm_cuda.cpp with the plan's rows x cols input: rows a stride apart, their values a
 // stride apart (dispatch/ops/norm_plan.h).
 
@@ -50,6 +51,15 @@ void launch_row_norm_tiles(RowNormKind kind, DType dtype, const RowNormBuffers& 
 // and the layout allow; false (nothing launched) otherwise.
 bool launch_row_norm_clusters(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols,
                               double eps, cudaStream_t stream);
+
+// The same for a transposed fp16 or bf16 input that fits in L2 by statistics, then a transposing
+// write (norm_transpose.cu, Note [Statistics, then a transposing write]). row_norm_transpose_scratch
+// gives the bytes of device scratch the launch needs, 0 where the path does not apply (the dtype,
+// the layout's alignment, the size); launch_row_norm_transpose then takes that scratch, 16-byte
+// aligned, ordered on `stream`.
+int64_t row_norm_transpose_scratch(DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols);
+void launch_row_norm_transpose(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols,
+                               double eps, void* scratch, cudaStream_t stream);
 
 }  // namespace anatomy::cuda
 

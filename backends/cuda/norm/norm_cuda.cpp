@@ -3,7 +3,8 @@
 // of the input's dtype). The kernels read the input where it lies when its rows and their values
 // are each evenly spaced: rows a stride apart (x[:, 1:], c01 contiguity-bench's sliced view) and
 // values a stride apart (every other column) go to the row kernels of norm.cu; rows closer
-// together than their values (a transposed matrix) to clusters of blocks sharing a tile
+// together than their values (a transposed matrix) to statistics then a transposing write
+// (norm_transpose.cu: fp16 and bf16 within a quarter of L2), else to clusters of blocks sharing a tile
 // (norm_cluster.cu) where the dtype, the GPU and the layout allow, else to the tile kernel of
 // norm_tile.cu, or to a copy when not even a tile of two rows fits in shared memory. Their
 // derivatives are composites (autograd/derivatives_nn.cpp), which run on CUDA as they are.
@@ -33,6 +34,11 @@ void launch(RowNormKind kind, RowNormPlan& plan, RowNormBuffers b, double eps) {
   };
   if (plan.col_stride != 1 && plan.row_stride < plan.col_stride) {
     point_at_input();
+    if (const int64_t bytes = row_norm_transpose_scratch(dtype, b, plan.rows, plan.cols); bytes > 0) {
+      const Tensor scratch = empty({bytes}, TensorOptions().dtype(DType::UInt8).device(plan.input.device()));
+      launch_row_norm_transpose(kind, dtype, b, plan.rows, plan.cols, eps, scratch.data_ptr(), current_stream());
+      return;
+    }
     if (launch_row_norm_clusters(kind, dtype, b, plan.rows, plan.cols, eps, current_stream())) return;
     const int tile_rows = row_norm_tile_rows(dtype, plan.cols);
     if (tile_rows > 0) {
