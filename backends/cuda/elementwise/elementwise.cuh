@@ -42,8 +42,8 @@ __device__ __forceinline__ auto apply(const F& f, const In (&x)[NIn]) {
 // fewer than Vec elements is done one by one by the first threads.
 template <int Vec, int NIn, typename Out, typename In, typename F>
 __global__ void elementwise_vectorized_kernel(Out* out, ElementwiseInputs<In, NIn> in, int64_t n, F f) {
+  release_next_kernel();  // first: Note [Programmatic dependent launch]
   wait_for_prior_kernel();
-  release_next_kernel();
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t vectors = n / Vec;
@@ -73,8 +73,8 @@ __global__ void elementwise_vectorized_kernel(Out* out, ElementwiseInputs<In, NI
 template <typename Index, int NIn, typename Out, typename In, typename F>
 __global__ void elementwise_strided_kernel(char* out, ElementwiseInputs<In, NIn> in, ElementwiseLayout<NIn + 1> layout,
                                            Index n, F f) {
+  release_next_kernel();  // first: Note [Programmatic dependent launch]
   wait_for_prior_kernel();
-  release_next_kernel();
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     Index offsets[NIn + 1];
