@@ -1,6 +1,8 @@
 """anatomy.cuda.graph and CUDAGraph on a device (docs/cuda-graphs.md): a captured chain replays
-with the inputs' new values, graphs share a pool, random ops draw fresh numbers per replay, and an
-uncapturable call raises and ends the capture (skipped without a device, conftest.py)."""
+with the inputs' new values, graphs share a pool, random ops draw fresh numbers per replay, an
+uncapturable call raises and ends the capture, and a whole training step (loss, backward, the
+optimizer's step) captured into one graph trains to the eager losses (skipped without a device,
+conftest.py)."""
 
 import pytest
 
@@ -112,3 +114,51 @@ def test_capturable_adamw_step_replays_and_advances_its_counts():
     assert b.state[0]["step"].item() == 4.0
     diff = (eager.detach() - graphed.detach()).abs().max().item()
     assert diff <= 1e-6
+
+
+def test_a_whole_training_step_captured_trains_to_the_eager_losses():
+    # The loss, backward() and the optimizer's step in one graph (docs/cuda-graphs.md, "A whole
+    # step in one graph"), against the same model trained eagerly from the same weights.
+    from anatomy import nn, optim
+    from anatomy.nn import functional as F
+
+    def mlp():
+        return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 16)).to("cuda")
+
+    eager_model, graphed_model = mlp(), mlp()
+    graphed_model.load_state_dict(eager_model.state_dict())
+    batches = [(A.randn([8, 16], device="cuda"), A.randn([8, 16], device="cuda")) for _ in range(5)]
+    eager_opt = optim.SGD(eager_model.parameters(), lr=0.05, momentum=0.9)
+    eager_losses = []
+    for x, y in batches:
+        eager_opt.zero_grad()
+        loss = F.mse_loss(eager_model(x), y)
+        loss.backward()
+        eager_opt.step()
+        eager_losses.append(loss.item())
+
+    opt = optim.SGD(graphed_model.parameters(), lr=0.05, momentum=0.9)
+    static_x, static_y = batches[0][0].clone(), batches[0][1].clone()
+
+    def step():
+        opt.zero_grad()  # to none: the captured backward makes each .grad in the graph's pool
+        loss = F.mse_loss(graphed_model(static_x), static_y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    with cuda.stream(cuda.graph_capture_stream()):
+        losses = [step().item()]  # the first step, eager: it makes the momentum buffers
+    cuda.synchronize()
+    opt.zero_grad()
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        static_loss = step()
+    for x, y in batches[1:]:
+        static_x.copy_(x)
+        static_y.copy_(y)
+        g.replay()
+        losses.append(static_loss.item())
+    assert all(p.grad is not None for p in graphed_model.parameters())
+    for got, want in zip(losses, eager_losses):
+        assert abs(got - want) <= 1e-4 * abs(want)
