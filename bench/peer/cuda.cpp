@@ -1,8 +1,8 @@
 // CUDA pairs, for the operators anatomy's CUDA backend has today (element-wise binary ops and
-// copies): host overhead of a 1-element add, and device time of a 64 MiB add and copy next to a
-// cudaMemcpyAsync of the same size (the bandwidth ceiling in the same run). Each row is skipped
-// unless anatomy has its CUDA backend and both libraries see a GPU. Inputs are made on the CPU
-// and copied to the device, so both sides add the same values.
+// copies): host overhead of a 1-element add, the rate of back-to-back 4 MiB adds, and device time
+// of a 64 MiB add and copy next to a cudaMemcpyAsync of the same size (the bandwidth ceiling in
+// the same run). Each row is skipped unless anatomy has its CUDA backend and both libraries see a
+// GPU. Inputs are made on the CPU and copied to the device, so both sides add the same values.
 #include "peer.h"
 
 namespace peer {
@@ -23,6 +23,19 @@ struct AddTinyCuda : CaseDefaults {
   static constexpr const char* kName = "add_tiny_cuda";
   static constexpr Timing kTiming = Timing::kHostSynced;
   CudaPair a{anatomy::randn({1})}, b{anatomy::randn({1})};
+  anatomy::Tensor run_anatomy() { return a.a + b.a; }
+  at::Tensor run_torch() { return a.t + b.t; }
+};
+
+// A 4 MiB add into a fresh output, called back to back: the rate an eager loop of mid-sized
+// element-wise ops runs at, where the launch (host) and the kernel (about 2.7 us on an H100) take
+// similar time, so whatever the launch's attributes cost shows here (docs/perf.md, "Element-wise
+// kernels release their successor before they wait").
+struct AddMidCuda : CaseDefaults {
+  static constexpr const char* kName = "add_4mib_cuda";
+  static constexpr Timing kTiming = Timing::kHostSynced;
+  static constexpr int64_t kFloats = int64_t{1} << 20;  // not a bandwidth row: kBytes stays 0
+  CudaPair a{anatomy::randn({kFloats})}, b{anatomy::randn({kFloats})};
   anatomy::Tensor run_anatomy() { return a.a + b.a; }
   at::Tensor run_torch() { return a.t + b.t; }
 };
@@ -101,9 +114,9 @@ struct CopyTransposedCuda : AddTransposedCuda {
   at::Tensor run_torch() { return tout.copy_(b.t.t()); }
 };
 
-const int registered =
-    (register_pair<AddTinyCuda>(), register_pair<MemcpyCuda>(), register_pair<CopyCuda>(), register_pair<AddOutCuda>(),
-     register_pair<AddCuda>(), register_pair<AddTransposedCuda>(), register_pair<CopyTransposedCuda>(), 0);
+const int registered = (register_pair<AddTinyCuda>(), register_pair<AddMidCuda>(), register_pair<MemcpyCuda>(),
+                        register_pair<CopyCuda>(), register_pair<AddOutCuda>(), register_pair<AddCuda>(),
+                        register_pair<AddTransposedCuda>(), register_pair<CopyTransposedCuda>(), 0);
 
 }  // namespace
 }  // namespace peer
