@@ -9,9 +9,8 @@
 
 // ---- norm --------------------------------------------------------------------------------------
 // Launchers of the CUDA layer_norm and rms_norm kernels (norm.cu, norm_tile.cu, norm_cluster.cu,
-// norm_transpose.cu),
-// called by norm_cuda.cpp with the plan's rows x cols input: rows a stride apart, their values a
-// stride apart (dispatch/ops/norm_plan.h).
+// norm_transpose.cu), called by norm_cuda.cpp with the plan's rows x cols input: rows a stride
+// apart, their values a stride apart (dispatch/ops/norm_plan.h).
 
 namespace anatomy::cuda {
 
@@ -52,7 +51,7 @@ void launch_row_norm_tiles(RowNormKind kind, DType dtype, const RowNormBuffers& 
 bool launch_row_norm_clusters(RowNormKind kind, DType dtype, const RowNormBuffers& b, int64_t rows, int64_t cols,
                               double eps, cudaStream_t stream);
 
-// The same for a transposed fp16 or bf16 input that fits in L2 by statistics, then a transposing
+// The same for a transposed fp16 or bf16 input within a quarter of L2 by statistics, then a transposing
 // write (norm_transpose.cu, Note [Statistics, then a transposing write]). row_norm_transpose_scratch
 // gives the bytes of device scratch the launch needs, 0 where the path does not apply (the dtype,
 // the layout's alignment, the size); launch_row_norm_transpose then takes that scratch, 16-byte

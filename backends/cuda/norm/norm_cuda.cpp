@@ -4,8 +4,8 @@
 // are each evenly spaced: rows a stride apart (x[:, 1:], c01 contiguity-bench's sliced view) and
 // values a stride apart (every other column) go to the row kernels of norm.cu; rows closer
 // together than their values (a transposed matrix) to statistics then a transposing write
-// (norm_transpose.cu: fp16 and bf16 within a quarter of L2), else to clusters of blocks sharing a tile
-// (norm_cluster.cu) where the dtype, the GPU and the layout allow, else to the tile kernel of
+// (norm_transpose.cu: fp16 and bf16 within a quarter of L2), else to clusters of blocks sharing
+// a tile (norm_cluster.cu) where the dtype, the GPU and the layout allow, else to the tile kernel of
 // norm_tile.cu, or to a copy when not even a tile of two rows fits in shared memory. Their
 // derivatives are composites (autograd/derivatives_nn.cpp), which run on CUDA as they are.
 #include <limits>

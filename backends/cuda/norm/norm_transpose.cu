@@ -27,10 +27,8 @@
 //   waited for S's producer before it let the others start).
 #include <cuda_runtime.h>
 
-#include <array>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/elementwise/dependent_launch.cuh"
@@ -227,19 +225,6 @@ __global__ void __launch_bounds__(kTileThreads) transpose_normalize(TransposeArg
   }
 }
 
-// The device's L2 in bytes, asked once per device.
-int64_t l2_bytes() {
-  static std::array<int64_t, kDeviceLimitsDevices> bytes{};
-  static std::array<std::once_flag, kDeviceLimitsDevices> once;
-  const int device = current_device_limits().device;
-  std::call_once(once[device], [device] {
-    int v = 0;
-    ANATOMY_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, device));
-    bytes[device] = v;
-  });
-  return bytes[device];
-}
-
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 int64_t chunks_of(int64_t cols) { return (cols + kChunkRows - 1) / kChunkRows; }
@@ -269,7 +254,8 @@ int64_t row_norm_transpose_scratch(DType dtype, const RowNormBuffers& b, int64_t
   // S is read again by the write, from L2 while it fits in a quarter of it: an H100 (50 MiB of L2)
   // ran fp16 2048 (8 MiB) in 0.0148 ms against the tile kernel's 0.0184, but bf16 4096 (32 MiB)
   // in 0.0617 against 0.0493 (docs/perf.md). Grids' y within 65535.
-  if (cols * b.input_col_stride * 2 > l2_bytes() / 4 || chunks_of(cols) > 65535 || (cols + kTile - 1) / kTile > 65535) {
+  if (cols * b.input_col_stride * 2 > current_device_limits().l2_bytes / 4 || chunks_of(cols) > 65535 ||
+      (cols + kTile - 1) / kTile > 65535) {
     return 0;
   }
   return (chunks_of(cols) + 1) * rows * static_cast<int64_t>(sizeof(ChunkSums));

@@ -65,17 +65,29 @@ inline int row_block_threads(int64_t n, int vec) {
 
 inline unsigned row_grid(int64_t groups) { return static_cast<unsigned>(std::clamp<int64_t>(groups, 1, kMaxBlocks)); }
 
-// __shfl_sync of any trivially copyable value from lane `src`.
-template <typename A>
-__device__ __forceinline__ A shfl_from(const A& v, int src) {
+// Any trivially copyable value moved between lanes a 32-bit word at a time by shfl(word).
+template <typename A, typename Shfl>
+__device__ __forceinline__ A shfl_words(const A& v, Shfl&& shfl) {
   constexpr int kWords = (sizeof(A) + 3) / 4;
   unsigned w[kWords] = {};
   memcpy(w, &v, sizeof(A));
 #pragma unroll
-  for (int i = 0; i < kWords; ++i) w[i] = __shfl_sync(0xffffffffu, w[i], src);
+  for (int i = 0; i < kWords; ++i) w[i] = shfl(w[i]);
   A r;
   memcpy(&r, w, sizeof(A));
   return r;
+}
+
+// __shfl_sync of any trivially copyable value from lane `src`.
+template <typename A>
+__device__ __forceinline__ A shfl_from(const A& v, int src) {
+  return shfl_words(v, [src](unsigned w) { return __shfl_sync(0xffffffffu, w, src); });
+}
+
+// The value lane + 1 holds (every lane of the warp calls it; lane 31 gets its own back).
+template <typename A>
+__device__ __forceinline__ A shfl_down_one(const A& v) {
+  return shfl_words(v, [](unsigned w) { return __shfl_down_sync(0xffffffffu, w, 1); });
 }
 
 // Two sums reduced together (one shuffle tree, one barrier).
@@ -178,6 +190,13 @@ __device__ __forceinline__ void store_vector(T* __restrict__ p, int e, const A* 
 // Vec (> 1) elements of p from element e, where p + e lies Shift elements past a 16-byte boundary
 // (p 16-byte aligned modulo whole elements), those outside [0, n) unread and unspecified (Note
 // [Shifted rows]).
+// out[k] = element k + Shift of the aligned vectors lo, hi taken end to end.
+template <int Vec, int Shift, typename T, typename A>
+__device__ __forceinline__ void shift_into(const AlignedVector<T, Vec>& lo, const AlignedVector<T, Vec>& hi, A* out) {
+#pragma unroll
+  for (int k = 0; k < Vec; ++k) out[k] = to_compute<A>(k + Shift < Vec ? lo.v[k + Shift] : hi.v[k + Shift - Vec]);
+}
+
 template <int Vec, int Shift, typename T, typename A>
 __device__ __forceinline__ void load_shifted_by(const T* __restrict__ p, int64_t e, int64_t n, A* out) {
   static_assert(Vec > 1 && Shift >= 0 && Shift < Vec);
@@ -187,8 +206,7 @@ __device__ __forceinline__ void load_shifted_by(const T* __restrict__ p, int64_t
   if constexpr (Shift > 0) {
     if (first + 2 * Vec > 0 && first + Vec < n) hi = *reinterpret_cast<const AlignedVector<T, Vec>*>(p + first + Vec);
   }
-#pragma unroll
-  for (int k = 0; k < Vec; ++k) out[k] = to_compute<A>(k + Shift < Vec ? lo.v[k + Shift] : hi.v[k + Shift - Vec]);
+  shift_into<Vec, Shift>(lo, hi, out);
 }
 
 // f.template operator()<S>() for S == shift (0 <= shift < Vec): one branch where the shift is the
@@ -216,20 +234,6 @@ __device__ __forceinline__ void store_shifted(T* __restrict__ p, int64_t e, int6
   for (int k = 0; k < Vec; ++k) {
     if (e + k >= 0 && e + k < n) p[e + k] = from_compute<T>(in[k]);
   }
-}
-
-// The value lane + 1 holds (every lane of the warp calls it; lane 31 gets its own back).
-template <typename V>
-__device__ __forceinline__ V shfl_down_one(const V& v) {
-  constexpr int kWords = static_cast<int>(sizeof(V) / 4);
-  static_assert(sizeof(V) % 4 == 0);
-  unsigned w[kWords];
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (int i = 0; i < kWords; ++i) w[i] = __shfl_down_sync(0xffffffffu, w[i], 1);
-  V r;
-  memcpy(&r, w, sizeof(V));
-  return r;
 }
 
 // Elements of p before its first 16-byte boundary, counted back from it: p - head is aligned.
@@ -290,10 +294,7 @@ struct RowRegisters {
             if (f + 2 * Vec > 0 && f + Vec < n) hi = *reinterpret_cast<const V*>(row + f + Vec);
           }
         }
-        if (e < n) {
-#pragma unroll
-          for (int k = 0; k < Vec; ++k) v[j * Vec + k] = to_compute<A>(k + S < Vec ? lo.v[k + S] : hi.v[k + S - Vec]);
-        }
+        if (e < n) shift_into<Vec, S>(lo, hi, v + j * Vec);
       }
     });
   }

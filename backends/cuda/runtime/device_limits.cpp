@@ -28,6 +28,7 @@ DeviceLimits query(int device) {
   l.shared_memory_per_block_optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
   l.reserved_shared_memory_per_block = attribute(cudaDevAttrReservedSharedMemoryPerBlock);
   l.max_threads_per_multiprocessor = attribute(cudaDevAttrMaxThreadsPerMultiProcessor);
+  l.l2_bytes = attribute(cudaDevAttrL2CacheSize);
   l.cluster_launch = attribute(cudaDevAttrClusterLaunch) != 0;
   const char* pdl = std::getenv("ANATOMY_CUDA_PDL");
   l.dependent_launch =

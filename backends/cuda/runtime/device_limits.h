@@ -5,6 +5,8 @@
 // Plain C++ (no CUDA headers).
 #pragma once
 
+#include <cstdint>
+
 namespace anatomy::cuda {
 
 struct DeviceLimits {
@@ -14,6 +16,7 @@ struct DeviceLimits {
   int shared_memory_per_block_optin = 0;     // bytes one block may ask for (static + dynamic)
   int reserved_shared_memory_per_block = 0;  // bytes the system keeps per resident block
   int max_threads_per_multiprocessor = 0;
+  int64_t l2_bytes = 0;         // the L2 cache
   bool cluster_launch = false;  // thread block clusters (compute capability 9.0 and later)
   // Programmatic dependent launch (Note [Programmatic dependent launch]): compute capability 9.0
   // and later, unless the environment sets ANATOMY_CUDA_PDL=0.
