@@ -13,6 +13,7 @@
 #include "anatomy/autograd/autograd_fallback.h"
 #include "anatomy/autograd/custom_function.h"
 #include "anatomy/autograd/gradcheck.h"
+#include "anatomy/core/call_path.h"
 #include "anatomy/core/device.h"
 #include "anatomy/core/dtype.h"
 #include "anatomy/core/error.h"

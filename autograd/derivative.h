@@ -24,6 +24,7 @@
 #include "anatomy/autograd/autograd_meta.h"
 #include "anatomy/autograd/formula_node.h"
 #include "anatomy/autograd/grad_mode.h"
+#include "anatomy/core/call_path.h"
 #include "anatomy/dispatch/boxing.h"
 #include "anatomy/dispatch/dispatcher.h"
 #include "anatomy/dispatch/library.h"
@@ -103,6 +104,7 @@ struct AutogradKernel;
 template <const DerivativeEntry* E, bool kView, typename Ret, typename... Args>
 struct AutogradKernel<E, Ret(Args...), kView> {
   static Ret call(DispatchKeySet ks, Args... args) {
+    ANATOMY_CALL_PATH_STEP();
     static const auto op = dispatch::Dispatcher::singleton().find_or_throw(E->op).template typed<Ret(Args...)>();
     const DispatchKeySet below = ks & DispatchKeySet::below(DispatchKey::AutogradCPU);
     if (!GradMode::is_enabled() || !(detail::arg_requires_grad(args) || ...)) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "anatomy/core/call_path.h"
 #include "anatomy/core/checked_arith.h"
 #include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/empty_tensor.h"
@@ -235,6 +236,7 @@ bool IterationPlan::is_flat_functional(const Tensor& a, const Tensor* b) {
 }
 
 IterationPlan IterationPlan::flat_functional(const char* op, const Tensor& a, const Tensor* b) {
+  ANATOMY_CALL_PATH_STEP();
   IterationPlan plan;
   plan.init_flat(a);
   plan.operands_.push_back(make_contiguous_tensor_like(a, plan.common_, checked_allocator(a, op)));
@@ -286,6 +288,7 @@ IterationPlan IterationPlan::Builder::build_flat() const {
 }
 
 IterationPlan IterationPlan::Builder::build() {
+  ANATOMY_CALL_PATH_STEP();
   ANATOMY_CHECK(outputs_.size() + inputs_.size() <= kMaxOperands, ValueError, "{}: at most {} operands", op_,
                 kMaxOperands);
   ANATOMY_INTERNAL_ASSERT(!inputs_.empty(), "an element-wise plan needs an input");

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "anatomy/core/call_path.h"
 #include "anatomy/core/error.h"
 #include "anatomy/dispatch/local_key_set.h"
 #include "anatomy/dispatch/operator_entry.h"
@@ -93,6 +94,7 @@ class TypedOperatorHandle<Ret(Args...)> : public OperatorHandle {
   Ret call_kernel(DispatchKeySet ks, bool is_redispatch, Args... args) const {
     const KernelFunction& k = entry_->lookup(ks);
     if (ANATOMY_UNLIKELY(trace_enabled())) {
+      ANATOMY_CALL_PATH_STEP();  // Note [Recording the path of a call]
       TraceScope scope(*this, ks, is_redispatch);
       return invoke(k, ks, std::forward<Args>(args)...);
     }

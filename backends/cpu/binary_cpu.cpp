@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "anatomy/backends/cpu/streaming_store.h"
+#include "anatomy/core/call_path.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops/binary_functors.h"
 #include "anatomy/dispatch/ops/binary_registration.h"
@@ -47,6 +48,7 @@ void run_binary(const IterationPlan& plan, F f) {
 }
 
 void binary_kernel(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
+  ANATOMY_CALL_PATH_STEP();
   check_binary_values(op, plan);  // before anything is written
   visit_dtype(plan.common_dtype(), binary_op_name(op), [&]<typename T>() {
     const opmath_t<T> w = alpha.to<opmath_t<T>>();

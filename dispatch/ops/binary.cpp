@@ -3,6 +3,7 @@
 #include <atomic>
 #include <string>
 
+#include "anatomy/core/call_path.h"
 #include "anatomy/core/cpu_scalar.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/core/shape_rules.h"
@@ -60,6 +61,7 @@ IterationPlan build_binary_plan(BinaryOp op, const char* name, const Tensor& out
 
 IterationPlan plan_binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
                           const Scalar& alpha) {
+  ANATOMY_CALL_PATH_STEP();
   const char* name = binary_op_name(op);
   const bool flat = !out.defined() && IterationPlan::is_flat_functional(self, &other) && !binary_op_gives_bool(op) &&
                     !(promotes_integers(op) && !is_floating(self.dtype()));
@@ -282,6 +284,7 @@ using AlphaOutSig = Tensor(const Tensor&, const Tensor&, const Scalar&, const Te
 using PlainOutSig = Tensor(const Tensor&, const Tensor&, const Tensor&);
 
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  ANATOMY_CALL_PATH_STEP();
   ANATOMY_OP(op, "aten::add.Tensor", AlphaSig);
   return op.call(self, other, alpha);
 }

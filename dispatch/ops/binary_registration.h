@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "anatomy/core/call_path.h"
 #include "anatomy/core/iteration_plan.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops/binary_rows.h"
@@ -55,6 +56,7 @@ struct ElementwiseKernels {
   // A binary op into `out` (undefined: a new tensor).
   static Tensor binary(BinaryOp op, const Tensor& out, const Tensor& self, const Tensor& other,
                        const Scalar& alpha = 1) {
+    ANATOMY_CALL_PATH_STEP();
     IterationPlan plan = plan_binary(op, out, self, other, alpha);
     Loop(op, plan, alpha);
     if (out.defined()) out.impl()->bump_version();

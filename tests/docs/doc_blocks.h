@@ -1,5 +1,6 @@
 // What the tests of docs/architecture.md read from the page and from the calls it describes: the
-// page's text, one of its fenced blocks, and a call's dispatch trace. Shared by the CPU test
+// page's text, one of its fenced blocks, its tables of steps, a call's dispatch trace and the
+// path a call takes (core/call_path.h). Shared by the CPU test
 // (tests/docs/test_architecture_doc.cpp) and the GPU one (tests/gpu/test_cuda_architecture_doc.cpp),
 // whose files are compiled with ANATOMY_SOURCE_DIR.
 #pragma once
@@ -8,8 +9,12 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "anatomy/anatomy.h"
 
@@ -36,6 +41,85 @@ inline std::string trace_of(const std::function<void()>& call,
   anatomy::dispatch::TraceCapture capture(detail);
   call();
   return capture.text();
+}
+
+// One row of a table of steps: the step's number and the file that defines it.
+struct PathRow {
+  int step;
+  std::string file;
+};
+
+// The tables of steps in the section under `heading` (up to the next heading), in the page's
+// order; a table is a run of rows `| N | `file` | ... |`.
+inline std::vector<std::vector<PathRow>> path_tables(const std::string& doc, const std::string& heading) {
+  const size_t begin = doc.find(heading + "\n");
+  REQUIRE(begin != std::string::npos);
+  const size_t end = doc.find("\n#", begin + heading.size());
+  std::istringstream section(doc.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+  const std::regex row(R"(^\| (\d+) \| `([^`]+)` \|.*)");
+  std::vector<std::vector<PathRow>> tables;
+  bool in_table = false;
+  for (std::string line; std::getline(section, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row)) {
+      in_table = false;
+      continue;
+    }
+    if (!in_table) tables.emplace_back();
+    in_table = true;
+    tables.back().push_back({std::stoi(m[1]), m[2]});
+  }
+  return tables;
+}
+
+// A file as the page names it: relative to the source root (a header included through the build
+// tree's include/anatomy link is named by its path under that link).
+inline std::string source_relative(const std::string& file) {
+  const std::string link = "/include/anatomy/";
+  if (const size_t at = file.rfind(link); at != std::string::npos) return file.substr(at + link.size());
+  const std::string root = ANATOMY_SOURCE_DIR "/";
+  return file.rfind(root, 0) == 0 ? file.substr(root.size()) : file;
+}
+
+// The files of the steps `call` takes, in order, a step that stays in the file of the one before
+// it folded into it. The dispatch trace is on too: the dispatcher marks its step in its traced
+// branch (Note [Recording the path of a call]).
+inline std::string recorded_path(const std::function<void()>& call) {
+  anatomy::dispatch::TraceCapture trace;
+  anatomy::CallPathRecorder recorder;
+  call();
+  std::string path;
+  std::string last;
+  for (const anatomy::CallPathStep& step : recorder.steps()) {
+    const std::string file = source_relative(step.file);
+    if (file == last) continue;
+    path += (path.empty() ? "" : " -> ") + file;
+    last = file;
+  }
+  return path;
+}
+
+inline std::string path_of(const std::vector<PathRow>& rows) {
+  std::string path;
+  for (const PathRow& r : rows) path += (path.empty() ? "" : " -> ") + r.file;
+  return path;
+}
+
+// A file keeps its step number wherever it comes back, the numbers are 1..N for N files, and N
+// is at most `most`.
+inline void check_step_numbers(const std::vector<PathRow>& rows, int most) {
+  std::map<std::string, int> number_of;
+  std::set<int> numbers;
+  for (const PathRow& r : rows) {
+    INFO("step ", r.step, ", ", r.file);
+    const auto [it, first] = number_of.emplace(r.file, r.step);
+    CHECK(it->second == r.step);
+    if (first) CHECK(numbers.insert(r.step).second);
+  }
+  CHECK(static_cast<int>(numbers.size()) == static_cast<int>(number_of.size()));
+  CHECK(*numbers.begin() == 1);
+  CHECK(*numbers.rbegin() == static_cast<int>(numbers.size()));
+  CHECK(static_cast<int>(numbers.size()) <= most);
 }
 
 }  // namespace doc_blocks

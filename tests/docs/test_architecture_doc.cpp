@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "doc_blocks.h"
 
@@ -25,17 +26,36 @@ TEST_CASE("architecture.md: the traces of zeros, clone and a + b are the ones th
   CHECK(block_starting_with(doc, "[dispatch] aten::add.Tensor [AutogradCPU") == add_trace);
 }
 
-TEST_CASE("architecture.md: the files of a + b's path are the ones its kernels were registered from") {
-  // The trace names the files that registered the autograd and CPU kernels; the page's table of
-  // steps must name both (step 3 and step 4's registration).
-  const std::string doc = architecture_doc();
-  const Tensor a = ones({2}), b = ones({2});
+TEST_CASE("architecture.md: the path of a + b on the CPU is the one the call records, step by step") {
+  const auto tables = doc_blocks::path_tables(architecture_doc(), "### `c = a + b`");
+  REQUIRE(tables.size() == 2);  // the CPU's steps, then CUDA's after step 5
+  const Tensor a = ones({2, 3}), b = ones({2, 3});
+  CHECK(doc_blocks::recorded_path([&] { (void)(a + b); }) == doc_blocks::path_of(tables[0]));
+  doc_blocks::check_step_numbers(tables[0], 6);
+  // The trace names the files that registered the autograd and CPU kernels; the page names both.
   const std::string trace = trace_of([&] { (void)(a + b); }, dispatch::TraceDetail::KernelFiles);
   for (const char* file : {"autograd/derivatives_binary.cpp", "backends/cpu/binary_cpu.cpp"}) {
     INFO(file);
     CHECK(trace.find(file) != std::string::npos);
-    CHECK(doc.find(std::string("`") + file + "`") != std::string::npos);
+    CHECK(architecture_doc().find(std::string("`") + file + "`") != std::string::npos);
   }
+}
+
+TEST_CASE("CallPathRecorder: records the steps of its own thread, and does not nest") {
+  const Tensor a = ones({4}), b = ones({4});
+  CallPathRecorder recorder;
+  CHECK_THROWS_AS(CallPathRecorder(), ValueError);
+  size_t other_thread_steps = 0;
+  std::thread([&] {
+    CallPathRecorder other;  // a recorder of its own on another thread
+    (void)(a + b);
+    other_thread_steps = other.steps().size();
+  }).join();
+  CHECK(other_thread_steps > 0);
+  CHECK(recorder.steps().empty());
+  (void)(a + b);
+  CHECK(!recorder.steps().empty());
+  CHECK(recorder.steps().front().function == "add");
 }
 
 TEST_CASE("architecture.md: every file and folder it names exists") {

@@ -8,6 +8,7 @@
 
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/elementwise/launch.h"
+#include "anatomy/core/call_path.h"
 #include "anatomy/dispatch/ops/binary_functors.h"
 
 namespace anatomy::cuda {
@@ -15,6 +16,7 @@ namespace anatomy::cuda {
 template <BinaryGroup G>
 void launch_binary_group(BinaryOp op, DType dtype, const ElementwiseArgs<2>& args, double alpha_float,
                          int64_t alpha_int, cudaStream_t stream) {
+  ANATOMY_CALL_PATH_STEP();
   // elementwise_cuda.cpp calls the row's group, and the plan refused the dtypes the row does not take.
   launch_for_dtype(dtype, "launch_binary: the op, its group and the dtype do not go together", [&](auto tag) {
     using T = typename decltype(tag)::type;

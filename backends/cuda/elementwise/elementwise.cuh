@@ -22,6 +22,7 @@
 #include "anatomy/backends/cuda/elementwise/dependent_launch.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise_layout.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
+#include "anatomy/core/call_path.h"
 
 namespace anatomy::cuda {
 
@@ -176,6 +177,7 @@ unsigned transposed_inputs(const ElementwiseArgs<NIn>& args) {
 // an input is transposed against the output (Note [Transposed element-wise operands]), else strided.
 template <int NIn, typename Out, typename In, typename F>
 void launch_elementwise(const ElementwiseArgs<NIn>& args, F f, cudaStream_t stream) {
+  ANATOMY_CALL_PATH_STEP();
   if (args.numel == 0) return;
   ElementwiseInputs<In, NIn> in;
   for (int k = 0; k < NIn; ++k) {

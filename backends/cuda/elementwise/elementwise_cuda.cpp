@@ -10,6 +10,7 @@
 #include "anatomy/backends/cuda/elementwise/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/core/call_path.h"
 #include "anatomy/core/dtype_visit.h"
 #include "anatomy/dispatch/ops/binary_registration.h"
 #include "anatomy/dispatch/ops/unary_registration.h"
@@ -80,6 +81,7 @@ void check_cpu_scalar_operand(BinaryOp op, const IterationPlan& plan) {
 }
 
 void binary_cuda(BinaryOp op, const IterationPlan& plan, const Scalar& alpha) {
+  ANATOMY_CALL_PATH_STEP();
   check_cpu_scalar_operand(op, plan);  // before anything is written
   DeviceGuard guard(plan.output(0).device());
   const DType t = plan.common_dtype();
