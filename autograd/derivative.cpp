@@ -18,7 +18,7 @@ Recorder::Recorder(const DerivativeEntry& entry, const dispatch::OperatorHandle&
     : entry_(entry), op_(op), args_(std::move(args)), view_op_(view_op), multi_(multi) {
   const dispatch::Schema& schema = op.schema();
   ANATOMY_CHECK(entry.formula != nullptr, NotImplementedError,
-                "{}: the derivative is not implemented yet, and an input requires grad", schema.full_name());
+                "{}: the derivative is not implemented, and an input requires grad", schema.full_name());
   for (size_t i = 0; i < schema.arguments.size(); ++i) {
     const auto& alias = schema.arguments[i].alias;
     if (alias && alias->is_write) mutated_arg_ = static_cast<int>(i);

@@ -1,5 +1,5 @@
-// The caching allocator's hot path on the simulated device: a cached allocate + free pair (issue
-// 4's target: at most 100 ns for 1 MiB), host time only. The cache is warm before timing starts,
+// The caching allocator's hot path on the simulated device: a cached allocate + free pair (the
+// target: at most 100 ns for 1 MiB), host time only. The cache is warm before timing starts,
 // so no pair reaches the provider; what is measured is the policy's own work (lock, rounding,
 // best-fit lookup, split and merge, the maps of allocated blocks, the stats).
 //

@@ -1,7 +1,7 @@
 // The optimizers' step over many parameters: AdamW's single-tensor step (several operators per
 // parameter) against foreach = true (one _fused_adam_ call: on CUDA a few launches for the whole
 // group), on 100 parameters of 64x64 and of 256x256, on the CPU and, where a device is present,
-// on CUDA (issue 25's target: the multi-tensor step at least 3x faster than the per-parameter
+// on CUDA (the target: the multi-tensor step at least 3x faster than the per-parameter
 // loop); on CUDA also both with capturable = true (the counts on the device, as a step captured
 // into a CUDA graph needs them: _fused_adam_capturable_ against about 25 operators per
 // parameter). Host time per step with the device synchronized at the end of each step, so the

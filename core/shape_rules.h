@@ -1,4 +1,4 @@
-// Shape and stride rules shared by views, factories and (later) the element-wise plan.
+// Shape and stride rules shared by views, factories and the operators' result shapes.
 #pragma once
 
 #include <optional>

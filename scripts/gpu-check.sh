@@ -264,9 +264,9 @@ step_device_info() {
   "$build/tools/gpu-anatomy" c00 device-info --json "$out/device-info.json" >"$out/device-info.log" 2>&1
 }
 
-# gpu-anatomy's experiments on the GPU: suite --quick, then c01 contiguity-bench at issue 21's three
-# sizes (fp16 2048, bf16 4096, fp32 8192), both with --peer torch where the build has the peer
-# module (PyTorch's figure beside each of ours), c08 dlpack over issue 22's sizes (1 KiB to 1 GiB), c09
+# gpu-anatomy's experiments on the GPU: suite --quick, then c01 contiguity-bench at three sizes
+# (fp16 2048, bf16 4096, fp32 8192), both with --peer torch where the build has the peer module
+# (PyTorch's figure beside each of ours), c08 dlpack over its full range (1 KiB to 1 GiB), c09
 # graphs, c10 profile (with its trace and timeline) and c11 memory-format (with
 # bench/python/memory_format.py, its torch twin, where torch imports, and the speed-up figure of
 # both) with their defaults (their figures replace the suite's quick ones), with their reports and
@@ -335,7 +335,7 @@ step_peer() {
   "$bench" --benchmark_format=json "${bench_args[@]}" >"$out/anatomy_peer_torch.json" 2>"$out/peer.log"
   python3 "$root/scripts/peer-report.py" "$out/anatomy_peer_torch.json" >"$out/peer-report.md" 2>>"$out/peer.log"
   cat "$out/peer-report.md" >>"$out/peer.log"
-  # A row whose operator has no anatomy kernel on that backend yet says so ("no kernel for"): it
+  # A row whose operator has no anatomy kernel on that backend says so ("no kernel for"): it
   # is listed in the report as missing, not counted as a failure.
   local errors missing
   errors=$(grep -c '"error_occurred": true' "$out/anatomy_peer_torch.json" || true)
@@ -363,7 +363,7 @@ step_python() {
   fi
   PYTHONPATH="$build/python" python3 -X faulthandler "$root/bench/python/overhead.py" --json "$out/python-overhead.json" \
     >"$out/python.log" 2>&1 || return 1
-  # Issue 28's CPU rows with each engine's own libraries, at one thread and at every core: the
+  # The CPU rows with each engine's own libraries, at one thread and at every core: the
   # two separate a kernel's speed from how it scales.
   local threads
   for threads in 1 "$(nproc)"; do

@@ -94,12 +94,12 @@ std::string derivative_cell(const dispatch::OperatorEntry& e, const Coverage& c)
   const auto& args = e.schema().arguments;
   const bool out_form = std::any_of(args.begin() + std::min<size_t>(1, args.size()), args.end(),
                                     [](const dispatch::Argument& a) { return a.alias && a.alias->is_write; });
-  if (out_form) return e.registered(RegKey::Autograd) ? "no (out= raises if an input requires grad)" : "not yet";
+  if (out_form) return e.registered(RegKey::Autograd) ? "no (out= raises if an input requires grad)" : "missing";
   if (e.registered(RegKey::Autograd) || e.registered(RegKey::AutogradCPU)) return "yes";
   // A CompositeImplicitAutograd op differentiates through the ops it calls: it has a derivative
   // exactly when they have.
   if (e.registered(RegKey::CompositeImplicitAutograd)) return "through its parts";
-  return "not yet";
+  return "missing";
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// gpu-anatomy c08 dlpack: issue 22's claim "from_dlpack and back at most 2 us, constant in the
-// tensor's size", measured on the engine's side of the exchange. For fp32 tensors from 1 KiB to
+// gpu-anatomy c08 dlpack: the claim "from_dlpack and back at most 2 us, constant in the tensor's
+// size", measured on the engine's side of the exchange. For fp32 tensors from 1 KiB to
 // 1 GiB: the host time of an export (to_dlpack_versioned), of an import of that capsule
 // (from_dlpack), and of a round trip (export, import, and dropping the imported tensor, which
 // calls the capsule's deleter). Every capsule and every imported tensor must point at the
@@ -28,7 +28,7 @@ namespace {
 // Powers of 4 bytes: 1 KiB to 1 GiB, and to 1 MiB with --quick.
 constexpr const char* kSizes = "1024,4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456,1073741824";
 constexpr const char* kQuickSizes = "1024,4096,16384,65536,262144,1048576";
-constexpr double kLimitUs = 2.0;  // issue 22's bound on the round trip
+constexpr double kLimitUs = 2.0;  // the claim's bound on the round trip
 // Flat: the slowest size's round trip within this factor of the fastest's. The exchange reads
 // only the tensor's metadata, so what is left is noise; a copy grows a millionfold over the range.
 constexpr double kFlatRatio = 1.5;

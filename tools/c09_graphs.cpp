@@ -1,4 +1,4 @@
-// gpu-anatomy c09 graphs: issue 23's claims about CUDA graphs, measured. Three workloads, each
+// gpu-anatomy c09 graphs: what CUDA graphs save the host, measured. Three workloads, each
 // run eagerly (every kernel launched by the host through the dispatcher) and as the replay of
 // its captured graph (docs/cuda-graphs.md): a chain of 100 dependent adds on a one-element
 // tensor; a training step of bench/peer's MLP (10 linear layers 16 wide, batch 8, SGD with
@@ -47,7 +47,7 @@ constexpr int kBatches = 4;      // batches the timed steps go round, each copie
 constexpr int kCheckedSteps = 5;
 constexpr double kLossRtol = 1e-4;
 constexpr double kMlpLr = 0.01, kMlpMomentum = 0.9;  // SGD's
-// Issue 23's targets: a replayed add at most 1.0 us and 4x faster than the eager loop; the
+// The targets: a replayed add at most 1.0 us and 4x faster than the eager loop; the
 // graphed MLP step 2x faster than the eager step and faster than PyTorch's graphed step.
 constexpr double kAddTargetUs = 1.0, kAddTargetRatio = 4.0, kMlpTargetRatio = 2.0;
 
@@ -376,8 +376,8 @@ void run(const Options& o) {
       verdict(std::max(mlp_ratio, mlp_whole_ratio) >= kMlpTargetRatio), mlp_capture_ms, mlp.whole_capture_ms,
       mlp_capture_ms / (us(mlp.eager) * 1e-3), mlp.whole_capture_ms / (us(mlp.eager) * 1e-3)));
   report.add_note(fmt::format(
-      "{}: the graphed step is {:.2f}x faster than the eager one, the step captured whole {:.2f}x (issue 23 sets no "
-      "target); capturing and instantiating them took {:.1f} and {:.1f} ms",
+      "{}: the graphed step is {:.2f}x faster than the eager one, the step captured whole {:.2f}x (no target "
+      "is set); capturing and instantiating them took {:.1f} and {:.1f} ms",
       transformer.workload, us(transformer.eager) / us(transformer.replay),
       us(transformer.eager) / us(transformer.whole), transformer.make_graphed_ms + transformer.optimizer_capture_ms,
       transformer.whole_capture_ms));

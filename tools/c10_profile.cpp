@@ -1,4 +1,4 @@
-// gpu-anatomy c10 profile: issue 24's "where does the time of a step go", on the transformer of
+// gpu-anatomy c10 profile: "where does the time of a step go", on the transformer of
 // testing/transformer_step.h. One step (the loss and its backward, each in a profiler::Range) is
 // profiled after a warm-up; the experiment prints the profiler's table (by CUDA time on a GPU,
 // by CPU time on the CPU), writes the Chrome trace with --trace (scripts/plot-profile.py draws it),

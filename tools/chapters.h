@@ -1,7 +1,6 @@
 // The chapters of gpu-anatomy and their experiments, one file per experiment. Each add_* adds its
 // experiment (options and the code it runs) to its chapter's subcommand; main.cpp makes the
-// chapters in the order --help lists them. Numbers are left free for the chapters still to come
-// (docs/cli.md lists them).
+// chapters in the order --help lists them.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -39,7 +38,7 @@ void add_c07_cpu_vs_gpu(CLI::App& chapter);
 // c08 interop: dlpack [--sizes L] [--quick] [--batch N]: export, import and round trip against a copy.
 void add_c08_dlpack(CLI::App& chapter);
 // c09 graphs: graphs: eager against CUDA graph replays (100 dependent adds, an MLP and a
-// transformer training step), the capture cost, issue 23's targets.
+// transformer training step), the capture cost, the targets of a replayed add and a graphed step.
 void add_c09_graphs(CLI::App& chapter);
 // c10 profile: profile [--trace F] [--rows N] [--quick]: the profiler's table and trace of a
 // transformer training step, and what profiling costs per operator.

@@ -116,8 +116,8 @@ int main(int argc, char** argv) {
   anatomy::tools::add_c06_custom_backend(*c06);
   anatomy::tools::add_c07_cpu_vs_gpu(*chapter("c07", "cpu-vs-gpu (seed 003): where the GPU starts to pay off"));
   anatomy::tools::add_c08_dlpack(*chapter("c08", "interop: DLPack exchange without a copy"));
-  anatomy::tools::add_c09_graphs(*chapter("c09", "graphs (issue 23): CUDA graphs, captured once and replayed"));
-  anatomy::tools::add_c10_profile(*chapter("c10", "profiler (issue 24): where the time of a step goes"));
+  anatomy::tools::add_c09_graphs(*chapter("c09", "graphs: CUDA graphs, captured once and replayed"));
+  anatomy::tools::add_c10_profile(*chapter("c10", "profiler: where the time of a step goes"));
   anatomy::tools::add_c11_memory_format(
       *chapter("c11", "memory formats (seeds 001, 002): NCHW against channels_last for convolutions"));
   anatomy::tools::add_suite(app);

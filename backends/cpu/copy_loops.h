@@ -27,9 +27,8 @@ namespace anatomy::cpu {
 
 // `bytes` from src to dst (not overlapping), split over the engine's threads from 512 KiB up in
 // parts of whole 64 KiB units: one thread's memcpy reaches only a fraction of the memory's
-// bandwidth on a many-core host (a contiguous 64 MiB copy_ took as long on 2 threads as on 1 on
-// the development VM before, torch's half as long; docs/perf.md "Prefetching the transcendental
-// loops").
+// bandwidth on a many-core host (docs/perf.md, "Prefetching the transcendental loops", has a
+// 64 MiB copy_ on 1 and 2 threads beside torch's).
 inline void copy_bytes(void* dst, const void* src, size_t bytes) {
   constexpr size_t kUnit = size_t{64} << 10;
   const auto units = static_cast<int64_t>((bytes + kUnit - 1) / kUnit);

@@ -6,11 +6,9 @@
 // a few hundred instructions, so it has the next line's load in flight only a line or two ahead,
 // and where the hardware prefetcher does not run far enough ahead of so slow a stream, every line
 // waits for memory in turn: the loop costs its compute plus the memory's latency per line, not
-// the larger of its compute and the bandwidth. On the development VM (a Xeon, 1 thread, 4M
-// fp64 inputs in memory) sigmoid took 24.5 ms against 6.1 in cache, log2 15.1 against 5.3; a
-// prefetch of the input 4 KiB ahead brought both to their in-cache time. fp32 exp over 16M
-// inputs into 16M outputs went 13.4 -> 8.8 ms with the input and the output (for writing)
-// prefetched (docs/perf.md "Prefetching the transcendental loops"). A prefetch never faults, so
+// the larger of its compute and the bandwidth. A prefetch of the input and of the output (for
+// writing) 4 KiB ahead brings such a loop over memory close to its time in cache (docs/perf.md,
+// "Prefetching the transcendental loops", has the figures). A prefetch never faults, so
 // the addresses past either array's end (formed as integers) are harmless; where the output is a
 // block on the stack (a strided or 2-byte operand's blocks), the lines past it are some of the
 // stack's own. Because the output's lines are prefetched for writing, a large output is written in

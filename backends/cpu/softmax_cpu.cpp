@@ -114,8 +114,8 @@ template <typename T, bool Log>
 
 // softmax_row compiled for the baseline, AVX2 with FMA and AVX-512, the widest the CPU has taken:
 // the passes around exp (the max, the subtraction, the sums, the scaling, fp16/bf16 conversions)
-// take as long as exp itself at the baseline's 4 lanes (softmax of 4096^2 fp32 at 1 thread on
-// the development VM: 70.8 ms with the baseline's copy, 38.4 with AVX-512's).
+// take as long as exp itself at the baseline's 4 lanes (docs/perf.md, "softmax and log_softmax on
+// the CPU over the vectorized exp", has softmax of 4096^2 fp32 with each copy).
 template <typename T, bool Log>
 using RowLoop = void (*)(const T*, T*, int64_t, softmax_acc_t<T>*);
 

@@ -1,4 +1,4 @@
-// The caching allocator's hot path on CUDA: a cached 1 MiB allocate + free pair (issue target: at
+// The caching allocator's hot path on CUDA: a cached 1 MiB allocate + free pair (the target: at
 // most 100 ns), anatomy's CachingAllocator::allocate and the DataPtr's free against torch's
 // CUDACachingAllocator raw_alloc / raw_delete, host time per pair. Both sides' caches are warm
 // (the first pair in the case's constructor and the comparison call), so no call reaches

@@ -1,4 +1,4 @@
-// Fragmentation on a replayed allocation trace (issue target: peak reserved / peak allocated no
+// Fragmentation on a replayed allocation trace (the target: peak reserved / peak allocated no
 // worse than PyTorch's on the same trace), two traces, each replayed through anatomy's CUDA
 // caching allocator (raw_alloc / raw_free on the default stream) and through torch's
 // CUDACachingAllocator (raw_alloc / raw_delete, on its current stream, the default stream):

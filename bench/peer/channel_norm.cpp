@@ -1,5 +1,5 @@
-// CUDA pairs of batch_norm at the ResNet-50 stage-1 shape of issue 26's target: N=64, C=256,
-// 56x56, bf16 activations in channels_last with float32 weight, bias and running statistics
+// CUDA pairs of batch_norm at ResNet-50's stage-1 shape: N=64, C=256, 56x56,
+// bf16 activations in channels_last with float32 weight, bias and running statistics
 // (PyTorch's mixed-precision batch norm), training. One row is the forward and the backward in
 // one call (native_batch_norm, then native_batch_norm_backward with all three gradients from the
 // forward's saved statistics) against at::native_batch_norm / at::native_batch_norm_backward;

@@ -1,5 +1,5 @@
-// Pairs of conv2d against at::conv2d in the same run, on the convolution shapes of ResNet-50
-// (issue 26's targets):
+// Pairs of conv2d against at::conv2d in the same run, on the convolution shapes of ResNet-50,
+// with their targets:
 //   - CUDA, batch 64, bf16, channels_last, forward and backward (input and weight gradients):
 //     at least 0.95x torch's speed on each shape; both run cuDNN with its heuristic's choice
 //     (cudnn.benchmark off in both), so the point is to lose nothing on the way to it. Device

@@ -1,8 +1,7 @@
-// CUDA pairs, for the operators anatomy's CUDA backend has today (element-wise binary ops and
-// copies): host overhead of a 1-element add, the rate of back-to-back 4 MiB adds, and device time
-// of a 64 MiB add and copy next to a cudaMemcpyAsync of the same size (the bandwidth ceiling in
-// the same run). Each row is skipped unless anatomy has its CUDA backend and both libraries see a
-// GPU. Inputs are made on the CPU and copied to the device, so both sides add the same values.
+// CUDA pairs of element-wise binary ops and copies: host overhead of a 1-element add, the rate of
+// back-to-back 4 MiB adds, and device time of a 64 MiB add and copy next to a cudaMemcpyAsync of
+// the same size (the bandwidth ceiling in the same run). Each row is skipped unless anatomy has its CUDA backend and
+// both libraries see a GPU. Inputs are made on the CPU and copied to the device, so both sides add the same values.
 #include "peer.h"
 
 namespace peer {

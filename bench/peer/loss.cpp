@@ -1,6 +1,6 @@
 // CUDA pair of cross_entropy forward and backward on GPT-sized logits: (8192, 50257) bf16 with
 // int64 targets, summed, backward into the logits' .grad, against at::cross_entropy_loss in the
-// same run (issue 25's target: anatomy at least 2x torch). anatomy runs one fused kernel each
+// same run (the target: anatomy at least 2x torch). anatomy runs one fused kernel each
 // way, reading the logits once forward and once backward and writing their gradient; torch runs
 // log_softmax, nll_loss and their backward kernels. Device time between CUDA events; bytes are
 // the fused path's (two reads and one write of the logits). Skipped unless anatomy has its CUDA

@@ -1,5 +1,5 @@
 // CUDA pairs of the matrix products: mm of 8192^3 in fp32, TF32 (the switch on both sides), fp16
-// and bf16 (issue targets: at least 0.98x torch), and products whose operands sit one element
+// and bf16 (the target: at least 0.98x torch), and products whose operands sit one element
 // past an aligned address (x[1:] of a flat buffer: Note [Misaligned cuBLAS operands]) next to
 // their aligned twins, fp16 2048^3 and bf16 4096^3, where torch's cuBLAS call runs 5-6x slower.
 // Two cuBLASLt pairs: int8 4096^3 (anatomy's mm against at::_int_mm, both returning int32) and

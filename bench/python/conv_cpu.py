@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """anatomy's conv2d beside torch's on the CPU, in one process, on the same inputs (shared with
 DLPack) and the same thread count: forward, batch 8, fp32, the convolution shapes of ResNet-50
-that bench/peer/conv.cpp times (issue 26's CPU target: at least 0.9x torch's speed), NCHW and
+that bench/peer/conv.cpp times (the CPU target: at least 0.9x torch's speed), NCHW and
 channels_last. Prints the median of --reps calls of each, after two warm-up calls, and torch's
 time over anatomy's (above 1: anatomy is faster). --threads sets both engines' thread counts
 (anatomy's oneDNN follows anatomy.set_num_threads).

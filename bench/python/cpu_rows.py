@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 28's CPU rows: anatomy beside PyTorch in one process, each engine with its own libraries.
+"""The CPU rows: anatomy beside PyTorch in one process, each engine with its own libraries.
 
 bench/peer links libtorch into one executable with the engine, and there Debian's oneDNN and
 libtorch's copy share symbols, so the engine's products fall back to OpenBLAS (Note [oneDNN

@@ -11,7 +11,7 @@ name the same memory), and of the round trip `torch.from_dlpack(anatomy.from_dlp
 peer is PyTorch when it imports, NumPy otherwise (`numpy.from_dlpack`, on the CPU). Each figure
 is the median of `repeats` runs of `number` calls (overhead.py's `measure`; the runs go round the
 sizes), in microseconds per call. Before a case is timed, the data pointer of its result is
-checked against x's: a copy fails the run (exit status 1). Issue 22 asks for the round trip in at
+checked against x's: a copy fails the run (exit status 1). The target: the round trip in at
 most 2 us, constant in the size; the last line says whether this run's was (flat: the largest
 median within 1.5x of the smallest).
 """
@@ -85,7 +85,7 @@ def exchange_rows(anatomy, peer, sizes, number, repeats):
 
 
 def verdict(rows):
-    """The round trip's spread over the sizes, against issue 22's bound."""
+    """The round trip's spread over the sizes, against the 2 us bound."""
     times = [r["round_trip_us"] for r in rows]
     lo, hi = min(times), max(times)
     return {"min_us": lo, "max_us": hi, "max_over_min": hi / lo, "flat": hi / lo <= FLAT_RATIO,

@@ -7,7 +7,7 @@
 // is stable and puts NaN last), pick the position they need in each row, and read the value with gather at the index
 // the sort gives: the indices are deterministic (among equal values, the k-th in input order), and the gradient flows
 // through gather to exactly that element, as PyTorch's does. A sort costs O(n log n) where a selection would cost O(n);
-// no benchmark row holds these to a speed yet.
+// no benchmark row holds these to a speed.
 //
 // Note [mode as runs of a stable sort]
 // mode sorts each row the same way, marks where the runs of equal values start and numbers them

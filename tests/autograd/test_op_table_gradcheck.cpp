@@ -115,7 +115,7 @@ struct Findings {
   std::set<std::string> checked, missing, no_double_backward, skipped;
 };
 
-// Checks one sample; returns false when the entry turns out to have no derivative yet.
+// Checks one sample; returns false when the entry turns out to have no derivative.
 bool check_sample(const OpInfo& info, const SampleInput& sample, Findings& f) {
   bool any = false;
   const std::vector<Tensor> inputs = grad_inputs(sample, any);

@@ -1,5 +1,5 @@
-// docs/architecture.md cannot drift from the code: its dispatch traces are what the calls print
-// today, and every file or folder it names exists.
+// docs/architecture.md cannot drift from the code: its dispatch traces are what the calls print,
+// and every file or folder it names exists.
 #include <doctest/doctest.h>
 
 #include <filesystem>

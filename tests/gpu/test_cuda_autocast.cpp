@@ -1,6 +1,6 @@
-// Autocast on CUDA with fp16, for the operators that have CUDA kernels today (the element-wise
-// ones): the fp32 list (exp, log, pow), the promote list (where, lerp, atan2), operators on no
-// list, gradients through the casts, and CPU tensors left alone by a CUDA scope.
+// Autocast on CUDA with fp16, over element-wise operators: the fp32 list (exp, log, pow), the
+// promote list (where, lerp, atan2), operators on no list, gradients through the casts, and CPU
+// tensors left alone by a CUDA scope.
 #include "gpu_test_util.h"
 
 using namespace anatomy;

@@ -1,4 +1,4 @@
-"""The safetensors exchange with PyTorch (issue 25), on the GPU machine where torch and the
+"""The safetensors exchange with PyTorch, on the GPU machine where torch and the
 safetensors package are installed: a model's state_dict saved by safetensors.torch loads in
 anatomy and gives the same outputs on the same input (on CUDA and the CPU), and one saved by
 anatomy loads in PyTorch with the same values."""
