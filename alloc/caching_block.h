@@ -1,7 +1,8 @@
-// The caching allocator's blocks and the pools of free ones (internal to the allocator's files:
-// caching_allocator_impl.h lists them). A segment, reserved from the provider, is tiled by Blocks
-// in a doubly linked list in address order; a free Block is in its BlockPool's set, ordered for
-// best fit. The operations on them (best-fit search, split, merge) are in caching_block_pool.h.
+// The caching allocator's blocks (internal to the allocator's files; docs/allocator.md "The code"
+// lists them). A segment, reserved from the provider, is tiled by Blocks in a doubly linked list
+// in address order; a free Block is in its BlockPool's free set, ordered for best fit. The
+// operations on free sets (best-fit search, split, merge) are BlockPool's, in caching_block_pool.h;
+// segments (caching_segments.h) make and release the Blocks that tile a whole segment.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +27,8 @@
 namespace anatomy::alloc {
 
 struct Block;
+class BlockPool;
 struct Expandable;
-struct PrivatePool;
 
 // What free blocks are ordered by; a search key needs no Block.
 struct BlockKey {
@@ -55,16 +56,6 @@ struct BlockComparator {
 
 using BlockSet = std::set<Block*, BlockComparator>;
 
-struct BlockPool {
-  BlockSet blocks;  // free blocks only
-  bool is_small;
-  CachingAllocator::Impl* owner;
-  // Searches so far; a free block's age (for garbage_collection_threshold) is the number of
-  // searches since it was cached, so the clock costs nothing per block.
-  uint64_t get_free_block_calls = 0;
-  PrivatePool* private_pool = nullptr;  // the private pool it belongs to, if any
-};
-
 struct Block {
   StreamId stream;
   size_t size;
@@ -74,7 +65,7 @@ struct Block {
   uint64_t segment = 0;  // its segment's number (Note [Free blocks in segment order])
   bool allocated = false;
   int event_count = 0;                       // outstanding record_stream events
-  uint64_t gc_count_base = 0;                // pool's search count when it was last cached
+  uint64_t gc_count_base = 0;                // its pool's search count when it was last cached
   std::unordered_set<StreamId> stream_uses;  // other streams that used the block
   const char* op = nullptr;                  // who allocated it, while the history records
   Expandable* expandable = nullptr;          // its segment, when that is an expandable one
@@ -111,10 +102,11 @@ struct BlockAddressLess {
   bool operator()(const Block* a, const Block* b) const { return std::less<const char*>()(a->ptr, b->ptr); }
 };
 
-// An expandable segment (expandable_segments:True) of one pool and stream: its address range,
-// the block at the end of its mapped part, which is the one that grows into new pages and gives
-// whole pages back when it is free, and its unmapped blocks (holes, in address order): whole
-// pages that empty_cache took from free blocks inside the segment. A hole is a Block with
+// The blocks over one expandable segment (expandable_segments:True) of one pool and stream, as
+// ExpandableSegments (caching_expandable.h) keeps them: its address range, the block at the end
+// of its mapped part, which is the one that grows into new pages and gives whole pages back when
+// it is free, and its unmapped blocks (holes, in address order): whole pages that empty_cache
+// took from free blocks inside the segment. A hole is a Block with
 // `mapped` false, in no free set; it never touches another hole, and the last block is never one.
 struct Expandable {
   std::unique_ptr<ExpandableSegment> segment;

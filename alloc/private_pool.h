@@ -1,8 +1,9 @@
 // Private memory pools of the caching allocator, the part that does not touch blocks: pool ids,
 // use counts and counters, the routes that send allocations to a pool, and the checks of every
 // call that names a pool. As PyTorch's MempoolId_t, PrivatePool::use_count and captures_underway;
-// the blocks of each pool (its own small and large block pools) live in caching_allocator_impl.h,
-// the RAII handles in mem_pool.h, the rules in docs/allocator.md "Private pools".
+// the blocks of each pool (its own small and large block pools) are PrivatePool's, in
+// caching_private_pools.h, the RAII handles in mem_pool.h, the rules in docs/allocator.md
+// "Private pools".
 #pragma once
 
 #include <compare>
@@ -45,8 +46,8 @@ struct PoolStats {
   int64_t allocated_bytes = 0;  // their (rounded) bytes
 };
 
-// What the allocator keeps of one pool besides its blocks (caching_allocator_impl.h derives from it
-// to add the block pools).
+// What the allocator keeps of one pool besides its blocks (PrivatePool, in caching_private_pools.h,
+// derives from it to add the block pools).
 struct PoolState {
   PoolStats stats;
   virtual ~PoolState() = default;
