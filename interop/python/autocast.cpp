@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "anatomy/amp/autocast_mode.h"
+#include "anatomy/anatomy.h"
 #include "bindings.h"
 #include "convert.h"
 

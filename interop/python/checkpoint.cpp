@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "anatomy/autograd/checkpoint.h"
+#include "anatomy/anatomy.h"
 #include "bindings.h"
 
 namespace anatomy::python {
