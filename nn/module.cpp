@@ -2,6 +2,7 @@
 // state_dict loading and PyTorch's repr.
 #include "anatomy/nn/module.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -338,8 +339,26 @@ std::string Module::repr() const {
 }
 
 std::string Module::summary() const {
-  return fmt::format("{}\nTotal parameters: {}\nTrainable parameters: {}", repr(), num_parameters(),
-                     num_parameters(true));
+  // One line per parameter, in named_parameters' order, the columns aligned: the dotted name, the
+  // shape as a Python tuple, the element count, and "frozen" where it does not require grad.
+  struct Row {
+    std::string name, shape, count;
+    bool frozen;
+  };
+  std::vector<Row> rows;
+  size_t name_width = 0, shape_width = 0, count_width = 0;
+  for (const auto& [name, p] : named_parameters()) {
+    rows.push_back({name, shape_string(p.sizes()), std::to_string(p.numel()), !p.requires_grad()});
+    name_width = std::max(name_width, rows.back().name.size());
+    shape_width = std::max(shape_width, rows.back().shape.size());
+    count_width = std::max(count_width, rows.back().count.size());
+  }
+  std::string out = repr();
+  for (const Row& r : rows) {
+    out += fmt::format("\n  {:<{}}  {:<{}}  {:>{}}{}", r.name, name_width, r.shape, shape_width, r.count, count_width,
+                       r.frozen ? "  frozen" : "");
+  }
+  return out + fmt::format("\nTotal parameters: {}\nTrainable parameters: {}", num_parameters(), num_parameters(true));
 }
 
 std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.repr(); }

@@ -118,7 +118,8 @@ class Module {
   // ---- printing ----
   // PyTorch's repr: "Sequential(\n  (0): Linear(in_features=4, out_features=8, bias=True)\n)".
   std::string repr() const;
-  // repr followed by the parameter counts.
+  // repr, then a line per parameter (dotted name, shape, element count, "frozen" where it does
+  // not require grad; the columns aligned), then the total and trainable counts.
   std::string summary() const;
   // The text inside the parentheses of this module's own line ("in_features=4, ...").
   virtual std::string extra_repr() const { return {}; }

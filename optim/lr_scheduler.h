@@ -36,6 +36,8 @@ class LRScheduler {
   void apply();
   // The rate of a group whose base rate is `base` after `step` steps.
   virtual double rate(double base, int64_t step) const = 0;
+  // Sets what else the schedule varies at `step` (OneCycleLR: the momentum); apply() calls it.
+  virtual void apply_momentum(int64_t /*step*/) {}
 
   Optimizer& optimizer_;
   std::vector<double> base_;
@@ -67,17 +69,31 @@ class CosineWithWarmup final : public LRScheduler {
 
 // torch.optim.lr_scheduler.OneCycleLR with cosine annealing: from max_lr / div_factor up to
 // max_lr over pct_start of total_steps, then down to max_lr / (div_factor * final_div_factor). The
-// groups' base rates are not used: max_lr is every group's peak.
+// groups' base rates are not used: max_lr is every group's peak. With cycle_momentum (the default,
+// as PyTorch's) the momentum goes the other way on the same cosines: from max_momentum down to
+// base_momentum while the rate rises, then back up to max_momentum; it is SGD's and RMSprop's
+// momentum and Adam's and AdamW's beta1 (Optimizer::set_momentum), set to max_momentum when the
+// schedule is made. An optimizer without one is a ValueError unless cycle_momentum is false.
 class OneCycleLR final : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, double max_lr, int64_t total_steps, double pct_start = 0.3, double div_factor = 25.0,
-             double final_div_factor = 1e4);
+             double final_div_factor = 1e4, bool cycle_momentum = true, double base_momentum = 0.85,
+             double max_momentum = 0.95);
 
  private:
+  // Which phase `step` is in (the rise of the rate, or its fall) and how far along it, 0 to 1.
+  struct Phase {
+    bool rising;
+    double pct;
+  };
+  Phase phase(int64_t step) const;
   double rate(double base, int64_t step) const override;
+  void apply_momentum(int64_t step) override;
   double max_lr_;
   int64_t total_;
   double pct_start_, div_factor_, final_div_factor_;
+  bool cycle_momentum_;
+  double base_momentum_, max_momentum_;
 };
 
 // base * factor(step), as LambdaLR.

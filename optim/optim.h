@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ class Optimizer {
   // The learning rate of one group (IndexError for a group that does not exist), or of all.
   virtual void set_lr(size_t group, double lr) = 0;
   void set_lr(double lr);
+  // The momentum a one-cycle schedule varies (SGD's and RMSprop's momentum, Adam's and AdamW's
+  // beta1), or nullopt for an optimizer without one; set_momentum sets it (ValueError outside
+  // [0, 1), IndexError for a group that does not exist).
+  virtual std::optional<double> momentum(size_t /*group*/ = 0) const { return std::nullopt; }
+  virtual void set_momentum(size_t group, double momentum);
   // "state.<n>.<name>" per parameter n that has state (its step count as a 0-d int64 or fp64
   // tensor, its buffers) and "param_groups.<g>.<option>" per group option (0-d fp64 CPU tensors).
   virtual std::map<std::string, Tensor> state_dict() const = 0;
@@ -106,6 +112,8 @@ class GroupedOptimizer : public Optimizer {
   double lr(size_t group = 0) const override { return group_at(group).options.lr; }
   void set_lr(size_t group, double lr) override;
   using Optimizer::set_lr;
+  std::optional<double> momentum(size_t group = 0) const override;
+  void set_momentum(size_t group, double momentum) override;
   // The groups, whose options may be changed between steps (checked at the next step).
   std::vector<ParamGroup<Options>>& param_groups() { return groups_; }
   const std::vector<ParamGroup<Options>>& param_groups() const { return groups_; }

@@ -30,6 +30,10 @@ void Optimizer::zero_grad(bool set_to_none) {
   }
 }
 
+void Optimizer::set_momentum(size_t group, double momentum) {
+  ANATOMY_THROW(ValueError, "{}: has no momentum to set (group {}, momentum {})", name_, group, momentum);
+}
+
 void Optimizer::set_lr(double lr) {
   for (size_t g = 0; g < num_groups(); ++g) set_lr(g, lr);
 }
@@ -68,6 +72,29 @@ void GroupedOptimizer<Options>::set_lr(size_t group, double lr) {
   group_at(group);
   ANATOMY_CHECK(lr >= 0, ValueError, "{}: the learning rate must be non-negative, got {}", name_, lr);
   groups_[group].options.lr = lr;
+}
+
+template <typename Options>
+std::optional<double> GroupedOptimizer<Options>::momentum(size_t group) const {
+  const Options& o = group_at(group).options;
+  if constexpr (requires { o.beta1; }) {
+    return o.beta1;
+  } else {
+    return o.momentum;
+  }
+}
+
+template <typename Options>
+void GroupedOptimizer<Options>::set_momentum(size_t group, double momentum) {
+  group_at(group);
+  ANATOMY_CHECK(momentum >= 0 && momentum < 1, ValueError, "{}: the momentum must be in [0, 1), got {}", name_,
+                momentum);
+  Options& o = groups_[group].options;
+  if constexpr (requires { o.beta1; }) {
+    o.beta1 = momentum;
+  } else {
+    o.momentum = momentum;
+  }
 }
 
 template <typename Options>

@@ -29,6 +29,8 @@ void bind_precision_switches(nb::module_& m);  // precision_switches.cpp: anatom
 void bind_threads(nb::module_& m);             // threads.cpp: set_num_threads, get_num_threads
 void bind_profiler(nb::module_& m);            // profiler.cpp: anatomy.profiler's profile and record_function
 void bind_safetensors(nb::module_& m);         // safetensors.cpp: anatomy.safetensors' save_file, load_file
+void bind_autocast(nb::module_& m);            // autocast.cpp: anatomy.autocast's scopes and queries
+void bind_checkpoint(nb::module_& m);          // checkpoint.cpp: anatomy.utils.checkpoint
 void bind_dlpack(nb::module_& m);  // dlpack_protocol.cpp: __dlpack__, from_dlpack, numpy(), __cuda_array_interface__
 
 }  // namespace anatomy::python

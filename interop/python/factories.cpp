@@ -1,5 +1,6 @@
 // The factories of the anatomy package: tensor(data), zeros, ones, empty, full, arange, linspace,
-// eye, rand, randn, randint, randperm, the _like forms and manual_seed, each with PyTorch's dtype=,
+// eye, rand, randn, randint, randperm, the _like forms, manual_seed and the generators' state
+// (get_rng_state, set_rng_state, initial_seed), each factory with PyTorch's dtype=,
 // device= and requires_grad= keywords (empty and empty_like: memory_format= too) and sizes as
 // varargs or one sequence (zeros(2, 3) and zeros((2, 3))).
 #include <nanobind/stl/optional.h>
@@ -19,6 +20,35 @@ namespace {
 
 using Size = const nb::args&;
 using H = nb::handle;
+
+// A default generator's state as PyTorch's CUDA generator gives it: 16 bytes in a uint8 CPU
+// tensor, the seed then the offset, each a little-endian uint64 (a Philox generator is these two).
+Tensor rng_state(DeviceType type) {
+  const Generator& g = default_generator(type);
+  Tensor out = empty({16}, TensorOptions().dtype(DType::UInt8));
+  auto* bytes = out.data_ptr<uint8_t>();
+  const uint64_t words[2] = {g.seed(), g.offset()};
+  for (int w = 0; w < 2; ++w) {
+    for (int b = 0; b < 8; ++b) bytes[8 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
+  }
+  return out;
+}
+
+void set_rng_state(DeviceType type, const Tensor& state) {
+  ANATOMY_CHECK(state.defined() && state.dtype() == DType::UInt8 && state.dim() == 1 && state.numel() == 16, TypeError,
+                "set_rng_state: the state must be a 1-D uint8 tensor of 16 bytes (get_rng_state's), got {}",
+                state.defined() ? fmt::format("{} {}", anatomy::name(state.dtype()), shape_string(state.sizes()))
+                                : std::string("an undefined tensor"));
+  const Tensor host = state.to(kCPU).contiguous();
+  const auto* bytes = host.data_ptr<uint8_t>();
+  uint64_t words[2] = {0, 0};
+  for (int w = 0; w < 2; ++w) {
+    for (int b = 0; b < 8; ++b) words[w] |= static_cast<uint64_t>(bytes[8 * w + b]) << (8 * b);
+  }
+  Generator& g = default_generator(type);
+  g.manual_seed(words[0]);
+  g.set_offset(words[1]);
+}
 
 void bind_sized(nb::module_& m) {
 #define ANATOMY_PY_SIZED(name)                                             \
@@ -145,6 +175,13 @@ void bind_factories(nb::module_& m) {
         manual_seed(PyLong_AsUnsignedLongLongMask(seed.ptr()));
       },
       nb::arg("seed"));
+  m.def("initial_seed", [] { return default_generator(DeviceType::CPU).seed(); });
+  m.def("get_rng_state", [] { return rng_state(DeviceType::CPU); });
+  m.def(
+      "set_rng_state", [](const Tensor& state) { set_rng_state(DeviceType::CPU, state); }, nb::arg("new_state"));
+  m.def("_cuda_get_rng_state", [] { return rng_state(DeviceType::CUDA); });
+  m.def(
+      "_cuda_set_rng_state", [](const Tensor& state) { set_rng_state(DeviceType::CUDA, state); }, nb::arg("new_state"));
 }
 
 }  // namespace anatomy::python

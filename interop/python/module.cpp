@@ -26,5 +26,7 @@ NB_MODULE(_C, m) {
   bind_threads(m);
   bind_profiler(m);
   bind_safetensors(m);
+  bind_autocast(m);
+  bind_checkpoint(m);
   bind_dlpack(m);
 }

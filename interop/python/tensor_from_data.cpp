@@ -113,11 +113,13 @@ Tensor tensor_from_data(nb::handle data, nb::handle dtype, nb::handle device) {
                            : nested.kind == Scalar::Kind::Int ? DType::Int64
                            : nested.values.empty()            ? kDefaultFloat
                                                               : DType::Bool;
-    // Through double: exact for every bool, float and int64 value up to 2**53 (checked above).
-    base = tensor(nested.values, nested.sizes, TensorOptions().dtype(DType::Float64)).to(inferred);
+    // Through double: exact for every bool, float and int64 value up to 2**53 (checked above);
+    // then straight to the dtype asked for, so that float64 values are not rounded to float32.
+    base = tensor(nested.values, nested.sizes, TensorOptions().dtype(DType::Float64)).to(options.dtype_or(inferred));
   } else {
     Scalar s = to_scalar(data, "tensor: data");
-    base = scalar_tensor(s);
+    const DType inferred = s.is_bool() ? DType::Bool : s.is_integral() ? DType::Int64 : kDefaultFloat;
+    base = scalar_tensor(s, TensorOptions().dtype(options.dtype_or(inferred)));
   }
   const DType target = options.dtype_or(base.dtype());
   const Device where = options.device_opt().value_or(base.device());

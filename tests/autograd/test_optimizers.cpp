@@ -227,6 +227,50 @@ TEST_CASE("optim: learning-rate schedules") {
   }
   opt.set_lr(1.0);
   {
+    // torch's cycle_momentum, computed here from its _annealing_cos and phases: the momentum falls
+    // from max_momentum to base_momentum while the rate rises (steps 0..2 of 10), then rises back.
+    auto cos_anneal = [](double from, double to, double pct) {
+      return to + (from - to) / 2 * (std::cos(std::numbers::pi * pct) + 1);
+    };
+    auto torch_momentum = [&](int64_t step) {
+      const double up_end = 0.3 * 10 - 1, s = static_cast<double>(step);
+      return s <= up_end ? cos_anneal(0.95, 0.85, s / up_end) : cos_anneal(0.85, 0.95, (s - up_end) / (9 - up_end));
+    };
+    Tensor q = param({1.0});
+    optim::SGD sgd({{.params = {p}, .options = {.lr = 1.0}}, {.params = {q}, .options = {.lr = 1.0, .momentum = 0.5}}});
+    optim::OneCycleLR s(sgd, 2.0, 10, 0.3);
+    for (int64_t step = 0; step < 10; ++step) {
+      CHECK(sgd.param_groups()[0].options.momentum == doctest::Approx(torch_momentum(step)).epsilon(1e-15));
+      CHECK(sgd.param_groups()[1].options.momentum == doctest::Approx(torch_momentum(step)).epsilon(1e-15));
+      s.step();
+    }
+    CHECK(torch_momentum(0) == 0.95);
+    CHECK(torch_momentum(2) == doctest::Approx(0.85));
+    CHECK(torch_momentum(9) == doctest::Approx(0.95));
+    // Adam's and AdamW's beta1, with other bounds; beta2 is left alone.
+    optim::AdamW adamw({q}, {.lr = 1e-3, .beta2 = 0.98});
+    optim::OneCycleLR a(adamw, 1e-2, 10, 0.3, 25.0, 1e4, true, 0.5, 0.9);
+    CHECK(adamw.momentum() == 0.9);
+    a.set_last_step(2);
+    CHECK(adamw.param_groups()[0].options.beta1 == doctest::Approx(0.5));
+    a.set_last_step(4);
+    CHECK(adamw.param_groups()[0].options.beta1 == doctest::Approx(cos_anneal(0.5, 0.9, 2.0 / 7)));
+    CHECK(adamw.param_groups()[0].options.beta2 == 0.98);
+    optim::Adam adam({q}, {.lr = 1e-3});
+    optim::OneCycleLR b(adam, 1e-2, 10);
+    CHECK(adam.momentum() == 0.95);
+    // cycle_momentum = false leaves it as it is.
+    optim::RMSprop rms({q}, {.momentum = 0.3});
+    optim::OneCycleLR c(rms, 1e-2, 10, 0.3, 25.0, 1e4, false);
+    c.set_last_step(5);
+    CHECK(rms.momentum() == 0.3);
+    optim::OneCycleLR d(rms, 1e-2, 10);
+    CHECK(rms.momentum() == 0.95);
+    EXPECT_ERROR(ValueError, optim::OneCycleLR(rms, 1e-2, 10, 0.3, 25.0, 1e4, true, 0.85, 1.0), "max_momentum");
+    EXPECT_ERROR(ValueError, sgd.set_momentum(0, -0.1), "momentum");
+    EXPECT_ERROR(IndexError, sgd.set_momentum(2, 0.5), "group 2");
+  }
+  {
     optim::LambdaLR s(opt, [](int64_t step) { return 1.0 / static_cast<double>(step + 1); });
     s.step();
     s.step();

@@ -191,7 +191,17 @@ TEST_CASE("nn: the repr is PyTorch's, and summary adds the parameter counts") {
         "  (3): LayerNorm((8,), eps=1e-05, elementwise_affine=True)\n"
         "  (4): Linear(in_features=8, out_features=2, bias=False)\n"
         ")");
-  CHECK(seq.summary() == seq.repr() + "\nTotal parameters: 72\nTrainable parameters: 72");
+  CHECK(seq.summary() == seq.repr() +
+                             "\n  0.weight  (8, 4)  32"
+                             "\n  0.bias    (8,)     8"
+                             "\n  3.weight  (8,)     8"
+                             "\n  3.bias    (8,)     8"
+                             "\n  4.weight  (2, 8)  16"
+                             "\nTotal parameters: 72\nTrainable parameters: 72");
+  // A frozen parameter is marked and left out of the trainable count.
+  seq.named_parameters()[1].second.requires_grad_(false);
+  CHECK(seq.summary().find("\n  0.bias    (8,)     8  frozen\n") != std::string::npos);
+  CHECK(seq.summary().ends_with("\nTotal parameters: 72\nTrainable parameters: 64"));
   nn::TransformerEncoderLayer layer(8, 2, 16, 0.1, "gelu");
   CHECK(layer.repr() ==
         "TransformerEncoderLayer(\n"

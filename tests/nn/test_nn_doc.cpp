@@ -1,4 +1,4 @@
-// docs/nn.md's example: it builds, prints PyTorch's repr and dotted names, and trains; the page
+// docs/nn.md's example: it builds, prints its summary (PyTorch's repr, each parameter), and trains; the page
 // shows this file's code verbatim, and the char-gpt example's (examples/char_gpt/) likewise.
 #include <doctest/doctest.h>
 
@@ -27,8 +27,7 @@ struct Block : nn::Module {
 
 std::shared_ptr<nn::Module> make_model(std::ostream& out) {
   auto model = std::make_shared<nn::Sequential>(std::make_shared<Block>(), std::make_shared<nn::Linear>(64, 10));
-  out << model->summary() << "\n";  // PyTorch's repr, then the parameter counts
-  for (const auto& [name, p] : model->named_parameters()) out << name << " " << shape_string(p.sizes()) << "\n";
+  out << model->summary() << "\n";  // PyTorch's repr, a line per parameter, the counts
   return model;
 }
 
@@ -56,16 +55,16 @@ TEST_CASE("nn: docs/nn.md's example builds, prints and trains") {
         "  )\n"
         "  (1): Linear(in_features=64, out_features=10, bias=True)\n"
         ")\n"
+        "  0.norm.weight           (64,)         64\n"
+        "  0.norm.bias             (64,)         64\n"
+        "  0.attn.in_proj_weight   (192, 64)  12288\n"
+        "  0.attn.in_proj_bias     (192,)       192\n"
+        "  0.attn.out_proj.weight  (64, 64)    4096\n"
+        "  0.attn.out_proj.bias    (64,)         64\n"
+        "  1.weight                (10, 64)     640\n"
+        "  1.bias                  (10,)         10\n"
         "Total parameters: 17418\n"
-        "Trainable parameters: 17418\n"
-        "0.norm.weight (64,)\n"
-        "0.norm.bias (64,)\n"
-        "0.attn.in_proj_weight (192, 64)\n"
-        "0.attn.in_proj_bias (192,)\n"
-        "0.attn.out_proj.weight (64, 64)\n"
-        "0.attn.out_proj.bias (64,)\n"
-        "1.weight (10, 64)\n"
-        "1.bias (10,)\n");
+        "Trainable parameters: 17418\n");
   optim::AdamW opt(model->parameters(), {.lr = 1e-2});
   const Tensor x = randn({2, 5, 64});
   const Tensor target = randn({2, 5, 10});

@@ -1,9 +1,10 @@
 """The factories of the anatomy package: tensor(data) from nested lists, tuples, tensors and
 buffers (with PyTorch's dtype inference), zeros/ones/empty/full/arange/linspace/eye/rand/randn/
 randint and the _like forms with dtype=, device=, requires_grad=, sizes as varargs or one
-sequence, and manual_seed."""
+sequence, manual_seed and the generator state (get_rng_state, set_rng_state, initial_seed)."""
 
 import array
+import struct
 
 import numpy as np
 import pytest
@@ -26,6 +27,15 @@ def test_tensor_from_nested_lists_infers_dtype_like_pytorch():
     assert anatomy.tensor([anatomy.tensor(1.5), 2]).tolist() == [1.5, 2.0]
     assert anatomy.tensor([2**62, -(2**62)]).tolist() == [2**62, -(2**62)]
     assert anatomy.tensor([np.float32(1.5), np.int64(2)]).tolist() == [1.5, 2.0]
+
+
+def test_float64_data_is_not_rounded_through_float32():
+    # A Python float is a double: with dtype=float64 it keeps every bit, as torch.tensor does.
+    assert anatomy.tensor(0.9, dtype=anatomy.float64).item() == 0.9
+    assert anatomy.tensor([0.1, 0.9, 1e-300], dtype=anatomy.float64).tolist() == [0.1, 0.9, 1e-300]
+    assert anatomy.tensor([[1 / 3]], dtype=anatomy.float64).tolist() == [[1 / 3]]
+    assert anatomy.tensor(2**53 - 1, dtype=anatomy.int64).item() == 2**53 - 1
+    assert anatomy.tensor(0.9).item() == float(np.float32(0.9))  # the default dtype is float32
 
 
 def test_tensor_dtype_device_requires_grad():
@@ -126,6 +136,39 @@ def test_random_factories_and_seed():
     anatomy.manual_seed(-1)  # any int, as PyTorch
     with pytest.raises(TypeError):
         anatomy.manual_seed(1.5)
+
+
+def test_rng_state_saves_and_restores_the_generator():
+    anatomy.manual_seed(1234)
+    assert anatomy.initial_seed() == 1234
+    anatomy.rand(10)
+    state = anatomy.get_rng_state()
+    # 16 bytes as torch.cuda.get_rng_state: the seed, then the offset (draws so far), little-endian.
+    assert state.dtype == anatomy.uint8 and list(state.shape) == [16]
+    seed, offset = struct.unpack("<QQ", bytes(state.tolist()))
+    assert seed == 1234 and offset > 0
+    a = anatomy.rand(1000)
+    anatomy.manual_seed(99)
+    anatomy.set_rng_state(state)
+    assert anatomy.equal(anatomy.rand(1000), a)
+    assert anatomy.initial_seed() == 1234
+    # A state from another seed and offset, made by hand.
+    anatomy.set_rng_state(anatomy.tensor(list(struct.pack("<QQ", 7, 0)), dtype=anatomy.uint8))
+    b = anatomy.rand(5)
+    anatomy.manual_seed(7)
+    assert anatomy.equal(anatomy.rand(5), b)
+    with pytest.raises(TypeError, match="16 bytes"):
+        anatomy.set_rng_state(anatomy.zeros(16))
+    with pytest.raises(TypeError, match="16 bytes"):
+        anatomy.set_rng_state(anatomy.zeros(8, dtype=anatomy.uint8))
+    with pytest.raises(TypeError):
+        anatomy.set_rng_state([0] * 16)
+    # The CUDA generator's state is kept apart from the CPU's, in the same form.
+    cuda_state = anatomy.cuda.get_rng_state()
+    assert cuda_state.dtype == anatomy.uint8 and list(cuda_state.shape) == [16]
+    anatomy.cuda.set_rng_state(anatomy.tensor(list(struct.pack("<QQ", 5, 64)), dtype=anatomy.uint8))
+    assert struct.unpack("<QQ", bytes(anatomy.cuda.get_rng_state().tolist())) == (5, 64)
+    assert struct.unpack("<QQ", bytes(anatomy.get_rng_state().tolist()))[0] == 7
 
 
 def test_bad_factory_arguments():

@@ -48,11 +48,12 @@ __all__ = [
 
 # anatomy.ops (every operator from its schema), anatomy.library (operators from Python) and
 # anatomy.cuda (devices, streams, events, device memory, graphs), anatomy.profiler, anatomy.safetensors.
-from . import backends, cuda, library, ops, profiler, safetensors  # noqa: E402
+from . import backends, cuda, library, ops, profiler, safetensors, utils  # noqa: E402
+from .amp import autocast  # noqa: E402
 from ._C import memory_format  # noqa: E402
 
 contiguous_format = memory_format.contiguous_format
 channels_last = memory_format.channels_last
 channels_last_3d = memory_format.channels_last_3d
 preserve_format = memory_format.preserve_format
-__all__ += ["cuda", "library", "ops", "profiler", "safetensors", "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]
+__all__ += ["autocast", "utils", "cuda", "library", "ops", "profiler", "safetensors", "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]

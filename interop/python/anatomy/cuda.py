@@ -18,12 +18,24 @@ GraphPool = _C.GraphPool
 
 __all__ = [
     "CUDAGraph", "Event", "GraphPool", "Stream", "StreamContext", "alloc_conf", "current_device", "current_stream", "default_stream",
-    "device_count", "empty_cache", "get_device_capability", "graph", "graph_capture_stream", "graph_pool_handle",
+    "device_count", "empty_cache", "get_rng_state", "set_rng_state", "get_device_capability", "graph", "graph_capture_stream", "graph_pool_handle",
     "is_current_stream_capturing", "get_device_name", "is_available",
     "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_snapshot",
     "memory_stats", "memory_summary", "record_memory_history", "reset_peak_memory_stats", "set_device",
     "set_stream", "stream", "synchronize", "unavailable_reason",
 ]
+
+
+def get_rng_state(device="cuda"):
+    """The CUDA generator's state as torch.cuda.get_rng_state gives it: a uint8 CPU tensor of 16
+    bytes, the seed then the offset (little-endian uint64 each). The engine has one CUDA
+    generator for all devices, so `device` does not choose among them."""
+    return _C._cuda_get_rng_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Puts back a state that get_rng_state gave (TypeError for anything else)."""
+    _C._cuda_set_rng_state(new_state)
 
 
 def is_available():
