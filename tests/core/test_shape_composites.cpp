@@ -176,7 +176,7 @@ TEST_CASE("repeat_interleave: bad repeats are typed errors naming the values") {
   EXPECT_ERROR_UNCHANGED(x, ValueError, x.repeat_interleave(r, 0), "repeat_interleave", "3 values", "2 along dim 0");
 }
 
-TEST_CASE("Meta: the composites give shapes without data; repeat_interleave with tensor repeats cannot") {
+TEST_CASE("Meta: the composites give shapes without data; repeat_interleave with tensor repeats needs output_size") {
   const TensorOptions meta = TensorOptions().device(kMeta);
   Tensor x = empty({2, 3, 4}, meta);
   CHECK(vec(x.movedim(0, 2).sizes()) == V{3, 4, 2});
@@ -187,7 +187,9 @@ TEST_CASE("Meta: the composites give shapes without data; repeat_interleave with
   CHECK(vec(tensordot(x, empty({4, 3, 5}, meta), {1, 2}, {1, 0}).sizes()) == V{2, 5});
   CHECK(vec(cdist(empty({7, 3}, meta), empty({30, 3}, meta)).sizes()) == V{7, 30});
   EXPECT_ERROR(NotImplementedError, x.repeat_interleave(empty({3}, meta.dtype(DType::Int64)), 1), "repeat_interleave",
-               "Meta");
+               "Meta", "output_size");
+  CHECK(vec(x.repeat_interleave(empty({3}, meta.dtype(DType::Int64)), 1, 7).sizes()) == V{2, 7, 4});
+  EXPECT_ERROR(ValueError, repeat_interleave(empty({3}, meta.dtype(DType::Int64)), -1), "repeat_interleave", "-1");
 }
 
 TEST_CASE("diag, diag_embed and trace: small exact values") {
