@@ -229,6 +229,18 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { pow_out(o, a, b); }, Result::Promoted,
       {range(-3, 3, -4, 5), range(-2, 3, 0, 4)});
   pow.schemas = {"pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out"};
+  // Positive bases: a fractional power of a negative base is NaN, where the derivative does not
+  // exist; these small samples (a transposed and an offset base) are where it is checked.
+  pow.samples = [base = pow.samples](DType t) {
+    std::vector<SampleInput> v = base(t);
+    if (!is_floating(t)) return v;
+    const Domain positive{0.5, 3}, exponent{-2, 3};
+    v.push_back(make_sample("positive bases, transposed",
+                            {random_tensor({3, 2}, t, positive).t(), random_tensor({2, 3}, t, exponent)}));
+    v.push_back(make_sample("positive bases, offset", {random_tensor({3, 3}, t, positive).slice(0, 1).slice(1, 1),
+                                                       random_tensor({2, 2}, t, exponent)}));
+    return v;
+  };
   pow.tolerance = [](DType t) {
     Tolerance tol = default_tolerance(t);
     if (t == DType::Float32) tol.rtol = 1e-5;  // powf is not correctly rounded
