@@ -189,7 +189,7 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
         {small(), nonzero()});
     e.schemas = {"div.Tensor_mode", "div_.Tensor_mode", "div.out_mode"};
     e.notes = std::string("div with rounding_mode='") + mode + "'";
-    e.differentiable = false;
+    e.differentiable = true;  // piecewise constant: a zero gradient, as PyTorch's
     with_errors(e,
                 {{bad_sample("integer division by zero", {tensor({7, 8, 9}), tensor({1, 0, 2})}),
                   &typeid(ValueError),
@@ -296,7 +296,9 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { floor_divide_out(o, a, b); }, Result::Promoted,
       {small(), nonzero()});
   floor_divide.schemas = {"floor_divide", "floor_divide_.Tensor", "floor_divide.out"};
-  floor_divide.differentiable = false;  // piecewise constant: a zero gradient, as div's rounding modes
+  // Piecewise constant: a zero gradient for both operands (PyTorch's derivatives.yaml gives
+  // zeros_like), gradchecked away from the steps, as div's rounding modes.
+  floor_divide.differentiable = true;
   with_errors(
       floor_divide,
       {{bad_sample("integer division by zero", {tensor({7, -8, 9}), tensor({1, 0, 2})}),

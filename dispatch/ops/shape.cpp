@@ -139,8 +139,13 @@ Tensor write_back(const Tensor& self, const Tensor& values) {
   if (self.numel() == 0) self.impl()->bump_version();
   return self;
 }
-Tensor tril_composite(const Tensor& self, int64_t diagonal) { return write_back(self, tril(self, diagonal)); }
-Tensor triu_composite(const Tensor& self, int64_t diagonal) { return write_back(self, triu(self, diagonal)); }
+// tril's checks, named after the operator called (composite_errors.h).
+Tensor tril_composite(const Tensor& self, int64_t diagonal) {
+  return naming_errors("tril_", [&] { return write_back(self, tril(self, diagonal)); });
+}
+Tensor triu_composite(const Tensor& self, int64_t diagonal) {
+  return naming_errors("triu_", [&] { return write_back(self, triu(self, diagonal)); });
+}
 
 // The in-place scans compute in self's dtype (an int32 sum wraps in int32, as PyTorch's cumsum_
 // does), except bool, whose running sum and product are scanned in int64 and written back as

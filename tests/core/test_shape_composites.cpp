@@ -92,7 +92,7 @@ TEST_CASE("view_as, reshape_as, expand_as, broadcast_to share storage; reshape_a
   CHECK(vec(v.sizes()) == V{3, 4});
   CHECK(x.reshape_as(other).is_alias_of(x));
   CHECK_FALSE(x.t().reshape_as(zeros({12})).is_alias_of(x));
-  EXPECT_ERROR(ValueError, x.t().view_as(zeros({12})), "view");
+  EXPECT_ERROR(ValueError, x.t().view_as(zeros({12})), "view_as");
 
   Tensor row = iota({1, 4});
   Tensor e = row.expand_as(other), b = row.broadcast_to({3, 4});
@@ -101,6 +101,28 @@ TEST_CASE("view_as, reshape_as, expand_as, broadcast_to share storage; reshape_a
   CHECK(vec(b.strides()) == V{0, 1});
   row.fill_(5);
   CHECK(values(b) == D(12, 5));
+}
+
+TEST_CASE("composites name the operator called in their errors, not the one they call") {
+  Tensor v = randn({4});
+  EXPECT_ERROR_UNCHANGED(v, ValueError, v.tril_(), "tril_", "2 dims");
+  EXPECT_ERROR_UNCHANGED(v, ValueError, v.triu_(1), "triu_", "2 dims");
+  const auto starts_with = [](const std::string& msg, const std::string& op) { return msg.rfind(op + ": ", 0) == 0; };
+  const auto message = [](auto&& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  Tensor x = randn({2, 3});
+  CHECK(starts_with(message([&] { (void)x.swapaxes(0, 2); }), "swapaxes"));
+  CHECK(starts_with(message([&] { (void)x.swapdims(0, 2); }), "swapdims"));
+  CHECK(starts_with(message([&] { (void)x.view_as(randn({4, 2})); }), "view_as"));
+  CHECK(starts_with(message([&] { (void)x.reshape_as(randn({4, 2})); }), "reshape_as"));
+  CHECK(starts_with(message([&] { (void)x.broadcast_to({2, 4}); }), "broadcast_to"));
+  CHECK(starts_with(message([&] { (void)x.expand_as(randn({2, 4})); }), "expand_as"));
 }
 
 TEST_CASE("broadcast_tensors and meshgrid return expanded views of their inputs") {
