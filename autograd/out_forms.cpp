@@ -85,6 +85,7 @@ using Dims = Tensor(const Tensor&, OptionalIntArrayRef, bool, const Tensor&);
 using Correction = Tensor(const Tensor&, OptionalIntArrayRef, double, bool, const Tensor&);
 using Norm = Tensor(const Tensor&, const Scalar&, OptionalIntArrayRef, bool, const Tensor&);
 using ExtremeDim = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool, const Tensor&, const Tensor&);
+using Pointwise = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&);
 
 }  // namespace
 
@@ -107,6 +108,9 @@ ANATOMY_LIBRARY_IMPL(aten, Autograd, m) {
   ANATOMY_REFUSING_OUT_FORM("lerp.Scalar_out", Alpha);
   ANATOMY_REFUSING_OUT_FORM("lerp.Tensor_out", Ternary);
   ANATOMY_REFUSING_OUT_FORM("where.self_out", Ternary);
+  // Composites of mul or div and add.out: refused here, so the error names the operator called.
+  ANATOMY_REFUSING_OUT_FORM("addcmul.out", Pointwise);
+  ANATOMY_REFUSING_OUT_FORM("addcdiv.out", Pointwise);
   // The unary function rows (core/op_lists.h) of operators with a derivative.
 #define ANATOMY_REFUSING_UNARY_OUT_FORM(e, name, kind, fn, group, functional, inplace, out) \
   if (unary_kind_differentiable(UnaryKind::kind)) ANATOMY_REFUSING_OUT_FORM(out, Unary);

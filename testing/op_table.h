@@ -4,7 +4,8 @@
 // reference written with plain loops over RefTensor, independent of the kernels), how close
 // the answer must be, and whether the op is differentiable. From the table come:
 //   - the correctness tests (tests/optable): every op x dtype x sample against its reference,
-//     in-place and out= forms included, and the bad inputs, which must throw and change nothing;
+//     in-place and out= forms included, and on Meta (the CPU result's dtype, shape and strides);
+//     and the bad inputs, which must throw and change nothing;
 //   - the generated part of docs/ops.md (render_ops_markdown, checked by a test);
 //   - the operator benchmarks (bench/ops.cpp);
 //   - the gradchecks of differentiable entries (tests/autograd/test_op_table_gradcheck.cpp) and

@@ -189,7 +189,7 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
         {small(), nonzero()});
     e.schemas = {"div.Tensor_mode", "div_.Tensor_mode", "div.out_mode"};
     e.notes = std::string("div with rounding_mode='") + mode + "'";
-    e.differentiable = false;
+    e.differentiable = true;  // piecewise constant: a zero gradient, as PyTorch's
     with_errors(e,
                 {{bad_sample("integer division by zero", {tensor({7, 8, 9}), tensor({1, 0, 2})}),
                   &typeid(ValueError),
@@ -229,6 +229,18 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { pow_out(o, a, b); }, Result::Promoted,
       {range(-3, 3, -4, 5), range(-2, 3, 0, 4)});
   pow.schemas = {"pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out"};
+  // Positive bases: a fractional power of a negative base is NaN, where the derivative does not
+  // exist; these small samples (a transposed and an offset base) are where it is checked.
+  pow.samples = [base = pow.samples](DType t) {
+    std::vector<SampleInput> v = base(t);
+    if (!is_floating(t)) return v;
+    const Domain positive{0.5, 3}, exponent{-2, 3};
+    v.push_back(make_sample("positive bases, transposed",
+                            {random_tensor({3, 2}, t, positive).t(), random_tensor({2, 3}, t, exponent)}));
+    v.push_back(make_sample("positive bases, offset", {random_tensor({3, 3}, t, positive).slice(0, 1).slice(1, 1),
+                                                       random_tensor({2, 2}, t, exponent)}));
+    return v;
+  };
   pow.tolerance = [](DType t) {
     Tolerance tol = default_tolerance(t);
     if (t == DType::Float32) tol.rtol = 1e-5;  // powf is not correctly rounded
@@ -284,7 +296,9 @@ void add_arithmetic(std::vector<OpInfo>& ops) {
       [](const Tensor& o, const Tensor& a, const Tensor& b) { floor_divide_out(o, a, b); }, Result::Promoted,
       {small(), nonzero()});
   floor_divide.schemas = {"floor_divide", "floor_divide_.Tensor", "floor_divide.out"};
-  floor_divide.differentiable = false;  // piecewise constant: a zero gradient, as div's rounding modes
+  // Piecewise constant: a zero gradient for both operands (PyTorch's derivatives.yaml gives
+  // zeros_like), gradchecked away from the steps, as div's rounding modes.
+  floor_divide.differentiable = true;
   with_errors(
       floor_divide,
       {{bad_sample("integer division by zero", {tensor({7, -8, 9}), tensor({1, 0, 2})}),

@@ -146,6 +146,9 @@ std::vector<SampleInput> conv_samples(DType t) {
       conv_sample("2-d, kernel as large as the input", r({2, 2, 3, 3}), r({3, 2, 3, 3}), r({3}), plain(2, 1, 0, 1)));
   out.push_back(conv_sample("2-d, empty batch", r({0, 3, 5, 5}), r({2, 3, 3, 3}), r({2}), plain(2, 1, 1, 1)));
   out.push_back(conv_sample("1-d", r({2, 3, 9}), r({4, 3, 3}), r({4}), plain(1, 2, 1, 1)));
+  // Every operand of 16 elements or fewer, small enough for gradgradcheck (and so for its strided
+  // and offset copies).
+  out.push_back(conv_sample("1-d, small", r({1, 2, 5}), r({2, 2, 3}), r({2}), plain(1, 1, 1, 1)));
   out.push_back(conv_sample("3-d", r({1, 2, 4, 5, 4}), r({3, 2, 2, 3, 2}), r({3}), plain(3, 1, 1, 1)));
   out.push_back(conv_sample("3-d, channels_last_3d input", r({2, 2, 4, 5, 4}).contiguous(MemoryFormat::ChannelsLast3d),
                             r({3, 2, 2, 3, 2}), r({3}), plain(3, 2, 1, 1)));

@@ -949,7 +949,7 @@ OpInfo index_add_entry() {
   info.name = "index_add";
   info.family = OpFamily::Indexing;
   info.schemas = {"index_add", "index_add_"};
-  info.dtypes = kSome;
+  info.dtypes = kAll;
   info.differentiable = true;
   info.notes = "source * alpha added; repeated indices add up; negative indices count from the end";
   info.samples = [](DType t) {

@@ -166,6 +166,9 @@ std::vector<SampleInput> batch_pairs(DType t) {
   v.push_back(sample("broadcast batch", {rnd({1, 5, 7}, t).expand({3, 5, 7}), rnd({3, 7, 4}, t)}));
   v.push_back(sample("offset (sliced)", {rnd({4, 5, 9}, t).slice(0, 1, 4).slice(2, 1, 8), rnd({3, 7, 4}, t)}));
   v.push_back(sample("strided", {rnd({3, 5, 14}, t).slice(2, 0, 14, 2), rnd({3, 7, 4}, t)}));
+  // Small enough (16 elements or fewer) for gradgradcheck: a transposed and an offset operand.
+  v.push_back(sample("small, transposed", {rnd({2, 3, 2}, t).mT(), rnd({2, 3, 2}, t)}));
+  v.push_back(sample("small, offset", {rnd({3, 2, 2}, t).slice(0, 1), rnd({2, 2, 3}, t)}));
   v.push_back(sample("larger than a block", {rnd({2, 20, 70}, t), rnd({2, 70, 9}, t)}));
   v.push_back(sample("zero-size k", {rnd({2, 3, 0}, t), rnd({2, 0, 4}, t)}));
   v.push_back(sample("zero-size batch", {rnd({0, 3, 5}, t), rnd({0, 5, 4}, t)}));

@@ -147,7 +147,7 @@ OpInfo repeat_interleave_indices_entry() {
   info.family = OpFamily::Indexing;
   info.schemas = {"repeat_interleave.Tensor"};
   info.dtypes = {DType::Int32, DType::Int64};
-  info.notes = "reads the repeats on the host; no Meta kernel";
+  info.notes = "reads the repeats on the host; on Meta only with output_size";
   info.samples = [](DType t) {
     return std::vector<SampleInput>{
         make_sample("counts", {counts({2, 0, 1, 3}).to(t)}),

@@ -100,7 +100,7 @@ OpInfo scatter_reduce_entry() {
   info.name = "scatter_reduce";
   info.family = OpFamily::Indexing;
   info.schemas = {"scatter_reduce.two", "scatter_reduce_.two"};
-  info.dtypes = kSome;
+  info.dtypes = kAll;
   info.differentiable = true;
   info.notes = "sum, prod, mean, amax, amin; repeated indices combine in index order (deterministic)";
   info.samples = scatter_reduce_samples;

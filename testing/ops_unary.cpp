@@ -399,10 +399,12 @@ ANATOMY_REGISTER_OPS(unary) {
     ops.push_back(e);
   }
   {
-    // Integer tensors keep their dtype (the bounds are whole numbers here).
-    OpInfo e = with_scalars(
-        "hardtanh", {"hardtanh", "hardtanh_", "hardtanh.out"}, kNumeric, Result::Same, {{-1, 1}, {-2, 3}}, Domain{},
-        [](double x, const std::vector<double>& k) { return std::isnan(x) ? x : std::min(std::max(x, k[0]), k[1]); });
+    // Integer tensors keep their dtype (the bounds are whole numbers here). min_val above max_val
+    // gives max_val everywhere, as PyTorch's clamp does.
+    OpInfo e = with_scalars("hardtanh", {"hardtanh", "hardtanh_", "hardtanh.out"}, kNumeric, Result::Same,
+                            {{-1, 1}, {-2, 3}, {2, 1}}, Domain{}, [](double x, const std::vector<double>& k) {
+                              return std::isnan(x) ? x : std::min(std::max(x, k[0]), k[1]);
+                            });
     e.op = [](const SampleInput& s) { return std::vector<Tensor>{hardtanh(s.tensors[0], s.scalars[0], s.scalars[1])}; };
     e.inplace = [](const SampleInput& s) { hardtanh_(s.tensors[0], s.scalars[0], s.scalars[1]); };
     e.out = [](const Tensor& o, const SampleInput& s) { hardtanh_out(o, s.tensors[0], s.scalars[0], s.scalars[1]); };

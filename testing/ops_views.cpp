@@ -146,7 +146,9 @@ OpInfo swapaxes_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        make_error("dim out of range", {randn({2, 3})}, typeid(IndexError), {"transpose", "2"}, {}, {0, 2}, {0}),
+        make_error("dim out of range", {randn({2, 3})}, typeid(IndexError), {"swapaxes", "2"}, {}, {0, 2}, {0}),
+        make_error("dim out of range, swapdims", {randn({2, 3})}, typeid(IndexError), {"swapdims", "2"}, {}, {0, 2},
+                   {1}),
     };
   };
   return info;
@@ -245,8 +247,7 @@ OpInfo like_entry(std::string op_name) {
       };
     }
     return std::vector<ErrorInput>{
-        make_error("numel mismatch", {randn({2, 3}), zeros({4, 2}, DType::Int32)}, typeid(ValueError),
-                   {op_name == "view_as" ? "view" : "reshape", "6"}),
+        make_error("numel mismatch", {randn({2, 3}), zeros({4, 2}, DType::Int32)}, typeid(ValueError), {op_name, "6"}),
     };
   };
   return info;
@@ -281,8 +282,8 @@ OpInfo broadcast_to_entry() {
   };
   info.error_inputs = [] {
     return std::vector<ErrorInput>{
-        make_error("size mismatch", {randn({2, 3})}, typeid(ValueError), {"expand", "3"}, {2, 4}),
-        make_error("fewer dims", {randn({2, 3})}, typeid(ValueError), {"expand"}, {3}),
+        make_error("size mismatch", {randn({2, 3})}, typeid(ValueError), {"broadcast_to", "3"}, {2, 4}),
+        make_error("fewer dims", {randn({2, 3})}, typeid(ValueError), {"broadcast_to"}, {3}),
     };
   };
   return info;

@@ -212,8 +212,12 @@ Tensor3 convolution_backward_via_convolutions(const Tensor& grad_output, const T
         dx = convolution(grad_output, weight, std::nullopt, g.stride, g.padding, g.dilation, true, extra, g.groups);
       }
     }
-    if (output_mask[1])
+    // weight_gradient's result is a permuted view; the gradient has the weight's layout, as the
+    // oneDNN path's, the Meta kernel's and PyTorch's do.
+    if (output_mask[1]) {
       dw = g.transposed ? weight_gradient(grad_output, input, g) : weight_gradient(input, grad_output, g);
+      dw = dw.contiguous(g.format);
+    }
   }
   if (output_mask[2]) {
     Dims dims{0};

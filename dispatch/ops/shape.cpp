@@ -139,8 +139,13 @@ Tensor write_back(const Tensor& self, const Tensor& values) {
   if (self.numel() == 0) self.impl()->bump_version();
   return self;
 }
-Tensor tril_composite(const Tensor& self, int64_t diagonal) { return write_back(self, tril(self, diagonal)); }
-Tensor triu_composite(const Tensor& self, int64_t diagonal) { return write_back(self, triu(self, diagonal)); }
+// tril's checks, named after the operator called (composite_errors.h).
+Tensor tril_composite(const Tensor& self, int64_t diagonal) {
+  return naming_errors("tril_", [&] { return write_back(self, tril(self, diagonal)); });
+}
+Tensor triu_composite(const Tensor& self, int64_t diagonal) {
+  return naming_errors("triu_", [&] { return write_back(self, triu(self, diagonal)); });
+}
 
 // The in-place scans compute in self's dtype (an int32 sum wraps in int32, as PyTorch's cumsum_
 // does), except bool, whose running sum and product are scanned in int64 and written back as
@@ -178,15 +183,21 @@ void check_output_size(std::optional<int64_t> output_size, int64_t total) {
 }
 
 // The indices 0 repeated repeats[0] times, 1 repeated repeats[1] times, ...: the values decide
-// the shape, so they are read on the host (no Meta kernel, as for nonzero).
+// the shape, so they are read on the host. On Meta only output_size can give the shape (as in
+// PyTorch's meta function).
 Tensor repeat_interleave_indices(const Tensor& repeats, std::optional<int64_t> output_size) {
   ANATOMY_CHECK(repeats.dim() == 1, ValueError, "repeat_interleave: repeats must be 1-D, got shape [{}]",
                 fmt::join(repeats.sizes(), ", "));
   ANATOMY_CHECK(repeats.dtype() == DType::Int64 || repeats.dtype() == DType::Int32, TypeError,
                 "repeat_interleave: repeats must be int64 or int32, got {}", name(repeats.dtype()));
-  ANATOMY_CHECK(!repeats.is_meta(), NotImplementedError,
-                "repeat_interleave: repeats on the Meta device have no values, and the values decide the result's "
-                "shape");
+  if (repeats.is_meta()) {
+    ANATOMY_CHECK(output_size.has_value(), NotImplementedError,
+                  "repeat_interleave: repeats on the Meta device have no values, and the values decide the result's "
+                  "shape; pass output_size");
+    ANATOMY_CHECK(*output_size >= 0, ValueError, "repeat_interleave: output_size must be non-negative, got {}",
+                  *output_size);
+    return empty({*output_size}, TensorOptions().dtype(DType::Int64).device(kMeta));
+  }
   const Tensor host = repeats.to(kCPU, DType::Int64).contiguous();
   const int64_t* r = host.data_ptr<int64_t>();
   int64_t total = 0;

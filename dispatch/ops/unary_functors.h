@@ -70,12 +70,14 @@ struct SquareFn : UnaryFn<T> {
     else return static_cast<T>(opmath_t<T>(x) * opmath_t<T>(x));
   }
 };
-// a = min_val, b = max_val (in T for integers). NaN passes through, as clamp's.
+// a = min_val, b = max_val (in T for integers). min(max(x, a), b), as clamp's, so that min_val
+// above max_val gives max_val everywhere (PyTorch's hardtanh is clamp). NaN passes through.
 template <typename T>
 struct HardtanhFn : UnaryFn<T> {
   ANATOMY_HOST_DEVICE T operator()(T v) const {
     const opmath_t<T> x = opmath_t<T>(v);
-    return static_cast<T>(x < this->a ? this->a : x > this->b ? this->b : x);
+    const opmath_t<T> m = x < this->a ? this->a : x;
+    return static_cast<T>(m > this->b ? this->b : m);
   }
 };
 

@@ -8,6 +8,7 @@
 #include "anatomy/core/shape_rules.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
+#include "anatomy/dispatch/ops/composite_errors.h"
 
 namespace anatomy {
 namespace {
@@ -157,7 +158,14 @@ Tensor movedim_int_composite(const Tensor& self, int64_t source, int64_t destina
   return movedim_composite(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
 }
 
-Tensor swapaxes_composite(const Tensor& self, int64_t dim0, int64_t dim1) { return transpose(self, dim0, dim1); }
+// The composites below leave their checks to the operator they call, and rename its errors
+// after themselves (composite_errors.h): the user called swapaxes, not transpose.
+Tensor swapaxes_composite(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return naming_errors("swapaxes", [&] { return transpose(self, dim0, dim1); });
+}
+Tensor swapdims_composite(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return naming_errors("swapdims", [&] { return transpose(self, dim0, dim1); });
+}
 
 // One view per index of `dim`, each without that dim.
 std::vector<Tensor> unbind_composite(const Tensor& self, int64_t dim) {
@@ -169,15 +177,21 @@ std::vector<Tensor> unbind_composite(const Tensor& self, int64_t dim) {
   return out;
 }
 
-Tensor view_as_composite(const Tensor& self, const Tensor& other) { return view(self, other.sizes()); }
-Tensor reshape_as_composite(const Tensor& self, const Tensor& other) { return reshape(self, other.sizes()); }
+Tensor view_as_composite(const Tensor& self, const Tensor& other) {
+  return naming_errors("view_as", [&] { return view(self, other.sizes()); });
+}
+Tensor reshape_as_composite(const Tensor& self, const Tensor& other) {
+  return naming_errors("reshape_as", [&] { return reshape(self, other.sizes()); });
+}
 Tensor expand_as_composite(const Tensor& self, const Tensor& other) {
   ANATOMY_CHECK(is_expandable_to(self.sizes(), other.sizes()), ValueError,
                 "expand_as: self of shape [{}] does not broadcast to other's shape [{}]", fmt::join(self.sizes(), ", "),
                 fmt::join(other.sizes(), ", "));
   return expand(self, other.sizes());
 }
-Tensor broadcast_to_composite(const Tensor& self, IntArrayRef size) { return expand(self, size); }
+Tensor broadcast_to_composite(const Tensor& self, IntArrayRef size) {
+  return naming_errors("broadcast_to", [&] { return expand(self, size); });
+}
 
 std::vector<Tensor> broadcast_tensors_composite(TensorList tensors) {
   DimVector shape;
@@ -257,7 +271,7 @@ ANATOMY_LIBRARY(aten, m) {
   m.def("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
         ANATOMY_KERNEL(movedim_int_composite));
   m.def("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", ANATOMY_KERNEL(swapaxes_composite));
-  m.def("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ANATOMY_KERNEL(swapaxes_composite));
+  m.def("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ANATOMY_KERNEL(swapdims_composite));
   m.def("unbind.int(Tensor(a) self, int dim=0) -> Tensor[]", ANATOMY_KERNEL(unbind_composite));
   m.def("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", ANATOMY_KERNEL(view_as_composite));
   m.def("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", ANATOMY_KERNEL(reshape_as_composite));

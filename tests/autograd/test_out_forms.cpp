@@ -43,6 +43,23 @@ TEST_CASE("out= forms: inputs that require grad raise, others compute, no_grad c
   CHECK_FALSE(out.requires_grad());
 }
 
+TEST_CASE("out= forms: addcmul and addcdiv refuse under their own names, and compute without grad") {
+  const Tensor a = randn({3}).requires_grad_(true);
+  const Tensor b = randn({3}), c = randn({3}).abs() + 1;
+  Tensor out = empty({3});
+  CHECK_THROWS_WITH_AS(addcmul_out(out, b, a, c, 2), doctest::Contains("addcmul.out"), NotImplementedError);
+  CHECK_THROWS_WITH_AS(addcdiv_out(out, b, c, a, 2), doctest::Contains("addcdiv.out"), NotImplementedError);
+  addcmul_out(out, b, b, c, 2);
+  CHECK(same(out, b + b * c * Scalar(2)));
+  addcdiv_out(out, b, b, c, 2);
+  CHECK(same(out, b + b / c * Scalar(2)));
+  {
+    autograd::NoGradGuard no_grad;
+    addcmul_out(out, a, b, c, 2);
+    CHECK(same(out, a.detach() + b * c * Scalar(2)));
+  }
+}
+
 namespace {
 
 const dispatch::Argument* written_argument(const dispatch::Schema& s) {

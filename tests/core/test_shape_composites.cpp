@@ -92,7 +92,7 @@ TEST_CASE("view_as, reshape_as, expand_as, broadcast_to share storage; reshape_a
   CHECK(vec(v.sizes()) == V{3, 4});
   CHECK(x.reshape_as(other).is_alias_of(x));
   CHECK_FALSE(x.t().reshape_as(zeros({12})).is_alias_of(x));
-  EXPECT_ERROR(ValueError, x.t().view_as(zeros({12})), "view");
+  EXPECT_ERROR(ValueError, x.t().view_as(zeros({12})), "view_as");
 
   Tensor row = iota({1, 4});
   Tensor e = row.expand_as(other), b = row.broadcast_to({3, 4});
@@ -101,6 +101,28 @@ TEST_CASE("view_as, reshape_as, expand_as, broadcast_to share storage; reshape_a
   CHECK(vec(b.strides()) == V{0, 1});
   row.fill_(5);
   CHECK(values(b) == D(12, 5));
+}
+
+TEST_CASE("composites name the operator called in their errors, not the one they call") {
+  Tensor v = randn({4});
+  EXPECT_ERROR_UNCHANGED(v, ValueError, v.tril_(), "tril_", "2 dims");
+  EXPECT_ERROR_UNCHANGED(v, ValueError, v.triu_(1), "triu_", "2 dims");
+  const auto starts_with = [](const std::string& msg, const std::string& op) { return msg.rfind(op + ": ", 0) == 0; };
+  const auto message = [](auto&& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  Tensor x = randn({2, 3});
+  CHECK(starts_with(message([&] { (void)x.swapaxes(0, 2); }), "swapaxes"));
+  CHECK(starts_with(message([&] { (void)x.swapdims(0, 2); }), "swapdims"));
+  CHECK(starts_with(message([&] { (void)x.view_as(randn({4, 2})); }), "view_as"));
+  CHECK(starts_with(message([&] { (void)x.reshape_as(randn({4, 2})); }), "reshape_as"));
+  CHECK(starts_with(message([&] { (void)x.broadcast_to({2, 4}); }), "broadcast_to"));
+  CHECK(starts_with(message([&] { (void)x.expand_as(randn({2, 4})); }), "expand_as"));
 }
 
 TEST_CASE("broadcast_tensors and meshgrid return expanded views of their inputs") {
@@ -176,7 +198,7 @@ TEST_CASE("repeat_interleave: bad repeats are typed errors naming the values") {
   EXPECT_ERROR_UNCHANGED(x, ValueError, x.repeat_interleave(r, 0), "repeat_interleave", "3 values", "2 along dim 0");
 }
 
-TEST_CASE("Meta: the composites give shapes without data; repeat_interleave with tensor repeats cannot") {
+TEST_CASE("Meta: the composites give shapes without data; repeat_interleave with tensor repeats needs output_size") {
   const TensorOptions meta = TensorOptions().device(kMeta);
   Tensor x = empty({2, 3, 4}, meta);
   CHECK(vec(x.movedim(0, 2).sizes()) == V{3, 4, 2});
@@ -187,7 +209,9 @@ TEST_CASE("Meta: the composites give shapes without data; repeat_interleave with
   CHECK(vec(tensordot(x, empty({4, 3, 5}, meta), {1, 2}, {1, 0}).sizes()) == V{2, 5});
   CHECK(vec(cdist(empty({7, 3}, meta), empty({30, 3}, meta)).sizes()) == V{7, 30});
   EXPECT_ERROR(NotImplementedError, x.repeat_interleave(empty({3}, meta.dtype(DType::Int64)), 1), "repeat_interleave",
-               "Meta");
+               "Meta", "output_size");
+  CHECK(vec(x.repeat_interleave(empty({3}, meta.dtype(DType::Int64)), 1, 7).sizes()) == V{2, 7, 4});
+  EXPECT_ERROR(ValueError, repeat_interleave(empty({3}, meta.dtype(DType::Int64)), -1), "repeat_interleave", "-1");
 }
 
 TEST_CASE("diag, diag_embed and trace: small exact values") {

@@ -1,12 +1,18 @@
 // The op-table driver: every entry of testing/op_table.h, for every dtype it accepts and every
 // sample, is run and compared with its fp64 reference; its in-place and out= forms too; and
-// its bad inputs must throw the documented error and leave every tensor unchanged.
+// its bad inputs must throw the documented error and leave every tensor unchanged. Every sample
+// also runs on Meta (its tensors moved there with the same sizes, strides and offsets), where
+// the results must have the CPU results' dtypes, shapes and strides; an entry whose result shape
+// depends on the values raises NotImplementedError there instead (kMetaDataDependent).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
+#include "anatomy/core/empty_tensor.h"
 #include "anatomy/testing/op_table.h"
 
 using namespace anatomy;
@@ -48,6 +54,120 @@ SampleInput clone_sample(const SampleInput& s) {
   return c;
 }
 
+// The samples whose results' shapes (or a value the op returns on the host) come from the input
+// values: on Meta, which has no values, they raise NotImplementedError. Every other sample of
+// every entry, a new entry's included, must run on Meta.
+struct DataDependent {
+  std::string why;
+  std::function<bool(const SampleInput&)> applies;  // which samples; every one when empty
+};
+// Whether tensors[1] up to (not including) tensors[end] holds a bool mask.
+bool has_bool_index(const SampleInput& s, size_t end) {
+  for (size_t i = 1; i < end; ++i) {
+    if (s.tensors[i].defined() && s.tensors[i].dtype() == DType::Bool) return true;
+  }
+  return false;
+}
+const std::map<std::string, DataDependent> kMetaDataDependent = {
+    {"unique", {"the number of distinct values is the result's size", {}}},
+    {"nonzero", {"the number of nonzero elements is the result's size", {}}},
+    {"masked_select", {"the number of true mask elements is the result's size", {}}},
+    {"bincount", {"the largest value decides the result's size (minlength is only a lower bound)", {}}},
+    {"allclose", {"returns a host bool, read from the comparison's values", {}}},
+    {"equal",
+     {"returns a host bool, read from the values when the shapes match (it is false, values unread, when not)",
+      [](const SampleInput& s) { return s.tensors[0].sizes() == s.tensors[1].sizes(); }}},
+    // tensors = {self, indices...} and {self, indices..., values}.
+    {"index",
+     {"a bool mask index selects as many elements as it has true values",
+      [](const SampleInput& s) { return has_bool_index(s, s.tensors.size()); }}},
+    {"index_put",
+     {"a bool mask index selects as many elements as it has true values",
+      [](const SampleInput& s) { return has_bool_index(s, s.tensors.size() - 1); }}},
+    {"one_hot",
+     {"num_classes=-1 takes the largest value plus one",
+      [](const SampleInput& s) { return !s.ints.empty() && s.ints[0] == -1; }}},
+    {"repeat_interleave",
+     {"tensor repeats without output_size: their sum is the result's size",
+      [](const SampleInput& s) { return s.tensors.size() > 1 && s.tensors[1].defined() && s.scalars.empty(); }}},
+    {"repeat_interleave (indices)",
+     {"without output_size the repeats' sum is the result's size",
+      [](const SampleInput& s) { return s.scalars.empty(); }}},
+};
+bool meta_data_dependent(const OpInfo& info, const SampleInput& s, std::string& why) {
+  const auto it = kMetaDataDependent.find(info.name);
+  if (it == kMetaDataDependent.end() || (it->second.applies && !it->second.applies(s))) return false;
+  why = it->second.why;
+  return true;
+}
+
+// The tally of the Meta pass over one family, printed by its test case.
+struct MetaTally {
+  std::set<std::string> ran, refused;
+  int64_t samples = 0;
+};
+MetaTally& meta_tally() {
+  static MetaTally tally;
+  return tally;
+}
+
+// `t` on Meta with the same sizes, strides (stride 0 included) and storage offset; a wrapped
+// scalar stays on the CPU, as a Python number would.
+Tensor to_meta_same_layout(const Tensor& t) {
+  if (!t.defined() || t.impl()->is_wrapped_number()) return t;
+  const int64_t reach = required_storage_elements(t.sizes(), t.strides(), "to_meta_same_layout");
+  const Tensor storage = empty({reach + t.storage_offset()}, TensorOptions().dtype(t.dtype()).device(kMeta));
+  return storage.as_strided(t.sizes(), t.strides(), t.storage_offset());
+}
+
+// Strides compared where they mean something: a dim of size 0 or 1 has no step to compare.
+std::string layout_difference(const Tensor& meta, const Tensor& cpu) {
+  if (!meta.defined() || !cpu.defined()) {
+    return meta.defined() == cpu.defined() ? "" : "one result is undefined, the other is not";
+  }
+  if (!meta.is_meta()) return fmt::format("on {}, not meta", meta.device().str());
+  if (meta.dtype() != cpu.dtype()) return fmt::format("dtype {}, the CPU's {}", name(meta.dtype()), name(cpu.dtype()));
+  if (meta.sizes() != cpu.sizes()) {
+    return fmt::format("shape [{}], the CPU's [{}]", fmt::join(meta.sizes(), ", "), fmt::join(cpu.sizes(), ", "));
+  }
+  if (cpu.numel() == 0) return "";
+  for (int64_t d = 0; d < cpu.dim(); ++d) {
+    if (cpu.sizes()[d] > 1 && meta.strides()[d] != cpu.strides()[d]) {
+      return fmt::format("strides [{}], the CPU's [{}]", fmt::join(meta.strides(), ", "),
+                         fmt::join(cpu.strides(), ", "));
+    }
+  }
+  return "";
+}
+
+// The sample on Meta against the CPU's results `cpu`.
+void check_meta(const OpInfo& info, const SampleInput& sample, const std::vector<Tensor>& cpu) {
+  SampleInput m = sample;
+  for (Tensor& t : m.tensors) t = to_meta_same_layout(t);
+  MetaTally& tally = meta_tally();
+  ++tally.samples;
+  std::string why;
+  const bool dependent = meta_data_dependent(info, sample, why);
+  std::vector<Tensor> got;
+  try {
+    got = info.op(m);
+  } catch (const NotImplementedError& e) {
+    CHECK_MESSAGE(dependent, "Meta: NotImplementedError: ", std::string(e.what()));
+    tally.refused.insert(info.name);
+    return;
+  } catch (const std::exception& e) {
+    FAIL_CHECK("Meta threw ", std::string(typeid(e).name()), ": ", std::string(e.what()));
+    return;
+  }
+  CHECK_MESSAGE(!dependent, "Meta ran a sample listed as data-dependent (", why, ")");
+  tally.ran.insert(info.name);
+  REQUIRE(got.size() == cpu.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string diff = layout_difference(got[i], cpu[i]);
+    CHECK_MESSAGE(diff.empty(), "Meta result ", i, ": ", diff);
+  }
+}
+
 void check_entry(const OpInfo& info) {
   for (DType dtype : info.dtypes) {
     manual_seed(1234);
@@ -62,6 +182,7 @@ void check_entry(const OpInfo& info) {
         FAIL_CHECK("threw: ", std::string(e.what()));
         continue;
       }
+      check_meta(info, sample, got);
       if (info.check) {
         const std::string problem = info.check(got, sample);
         CHECK_MESSAGE(problem.empty(), problem);
@@ -144,7 +265,16 @@ void check_entry(const OpInfo& info) {
 void check_family(OpFamily family) {
   const auto entries = ops_in(family);
   CHECK_MESSAGE(!entries.empty(), "no entries for family ", family_name(family));
+  meta_tally() = {};
   for (const OpInfo* info : entries) check_entry(*info);
+  const MetaTally& tally = meta_tally();
+  MESSAGE(std::string(family_name(family)), ": ", entries.size(), " entries, ", tally.samples, " samples on Meta; ",
+          tally.ran.size(), " entries ran there, ", tally.refused.size(), " refused data-dependent samples (",
+          fmt::format("{}", fmt::join(tally.refused, ", ")), ")");
+  for (const OpInfo* info : entries) {
+    // A listed entry that never refused is listed for nothing (or its samples lost the case).
+    if (kMetaDataDependent.count(info->name) == 1) CHECK_MESSAGE(tally.refused.count(info->name) == 1, info->name);
+  }
 }
 
 // The table rows with their CUDA cell (the third) blanked.
@@ -178,6 +308,11 @@ TEST_CASE("op table: every entry is well formed") {
       auto op = dispatch::Dispatcher::singleton().find("aten::" + s);
       CHECK((op.has_value() && op->entry().has_schema()));
     }
+  }
+  // The Meta pass's list of data-dependent entries names entries of the table.
+  for (const auto& [entry, why] : kMetaDataDependent) {
+    INFO(entry);
+    CHECK(std::any_of(op_table().begin(), op_table().end(), [&](const OpInfo& e) { return e.name == entry; }));
   }
 }
 

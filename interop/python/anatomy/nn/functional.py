@@ -88,9 +88,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
-    """x clamped to [min_val, max_val]."""
-    if min_val > max_val:
-        raise ValueError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
+    """x clamped to [min_val, max_val]: min(max(x, min_val), max_val), as torch's, so a min_val above
+    max_val gives max_val everywhere (the module Hardtanh refuses such bounds, as torch's asserts)."""
     return _aten.hardtanh_(input, min_val, max_val) if inplace else _aten.hardtanh(input, min_val, max_val)
 
 
