@@ -170,7 +170,7 @@ bool any_input(const std::vector<Tensor>& inputs, bool (*pred)(const Tensor&)) {
 bool non_contiguous(const Tensor& t) { return t.numel() > 1 && !t.is_contiguous(); }
 bool at_offset(const Tensor& t) { return t.numel() > 0 && t.storage_offset() > 0; }
 
-// Checks one sample; returns false when the entry turns out to have no derivative yet.
+// Checks one sample; returns false when the entry turns out to have no derivative.
 bool check_sample(const OpInfo& info, const SampleInput& sample, Findings& f, const char* relaid_as = "") {
   bool any = false;
   const std::vector<Tensor> inputs = grad_inputs(sample, any);
