@@ -14,10 +14,11 @@ The public device API, cuda.h at the root, declares what backends/cuda/ (or, in 
 CUDA, backends/no_cuda/) implements: it may include core/ and alloc/ only, and those two backends
 may include it.
 
-Above the library, testing/ (and the umbrella header anatomy.h) may include any of it, and so
+Above the library, testing/ (and the umbrella header anatomy.h, and backend.h) may include any of it, and so
 may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
 (tests/README.md). tools/ and bench/ are users of the library and include only the public
-headers, anatomy/anatomy.h, anatomy/cuda.h and anatomy/interop/dlpack.h, plus testing/ (the
+headers (anatomy/anatomy.h, anatomy/cuda.h, anatomy/backend.h, anatomy/interop/dlpack.h,
+anatomy/graphed/make_graphed.h, anatomy/profiler/profiler.h and nn/'s), plus testing/ (the
 op table, the allocator traces, the simulated device's snapshot) and their own folder's files
 (tools/chapters.h; bench/peer/peer.h, included by its own name). examples/ is a user too: the
 public headers and its own files, without testing/. tests/gpu/ follows the same rule (its helpers,
@@ -58,9 +59,10 @@ ALLOWED = {
     "backends/no_cuda": {"core", "alloc", "cuda.h"},
     "cuda.h": {"core", "alloc"},
 }
-# The public headers: the umbrella header, the device API, DLPack's exchange, make_graphed, the
-# profiler and nn/.
-PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graphed.h", "profiler/profiler.h", "nn/")
+# The public headers: the umbrella header, the device API, the backend author's API, DLPack's
+# exchange, make_graphed, the profiler and nn/.
+PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "backend.h", "interop/dlpack.h", "graphed/make_graphed.h", "profiler/profiler.h",
+                  "nn/")
 # Users of the library: what their files may include (besides a listed exception). interop/ is
 # built into the library but, like a user, reaches it through the public headers only.
 PUBLIC_ONLY = {
@@ -71,7 +73,7 @@ PUBLIC_ONLY = {
     "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h", "nn/safetensors.h"),
     "graphed": ("anatomy.h", "cuda.h", "graphed/"),
     "nn": ("anatomy.h", "cuda.h", "nn/"),
-    "profiler": ("anatomy.h", "cuda.h", "alloc/cpu_allocator.h", "core/json_string.h", "profiler/"),
+    "profiler": ("anatomy.h", "cuda.h", "core/json_string.h", "profiler/"),
 }
 
 
