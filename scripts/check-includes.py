@@ -18,8 +18,10 @@ Above the library, testing/ (and the umbrella header anatomy.h, and backend.h) m
 may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
 (tests/README.md). tools/ and bench/ are users of the library and include only the public
 headers (anatomy/anatomy.h, anatomy/cuda.h, anatomy/backend.h, anatomy/interop/dlpack.h,
-anatomy/graphed/make_graphed.h, anatomy/profiler/profiler.h and nn/'s), plus testing/ (the
-op table, the allocator traces, the simulated device's snapshot) and their own folder's files
+anatomy/graphed/make_graphed.h, anatomy/profiler/profiler.h and nn/'s), plus the testing/
+headers that reach only public ones (the op table, the synthetic allocation trace, the simulated
+device's snapshot; a testing/ header that includes an internal header, such as the traces' replay
+through the caching allocator, counts as that internal header) and their own folder's files
 (tools/chapters.h; bench/peer/peer.h, included by its own name). examples/ is a user too: the
 public headers and its own files, without testing/. tests/gpu/ follows the same rule (its helpers,
 gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
@@ -119,19 +121,48 @@ def room_of(path: str):
     return parts[2] if len(parts) > 3 and parts[:2] == ["backends", "cuda"] else None
 
 
+def anatomy_includes(path: str):
+    """The anatomy/ paths a file includes."""
+    text = (ROOT / path).read_text(encoding="utf-8", errors="replace")
+    return [m.group(1) for m in map(INCLUDE.match, text.splitlines()) if m]
+
+
+def is_public(target: str) -> bool:
+    return any(target == p if not p.endswith("/") else target.startswith(p) for p in PUBLIC_HEADERS)
+
+
+def internal_testing_headers():
+    """The testing/ headers that reach an internal header, directly or through another testing/
+    header: a user (tools/, bench/, a test that follows the public rule) including one reaches past
+    the public headers as if it included the internal header itself."""
+    headers = {p for p in tracked_sources() if p.startswith("testing/") and p.endswith(".h")}
+    internal = {}
+
+    def reaches(header: str, seen: frozenset) -> bool:
+        if header not in internal:
+            internal[header] = False
+            for t in anatomy_includes(header):
+                if t.startswith("testing/"):
+                    if t in headers and t not in seen and reaches(t, seen | {t}):
+                        internal[header] = True
+                elif not is_public(t):
+                    internal[header] = True
+        return internal[header]
+
+    return {h for h in headers if reaches(h, frozenset({h}))}
+
+
 def public_only_includes():
     """(file, included path, allowed) for every anatomy include of a file of a PUBLIC_ONLY folder."""
+    internal_testing = internal_testing_headers()
     for path in tracked_sources():
         top = public_only_folder(path)
         if top is None:
             continue
-        text = (ROOT / path).read_text(encoding="utf-8", errors="replace")
-        for line in text.splitlines():
-            m = INCLUDE.match(line)
-            if m:
-                target = m.group(1)
-                may = PUBLIC_ONLY[top]
-                yield path, target, any(target == p if not p.endswith("/") else target.startswith(p) for p in may)
+        may = PUBLIC_ONLY[top]
+        for target in anatomy_includes(path):
+            ok = any(target == p if not p.endswith("/") else target.startswith(p) for p in may)
+            yield path, target, ok and target not in internal_testing
 
 
 def allowed(src_path: str, src: str, target: str, dst):
@@ -197,8 +228,11 @@ def main():
     for path, target in new:
         top = public_only_folder(path)
         if top is not None:
-            may = ", ".join(f"anatomy/{p}" for p in PUBLIC_ONLY[top])
-            print(f"check-includes: {path} includes anatomy/{target}; {top}/ may include only the public headers ({may})")
+            may = ", ".join(f"anatomy/{p}" for p in PUBLIC_ONLY[top] if p != "testing/")
+            why = " (it reaches internal headers)" if target.startswith("testing/") else ""
+            also = " and the testing/ headers that reach only those" if "testing/" in PUBLIC_ONLY[top] else ""
+            print(f"check-includes: {path} includes anatomy/{target}{why}; {top}/ may include only the public headers "
+                  f"({may}){also}")
             continue
         src, room = folder_of(path), room_of(path)
         if src == "backends/cuda" and folder_of(target) == src and room in ROOMS:

@@ -22,6 +22,7 @@
 #include "anatomy/anatomy.h"
 #include "anatomy/core/error.h"
 #include "anatomy/testing/alloc_trace_record.h"
+#include "anatomy/testing/alloc_trace_replay.h"
 #include "anatomy/testing/transformer_step.h"
 
 using namespace anatomy::alloc;
