@@ -14,20 +14,21 @@ The public device API, cuda.h at the root, declares what backends/cuda/ (or, in 
 CUDA, backends/no_cuda/) implements: it may include core/ and alloc/ only, and those two backends
 may include it.
 
-Above the library, testing/ (and the umbrella header anatomy.h, and backend.h) may include any of it, and so
-may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
-(tests/README.md). tools/ and bench/ are users of the library and include only the public
-headers (anatomy/anatomy.h, anatomy/cuda.h, anatomy/backend.h, anatomy/interop/dlpack.h,
+Above the library, testing/ (and the umbrella header anatomy.h, and backend.h) may include any
+of it. tools/ and bench/ are users of the library and include only the public headers
+(anatomy/anatomy.h, anatomy/cuda.h, anatomy/backend.h, anatomy/interop/dlpack.h,
 anatomy/graphed/make_graphed.h, anatomy/profiler/profiler.h and nn/'s), plus the testing/
 headers that reach only public ones (the op table, the synthetic allocation trace, the simulated
 device's snapshot; a testing/ header that includes an internal header, such as the traces' replay
 through the caching allocator, counts as that internal header) and their own folder's files
 (tools/chapters.h; bench/peer/peer.h, included by its own name). examples/ is a user too: the
-public headers and its own files, without testing/. tests/gpu/ follows the same rule (its helpers,
-gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
-internal component (the caching allocator's policy, the CUDA allocator's lookups) and a GPU test
-of internal machinery (the CUDA memory provider, the raw stream handles, the pinned allocator)
-include it by a listed exception, so that reaching past the public headers is a decision.
+public headers and its own files, without testing/. Every folder of tests/ follows the same rule
+as tools/ (its helpers, such as tests/gpu/gpu_test_util.h or tests/alloc/alloc_test_util.h, are
+included by their own names; tests/README.md). A benchmark that measures an internal component
+(the caching allocator's policy, the CUDA allocator's lookups) and a test of internal machinery
+(the caching allocator over the simulated device, the dispatcher's tables, the CPU's vectorized
+loops, the CUDA memory provider) include it by a listed exception naming what it measures or
+tests, so that reaching past the public headers is a decision.
 interop/ (DLPack) is compiled into the library but written as a user of it: it includes
 anatomy/anatomy.h, anatomy/cuda.h and its own folder only.
 
@@ -71,7 +72,7 @@ PUBLIC_ONLY = {
     "tools": PUBLIC_HEADERS + ("testing/", "tools/"),
     "examples": PUBLIC_HEADERS + ("examples/",),
     "bench": PUBLIC_HEADERS + ("testing/", "bench/"),
-    "tests/gpu": PUBLIC_HEADERS + ("testing/",),
+    "tests": PUBLIC_HEADERS + ("testing/",),
     "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h", "nn/safetensors.h"),
     "graphed": ("anatomy.h", "cuda.h", "graphed/"),
     "nn": ("anatomy.h", "cuda.h", "nn/"),
