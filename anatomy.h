@@ -33,5 +33,5 @@
 #include "anatomy/dispatch/ops/tensor_index.h"
 #include "anatomy/dispatch/trace.h"
 #include "anatomy/dispatch/tracer.h"
-#include "anatomy/optim/lr_scheduler.h"
-#include "anatomy/optim/optim.h"
+#include "anatomy/nn/optim/lr_scheduler.h"
+#include "anatomy/nn/optim/optim.h"

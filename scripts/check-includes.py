@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Checks that includes across the library's folders go in the allowed directions.
 
-    core  <-  dispatch  <-  autograd  <-  optim  <-  amp
+    core  <-  dispatch  <-  autograd  <-  nn/optim  <-  amp
                         <-  backends/cpu, backends/meta
     core  <-  alloc     <-  backends/cuda (its memory providers implement alloc's interfaces)
 
 A folder may include its own files and the folders to its left; subfolders belong to their
-folder (dispatch/ops/ is dispatch). Inside backends/cuda/, the rooms have directions of their own
+folder (dispatch/ops/ is dispatch). nn/optim/ (the optimizers) is a layer of the library inside
+nn/: it may include what its place above says, where the rest of nn/ is written as a user of the
+library (PUBLIC_ONLY below). Inside backends/cuda/, the rooms have directions of their own
 (ROOMS below; each room's README says the same): runtime/ and common/ at the bottom, memory/ on
 runtime/, the kernel families on those, and the row kernels of reduce/ under norm/ and softmax/.
 
@@ -54,8 +56,8 @@ ALLOWED = {
     "dispatch": {"core"},
     "alloc": {"core"},
     "autograd": {"core", "dispatch"},
-    "optim": {"core", "dispatch", "autograd"},
-    "amp": {"core", "dispatch", "autograd", "optim"},
+    "nn/optim": {"core", "dispatch", "autograd"},
+    "amp": {"core", "dispatch", "autograd", "nn/optim"},
     "backends/cpu": {"core", "dispatch"},
     "backends/meta": {"core", "dispatch"},
     "backends/cuda": {"core", "dispatch", "alloc", "cuda.h"},
@@ -81,7 +83,10 @@ PUBLIC_ONLY = {
 
 
 def public_only_folder(path: str):
-    """The PUBLIC_ONLY folder a path belongs to, or None."""
+    """The PUBLIC_ONLY folder a path belongs to, or None (also for a library folder inside one:
+    nn/optim/ is checked by ALLOWED)."""
+    if folder_of(path) is not None:
+        return None
     return next((f for f in PUBLIC_ONLY if path.startswith(f + "/")), None)
 # backends/cuda/'s rooms and the rooms each may include besides itself (and what its folder may).
 ROOMS = {
