@@ -4,9 +4,12 @@
 //   auto a = anatomy::randn({2, 3});
 //   auto b = a.t().contiguous();
 //
-// The CUDA device API (devices, streams, events, device memory) is <anatomy/cuda.h>.
+// The CUDA device API (devices, streams, events, device memory) is <anatomy/cuda.h>; the CPU
+// allocator's counters are here (alloc::cpu_allocator_stats). What a backend defined outside the
+// engine registers with (an allocator, the empty tensors its kernels make) is <anatomy/backend.h>.
 #pragma once
 
+#include "anatomy/alloc/cpu_memory_stats.h"
 #include "anatomy/amp/autocast_mode.h"
 #include "anatomy/amp/grad_scaler.h"
 #include "anatomy/autograd/autograd.h"
@@ -31,5 +34,5 @@
 #include "anatomy/dispatch/ops/tensor_index.h"
 #include "anatomy/dispatch/trace.h"
 #include "anatomy/dispatch/tracer.h"
-#include "anatomy/optim/lr_scheduler.h"
-#include "anatomy/optim/optim.h"
+#include "anatomy/nn/optim/lr_scheduler.h"
+#include "anatomy/nn/optim/optim.h"

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "anatomy/core/tensor.h"
-#include "anatomy/optim/optim.h"
+#include "anatomy/nn/optim/optim.h"
 
 namespace anatomy::autocast {
 

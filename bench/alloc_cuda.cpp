@@ -10,10 +10,10 @@
 #include <cuda_runtime_api.h>
 
 #include "anatomy/alloc/caching_allocator.h"
+#include "anatomy/backend.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/runtime/driver_api.h"
-#include "anatomy/core/allocator.h"
 #include "anatomy/cuda.h"
 
 namespace {

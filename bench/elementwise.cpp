@@ -1,15 +1,15 @@
 // Element-wise CPU operators: host overhead on tiny tensors, and bandwidth on large ones next to
-// memcpy measured in the same run, and the transcendental functions' throughput.
+// memcpy measured in the same run (the large adds and multiplies, each with and without streaming
+// stores, are elementwise_streaming.cpp, in the same executable), and the transcendental
+// functions' throughput.
 //
 //   build/bench/anatomy_bench_elementwise --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/backends/cpu/streaming_store.h"
 
 namespace {
 
@@ -48,29 +48,6 @@ void BM_AddOutTiny(benchmark::State& state) {
 BENCHMARK(BM_AddOutTiny);
 
 constexpr int64_t k64MiBFloats = int64_t{64} << 18;  // 64 MiB of fp32
-
-// out = op(a, b) over 64 MiB of fp32 into a reused output. Bytes read plus written per second,
-// counted as memcpy's are. The argument: 1 writes the output with streaming stores (the default
-// for outputs of 16 MiB and more), 0 with stores in place (Note [Streaming stores for large
-// outputs]).
-template <typename Op>
-void large_binary_out(benchmark::State& state, Op op) {
-  const anatomy::cpu::StreamingStoreThreshold mode(state.range(0) != 0 ? 0 : std::numeric_limits<size_t>::max());
-  Tensor a = anatomy::randn({k64MiBFloats}), b = anatomy::randn({k64MiBFloats});
-  Tensor c = anatomy::empty({k64MiBFloats});
-  for (auto _ : state) op(c, a, b);
-  state.SetBytesProcessed(state.iterations() * 3 * k64MiBFloats * 4);
-}
-
-void BM_AddLarge(benchmark::State& state) {
-  large_binary_out(state, [](const Tensor& c, const Tensor& a, const Tensor& b) { anatomy::add_out(c, a, b); });
-}
-BENCHMARK(BM_AddLarge)->ArgName("streaming")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-
-void BM_MulLarge(benchmark::State& state) {
-  large_binary_out(state, [](const Tensor& c, const Tensor& a, const Tensor& b) { anatomy::mul_out(c, a, b); });
-}
-BENCHMARK(BM_MulLarge)->ArgName("streaming")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_MemcpyLarge(benchmark::State& state) {
   std::vector<float> src(k64MiBFloats, 1.0f), dst(k64MiBFloats);

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "anatomy/alloc/cpu_allocator.h"
+#include "anatomy/anatomy.h"
 
 namespace anatomy::profiler {
 namespace {

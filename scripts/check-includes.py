@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Checks that includes across the library's folders go in the allowed directions.
 
-    core  <-  dispatch  <-  autograd  <-  optim  <-  amp
+    core  <-  dispatch  <-  autograd  <-  nn/optim  <-  amp
                         <-  backends/cpu, backends/meta
     core  <-  alloc     <-  backends/cuda (its memory providers implement alloc's interfaces)
 
 A folder may include its own files and the folders to its left; subfolders belong to their
-folder (dispatch/ops/ is dispatch). Inside backends/cuda/, the rooms have directions of their own
+folder (dispatch/ops/ is dispatch). nn/optim/ (the optimizers) is a layer of the library inside
+nn/: it may include what its place above says, where the rest of nn/ is written as a user of the
+library (PUBLIC_ONLY below). Inside backends/cuda/, the rooms have directions of their own
 (ROOMS below; each room's README says the same): runtime/ and common/ at the bottom, memory/ on
 runtime/, the kernel families on those, and the row kernels of reduce/ under norm/ and softmax/.
 
@@ -14,17 +16,21 @@ The public device API, cuda.h at the root, declares what backends/cuda/ (or, in 
 CUDA, backends/no_cuda/) implements: it may include core/ and alloc/ only, and those two backends
 may include it.
 
-Above the library, testing/ (and the umbrella header anatomy.h) may include any of it, and so
-may tests/ outside tests/gpu/: a test of internal machinery includes what it tests
-(tests/README.md). tools/ and bench/ are users of the library and include only the public
-headers, anatomy/anatomy.h, anatomy/cuda.h and anatomy/interop/dlpack.h, plus testing/ (the
-op table, the allocator traces, the simulated device's snapshot) and their own folder's files
+Above the library, testing/ (and the umbrella header anatomy.h, and backend.h) may include any
+of it. tools/ and bench/ are users of the library and include only the public headers
+(anatomy/anatomy.h, anatomy/cuda.h, anatomy/backend.h, anatomy/interop/dlpack.h,
+anatomy/graphed/make_graphed.h, anatomy/profiler/profiler.h and nn/'s), plus the testing/
+headers that reach only public ones (the op table, the synthetic allocation trace, the simulated
+device's snapshot; a testing/ header that includes an internal header, such as the traces' replay
+through the caching allocator, counts as that internal header) and their own folder's files
 (tools/chapters.h; bench/peer/peer.h, included by its own name). examples/ is a user too: the
-public headers and its own files, without testing/. tests/gpu/ follows the same rule (its helpers,
-gpu_test_util.h and stream_gate.h, are included by their own names). A benchmark that measures an
-internal component (the caching allocator's policy, the CUDA allocator's lookups) and a GPU test
-of internal machinery (the CUDA memory provider, the raw stream handles, the pinned allocator)
-include it by a listed exception, so that reaching past the public headers is a decision.
+public headers and its own files, without testing/. Every folder of tests/ follows the same rule
+as tools/ (its helpers, such as tests/gpu/gpu_test_util.h or tests/alloc/alloc_test_util.h, are
+included by their own names; tests/README.md). A benchmark that measures an internal component
+(the caching allocator's policy, the CUDA allocator's lookups) and a test of internal machinery
+(the caching allocator over the simulated device, the dispatcher's tables, the CPU's vectorized
+loops, the CUDA memory provider) include it by a listed exception naming what it measures or
+tests, so that reaching past the public headers is a decision.
 interop/ (DLPack) is compiled into the library but written as a user of it: it includes
 anatomy/anatomy.h, anatomy/cuda.h and its own folder only.
 
@@ -50,33 +56,37 @@ ALLOWED = {
     "dispatch": {"core"},
     "alloc": {"core"},
     "autograd": {"core", "dispatch"},
-    "optim": {"core", "dispatch", "autograd"},
-    "amp": {"core", "dispatch", "autograd", "optim"},
+    "nn/optim": {"core", "dispatch", "autograd"},
+    "amp": {"core", "dispatch", "autograd", "nn/optim"},
     "backends/cpu": {"core", "dispatch"},
     "backends/meta": {"core", "dispatch"},
     "backends/cuda": {"core", "dispatch", "alloc", "cuda.h"},
     "backends/no_cuda": {"core", "alloc", "cuda.h"},
     "cuda.h": {"core", "alloc"},
 }
-# The public headers: the umbrella header, the device API, DLPack's exchange, make_graphed, the
-# profiler and nn/.
-PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "interop/dlpack.h", "graphed/make_graphed.h", "profiler/profiler.h", "nn/")
+# The public headers: the umbrella header, the device API, the backend author's API, DLPack's
+# exchange, make_graphed, the profiler and nn/.
+PUBLIC_HEADERS = ("anatomy.h", "cuda.h", "backend.h", "interop/dlpack.h", "graphed/make_graphed.h", "profiler/profiler.h",
+                  "nn/")
 # Users of the library: what their files may include (besides a listed exception). interop/ is
 # built into the library but, like a user, reaches it through the public headers only.
 PUBLIC_ONLY = {
     "tools": PUBLIC_HEADERS + ("testing/", "tools/"),
     "examples": PUBLIC_HEADERS + ("examples/",),
     "bench": PUBLIC_HEADERS + ("testing/", "bench/"),
-    "tests/gpu": PUBLIC_HEADERS + ("testing/",),
+    "tests": PUBLIC_HEADERS + ("testing/",),
     "interop": ("anatomy.h", "cuda.h", "interop/", "profiler/profiler.h", "nn/safetensors.h"),
     "graphed": ("anatomy.h", "cuda.h", "graphed/"),
     "nn": ("anatomy.h", "cuda.h", "nn/"),
-    "profiler": ("anatomy.h", "cuda.h", "alloc/cpu_allocator.h", "core/json_string.h", "profiler/"),
+    "profiler": ("anatomy.h", "cuda.h", "core/json_string.h", "profiler/"),
 }
 
 
 def public_only_folder(path: str):
-    """The PUBLIC_ONLY folder a path belongs to, or None."""
+    """The PUBLIC_ONLY folder a path belongs to, or None (also for a library folder inside one:
+    nn/optim/ is checked by ALLOWED)."""
+    if folder_of(path) is not None:
+        return None
     return next((f for f in PUBLIC_ONLY if path.startswith(f + "/")), None)
 # backends/cuda/'s rooms and the rooms each may include besides itself (and what its folder may).
 ROOMS = {
@@ -117,19 +127,48 @@ def room_of(path: str):
     return parts[2] if len(parts) > 3 and parts[:2] == ["backends", "cuda"] else None
 
 
+def anatomy_includes(path: str):
+    """The anatomy/ paths a file includes."""
+    text = (ROOT / path).read_text(encoding="utf-8", errors="replace")
+    return [m.group(1) for m in map(INCLUDE.match, text.splitlines()) if m]
+
+
+def is_public(target: str) -> bool:
+    return any(target == p if not p.endswith("/") else target.startswith(p) for p in PUBLIC_HEADERS)
+
+
+def internal_testing_headers():
+    """The testing/ headers that reach an internal header, directly or through another testing/
+    header: a user (tools/, bench/, a test that follows the public rule) including one reaches past
+    the public headers as if it included the internal header itself."""
+    headers = {p for p in tracked_sources() if p.startswith("testing/") and p.endswith(".h")}
+    internal = {}
+
+    def reaches(header: str, seen: frozenset) -> bool:
+        if header not in internal:
+            internal[header] = False
+            for t in anatomy_includes(header):
+                if t.startswith("testing/"):
+                    if t in headers and t not in seen and reaches(t, seen | {t}):
+                        internal[header] = True
+                elif not is_public(t):
+                    internal[header] = True
+        return internal[header]
+
+    return {h for h in headers if reaches(h, frozenset({h}))}
+
+
 def public_only_includes():
     """(file, included path, allowed) for every anatomy include of a file of a PUBLIC_ONLY folder."""
+    internal_testing = internal_testing_headers()
     for path in tracked_sources():
         top = public_only_folder(path)
         if top is None:
             continue
-        text = (ROOT / path).read_text(encoding="utf-8", errors="replace")
-        for line in text.splitlines():
-            m = INCLUDE.match(line)
-            if m:
-                target = m.group(1)
-                may = PUBLIC_ONLY[top]
-                yield path, target, any(target == p if not p.endswith("/") else target.startswith(p) for p in may)
+        may = PUBLIC_ONLY[top]
+        for target in anatomy_includes(path):
+            ok = any(target == p if not p.endswith("/") else target.startswith(p) for p in may)
+            yield path, target, ok and target not in internal_testing
 
 
 def allowed(src_path: str, src: str, target: str, dst):
@@ -195,8 +234,11 @@ def main():
     for path, target in new:
         top = public_only_folder(path)
         if top is not None:
-            may = ", ".join(f"anatomy/{p}" for p in PUBLIC_ONLY[top])
-            print(f"check-includes: {path} includes anatomy/{target}; {top}/ may include only the public headers ({may})")
+            may = ", ".join(f"anatomy/{p}" for p in PUBLIC_ONLY[top] if p != "testing/")
+            why = " (it reaches internal headers)" if target.startswith("testing/") else ""
+            also = " and the testing/ headers that reach only those" if "testing/" in PUBLIC_ONLY[top] else ""
+            print(f"check-includes: {path} includes anatomy/{target}{why}; {top}/ may include only the public headers "
+                  f"({may}){also}")
             continue
         src, room = folder_of(path), room_of(path)
         if src == "backends/cuda" and folder_of(target) == src and room in ROOMS:

@@ -3,7 +3,9 @@
 // simulated device in CI (tests/alloc/test_alloc_trace.cpp) and on CUDA next to PyTorch's
 // allocator (bench/peer/alloc_trace.cpp). Header-only, so the libtorch benchmark uses it without
 // the op table, and deterministic: sizes come from std::mt19937's raw output, which the standard
-// fixes, so every build replays the same bytes.
+// fixes, so every build replays the same bytes. It knows no allocator: replay() takes any pair of
+// functions, and a replay through the engine's caching allocator with its peaks is
+// testing/alloc_trace_replay.h.
 //
 // The shape of it, per training step (the sequence length changes from step to step, as batches
 // of varying length do, so cached blocks rarely fit the next step exactly):
@@ -28,9 +30,12 @@
 #include <utility>
 #include <vector>
 
-#include "anatomy/alloc/caching_allocator.h"
-
 namespace anatomy::testing {
+
+// The sizes summarize() sorts requests by: the caching allocator's small-pool limit
+// (alloc::kSmallSize, which tests/alloc/test_alloc_trace.cpp checks it equals) and a mebibyte.
+inline constexpr size_t kTraceMiB = size_t{1} << 20;
+inline constexpr size_t kTraceSmallSize = kTraceMiB;
 
 struct AllocTraceEvent {
   bool is_alloc;  // false: a free
@@ -257,8 +262,8 @@ inline AllocTraceSummary summarize(const AllocTrace& trace) {
       live_bytes += e.size;
       s.peak_live = std::max(s.peak_live, live_bytes);
       ++s.allocs;
-      s.small += e.size <= alloc::kSmallSize ? 1 : 0;
-      s.mid += e.size >= 10 * alloc::kMB && e.size <= 200 * alloc::kMB ? 1 : 0;
+      s.small += e.size <= kTraceSmallSize ? 1 : 0;
+      s.mid += e.size >= 10 * kTraceMiB && e.size <= 200 * kTraceMiB ? 1 : 0;
       s.largest = std::max(s.largest, e.size);
     } else if (e.id >= live.size() || !live[e.id]) {
       s.balanced = false;
@@ -283,28 +288,6 @@ void replay(const AllocTrace& trace, Alloc&& alloc, Free&& free) {
       free(ptrs[e.id]);
     }
   }
-}
-
-struct FragmentationFigures {
-  int64_t peak_reserved = 0;   // bytes held from the device at the worst moment
-  int64_t peak_allocated = 0;  // bytes of the blocks handed out (rounded sizes) at their most
-  int64_t peak_requested = 0;  // bytes asked for, at their most
-  double reserved_over_allocated() const {
-    return peak_allocated > 0 ? static_cast<double>(peak_reserved) / static_cast<double>(peak_allocated) : 0.0;
-  }
-};
-
-// The trace replayed on `stream` from an empty cache, with the peaks of that replay alone. `a` may
-// hold live blocks of others: they count in both peaks, as they would in PyTorch's.
-inline FragmentationFigures replay_fragmentation(const AllocTrace& trace, alloc::CachingAllocator& a,
-                                                 alloc::StreamId stream = 0) {
-  a.empty_cache();
-  a.reset_peak_stats();
-  replay(
-      trace, [&](size_t n) { return a.raw_alloc(n, stream); }, [&](void* p) { a.raw_free(p); });
-  const alloc::MemoryStats s = a.stats();
-  return {s.reserved_bytes[alloc::StatType::All].peak, s.allocated_bytes[alloc::StatType::All].peak,
-          s.requested_bytes[alloc::StatType::All].peak};
 }
 
 }  // namespace anatomy::testing

@@ -7,7 +7,7 @@
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/simulated_provider.h"
 #include "anatomy/core/error.h"
-#include "anatomy/testing/alloc_trace.h"
+#include "anatomy/testing/alloc_trace_replay.h"
 
 namespace anatomy::testing {
 

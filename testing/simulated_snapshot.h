@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "anatomy/alloc/memory_snapshot.h"
+#include "anatomy/cuda.h"
 
 namespace anatomy::testing {
 

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/optim/optim.h"
 #include "anatomy/testing/training_step.h"
 
 namespace anatomy::testing {

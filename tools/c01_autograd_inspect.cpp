@@ -21,7 +21,7 @@
 #include <memory>
 #include <set>
 
-#include "anatomy/alloc/cpu_allocator.h"
+#include "anatomy/anatomy.h"
 #include "anatomy/cuda.h"
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"

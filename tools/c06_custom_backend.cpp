@@ -13,8 +13,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "anatomy/core/allocator.h"
-#include "anatomy/core/empty_tensor.h"
+#include "anatomy/backend.h"
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"
 

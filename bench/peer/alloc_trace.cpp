@@ -41,6 +41,7 @@
 #include "anatomy/cuda.h"
 #include "anatomy/testing/alloc_trace.h"
 #include "anatomy/testing/alloc_trace_record.h"
+#include "anatomy/testing/alloc_trace_replay.h"
 #include "anatomy/testing/transformer_step.h"
 
 namespace peer {

@@ -1,5 +1,5 @@
 // Multi-tensor operators over lists of tensors (PyTorch's _foreach_ family): the norm and the scale
-// that clip_grad_norm_ (optim/clip_grad.cpp) runs over every gradient. The CPU and Meta run them
+// that clip_grad_norm_ (nn/optim/clip_grad.cpp) runs over every gradient. The CPU and Meta run them
 // tensor by tensor with the single-tensor operators; CUDA takes many tensors per launch
 // (backends/cuda/optim/). They record no history: an input that requires grad, in grad mode, is a
 // NotImplementedError (autograd/foreach_refusal.cpp).

@@ -1,7 +1,7 @@
 // _fused_adam_ and _fused_adam_capturable_ (fused_optim.h): schemas, the C++ functions, the
 // argument checks every backend shares, and the composites every backend without its own kernel
 // falls back to (CPU, Meta): the update written with public operators per tensor, the same
-// arithmetic as optim/adam.cpp's single-tensor step. CUDA updates many tensors per launch
+// arithmetic as nn/optim/adam.cpp's single-tensor step. CUDA updates many tensors per launch
 // (backends/cuda/optim/).
 #include "anatomy/dispatch/ops/fused_optim.h"
 

@@ -1,6 +1,6 @@
 // The optimizers' multi-tensor updates: one operator call updates every parameter of a group, and
 // the CUDA kernel updates many tensors per launch (backends/cuda/optim/). optim/'s Adam and
-// AdamW call it when their options' `foreach` is set (optim/optim.h).
+// AdamW call it when their options' `foreach` is set (nn/optim/optim.h).
 #pragma once
 
 #include "anatomy/core/tensor.h"

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "alloc_test_util.h"
-#include "anatomy/core/error.h"
+
+#include "anatomy/anatomy.h"
 
 namespace anatomy_test {
 

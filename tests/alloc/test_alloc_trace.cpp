@@ -7,7 +7,7 @@
 
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/simulated_provider.h"
-#include "anatomy/testing/alloc_trace.h"
+#include "anatomy/testing/alloc_trace_replay.h"
 
 using namespace anatomy::alloc;
 using anatomy::testing::AllocTrace;
@@ -42,6 +42,11 @@ TEST_CASE("alloc trace: the transformer trace is deterministic, balanced and mix
   MESSAGE("transformer trace: " << s.allocs << " allocations, " << s.small << " of at most 1 MiB, " << s.mid
                                 << " of 10-200 MiB, largest " << mib(static_cast<int64_t>(s.largest))
                                 << " MiB, peak live " << mib(static_cast<int64_t>(s.peak_live)) << " MiB");
+}
+
+TEST_CASE("alloc trace: summarize sorts requests by the caching allocator's small-pool limit") {
+  CHECK(anatomy::testing::kTraceSmallSize == kSmallSize);
+  CHECK(anatomy::testing::kTraceMiB == kMB);
 }
 
 TEST_CASE("alloc trace: summarize finds frees of blocks that are not live and blocks never freed") {

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "anatomy/alloc/caching_allocator.h"
-#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/alloc/simulated_provider.h"
 #include "anatomy/anatomy.h"
-#include "anatomy/core/error.h"
+#include "anatomy/cuda.h"
 #include "anatomy/testing/alloc_trace_record.h"
+#include "anatomy/testing/alloc_trace_replay.h"
 #include "anatomy/testing/transformer_step.h"
 
 using namespace anatomy::alloc;

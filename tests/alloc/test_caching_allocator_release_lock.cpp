@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "alloc_test_util.h"
-#include "anatomy/alloc/memory_snapshot.h"
-#include "anatomy/core/error.h"
+
+#include "anatomy/anatomy.h"
+#include "anatomy/cuda.h"
 
 using namespace anatomy::alloc;
 using anatomy_test::all;

@@ -14,9 +14,9 @@
 
 #include "alloc_test_util.h"
 #include "anatomy/alloc/caching_allocator.h"
-#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/alloc/simulated_provider.h"
-#include "anatomy/core/error.h"
+#include "anatomy/anatomy.h"
+#include "anatomy/cuda.h"
 #include "anatomy/dispatch/current_op.h"
 
 using namespace anatomy::alloc;

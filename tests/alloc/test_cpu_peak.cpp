@@ -4,7 +4,6 @@
 #include <atomic>
 #include <thread>
 
-#include "anatomy/alloc/cpu_allocator.h"
 #include "anatomy/anatomy.h"
 
 using namespace anatomy;

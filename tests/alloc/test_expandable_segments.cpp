@@ -14,7 +14,8 @@
 
 #include "../core/test_util.h"
 #include "alloc_test_util.h"
-#include "anatomy/alloc/memory_snapshot.h"
+
+#include "anatomy/cuda.h"
 
 using namespace anatomy::alloc;
 using anatomy_test::all;

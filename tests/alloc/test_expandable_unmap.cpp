@@ -11,9 +11,9 @@
 
 #include "../core/test_util.h"
 #include "alloc_test_util.h"
-#include "anatomy/alloc/memory_snapshot.h"
-#include "anatomy/alloc/snapshot_html.h"
 #include "random_allocator_run.h"
+
+#include "anatomy/cuda.h"
 
 using namespace anatomy::alloc;
 using anatomy_test::all;

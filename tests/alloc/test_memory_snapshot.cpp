@@ -9,11 +9,10 @@
 #include <vector>
 
 #include "anatomy/alloc/caching_allocator.h"
-#include "anatomy/alloc/memory_snapshot.h"
 #include "anatomy/alloc/simulated_provider.h"
 #include "anatomy/anatomy.h"
+#include "anatomy/cuda.h"
 #include "anatomy/dispatch/current_op.h"
-#include "anatomy/dispatch/library.h"
 
 using namespace anatomy::alloc;
 using anatomy::Tensor;

@@ -9,7 +9,7 @@
 #include "anatomy/alloc/caching_allocator.h"
 #include "anatomy/alloc/memory_summary.h"
 #include "anatomy/alloc/simulated_provider.h"
-#include "anatomy/core/error.h"
+#include "anatomy/anatomy.h"
 
 using namespace anatomy::alloc;
 

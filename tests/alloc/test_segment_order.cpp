@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "alloc_test_util.h"
-#include "anatomy/core/error.h"
+#include "anatomy/anatomy.h"
 #include "anatomy/testing/alloc_trace.h"
 
 using namespace anatomy_test;

@@ -7,7 +7,6 @@
 #include <thread>
 #include <vector>
 
-#include "anatomy/amp/autocast_mode.h"
 #include "anatomy/anatomy.h"
 
 using namespace anatomy;

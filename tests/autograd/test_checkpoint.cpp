@@ -6,10 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "anatomy/alloc/cpu_allocator.h"
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/autograd.h"
-#include "anatomy/autograd/checkpoint.h"
 
 using namespace anatomy;
 

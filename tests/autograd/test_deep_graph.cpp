@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/autograd.h"
 
 using namespace anatomy;
 

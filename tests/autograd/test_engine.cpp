@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/autograd.h"
 
 using namespace anatomy;
 

@@ -6,8 +6,6 @@
 #include <limits>
 #include <vector>
 
-#include "anatomy/amp/autocast_mode.h"
-#include "anatomy/amp/grad_scaler.h"
 #include "anatomy/anatomy.h"
 
 using namespace anatomy;

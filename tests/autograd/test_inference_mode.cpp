@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/autograd.h"
 
 using namespace anatomy;
 

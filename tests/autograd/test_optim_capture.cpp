@@ -1,4 +1,4 @@
-// An optimizer step that cannot be captured into a CUDA graph refuses to be (optim/optim.cpp):
+// An optimizer step that cannot be captured into a CUDA graph refuses to be (nn/optim/optimizer.cpp):
 // AdamW's bias correction uses a host-side step count that a replay would not advance. Checked on
 // the CPU through a DeviceStreams table whose streams say they are capturing.
 #include <doctest/doctest.h>

@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/autograd.h"
-#include "anatomy/dispatch/dispatcher.h"
 
 using namespace anatomy;
 

@@ -3,7 +3,7 @@
 // differ, Meta, and mixed-precision gradients.
 #include <array>
 
-#include "anatomy/dispatch/dispatcher.h"
+#include "anatomy/anatomy.h"
 #include "anatomy/dispatch/operator_entry.h"
 #include "anatomy/testing/layouts.h"
 #include "test_util.h"

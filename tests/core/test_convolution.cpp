@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/autograd/gradcheck.h"
 #include "test_util.h"
 
 using namespace anatomy;

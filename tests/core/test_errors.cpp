@@ -8,7 +8,6 @@
 #include <string>
 #include <type_traits>
 
-#include "anatomy/alloc/cpu_allocator.h"
 #include "anatomy/anatomy.h"
 #include "test_util.h"
 

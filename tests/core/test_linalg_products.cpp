@@ -5,8 +5,9 @@
 #include <limits>
 #include <string>
 
-#include "anatomy/dispatch/tracer.h"
 #include "test_util.h"
+
+#include "anatomy/anatomy.h"
 
 using namespace anatomy;
 using anatomy_test::D;

@@ -7,9 +7,9 @@
 
 #include <string>
 
+#include "anatomy/anatomy.h"
 #include "anatomy/core/op_name_hook.h"
 #include "anatomy/dispatch/current_op.h"
-#include "anatomy/dispatch/trace.h"
 
 namespace op_name_hook = anatomy::op_name_hook;
 using anatomy::dispatch::CurrentOpScope;

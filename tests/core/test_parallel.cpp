@@ -4,8 +4,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "anatomy/core/parallel.h"
 #include "test_util.h"
+
+#include "anatomy/anatomy.h"
 
 using namespace anatomy;
 using namespace anatomy_test;

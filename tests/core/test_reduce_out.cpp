@@ -1,8 +1,9 @@
 // The reductions' out= forms and the in-place scans: what the op table's value checks do not
 // state (a bad `out` changes nothing, `out` overlapping the input, casting into `out`, the
 // refusal under autograd) and the in-place scans' dtype rules.
-#include "anatomy/autograd/autograd.h"
 #include "test_util.h"
+
+#include "anatomy/anatomy.h"
 
 using namespace anatomy;
 using namespace anatomy_test;

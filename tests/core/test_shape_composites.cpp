@@ -3,7 +3,6 @@
 // broadcast_tensors, meshgrid) and which never do (repeat_interleave, tile, diag), writes
 // through the views, the in-place triangles, gradients through the views, and Meta shapes.
 #include "anatomy/anatomy.h"
-#include "anatomy/dispatch/tracer.h"
 #include "test_util.h"
 
 using namespace anatomy;

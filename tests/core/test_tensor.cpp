@@ -7,7 +7,6 @@
 #include <limits>
 #include <set>
 
-#include "anatomy/alloc/cpu_allocator.h"
 #include "anatomy/anatomy.h"
 #include "test_util.h"
 

@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "anatomy/anatomy.h"
-#include "anatomy/core/allocator.h"
-#include "anatomy/core/empty_tensor.h"
+#include "anatomy/backend.h"
 
 using namespace anatomy;
 using namespace anatomy::dispatch;

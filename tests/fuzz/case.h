@@ -22,7 +22,7 @@
 #include <variant>
 #include <vector>
 
-#include "anatomy/core/dtype.h"
+#include "anatomy/anatomy.h"
 
 namespace anatomy_fuzz {
 

@@ -11,6 +11,7 @@
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 #include "anatomy/testing/alloc_trace_record.h"
+#include "anatomy/testing/alloc_trace_replay.h"
 #include "anatomy/testing/transformer_step.h"
 #include "gpu_test_util.h"
 

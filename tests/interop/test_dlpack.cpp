@@ -9,7 +9,6 @@
 #include <iostream>
 #include <vector>
 
-#include "anatomy/alloc/cpu_allocator.h"
 #include "anatomy/anatomy.h"
 #include "anatomy/cuda.h"
 #include "anatomy/interop/dlpack.h"

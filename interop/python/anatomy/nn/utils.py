@@ -1,4 +1,4 @@
-"""anatomy.nn.utils: clip_grad_norm_ (as torch.nn.utils and the engine's optim/clip_grad.cpp)."""
+"""anatomy.nn.utils: clip_grad_norm_ (as torch.nn.utils and the engine's nn/optim/clip_grad.cpp)."""
 
 import math
 

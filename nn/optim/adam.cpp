@@ -7,7 +7,7 @@
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/fused_optim.h"
 #include "anatomy/dispatch/ops/fused_optim_rules.h"
-#include "anatomy/optim/options_fields.h"
+#include "anatomy/nn/optim/options_fields.h"
 
 namespace anatomy::optim {
 

@@ -1,10 +1,10 @@
 // Each optimizer's options by name, for state_dict's "param_groups.<g>.<option>" entries and the
-// checks of every step. Internal to optim/.
+// checks of every step. Internal to nn/optim/.
 #pragma once
 
 #include <string_view>
 
-#include "anatomy/optim/optim.h"
+#include "anatomy/nn/optim/optim.h"
 
 namespace anatomy::optim {
 

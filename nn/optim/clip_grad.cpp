@@ -7,7 +7,7 @@
 
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/optim/optim.h"
+#include "anatomy/nn/optim/optim.h"
 
 namespace anatomy::optim {
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <vector>
 
-#include "anatomy/optim/optim.h"
+#include "anatomy/nn/optim/optim.h"
 
 namespace anatomy::optim {
 

@@ -1,7 +1,7 @@
 // SGD's step (optim.h): torch.optim.SGD's update, per group.
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/optim/options_fields.h"
+#include "anatomy/nn/optim/options_fields.h"
 
 namespace anatomy::optim {
 

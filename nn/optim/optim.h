@@ -2,7 +2,7 @@
 // (optionally capturable into a CUDA graph), RMSprop. Each updates its parameters in place under
 // no-grad, per parameter group: a group is a list of parameters with its own options, whose
 // learning rate (and any other option) can change between steps (the LR schedulers of
-// optim/lr_scheduler.h do). state_dict() gives the optimizer's state and options as a flat map of
+// nn/optim/lr_scheduler.h do). state_dict() gives the optimizer's state and options as a flat map of
 // tensors, ready for a safetensors checkpoint; load_state_dict() puts them back.
 //
 //   optim::SGD opt({w1, b1, w2, b2}, {.lr = 0.1, .momentum = 0.9});

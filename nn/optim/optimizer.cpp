@@ -8,7 +8,7 @@
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/core/device_streams.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/optim/options_fields.h"
+#include "anatomy/nn/optim/options_fields.h"
 
 namespace anatomy::optim {
 

@@ -1,7 +1,7 @@
 // RMSprop's step (optim.h): torch.optim.RMSprop's update, per group.
 #include "anatomy/autograd/grad_mode.h"
 #include "anatomy/dispatch/ops.h"
-#include "anatomy/optim/options_fields.h"
+#include "anatomy/nn/optim/options_fields.h"
 
 namespace anatomy::optim {
 

@@ -1,5 +1,5 @@
 // The learning-rate schedules (lr_scheduler.h), with torch.optim.lr_scheduler's formulas.
-#include "anatomy/optim/lr_scheduler.h"
+#include "anatomy/nn/optim/lr_scheduler.h"
 
 #include <cmath>
 #include <numbers>
