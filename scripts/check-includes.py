@@ -11,6 +11,8 @@ nn/: it may include what its place above says, where the rest of nn/ is written 
 library (PUBLIC_ONLY below). Inside backends/cuda/, the rooms have directions of their own
 (ROOMS below; each room's README says the same): runtime/ and common/ at the bottom, memory/ on
 runtime/, the kernel families on those, and the row kernels of reduce/ under norm/ and softmax/.
+A kernel family's headers other than the building blocks it shares (SHARED below) are internal
+to its room: its launcher header, launch.h, is for its own registration code.
 
 The public device API, cuda.h at the root, declares what backends/cuda/ (or, in a build without
 CUDA, backends/no_cuda/) implements: it may include core/ and alloc/ only, and those two backends
@@ -109,6 +111,15 @@ ROOMS = {
     "graph": {"runtime", "memory"},
     "conv": {"runtime", "memory"},
 }
+# A kernel room exposes one launcher header, launch.h, to its own registration code; its other
+# headers are internal to it, except the building blocks it shares with the rooms above it, listed
+# here. Another room may include only these (runtime/, memory/ and common/ are not kernel families:
+# every header of theirs is their interface).
+SHARED = {
+    "elementwise": {"elementwise.cuh", "elementwise_layout.h", "elementwise_math.cuh", "dependent_launch.cuh"},
+    "reduce": {"reduce.cuh", "row_kernel.cuh"},
+}
+INTERFACE_ROOMS = {"runtime", "memory", "common"}
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]anatomy/([^">]+)[">]')
 
@@ -176,7 +187,11 @@ def allowed(src_path: str, src: str, target: str, dst):
         return False
     if src == dst == "backends/cuda":
         a, b = room_of(src_path), room_of(target)
-        return a == b or a is None or (a in ROOMS and b in ROOMS[a])
+        if a == b or a is None:
+            return True
+        if a not in ROOMS or b not in ROOMS[a]:
+            return False
+        return b in INTERFACE_ROOMS or target.rsplit("/", 1)[-1] in SHARED.get(b, set())
     return True
 
 
@@ -242,6 +257,12 @@ def main():
             continue
         src, room = folder_of(path), room_of(path)
         if src == "backends/cuda" and folder_of(target) == src and room in ROOMS:
+            other = room_of(target)
+            if other in ROOMS[room]:
+                shared = ", ".join(sorted(SHARED.get(other, set()))) or "none"
+                print(f"check-includes: {path} includes anatomy/{target}, internal to backends/cuda/{other}/ "
+                      f"(its headers other rooms may include: {shared})")
+                continue
             may = ", ".join(f"{r}/" for r in sorted(ROOMS[room])) or "no other room"
             print(f"check-includes: {path} includes anatomy/{target}; backends/cuda/{room}/ may include {may}")
             continue

@@ -1,5 +1,5 @@
 // CUDA pairs of the reductions: sum of a 64 MiB fp32 tensor (8192 x 8192) over all dims, the last
-// dim and the first dim, the three paths of Note [CUDA reduction paths] (backends/cuda/reduce/reduce.h),
+// dim and the first dim, the three paths of Note [CUDA reduction paths] (backends/cuda/reduce/launch.h),
 // against at::sum in the same run. Device time between CUDA events; bytes are those read (the
 // results are at most 32 KiB). Each row is skipped unless anatomy has its CUDA backend and both
 // libraries see a GPU.

@@ -2,8 +2,9 @@
 // CUBLASLT_EPILOGUE_RELU_BIAS / GELU_BIAS (addmm_lt.cpp) for a 1-D bias self, beta 1 and fp32,
 // fp16 or bf16 operands; anything else runs the composite's two steps (dispatch/ops/linalg.cpp):
 // addmm (itself on cuBLAS), then the activation in place.
-#include "anatomy/backends/cuda/blas/addmm_lt.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 #include "anatomy/backends/cuda/runtime/device.h"
+#include "anatomy/core/tensor.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/matmul_checks.h"

@@ -1,15 +1,14 @@
-// addmm's bias epilogue, plain or followed by ReLU or GELU, through cuBLASLt (see addmm_lt.h);
+// addmm's bias epilogue, plain or followed by ReLU or GELU, through cuBLASLt (see launch.h);
 // the descriptors and algorithm come from the plan cache of lt_matmul.cpp. The row-major
 // product runs transposed, as in blas_cuda.cpp: D^T [m, n] = mat2^T mat1^T, and the bias, one
 // value per column of the row-major result, is one value per row of D^T, which is what the
 // epilogue broadcasts.
-#include "anatomy/backends/cuda/blas/addmm_lt.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 
 #include <algorithm>
 #include <climits>
 
 #include "anatomy/backends/cuda/blas/gemm_operand.h"
-#include "anatomy/backends/cuda/blas/gemm_small.h"
 #include "anatomy/backends/cuda/blas/lt_matmul.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/precision_switches.h"

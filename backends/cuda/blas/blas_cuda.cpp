@@ -15,13 +15,13 @@
 // products that cuBLASLt's integer kernels compute exactly (Note [Exact int8 products on
 // cuBLASLt], gemm_int8_lt.cpp). addmm with a bias vector (linear) adds it in cuBLASLt's
 // epilogue instead (addmm_lt.cpp). Small floating products skip cuBLAS (Note [Small products skip
-// cuBLAS], gemm_small.h).
+// cuBLAS], launch.h).
 //
 // Note [Misaligned cuBLAS operands]
 // An operand whose address or leading dimension is not a multiple of 16 bytes (a storage offset
-// such as x[:, 1:], an odd K in fp16) keeps cuBLAS off its tensor-core kernels: PyTorch's fp16
-// 2048^3 product of x[:, 1:] runs 4.8x slower than the aligned one on an H200, and so did this
-// engine's while its staging copy was contiguous (leading dimension K = 2047, odd). A large
+// such as x[:, 1:], an odd K in fp16) keeps cuBLAS off its tensor-core kernels, several times
+// slower than the aligned product, and a contiguous staging copy with the same odd leading
+// dimension (K = 2047) does not help (docs/perf.md, "K padding measured"). A large
 // product therefore stages such an operand through an aligned copy whose rows are padded to 16
 // bytes (a view of the first K columns of a wider buffer), and computes a c it could not write
 // aligned in such a temporary: the copy reads and writes the operand once, a small price next to
@@ -29,20 +29,19 @@
 // cost more than the slower kernel.
 //
 // Note [Padding K for the tensor cores]
-// Aligned operands were not enough: with both operands aligned and their rows padded to 16 bytes,
-// c01's fp16 product of x[:, 1:] (K = 2047) still ran 6.1x the time of the aligned 2048^3 one on
-// an H100 (torch's, a contiguous copy: 4.8x). What remained was K itself, which NVIDIA's guidance
-// for the tensor cores asks in multiples of 8 halves: with K rounded up to 2048 the product took
-// 2.48x its aligned time, and bf16 4096's 1.78x (was 6.5x; H100, docs/perf.md), the rest being
-// the copies. A large fp16 or bf16 product whose K is not copies both
+// Aligned operands are not enough: with both operands aligned and their rows padded to 16 bytes,
+// a product whose K is not a multiple of 8 halves still runs several times the aligned one's time,
+// since NVIDIA's guidance for the tensor cores asks K in multiples of 8 halves; with K rounded up
+// the product comes within the cost of its copies (docs/perf.md, "K padding measured"). A large
+// fp16 or bf16 product whose K is not copies both
 // operands into buffers whose K is rounded up, the added columns of a and rows of b zero: each
 // element of c gains terms 0 * 0 and is the same sum (in cuBLAS's own order of additions). The
 // copies keep each operand's layout (row- or column-major), so none of them transposes, and each
 // is one pass of pad_operand.cu over its buffer.
 //
 // Note [Splitting K around a misaligned head]
-// The copies are most of what remains: fp16 2048^3's product of x[:, 1:] took 0.050 ms against the
-// aligned 0.027 (bf16 4096: 0.233 against 0.173). Where a product may round a partial sum to its
+// The copies are most of what a padded product costs beyond the aligned one. Where a product may
+// round a partial sum to its
 // own dtype (allow_fp16/bf16_reduced_precision_reduction, on by default as in PyTorch: cuBLAS's
 // split-K kernels do the same), no copy is needed when a is read row by row with its rows 16 bytes
 // apart: its first `head` columns (0 to 7) lead up to a 16-byte boundary, the largest multiple of
@@ -50,10 +49,10 @@
 // middle, aligned and with K a multiple of 8 (b's rows from `head` on are aligned when b's are).
 // k_remainder.cu first writes beta * c plus the at most 14 other terms of each element, summed in
 // fp32 and rounded once; cuBLAS then adds the middle with beta 1 (one pass over c fewer than the
-// remainder after cuBLAS). On an H100 (cuBLAS alone) K = 2040 ran as fast as 2048 (23.3 us) and
-// K = 2047 5.5 times slower, aligned or not; c01's product of x[:, 1:] costs 1.26x the aligned
-// one in fp16 2048 and 1.18x in bf16 4096 (docs/perf.md). With the switch off, both operands are
-// copied as above.
+// remainder after cuBLAS). cuBLAS runs K = 2040 as fast as 2048 and K = 2047 several times
+// slower, aligned or not (docs/perf.md, "max_pool2d in NHWC words, DLPack's stream objects, the
+// CPU rows from 1 to 16 threads", and "The split product's remainder over shared rows" for the
+// split product's cost). With the switch off, both operands are copied as above.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -62,14 +61,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "anatomy/backends/cuda/blas/addmm_lt.h"
 #include "anatomy/backends/cuda/blas/cublas_handles.h"
-#include "anatomy/backends/cuda/blas/gemm_int8_lt.h"
-#include "anatomy/backends/cuda/blas/gemm_integer.h"
 #include "anatomy/backends/cuda/blas/gemm_operand.h"
-#include "anatomy/backends/cuda/blas/gemm_small.h"
-#include "anatomy/backends/cuda/blas/k_remainder.h"
-#include "anatomy/backends/cuda/blas/pad_operand.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/precision_switches.h"
@@ -257,9 +251,9 @@ bool split_k(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& al
   r.tail = head + middle;
   r.k = k;
   r.alpha = alpha.to<float>();
-  // The remainder first, scaled and added to beta * c; cuBLAS then adds the middle to it (H100:
-  // 4% faster in fp16 2048, 2% in bf16 4096, than the remainder added after cuBLAS, which read c
-  // back once more; docs/perf.md "The transposed 2-byte LayerNorm's chain, the remainder first").
+  // The remainder first, scaled and added to beta * c; cuBLAS then adds the middle to it, so c
+  // is not read back once more after cuBLAS (docs/perf.md, "The transposed 2-byte LayerNorm's
+  // chain, the remainder first").
   r.beta = beta.to<float>();
   r.read_c = beta.to<double>() != 0.0;
   launch_k_remainder(r, current_stream());

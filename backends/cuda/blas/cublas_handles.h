@@ -1,3 +1,4 @@
+// Internal to blas/: included by the room's own files only (its launcher header is launch.h).
 // cuBLAS and cuBLASLt handles for the matrix products: one of each per thread and device, made on
 // first use, bound to the current stream and to a workspace cached per (device, stream). Handle
 // creation costs milliseconds and a cudaMalloc, so nothing here is made per call; everything is

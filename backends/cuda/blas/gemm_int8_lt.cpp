@@ -1,4 +1,4 @@
-// int8 products through cuBLASLt (see gemm_int8_lt.h), planned by lt_matmul.cpp's cache.
+// int8 products through cuBLASLt (see launch.h), planned by lt_matmul.cpp's cache.
 //
 // Note [Exact int8 products on cuBLASLt]
 // The exact kernel (gemm_integer.cu) sums int8 products in int32 with wrapping arithmetic, in a
@@ -20,7 +20,7 @@
 // stages them through copies in the TN layout: a copy reads and writes an operand once, next
 // to the product's O(n m k). A small one, or anything outside the conditions, runs the exact
 // kernel, as does a key for which cuBLASLt's heuristic finds no algorithm.
-#include "anatomy/backends/cuda/blas/gemm_int8_lt.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 
 #include <algorithm>
 #include <climits>

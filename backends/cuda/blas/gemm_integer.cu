@@ -4,7 +4,7 @@
 // overflow wraps as on the CPU instead of being undefined.
 #include <type_traits>
 
-#include "anatomy/backends/cuda/blas/gemm_integer.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {

@@ -1,3 +1,4 @@
+// Internal to blas/: included by the room's own files only (its launcher header is launch.h).
 // How cuBLAS and cuBLASLt read one operand of a row-major product (blas_cuda.cpp explains the
 // transposition): shared by the cuBLAS path and the cuBLASLt bias epilogue.
 #pragma once

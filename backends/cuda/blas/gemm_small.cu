@@ -1,7 +1,7 @@
-// The small floating-point matrix product (Note [Small products skip cuBLAS], gemm_small.h):
+// The small floating-point matrix product (Note [Small products skip cuBLAS], launch.h):
 // 16x16 output tiles, a and b staged through shared memory a 16-wide slice of k at a time, one
 // output element per thread, the sum in the accumulation type in k order.
-#include "anatomy/backends/cuda/blas/gemm_small.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 

@@ -1,5 +1,5 @@
-// The host side of the small matrix product (Note [Small products skip cuBLAS], gemm_small.h).
-#include "anatomy/backends/cuda/blas/gemm_small.h"
+// The host side of the small matrix product (Note [Small products skip cuBLAS], launch.h).
+#include "anatomy/backends/cuda/blas/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/core/tensor.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "anatomy/backends/cuda/blas/k_remainder.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 #include "anatomy/backends/cuda/common/hardware_convert.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
@@ -19,15 +19,13 @@ constexpr int kMaxTerms = 14;     // head and tail, each at most 7 columns
 constexpr int kRowsInFlight = 4;  // rows of c whose loads a thread issues together
 
 // Note [The remainder's rows share b's terms]
-//   Each element of c needs the same few rows of b as every other element of its column. One row
-//   of c per block read them again for every row: 7 terms of fp16 2048's sliced product moved 56
-//   MiB from L2 for the 8 MiB of c, and the kernel took 9.9 us where c's traffic alone takes 5.5.
-//   A block now takes a column slice of c over `rows_per_block` rows: each thread loads its
+//   Each element of c needs the same few rows of b as every other element of its column, so a
+//   block reading them once per row of c would move many times c's bytes from L2. A block takes a
+//   column slice of c over `rows_per_block` rows: each thread loads its
 //   vector of each term's b row once into registers, the block stages its rows' a values in
 //   shared memory, and the thread walks its rows kRowsInFlight at a time (their c loads issued
-//   together). H100, c01's fp16 2048 product of x[:, 1:] (the aligned product 0.0272-0.0274), ms:
-//   one row a block 0.0373-0.0377; 4 rows 0.0368, 8 rows 0.0356, 16 rows 0.0360, 32 rows 0.0406
-//   (too few blocks): at least 8. The sums keep the one-row kernel's order: terms in order from
+//   together). Rows a block: rows_per_block below (the measured choice: docs/perf.md, "The split
+//   product's remainder over shared rows"). The sums keep the one-row order: terms in order from
 //   zero, then beta * c + alpha * sum in fp32, one rounding.
 template <typename T, int Vec, int Terms>
 __global__ void __launch_bounds__(kThreads) k_remainder_kernel(KRemainderArgs args, int rows_per_block) {

@@ -1,3 +1,4 @@
+// Internal to blas/: included by the room's own files only (its launcher header is launch.h).
 // One cuBLASLt matmul with its descriptors and algorithm cached (lt_matmul.cpp): the plan
 // cache shared by addmm's bias epilogue, _addmm_activation's ReLU/GELU epilogues
 // (addmm_lt.cpp) and the int8 product (gemm_int8_lt.cpp).

@@ -1,4 +1,4 @@
-// The operand padding kernel (pad_operand.h): a copy of a 2-byte operand into a buffer with more
+// The operand padding kernel (launch.h): a copy of a 2-byte operand into a buffer with more
 // rows or columns, the extra ones zero, in one pass over the buffer. A zero fill of the added
 // entries and then a strided copy into a view of the rest took two launches, and the copy
 // walked a misaligned source a element at a time with the general strided kernel. Each thread
@@ -7,7 +7,7 @@
 // an aligned row as two words, else one by one.
 #include <cstdint>
 
-#include "anatomy/backends/cuda/blas/pad_operand.h"
+#include "anatomy/backends/cuda/blas/launch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 

@@ -1,3 +1,5 @@
+// Internal to channel_norm/: included by the room's own files only (its launcher header is
+// launch.h).
 // Device code only (included by the room's .cu files): the two passes batch_norm's forward and
 // backward are made of.
 //

@@ -3,7 +3,7 @@
 // behind a launcher's ScratchFn (scratch.h). The launchers that wrap one CUB call (index/launch.h:
 // nonzero, masked_select, one_hot) work as CUB does: called with a null pointer they only size
 // their storage, called again with it they queue the work; those that need several blocks
-// (sort.h, the sorted scatter of index/launch.h) ask a ScratchFn. The memory is freed when the
+// (sort/launch.h, the sorted scatter of index/launch.h) ask a ScratchFn. The memory is freed when the
 // host half returns; the caching allocator hands it out again only on the same stream, behind
 // the work that uses it, so no wait is needed.
 #pragma once

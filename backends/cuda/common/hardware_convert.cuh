@@ -6,7 +6,7 @@
 //   Half's and BFloat16's own conversions (core/half.h, core/bfloat16.h) are integer code, so that
 //   host and device give the same bits: about ten instructions to widen a half, twenty to round a
 //   float to one. A LayerNorm over fp16 rows of 2048 is bound by instructions rather than by
-//   memory (its rows fit in L2), and those conversions were a large part of them. cvt widens
+//   memory (its rows fit in L2), and those conversions are a large part of them. cvt widens
 //   exactly and narrows to nearest even, as the integer code does, so the two give the same bits
 //   for every number, infinity and zero; only a NaN's payload may differ, and the NaNs these
 //   kernels write come out of arithmetic, whose payloads no reference defines.

@@ -1,6 +1,6 @@
 // CUDA convolutions through cuDNN 9: forward and both backward passes, plain and transposed,
 // 1-d (as 2-d with a height of 1), 2-d and 3-d, every floating dtype. Each pass goes through
-// cuDNN's graph API with a cached execution plan (cudnn_graph.h); where no plan runs, or with
+// cuDNN's graph API with a cached execution plan (launch.h); where no plan runs, or with
 // ANATOMY_CUDNN_LEGACY_API=1, through its legacy convolution API (descriptors, an algorithm per
 // shape, a workspace), below. Without cuDNN in the build, or for what it refuses (output_padding
 // of at least the stride, more than INT_MAX elements, an empty problem, a configuration none of
@@ -41,8 +41,8 @@
 #include "anatomy/dispatch/ops/convolution_matmul.h"
 
 #if defined(ANATOMY_WITH_CUDNN)
-#include "anatomy/backends/cuda/conv/cudnn_graph.h"
 #include "anatomy/backends/cuda/conv/cudnn_handle.h"
+#include "anatomy/backends/cuda/conv/launch.h"
 #endif
 
 namespace anatomy::cuda {
@@ -54,7 +54,7 @@ using Tensor3 = std::tuple<Tensor, Tensor, Tensor>;
 
 using Pass = ConvPass;
 
-// cudnn_dims (cudnn_graph.h) as the legacy descriptors take them.
+// cudnn_dims (launch.h) as the legacy descriptors take them.
 struct Shape {
   std::vector<int> sizes, strides;
 };

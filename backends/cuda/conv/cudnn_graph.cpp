@@ -1,4 +1,4 @@
-// Convolution passes through cuDNN's graph API, with cached execution plans (see cudnn_graph.h).
+// Convolution passes through cuDNN's graph API, with cached execution plans (see launch.h).
 //
 // Note [cuDNN execution plans]
 // A problem is the pass, the device, the dtype, whether fp32 may use TF32, whether plans are
@@ -13,7 +13,7 @@
 // timed with CUDA events, and the fastest is kept. A plan is executed with the calling thread's
 // handle, as PyTorch's cached plans are.
 #if defined(ANATOMY_WITH_CUDNN)
-#include "anatomy/backends/cuda/conv/cudnn_graph.h"
+#include "anatomy/backends/cuda/conv/launch.h"
 
 #include <cuda_runtime.h>
 

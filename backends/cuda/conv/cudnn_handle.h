@@ -1,3 +1,4 @@
+// Internal to conv/: included by the room's own files only (its launcher header is launch.h).
 // cuDNN handles: one per thread and device, made on first use (creation costs milliseconds),
 // bound to the current stream on every call, destroyed by an exit hook before the CUDA runtime
 // tears its context down. Built only where cuDNN was found (ANATOMY_WITH_CUDNN).

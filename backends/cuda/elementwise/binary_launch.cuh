@@ -1,3 +1,5 @@
+// Internal to elementwise/: included by the room's own files only (its launcher header is
+// launch.h).
 // The CUDA kernels of one group of the binary rows (dispatch/ops/binary_rows.h): for the op and
 // the dtype, the row's functor (dispatch/ops/binary_functors.h, the CPU's too) through
 // launch_elementwise. Each binary_<group>.cu instantiates only its group's rows, so the four

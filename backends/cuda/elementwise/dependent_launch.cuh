@@ -1,3 +1,4 @@
+// A building block elementwise/ shares with norm/ (not a launcher: the room's is launch.h).
 // Launching a kernel that may start before the kernel ahead of it on its stream has finished
 // (Note [Programmatic dependent launch]), and the two instructions such a kernel runs.
 //
@@ -24,15 +25,16 @@ namespace anatomy::cuda {
 // whose time is mostly their launch (a replayed graph of one-element adds), this is most of the
 // time. The element-wise kernels are launched this way: each first lets its successor launch,
 // then waits, before touching memory. Releasing first lets the successor be scheduled while this
-// kernel still waits for the one ahead, so a chain's launches run several kernels ahead (H100,
-// the engine's add kernel in a captured chain of 100 one-element adds: 1.21 us a node waiting
-// first, 0.87 releasing first, 1.14 without the attribute). It cannot deadlock: a kernel is
+// kernel still waits for the one ahead, so a chain's launches run several kernels ahead (a
+// captured chain of one-element adds runs faster a node releasing first than waiting first or
+// without the attribute: docs/perf.md, "The GPT step beside PyTorch's with its breakdown,
+// programmatic dependent launch"). It cannot deadlock: a kernel is
 // scheduled only once every block of the one ahead has run its release, so the one ahead has no
-// block left to place, and its wait orders memory as before (the one ahead completes only after
+// block left to place, and its wait orders memory as a plain launch does (the one ahead completes only after
 // its own wait, so completion is transitive). A kernel ahead that never triggers (cuBLAS's, a
 // copy) just makes the wait last until it has finished, as without the attribute. The kernels of
-// other families launch as before; ANATOMY_CUDA_PDL=0 launches the element-wise ones so too (to
-// compare).
+// other families launch plainly; ANATOMY_CUDA_PDL=0 launches the element-wise ones plainly too
+// (to compare).
 
 // Run by every kernel launched by launch_dependent before it touches memory: nothing before it
 // may read or write memory that the kernel ahead on the stream touches.

@@ -1,3 +1,5 @@
+// A building block elementwise/ shares with blas/, channel_norm/, pooling/ and reduce/ (not a
+// launcher: the room's is launch.h).
 // The element-wise kernel templates of the CUDA backend, in the two shapes MLX uses: a
 // vectorized one for contiguous operands (each thread loads and stores whole 16-byte words)
 // and a general one that walks an iteration plan's layout. An op is a functor with a __device__

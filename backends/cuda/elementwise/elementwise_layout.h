@@ -1,3 +1,5 @@
+// A building block elementwise/ shares with the rooms that include elementwise.cuh (not a launcher:
+// the room's is launch.h).
 // What an element-wise CUDA kernel receives from the host: the operands' pointers, whether the
 // plan is one flat contiguous run, and otherwise the plan's loop shape (innermost dim first) with
 // every operand's byte strides, passed by value with the launch. A CPU scalar input travels as

@@ -1,3 +1,5 @@
+// A building block elementwise/ shares with blas/, optim/ and reduce/ (not a launcher: the room's
+// is launch.h).
 // The scalar vocabulary of the CUDA kernels: the one every backend shares
 // (dispatch/ops/elementwise_scalar.h: the type arithmetic happens in, wrapping integers, NaN),
 // named in anatomy::cuda. The element-wise operators' rules are dispatch/ops/*_functors.h.

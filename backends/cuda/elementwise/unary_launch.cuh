@@ -1,3 +1,5 @@
+// Internal to elementwise/: included by the room's own files only (its launcher header is
+// launch.h).
 // The CUDA kernels of one group of the unary rows (dispatch/ops/unary_rows.h): for the op and the
 // dtype, the row's functor (dispatch/ops/unary_functors.h, the CPU's too) through
 // launch_elementwise. Each unary_<group>.cu instantiates only its group's rows, so the three

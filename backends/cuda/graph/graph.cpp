@@ -7,7 +7,7 @@
 #include <exception>
 #include <thread>
 
-#include "anatomy/backends/cuda/graph/graph_rng.h"
+#include "anatomy/backends/cuda/graph/launch.h"
 #include "anatomy/backends/cuda/memory/cuda_allocator.h"
 #include "anatomy/backends/cuda/memory/cuda_memory_provider.h"
 #include "anatomy/backends/cuda/runtime/capture.h"

@@ -1,7 +1,7 @@
 // The kernel that hands a CUDA graph's random ops this replay's seed and base offset (Note
 // [Random numbers in CUDA graphs], runtime/capture.h): one thread writes {seed, base} on the
 // replay stream, ahead of the graph's launch on the same stream.
-#include "anatomy/backends/cuda/graph/graph_rng.h"
+#include "anatomy/backends/cuda/graph/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 
 namespace anatomy::cuda {

@@ -1,3 +1,4 @@
+// Internal to index/: included by the room's own files only (its launcher header is launch.h).
 // The host half of the CUDA indexing ops, shared by index_cuda.cpp (reading) and scatter_cuda.cpp
 // (writing): building the offsets table of an op's indices on the device (checked there: Note
 // [Bad indices on the device]) and launching the gather and scatter kernels of index/launch.h over a

@@ -1,3 +1,4 @@
+// Internal to index/: included by the room's own files only (its launcher header is launch.h).
 // The segmented combine of the sorted scatter (Note [Sorted scatter on CUDA],
 // index_scatter_sorted.cu): entries sorted by their target, equal targets in the CPU's order,
 // combined per target without atomics, in levels of fixed shape. Written once for the device

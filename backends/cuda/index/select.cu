@@ -2,7 +2,7 @@
 // flags for the count, and DeviceSelect::Flagged, which keeps the selected items in their order,
 // for the result. The inputs are read in place through transform iterators over the row-major
 // index; each holds a pointer and a stride only (16 bytes), since CUB copies iterators around
-// per item: one holding a whole StridedLayout made nonzero 50 times slower.
+// per item: one holding a whole StridedLayout would make nonzero many times slower.
 // Both CUB algorithms are deterministic: integer sums and an order-preserving compaction.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>

@@ -24,7 +24,7 @@
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
-#include "anatomy/backends/cuda/loss/cross_entropy.h"
+#include "anatomy/backends/cuda/loss/launch.h"
 #include "anatomy/backends/cuda/reduce/row_kernel.cuh"
 
 namespace anatomy::cuda {

@@ -4,7 +4,7 @@
 // CPU's IndexError at the next wait (Note [Bad indices on the device], index_error.h).
 #include <tuple>
 
-#include "anatomy/backends/cuda/loss/cross_entropy.h"
+#include "anatomy/backends/cuda/loss/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/dispatch/library.h"

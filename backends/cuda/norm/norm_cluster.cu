@@ -17,11 +17,10 @@
 //   swizzle), so that neither the loads' stores (the chunks of a few columns) nor the output's
 //   reads (one chunk of 8 consecutive columns) meet two chunks in one bank group.
 //
-//   Measured (H100, c01 contiguity-bench, layer_norm of the transposed view): fp32 8192 0.359 ms
-//   with the tile kernel, 0.245 with clusters (contiguous rows 0.182). fp16 2048 and bf16 4096
-//   measured no faster (19.4 against 18.2 us, 51.5 against 50.7; under ncu the cluster kernel read
-//   at 10% and 26% of DRAM's bandwidth: 32 and 64 tiles, and output stores of 2 bytes a lane), so
-//   2-byte elements take the tile kernel.
+//   For fp32 the clusters are faster than the tile kernel; for fp16 and bf16 they are no faster
+//   (32 and 64 tiles read at a fraction of DRAM's bandwidth, and output stores of 2 bytes a lane),
+//   so 2-byte elements take the tile kernel (docs/perf.md, "max_pool2d in NHWC words, DLPack's
+//   stream objects, the CPU rows from 1 to 16 threads").
 #include <cooperative_groups.h>
 
 #include <algorithm>

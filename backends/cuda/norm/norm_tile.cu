@@ -12,10 +12,10 @@
 //   order), and the output is written row by row, coalesced. One read and one write of each
 //   element, as the contiguous kernels. R is 16 bytes of values (4 floats, 8 halves, 2 doubles),
 //   halved while the tile does not fit one block's shared memory; a row too long for R = 2 is
-//   copied instead (row_norm_tile_rows). Measured on an H100 (c01's transposed view, ms): a
-//   16-byte tile beat 32 bytes (fp16 2048: 0.0277 against 0.0317), and narrower tiles that let
-//   more blocks share an SM lost more to the sectors they split than they won (fp32 8192: R = 4
-//   0.358, R = 2 0.679); blocks of 512 threads beat 256 and 1024.
+//   copied instead (row_norm_tile_rows). A 16-byte tile is faster than 32 bytes, narrower tiles
+//   that let more blocks share an SM lose more to the sectors they split than they win, and
+//   blocks of 512 threads are faster than 256 and 1024 (docs/perf.md, "The second run with the
+//   peer: the tool's runner, LayerNorm's strided views").
 #include <algorithm>
 #include <array>
 #include <cstdint>

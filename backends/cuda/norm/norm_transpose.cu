@@ -251,9 +251,10 @@ int64_t row_norm_transpose_scratch(DType dtype, const RowNormBuffers& b, int64_t
       !aligned16(b.weight) || !aligned16(b.bias)) {
     return 0;
   }
-  // S is read again by the write, from L2 while it fits in a quarter of it: an H100 (50 MiB of L2)
-  // ran fp16 2048 (8 MiB) in 0.0148 ms against the tile kernel's 0.0184, but bf16 4096 (32 MiB)
-  // in 0.0617 against 0.0493 (docs/perf.md). Grids' y within 65535.
+  // S is read again by the write, from L2 while it fits in a quarter of it: on an H100 (50 MiB of
+  // L2) faster than the tile kernel for fp16 2048 (8 MiB), slower for bf16 4096 (32 MiB)
+  // (docs/perf.md, "The transposed 2-byte LayerNorm's chain, the remainder first"). Grids' y
+  // within 65535.
   if (cols * b.input_col_stride * 2 > current_device_limits().l2_bytes / 4 || chunks_of(cols) > 65535 ||
       (cols + kTile - 1) / kTile > 65535) {
     return 0;

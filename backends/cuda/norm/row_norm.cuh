@@ -1,3 +1,4 @@
+// Internal to norm/: included by the room's own files only (its launcher header is launch.h).
 // What the CUDA layer_norm and rms_norm kernels share (norm.cu: a warp or block per row;
 // norm_tile.cu: tiles of adjacent rows for inputs whose rows are closer in memory than their
 // values): the arguments, the statistics' formulas (Note [Two-pass statistics in fp32], norm.cu)

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "anatomy/backends/cuda/common/cub_temp.h"
-#include "anatomy/backends/cuda/optim/foreach.h"
+#include "anatomy/backends/cuda/optim/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/dispatch/library.h"

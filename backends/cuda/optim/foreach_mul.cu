@@ -3,7 +3,7 @@
 // device, in fp32 for fp16 and bf16 (opmath), as mul_ computes it.
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
-#include "anatomy/backends/cuda/optim/foreach.h"
+#include "anatomy/backends/cuda/optim/launch.h"
 #include "anatomy/backends/cuda/optim/multi_tensor.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
-#include "anatomy/backends/cuda/optim/foreach.h"
+#include "anatomy/backends/cuda/optim/launch.h"
 #include "anatomy/backends/cuda/optim/multi_tensor.h"
 #include "anatomy/backends/cuda/reduce/reduce.cuh"
 

@@ -11,7 +11,7 @@
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
-#include "anatomy/backends/cuda/optim/fused_adam.h"
+#include "anatomy/backends/cuda/optim/launch.h"
 #include "anatomy/backends/cuda/optim/multi_tensor.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <vector>
 
-#include "anatomy/backends/cuda/optim/fused_adam.h"
+#include "anatomy/backends/cuda/optim/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/dispatch/library.h"

@@ -1,3 +1,4 @@
+// Internal to optim/: included by the room's own files only (its launcher header is launch.h).
 // How the multi-tensor kernels (fused_adam.cu, foreach_norm.cu, foreach_mul.cu) split a list of
 // tensors into launches: PyTorch's multi_tensor_apply scheme. A launch carries, in its kernel
 // parameters (at most 4 KB), a table of up to kTensors tensors and, for each of up to kBlocks

@@ -12,7 +12,7 @@
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
-#include "anatomy/backends/cuda/pooling/max_pool_nhwc.h"
+#include "anatomy/backends/cuda/pooling/launch.h"
 #include "anatomy/backends/cuda/pooling/window_max.cuh"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/dispatch/ops/elementwise_scalar.h"

@@ -1,14 +1,14 @@
 // CUDA: pooling and upsampling, forward and backward, registered over the CPU's plans and checks
 // (dispatch/ops/pooling_registration.h, the same messages); the kernels are in pooling.cu.
 // Inputs are made dense in their suggested layout first, and results keep it. Max pooling's
-// backward gathers into the result where few windows can hold each input element (pooling.h);
+// backward gathers into the result where few windows can hold each input element (launch.h);
 // the other backward kernels scatter into a zeroed buffer of the computation type, cast to the
 // result's dtype after (for fp32 and fp64 the buffer is the result). A bad index given to max
 // pooling's backward is raised as the CPU's IndexError at the next wait (Note [Bad indices on the
 // device], index_error.h).
 #include <tuple>
 
-#include "anatomy/backends/cuda/pooling/pooling.h"
+#include "anatomy/backends/cuda/pooling/launch.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
 #include "anatomy/dispatch/library.h"

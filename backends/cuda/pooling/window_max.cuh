@@ -1,3 +1,4 @@
+// Internal to pooling/: included by the room's own files only (its launcher header is launch.h).
 // What max pooling's CUDA kernels share (pooling.cu, max_pool_nhwc.cu): the comparison, as the
 // CPU's loop makes it (a value replaces the best so far when it is greater or NaN, so NaN wins and,
 // among equal values, the first in window order keeps the index), and the value a search starts

@@ -8,7 +8,7 @@
 
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
-#include "anatomy/backends/cuda/random/random.h"
+#include "anatomy/backends/cuda/random/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/core/philox.h"
 

@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
-#include "anatomy/backends/cuda/random/random.h"
+#include "anatomy/backends/cuda/random/launch.h"
 #include "anatomy/backends/cuda/runtime/capture.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"

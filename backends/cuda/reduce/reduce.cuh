@@ -1,4 +1,5 @@
-// The CUDA reduction kernel templates (Note [CUDA reduction paths], reduce.h), the device twin
+// A building block reduce/ shares with optim/ (not a launcher: the room's is launch.h).
+// The CUDA reduction kernel templates (Note [CUDA reduction paths], launch.h), the device twin
 // of backends/cpu/reduce_loops.h: every reduction is an Op
 //   using acc_t = ...;                                   (trivially copyable, <= kMaxAccBytes)
 //   acc_t identity() const;                              the value of an empty reduction
@@ -21,7 +22,7 @@
 
 #include "anatomy/backends/cuda/elementwise/elementwise.cuh"
 #include "anatomy/backends/cuda/elementwise/elementwise_math.cuh"
-#include "anatomy/backends/cuda/reduce/reduce.h"
+#include "anatomy/backends/cuda/reduce/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/dispatch/ops/reduce_functors.h"
 

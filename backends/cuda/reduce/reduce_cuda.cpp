@@ -2,9 +2,9 @@
 // std, norm, logsumexp, any, all, count_nonzero) through dispatch/ops/reduce_registration.h, which
 // does the checks, result dtypes and allocation for every backend. This file's one loop presents
 // the input as the plan's dense [P, N, M] block (a device copy when it is not one already),
-// chooses the launch geometry (Note [CUDA reduction paths], reduce.h), takes the scratch of a
+// chooses the launch geometry (Note [CUDA reduction paths], launch.h), takes the scratch of a
 // two-pass reduction from the caching allocator, and calls the family's launcher.
-#include "anatomy/backends/cuda/reduce/reduce.h"
+#include "anatomy/backends/cuda/reduce/launch.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"

@@ -1,3 +1,5 @@
+// A building block reduce/ shares with norm/, softmax/ and loss/ (not a launcher: the room's is
+// launch.h).
 // The building blocks of the CUDA kernels that hold one contiguous row in registers while they
 // reduce it and write it (softmax.cu, norm.cu): the row is read from memory once, with 16-byte
 // vector loads where the row's pointer and length allow, reduced across a group of threads (one
@@ -181,11 +183,10 @@ __device__ __forceinline__ void store_vector(T* __restrict__ p, int e, const A* 
 //   the one or two aligned vectors that hold its elements and shifts them into place (the shift is
 //   the same for every thread of the row: a uniform branch, no divergence). Aligned vectors that
 //   hold none of the row's elements are not read, so no load leaves the row's 16-byte words.
-//   The shift is chosen once per row (with_shift), not once per vector: a branch per vector cost
-//   the bf16 block kernel 3 registers and 96 bytes of spill, and c01's layer_norm of x[:, 1:]
-//   (H100, ms) went 0.2335 -> 0.2142 in fp32 8192 (contiguous 0.1819) and 0.0393 -> 0.0385 in
-//   bf16 4096 (contiguous 0.0297); capping the kernel at 48 or 40 registers (more blocks an SM)
-//   measured no faster (0.0390, 0.0383 in bf16; 0.2371, 0.2401 in fp32).
+//   The shift is chosen once per row (with_shift), not once per vector: a branch per vector costs
+//   the bf16 block kernel 3 registers and 96 bytes of spill, and c01's layer_norm of x[:, 1:] runs
+//   slower that way; capping the kernel at 48 or 40 registers (more blocks an SM) is no faster
+//   (docs/perf.md, "The split product's remainder over shared rows, one shift per row").
 
 // Vec (> 1) elements of p from element e, where p + e lies Shift elements past a 16-byte boundary
 // (p 16-byte aligned modulo whole elements), those outside [0, n) unread and unspecified (Note
@@ -274,8 +275,8 @@ struct RowRegisters {
   // after its own, which the next lane read as its own (ranks r and r + 1 hold adjacent vectors),
   // so it comes by a shuffle; the warp's last lane, whose neighbour is another warp's (or the next
   // j's), reads it. All 32 lanes of the warp must call this together. (Reading both aligned
-  // vectors in every lane, the second an L1 hit mostly, left fp32 8192's sliced LayerNorm at
-  // 1.17x contiguous on an H100, against 1.02x this way; bf16 4096's ran as fast either way.)
+  // vectors in every lane, the second an L1 hit mostly, is slower for fp32 8192's sliced
+  // LayerNorm: docs/perf.md, "The split product's remainder over shared rows, one shift per row".)
   __device__ void load_shifted_row(const T* __restrict__ row, int n, int head, int rank, int size) {
     // Every vector of the row starts the same number of elements past a 16-byte boundary.
     const int shift = static_cast<int>(((reinterpret_cast<uintptr_t>(row) - head * sizeof(T)) % 16) / sizeof(T));

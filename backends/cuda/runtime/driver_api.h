@@ -2,8 +2,8 @@
 // allocator's expandable segments (cuMemAddressReserve, cuMemCreate, cuMemMap, ...), and
 // cuCtxGetCurrent and cuCtxGetId. They are looked up at run time through the runtime's
 // cudaGetDriverEntryPointByVersion instead of linking libcuda, so that libanatomy still loads on
-// a machine with the toolkit but no driver (a build machine without a GPU), as it does today with
-// the runtime alone.
+// a machine with the toolkit but no driver (a build machine without a GPU), as it does with the
+// runtime alone.
 #pragma once
 
 #include <cuda.h>

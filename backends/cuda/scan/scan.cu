@@ -1,4 +1,4 @@
-// CUDA: cumsum, cumprod and logcumsumexp (scan.h), the kernels of scan_kernels.cuh over a fold
+// CUDA: cumsum, cumprod and logcumsumexp (launch.h), the kernels of scan_kernels.cuh over a fold
 // policy. The running value and each step are the CPU's (dispatch/ops/scan_functors.h: float for
 // fp16/bf16, double for fp32 and fp64, and for integers and bool a uint64 whose wrapping
 // arithmetic gives two's-complement results). Integer scans are therefore exactly the CPU's

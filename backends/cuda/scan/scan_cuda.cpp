@@ -7,7 +7,7 @@
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/scan/scan.h"
+#include "anatomy/backends/cuda/scan/launch.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops.h"
 #include "anatomy/dispatch/ops/shape_checks.h"

@@ -1,4 +1,4 @@
-// CUDA: cummax and cummin (scan.h), the kernels of scan_kernels.cuh over (value, index) pairs
+// CUDA: cummax and cummin (launch.h), the kernels of scan_kernels.cuh over (value, index) pairs
 // combined by the CPU's rule (scan::ExtremumOp in dispatch/ops/scan_functors.h: ties take the
 // latest index, NaN sticks with the latest NaN's index). The op picks one of its operands, so
 // every path gives the CPU's values and indices exactly, whatever the grouping.

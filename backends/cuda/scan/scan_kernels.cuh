@@ -1,4 +1,5 @@
-// The scan kernels (scan.h), written once over a scan policy S and instantiated by scan.cu
+// Internal to scan/: included by the room's own files only (its launcher header is launch.h).
+// The scan kernels (launch.h), written once over a scan policy S and instantiated by scan.cu
 // (cumsum, cumprod, logcumsumexp) and scan_extremum.cu (cummax, cummin).
 //
 // Note [Scan policies]
@@ -24,8 +25,8 @@
 // pads a partial chunk only after the row's last element, whose results are not stored.
 //
 // Note [Tiled scans]
-//   One block (or thread) per row leaves the GPU idle when there are few long rows: one row of
-//   16M floats took 18 ms that way, one column of 4M 400 ms. Such rows are cut into tiles of
+//   One block (or thread) per row leaves the GPU idle when there are few long rows (one row of
+//   16M floats, or one column of 4M, takes milliseconds to hundreds of them). Such rows are cut into tiles of
 //   equal length, and three launches follow: (1) each tile but the last is folded into its total
 //   (a block reduction for contiguous rows, a serial fold per thread for columns); (2) the totals
 //   of each row are scanned in place by the row kernels above, so total t becomes the carry of
@@ -45,7 +46,7 @@
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/common/strided_offsets.cuh"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/scan/scan.h"
+#include "anatomy/backends/cuda/scan/launch.h"
 
 namespace anatomy::cuda::scan_kernels {
 

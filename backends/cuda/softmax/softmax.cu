@@ -12,7 +12,7 @@
 //                                   same passes
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/reduce/row_kernel.cuh"
-#include "anatomy/backends/cuda/softmax/softmax.h"
+#include "anatomy/backends/cuda/softmax/launch.h"
 
 namespace anatomy::cuda {
 namespace {

@@ -4,7 +4,7 @@
 // element-wise ops and sum (autograd/), which run on CUDA as they are.
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/softmax/softmax.h"
+#include "anatomy/backends/cuda/softmax/launch.h"
 #include "anatomy/dispatch/library.h"
 #include "anatomy/dispatch/ops/norm_plan.h"
 

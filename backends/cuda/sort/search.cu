@@ -8,7 +8,7 @@
 #include "anatomy/backends/cuda/common/dtype_switch.h"
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/sort/search.h"
+#include "anatomy/backends/cuda/sort/launch.h"
 #include "anatomy/dispatch/ops/sorted_search.h"
 
 namespace anatomy::cuda {

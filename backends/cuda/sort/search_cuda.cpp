@@ -8,7 +8,7 @@
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/sort/search.h"
+#include "anatomy/backends/cuda/sort/launch.h"
 #include "anatomy/dispatch/ops/search_registration.h"
 
 namespace anatomy::cuda {

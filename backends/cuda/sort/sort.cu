@@ -17,7 +17,7 @@
 // device-wide sort of keys: a position numbered across the chunk orders by row, then by index).
 // topk of at most 16 elements from 32 or more rows of 1024 or more elements does not sort: one
 // block a row keeps each thread's first k and merges them (topk_small.cu, small_topk_fits in
-// sort.h, picked by sort_cuda.cpp).
+// launch.h, picked by sort_cuda.cpp).
 // Rows are taken in chunks of at most INT32_MAX elements, so positions are 32-bit; the scratch
 // comes from the caller (the caching allocator).
 #include <cub/cub.cuh>
@@ -27,7 +27,7 @@
 
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/sort/sort.h"
+#include "anatomy/backends/cuda/sort/launch.h"
 #include "anatomy/backends/cuda/sort/sort_keys.cuh"
 
 namespace anatomy::cuda {

@@ -10,7 +10,7 @@
 #include "anatomy/backends/cuda/common/make_strided_layout.h"
 #include "anatomy/backends/cuda/runtime/current_stream.h"
 #include "anatomy/backends/cuda/runtime/device.h"
-#include "anatomy/backends/cuda/sort/sort.h"
+#include "anatomy/backends/cuda/sort/launch.h"
 #include "anatomy/dispatch/ops/sort_registration.h"
 
 namespace anatomy::cuda {

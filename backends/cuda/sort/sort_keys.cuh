@@ -1,3 +1,4 @@
+// Internal to sort/: included by the room's own files only (its launcher header is launch.h).
 // Sort keys: each element mapped to an unsigned integer of its own width whose ascending order is
 // the order sort and topk want (the CPU's, backends/cpu/sort_cpu.cpp), so that CUB's radix sorts
 // (stable) give the CPU's stable order bit for bit.

@@ -9,7 +9,7 @@
 
 #include "anatomy/backends/cuda/common/launch_config.h"
 #include "anatomy/backends/cuda/runtime/cuda_check.h"
-#include "anatomy/backends/cuda/sort/sort.h"
+#include "anatomy/backends/cuda/sort/launch.h"
 #include "anatomy/backends/cuda/sort/sort_keys.cuh"
 
 namespace anatomy::cuda {

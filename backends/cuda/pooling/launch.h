@@ -1,6 +1,6 @@
-// Launchers of the pooling and upsampling CUDA kernels (pooling.cu), called by pooling_cuda.cpp
-// with the CPU's plan (dispatch/ops/pooling_rules.h): dense inputs and results in the plan's
-// layout, NCHW or NHWC.
+// The pooling room's launchers, declared once: the pooling and upsampling CUDA kernels
+// (pooling.cu), called by pooling_cuda.cpp with the CPU's plan (dispatch/ops/pooling_rules.h):
+// dense inputs and results in the plan's layout, NCHW or NHWC.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -44,5 +44,14 @@ void launch_window_max_backward_gather(const WindowArgs& a, const void* grad_out
 // index outside the plane is reported through `sink` and skipped.
 void launch_window_max_backward(const WindowArgs& a, const void* grad_output, const int64_t* indices, void* grad_input,
                                 const IndexErrorSink& sink, cudaStream_t stream);
+
+// Internal to the room: max pooling's NHWC kernels over 16-byte words of channels
+// (max_pool_nhwc.cu), which launch_window_max and launch_window_max_backward_gather (pooling.cu)
+// try first: each launches and returns true when the layout is NHWC, the channels a multiple of
+// 16 / sizeof(dtype) and every pointer on a 16-byte boundary, and returns false, launching
+// nothing, otherwise. pooling_cuda.cpp does not call them.
+bool launch_window_max_nhwc(const WindowArgs& a, const void* x, void* y, int64_t* indices, cudaStream_t stream);
+bool launch_window_max_backward_nhwc(const WindowArgs& a, const void* grad_output, const int64_t* indices,
+                                     void* grad_input, const IndexErrorSink& sink, cudaStream_t stream);
 
 }  // namespace anatomy::cuda

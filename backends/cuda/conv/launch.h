@@ -1,8 +1,9 @@
-// One pass of a plain convolution x -> y through cuDNN's graph API (the backend descriptors of
-// cudnn_graph.h), with its execution plan built once per problem and cached: the legacy calls
-// (cudnnConvolutionForward and the rest) build and finalize a graph and an engine configuration
-// inside every call, tens to hundreds of microseconds of host time that a plan kept across calls
-// does not spend (PyTorch's convolutions take the same route). Note [cuDNN execution plans].
+// The conv room's launcher: one pass of a plain convolution x -> y through cuDNN's graph API
+// (the backend descriptors of cudnn_graph.cpp), called by conv_cudnn.cpp, with its execution plan
+// built once per problem and cached: the legacy calls (cudnnConvolutionForward and the rest)
+// build and finalize a graph and an engine configuration inside every call, tens to hundreds of
+// microseconds of host time that a plan kept across calls does not spend (PyTorch's convolutions
+// take the same route). Note [cuDNN execution plans].
 //
 //   ConvSettings s{padding, stride, dilation, channels_last};
 //   if (!run_conv_graph(ConvPass::Forward, x, w, y, s)) { ... the legacy API ... }

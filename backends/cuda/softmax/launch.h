@@ -1,4 +1,4 @@
-// Launcher of the CUDA softmax and log_softmax kernels (softmax.cu), called by softmax_cuda.cpp
+// The softmax room's launcher: the CUDA softmax and log_softmax kernels (softmax.cu), called by softmax_cuda.cpp
 // with the plan's contiguous [P, N, M] input and output (dispatch/ops/norm_plan.h).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Launchers of cross_entropy's fused CUDA kernels (cross_entropy.cu), called by
+// The loss room's launchers: cross_entropy's fused CUDA kernels (cross_entropy.cu), called by
 // cross_entropy_cuda.cpp with prepare_cross_entropy_rows's operands (dispatch/ops/loss_rules.h):
 // logits with contiguous rows (N, C) of `dtype`, int64 targets, and the weight, losses, lse and
 // gradients of the rows in the computation type A (fp32, or fp64 for fp64 logits).

@@ -1,4 +1,4 @@
-// Launchers of the scan kernels (scan_kernels.cuh): cumsum, cumprod and logcumsumexp in scan.cu,
+// The scan room's launchers: the scan kernels (scan_kernels.cuh): cumsum, cumprod and logcumsumexp in scan.cu,
 // cummax and cummin in scan_extremum.cu; called by scan_cuda.cpp.
 //
 // A scan walks rows: the elements along the scanned dim, `length` of them, `in_stride` and

@@ -1,4 +1,4 @@
-// Launchers of the CUDA reduction kernels (reduce_sum.cu, reduce_stats.cu, reduce_minmax.cu,
+// The reduce room's launchers: the CUDA reduction kernels (reduce_sum.cu, reduce_stats.cu, reduce_minmax.cu,
 // reduce_logical.cu), called by reduce_cuda.cpp with the reduction plan's dense [P, N, M] input
 // (Note [Reduction plan], core/reduction_plan.h) and the geometry chosen here. Plain C++: the
 // host computes the geometry (and so the size of the scratch buffer of a two-pass reduction)

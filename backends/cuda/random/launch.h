@@ -1,4 +1,4 @@
-// Launchers of the random kernels (random.cu), called by random_cuda.cpp once the arguments are
+// The random room's launchers: the random kernels (random.cu), called by random_cuda.cpp once the arguments are
 // checked and the generator's counters reserved. Element i of the output, in row-major order of
 // its shape, gets the Philox block philox_element_block(seed, offset, i) (core/philox.h), mapped
 // to a value exactly as backends/cpu/random_cpu.cpp maps it.

@@ -1,4 +1,5 @@
-// The launcher of graph_rng.cu: writes a graph's {seed, base offset} before a replay.
+// The graph room's launcher: graph_rng.cu's kernel, which writes a graph's {seed, base offset}
+// before a replay (called by graph.cpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
