@@ -39,7 +39,7 @@ void remove_op_name_listener();
 
 // Functions the dispatcher calls around every operator call (nested calls included, redispatches
 // to a lower key not): push(name) as it starts, pop() as it ends. The CUDA backend's NVTX op
-// ranges use them (backends/cuda/runtime/nvtx.h). Setting them registers an op-name listener, so every
+// ranges use them (backends/cuda/runtime/nvtx.cpp). Setting them registers an op-name listener, so every
 // call takes the dispatcher's slow path; set_op_range_hooks(nullptr, nullptr) removes them.
 using OpRangePush = void (*)(const char* name);
 using OpRangePop = void (*)();
