@@ -6,22 +6,19 @@ under their parents, device spans in the colour of their operator.
 
 usage: scripts/plot-profile.py TRACE.json OUT_BASENAME   (writes OUT_BASENAME.svg and .png)
 
-Runs with Debian's interpreter and python3-matplotlib (scripts/setup.sh installs it).
+`gpu-anatomy c10 profile --trace F` runs it with the project's virtual environment (.venv, whose
+matplotlib scripts/python-requirements.txt pins and scripts/setup.sh installs); any python3 with
+matplotlib runs it too.
 """
 import json
 import os
 import sys
 import zlib
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 DEPTHS_SHOWN = 4  # host rows show this many nesting levels
 
 
-def colour(name):
+def colour(plt, name):
     return plt.get_cmap("tab20")(zlib.crc32(name.encode()) % 20)
 
 
@@ -60,13 +57,21 @@ def main(argv):
     if not rows:
         print(f"plot-profile: error: {argv[1]}: no events", file=sys.stderr)
         return 1
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"plot-profile: error: {sys.executable} has no matplotlib (scripts/setup.sh installs it into .venv)",
+              file=sys.stderr)
+        return 1
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(12, max(4.0, 1 + 1.2 * len(rows))))
     legend = {}
     for r, (label, levels, bars) in enumerate(rows):
         height = 0.8 / levels  # a row's levels share 0.8 around its tick
         for start, duration, name, level in bars:
             y = r - 0.4 + level * height  # callers on top (the axis is inverted), callees below
-            patch = ax.broken_barh([(start, max(duration, 1e-3))], (y, height * 0.9), facecolors=colour(name))
+            patch = ax.broken_barh([(start, max(duration, 1e-3))], (y, height * 0.9), facecolors=colour(plt, name))
             legend.setdefault(name, patch)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([label for label, _, _ in rows])
