@@ -1,10 +1,10 @@
 // GPU tests of the profiler (profiler/profiler.h, docs/profiler.md): CUDA operators get device
-// times that are positive and ordered on their stream, the top-level device times of a region of
-// large kernels add up to within 10% of its synchronized wall time, the Chrome trace holds a
-// device row with the spans and their flows, and profiling makes the host wait nowhere (the
-// sync-debug mode in error mode stays quiet until the profile stops); later profiles, which record
-// into the events the first one made (profiler/span_pool.cpp), time alike, and an operator that
-// throws gets no device time rather than an earlier profile's.
+// times that are positive and ordered on their stream, factories making CUDA tensors too, the top-level device times of
+// a region of large kernels add up to within 10% of its synchronized wall time, the Chrome trace holds a device row
+// with the spans and their flows, and profiling makes the host wait nowhere (the sync-debug mode in error mode stays
+// quiet until the profile stops); later profiles, which record into the events the first one made
+// (profiler/span_pool.cpp), time alike, and an operator that throws gets no device time rather than an earlier
+// profile's.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -41,6 +41,27 @@ TEST_CASE("cuda profiler: device times are positive, ordered per stream, and nev
   const std::string table = p.table(profiler::SortBy::CudaTotal);
   CHECK_MESSAGE(table.find("CUDA total") != std::string::npos, table);
   CHECK(table.find("aten::matmul") != std::string::npos);
+}
+
+TEST_CASE("cuda profiler: a factory on CUDA gets the CUDA key, a device span and its bytes") {
+  ANATOMY_REQUIRE_GPU();
+  cuda::synchronize();
+  profiler::Profile p({.profile_memory = true});
+  Tensor z = zeros({1 << 20}, TensorOptions().device(kCuda));  // 4 MiB and a fill kernel
+  Tensor f = full({1 << 20}, 3.0, TensorOptions().device(kCuda));
+  p.stop();
+  int found = 0;
+  for (const profiler::Event& e : p.events()) {
+    if (e.depth != 0) continue;
+    CAPTURE(e.name);
+    ++found;
+    CHECK(e.key == "CUDA");
+    CHECK(e.device == 0);
+    CHECK(e.device_start_us >= 0);
+    CHECK(e.device_end_us > e.device_start_us);
+    CHECK(e.memory_delta >= (4 << 20));
+  }
+  CHECK(found == 2);  // zeros and full, each with its empty and fill_ below it
 }
 
 TEST_CASE("cuda profiler: the device times of large kernels add up to the region's wall time") {

@@ -129,6 +129,43 @@ TEST_CASE("profiler: profile_memory records the bytes each operator allocated") 
   CHECK(p.table().find("Memory") != std::string::npos);
 }
 
+TEST_CASE("profiler: a factory's key, memory and shapes come from its device argument") {
+  Profile p({.profile_memory = true});
+  Tensor e = empty({256});                                     // the CPU by default: 1 KiB kept
+  Tensor z = zeros({512}, TensorOptions().device(kCPU));       // 2 KiB kept
+  Tensor m = empty({1024}, TensorOptions().device(kMeta));     // no storage
+  Tensor like = empty_like(z, TensorOptions().device(kMeta));  // a tensor argument: its device
+  p.stop();
+  const auto empties = named(p.events(), "aten::empty.memory_format");
+  // zeros calls empty; the user's two empties are the top-level ones.
+  std::vector<const Event*> top;
+  for (const Event* x : empties) {
+    if (x->depth == 0) top.push_back(x);
+  }
+  REQUIRE(top.size() == 2);
+  CHECK(top[0]->key == "CPU");
+  CHECK(top[0]->memory_delta >= 1024);
+  CHECK(top[0]->input_shapes.empty());  // no tensor argument
+  CHECK(top[1]->key == "Meta");
+  CHECK(top[1]->memory_delta == 0);
+  const auto zeros_calls = named(p.events(), "aten::zeros");
+  REQUIRE(zeros_calls.size() == 1);
+  CHECK(zeros_calls[0]->key == "CPU");
+  CHECK(zeros_calls[0]->memory_delta >= 2048);
+  for (const Event& x : p.events()) {
+    CHECK_MESSAGE(!x.key.empty(), x.name);  // every call, factories included, names its backend
+  }
+  const auto likes = named(p.events(), "aten::empty_like");
+  REQUIRE(likes.size() == 1);
+  CHECK(likes[0]->key == "CPU");  // the kernel of its argument's backend makes the meta tensor
+  CHECK(likes[0]->input_shapes == std::vector<std::string>{"[512] float32"});
+  // The table's memory column holds the factories' bytes.
+  const std::string table = p.table();
+  const size_t row = table.find("aten::zeros");
+  REQUIRE(row != std::string::npos);
+  CHECK_MESSAGE(table.substr(row, table.find('\n', row) - row).find(" KiB") != std::string::npos, table);
+}
+
 TEST_CASE("profiler: the Chrome trace and the JSON parse back with every event") {
   const Tensor x = ones({4});
   Profile p;
