@@ -22,23 +22,24 @@ def colour(plt, name):
     return plt.get_cmap("tab20")(zlib.crc32(name.encode()) % 20)
 
 
-def rows_of(events, names):
+def rows_of(events, processes, threads):
     """(label, levels, [(start, duration, name, level)]) per row: host threads first (DEPTHS_SHOWN
-    levels of nesting), then device streams (one level: a stream runs one kernel at a time)."""
+    levels of nesting), then device streams (one level: a stream runs one kernel at a time). Rows
+    are labelled by the trace's process_name and thread_name events."""
     rows = {}
     for e in events:
         if e.get("ph") != "X":
             continue
+        key = (e["pid"], e["tid"])
+        thread = threads.get(key, f"thread {e['tid']}")
         if e["pid"] == 0:
-            key = (0, e["tid"])
-            label, levels = f"thread {e['tid']}", DEPTHS_SHOWN
+            label, levels = thread, DEPTHS_SHOWN
             level = min(e.get("args", {}).get("depth", 0), DEPTHS_SHOWN - 1)
         else:
-            key = (e["pid"], str(e["tid"]))
-            label, levels = f"{names.get(e['pid'], 'device')} {e['tid']}", 1
+            label, levels = f"{processes.get(e['pid'], 'device')} {thread}", 1
             level = 0
         rows.setdefault(key, (label, levels, []))[2].append((e["ts"], e["dur"], e["name"], level))
-    return [rows[k] for k in sorted(rows, key=lambda k: (k[0], str(k[1])))]
+    return [rows[k] for k in sorted(rows)]
 
 
 def main(argv):
@@ -52,8 +53,10 @@ def main(argv):
         print(f"plot-profile: error: {argv[1]}: {err}", file=sys.stderr)
         return 1
     events = trace.get("traceEvents", [])
-    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
-    rows = rows_of(events, names)
+    metadata = [e for e in events if e.get("ph") == "M"]
+    processes = {e["pid"]: e["args"]["name"] for e in metadata if e.get("name") == "process_name"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in metadata if e.get("name") == "thread_name"}
+    rows = rows_of(events, processes, threads)
     if not rows:
         print(f"plot-profile: error: {argv[1]}: no events", file=sys.stderr)
         return 1

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -186,6 +187,23 @@ TEST_CASE("profiler: the Chrome trace and the JSON parse back with every event")
   CHECK(ranges == 1);
   CHECK(operators >= 1);
   CHECK(operators + ranges == static_cast<int>(p.events().size()));
+  // Every pid and tid is an integer (Perfetto's JSON importer reads no other), and metadata
+  // events name the host's process and each of its threads' rows.
+  std::map<std::pair<int, int>, std::string> thread_names;
+  std::map<int, std::string> process_names;
+  for (const auto& e : trace["traceEvents"]) {
+    CHECK_MESSAGE(e["pid"].is_number_integer(), e.dump());
+    if (e.contains("tid")) CHECK_MESSAGE(e["tid"].is_number_integer(), e.dump());
+    if (e["ph"] != "M") continue;
+    const std::string name = e["args"]["name"];
+    if (e["name"] == "process_name") process_names[e["pid"]] = name;
+    if (e["name"] == "thread_name") thread_names[{e["pid"].get<int>(), e["tid"].get<int>()}] = name;
+  }
+  CHECK(process_names == std::map<int, std::string>{{0, "host"}});
+  CHECK(thread_names == std::map<std::pair<int, int>, std::string>{{{0, 1}, "thread 1"}});
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") CHECK(thread_names.count({e["pid"].get<int>(), e["tid"].get<int>()}) == 1);
+  }
   const nlohmann::json doc = nlohmann::json::parse(p.to_json());
   REQUIRE(doc["events"].size() == p.events().size());
   CHECK(doc["events"][0]["name"] == "region \"quoted\"\n");
