@@ -68,7 +68,7 @@ PlotScript find_plot_script(const std::string& name, const std::string& who, con
                     who, s.script, skip));
   }
   const std::filesystem::path venv = source / ".venv" / "bin" / "python";
-  const char* chosen = std::getenv("ANATOMY_PYTHON");
+  const char* chosen = std::getenv("ANATOMY_PLOT_PYTHON");
   if (chosen != nullptr && *chosen != '\0') {
     s.python = chosen;
   } else if (std::filesystem::exists(venv, ec)) {
@@ -80,14 +80,14 @@ PlotScript find_plot_script(const std::string& name, const std::string& who, con
   const int rc = spawn_and_wait({s.python, "-c", "import matplotlib"}, /*quiet=*/true, error);
   if (rc == 127 && !error.empty()) {
     throw UsageError(
-        fmt::format("{}: cannot run the interpreter {} for the picture ({}); ANATOMY_PYTHON names "
+        fmt::format("{}: cannot run the interpreter {} for the picture ({}); ANATOMY_PLOT_PYTHON names "
                     "another one, {} writes no picture",
                     who, s.python, error, skip));
   }
   if (rc != 0) {
     throw UsageError(
         fmt::format("{}: the picture needs matplotlib, which {} does not import (scripts/setup.sh "
-                    "installs it into .venv; ANATOMY_PYTHON names another interpreter; {} writes no "
+                    "installs it into .venv; ANATOMY_PLOT_PYTHON names another interpreter; {} writes no "
                     "picture)",
                     who, s.python, skip));
   }

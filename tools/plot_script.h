@@ -10,7 +10,7 @@ namespace anatomy::tools {
 
 // The interpreter and the script that draw a picture.
 struct PlotScript {
-  std::string python;  // $ANATOMY_PYTHON, else .venv/bin/python of the source tree, else python3 on PATH
+  std::string python;  // $ANATOMY_PLOT_PYTHON, else .venv/bin/python of the source tree, else python3 on PATH
   std::string script;  // scripts/NAME of the source tree the tool was built from
 };
 

@@ -563,11 +563,12 @@ def errors(tmp):
     trace = os.path.join(tmp, "c10-unwritten.json")
     missing = os.path.join(tmp, "no-such-python")
     bad(["c10", "profile", "--device", "cpu", "--quick", "--trace", trace], 2, "c10 profile", missing,
-        "--no-picture", env={"ANATOMY_PYTHON": missing})
+        "--no-picture", env={"ANATOMY_PLOT_PYTHON": missing})
     bare = os.path.join(tmp, "bare-venv")  # a real interpreter without matplotlib
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], check=True, timeout=120)
-    bad(["c10", "profile", "--device", "cpu", "--quick", "--trace", trace], 2, "needs matplotlib",
-        os.path.join(bare, "bin", "python"), "scripts/setup.sh", env={"ANATOMY_PYTHON": os.path.join(bare, "bin", "python")})
+    bare_python = os.path.join(bare, "bin", "python")
+    bad(["c10", "profile", "--device", "cpu", "--quick", "--trace", trace], 2, "needs matplotlib", bare_python,
+        "scripts/setup.sh", env={"ANATOMY_PLOT_PYTHON": bare_python})
     check(not any(n.startswith("c10-unwritten") for n in os.listdir(tmp)), "no trace or picture after a refusal")
     bad(["c09", "graphs", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c09", "graphs", "--device", "cpu", "--sizes", "4"], 2, "unknown option '--sizes'")
