@@ -13,8 +13,9 @@
 // While a Profile is active on a thread, every operator that thread calls passes through the
 // Profiler dispatch key, whose boxed fallback records the operator's name, its inputs' shapes and
 // dtypes, the backend key that ran it, the thread, its nesting (an operator called by another
-// one, or inside a Range), its host time and, for an operator on a CUDA tensor, its device time
-// from CUDA events recorded around it on its stream. The events are read only when the profile
+// one, or inside a Range), its host time and, for an operator on a CUDA tensor (or a factory
+// whose device argument is CUDA), its device time from CUDA events recorded around it on its
+// stream. The events are read only when the profile
 // stops, so profiling adds no synchronization while it runs. An operator run by a backward pass
 // is attributed to its autograd node. With no active Profile the key is in no call's key set and
 // costs nothing.
@@ -44,10 +45,11 @@ struct Event {
   std::string name;                       // "aten::add.Tensor", or the Range's name
   bool is_range = false;                  // a profiler::Range, not an operator
   std::vector<std::string> input_shapes;  // per tensor argument: "[2, 3] float32"; "[]" for a 0-d one
-  std::string key;                        // the backend key that ran it: "CPU", "CUDA", "Meta", ...
-  int thread = 0;                         // 1, 2, ...: threads numbered as they first record
-  int depth = 0;                          // 0: called by the user; n: inside n other events
-  int64_t parent = -1;                    // the index of the enclosing event, or -1
+  // The backend key that ran it: "CPU", "CUDA", "Meta", ... (a factory's: its device argument's)
+  std::string key;
+  int thread = 0;       // 1, 2, ...: threads numbered as they first record
+  int depth = 0;        // 0: called by the user; n: inside n other events
+  int64_t parent = -1;  // the index of the enclosing event, or -1
   double cpu_start_us = 0, cpu_end_us = 0;
   // Device time (CUDA operators): the span between events recorded on `stream` before and after
   // the call; -1 when there is none.
@@ -56,7 +58,7 @@ struct Event {
   double device_start_us = -1, device_end_us = -1;
   std::string autograd_node;  // the backward node that ran it ("MulBackward0"), or empty
   uint64_t autograd_sequence_nr = 0;
-  int64_t memory_delta = 0;  // bytes allocated minus freed during the call (profile_memory)
+  int64_t memory_delta = 0;  // bytes its device's allocator handed out minus got back during the call (profile_memory)
 
   double cpu_us() const { return cpu_end_us - cpu_start_us; }
   double device_us() const { return device_start_us < 0 ? 0 : device_end_us - device_start_us; }

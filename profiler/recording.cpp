@@ -34,9 +34,11 @@ void record_shape(ThreadLog& log, const Tensor& t) {
   ++log.event_shapes.back().second;
 }
 
-// The tensors among an operator's arguments (the top `nargs` of the stack).
+// The tensors among an operator's arguments (the top `nargs` of the stack); returns the first
+// Device argument (a factory's `device`), if any.
 template <typename F>
-void for_each_tensor(const dispatch::Stack& stack, size_t nargs, F&& f) {
+std::optional<Device> for_each_tensor(const dispatch::Stack& stack, size_t nargs, F&& f) {
+  std::optional<Device> device_arg;
   for (size_t i = stack.size() - nargs; i < stack.size(); ++i) {
     const dispatch::IValue& v = stack[i];
     if (v.is<Tensor>()) {
@@ -45,8 +47,11 @@ void for_each_tensor(const dispatch::Stack& stack, size_t nargs, F&& f) {
       for (const Tensor& t : v.get<std::vector<Tensor>>()) {
         if (t.defined()) f(t);
       }
+    } else if (v.is<Device>() && !device_arg) {
+      device_arg = v.get<Device>();
     }
   }
+  return device_arg;
 }
 
 // Bytes the allocator of `device` has handed out, for profile_memory.
@@ -67,11 +72,18 @@ void profiler_fallback(const dispatch::OperatorHandle& op, DispatchKeySet ks, di
   const int64_t index = begin_operator(r, log, op.name());
   const size_t nargs = op.schema().arguments.size();
   std::optional<Device> device;
-  for_each_tensor(stack, nargs, [&](const Tensor& t) {
+  const std::optional<Device> device_arg = for_each_tensor(stack, nargs, [&](const Tensor& t) {
     if (r.options.record_shapes) record_shape(log, t);
     if (!device || (t.is_cuda() && !device->is_cuda())) device = t.device();
   });
-  const DispatchKey backend = ks.highest_backend();
+  DispatchKey backend = ks.highest_backend();
+  if (!device && ks.has(DispatchKey::BackendSelect)) {
+    // A factory (no tensor argument): its BackendSelect kernel runs the backend of its device
+    // argument, the CPU's when it has none (dispatch/backend_select.h); its memory and device
+    // time are that device's.
+    device = device_arg.value_or(Device(DeviceType::CPU));
+    if (backend == DispatchKey::Undefined) backend = backend_dispatch_key(device->type());
+  }
   log.events[index].key = backend == DispatchKey::Undefined ? "" : std::string(to_string(backend));
   DeviceSpan* span = nullptr;
   if (r.options.cuda && backend == DispatchKey::CUDA && device && device->is_cuda()) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "anatomy/core/json_string.h"
@@ -18,18 +19,21 @@ std::string shapes_json(const Event& e) {
   return out + "]";
 }
 
-std::string stream_row(const Event& e) { return fmt::format("stream 0x{:x}", e.stream); }
-
 }  // namespace
 
 // The trace event format: "X" events (complete spans) with ts and dur in microseconds; pid 0 is
 // the host with a tid per thread, pid 1 + d is CUDA device d with a tid per stream; "s"/"f"
-// pairs are the flows from an operator to its device span.
+// pairs are the flows from an operator to its device span. Every pid and tid is a small integer,
+// as in torch's (Kineto's) traces: Perfetto's JSON importer reads no other kind of id. A stream's
+// tid numbers it on its device (1, 2, ... in the order its first span appears), and
+// "process_name" and "thread_name" metadata events name the rows ("host", "thread 1", "cuda:0",
+// "stream 0x...", the stream's handle).
 std::string Profile::chrome_trace() const {
   const std::vector<Event>& events = this->events();
   std::vector<std::string> items;
   std::set<int> threads;
-  std::set<std::pair<int, uint64_t>> streams;
+  std::map<std::pair<int, uint64_t>, int> stream_tids;  // (device, stream) -> tid
+  std::map<int, int> streams_on_device;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     threads.insert(e.thread);
@@ -45,13 +49,15 @@ std::string Profile::chrome_trace() const {
         "\"args\": {{{}}}}}",
         json_string(e.name), e.is_range ? "user_range" : "operator", e.thread, e.cpu_start_us, e.cpu_us(), args));
     if (e.device_start_us < 0) continue;
-    streams.insert({e.device, e.stream});
+    auto [row, first] = stream_tids.try_emplace({e.device, e.stream}, 0);
+    if (first) row->second = ++streams_on_device[e.device];
+    const int tid = row->second;
     const int pid = 1 + e.device;
     items.push_back(
         fmt::format("{{\"name\": {}, \"cat\": \"device\", \"ph\": \"X\", \"pid\": {}, \"tid\": {}, \"ts\": {:.3f}, "
                     "\"dur\": {:.3f}, "
                     "\"args\": {{\"operator\": {}}}}}",
-                    json_string(e.name), pid, json_string(stream_row(e)), e.device_start_us, e.device_us(), i));
+                    json_string(e.name), pid, tid, e.device_start_us, e.device_us(), i));
     items.push_back(
         fmt::format("{{\"name\": \"launch\", \"cat\": \"flow\", \"ph\": \"s\", \"id\": {}, \"pid\": 0, \"tid\": {}, "
                     "\"ts\": {:.3f}}}",
@@ -60,7 +66,7 @@ std::string Profile::chrome_trace() const {
         fmt::format("{{\"name\": \"launch\", \"cat\": \"flow\", \"ph\": \"f\", \"bp\": \"e\", \"id\": {}, \"pid\": {}, "
                     "\"tid\": {}, "
                     "\"ts\": {:.3f}}}",
-                    i, pid, json_string(stream_row(e)), e.device_start_us));
+                    i, pid, tid, e.device_start_us));
   }
   // Names for the rows: the host, its threads, each device.
   items.push_back(R"({"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "host"}})");
@@ -68,11 +74,14 @@ std::string Profile::chrome_trace() const {
     items.push_back(fmt::format(
         R"({{"name": "thread_name", "ph": "M", "pid": 0, "tid": {}, "args": {{"name": "thread {}"}}}})", t, t));
   }
-  std::set<int> devices;
-  for (const auto& [d, s] : streams) devices.insert(d);
-  for (int d : devices) {
+  for (const auto& [d, count] : streams_on_device) {
     items.push_back(
         fmt::format(R"({{"name": "process_name", "ph": "M", "pid": {}, "args": {{"name": "cuda:{}"}}}})", 1 + d, d));
+  }
+  for (const auto& [at, tid] : stream_tids) {
+    items.push_back(fmt::format(
+        R"({{"name": "thread_name", "ph": "M", "pid": {}, "tid": {}, "args": {{"name": "stream 0x{:x}"}}}})",
+        1 + at.first, tid, at.second));
   }
   return fmt::format("{{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n{}\n]}}\n", fmt::join(items, ",\n"));
 }

@@ -6,42 +6,40 @@ under their parents, device spans in the colour of their operator.
 
 usage: scripts/plot-profile.py TRACE.json OUT_BASENAME   (writes OUT_BASENAME.svg and .png)
 
-Runs with Debian's interpreter and python3-matplotlib (scripts/setup.sh installs it).
+`gpu-anatomy c10 profile --trace F` runs it with the project's virtual environment (.venv, whose
+matplotlib scripts/python-requirements.txt pins and scripts/setup.sh installs); any python3 with
+matplotlib runs it too.
 """
 import json
 import os
 import sys
 import zlib
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 DEPTHS_SHOWN = 4  # host rows show this many nesting levels
 
 
-def colour(name):
+def colour(plt, name):
     return plt.get_cmap("tab20")(zlib.crc32(name.encode()) % 20)
 
 
-def rows_of(events, names):
+def rows_of(events, processes, threads):
     """(label, levels, [(start, duration, name, level)]) per row: host threads first (DEPTHS_SHOWN
-    levels of nesting), then device streams (one level: a stream runs one kernel at a time)."""
+    levels of nesting), then device streams (one level: a stream runs one kernel at a time). Rows
+    are labelled by the trace's process_name and thread_name events."""
     rows = {}
     for e in events:
         if e.get("ph") != "X":
             continue
+        key = (e["pid"], e["tid"])
+        thread = threads.get(key, f"thread {e['tid']}")
         if e["pid"] == 0:
-            key = (0, e["tid"])
-            label, levels = f"thread {e['tid']}", DEPTHS_SHOWN
+            label, levels = thread, DEPTHS_SHOWN
             level = min(e.get("args", {}).get("depth", 0), DEPTHS_SHOWN - 1)
         else:
-            key = (e["pid"], str(e["tid"]))
-            label, levels = f"{names.get(e['pid'], 'device')} {e['tid']}", 1
+            label, levels = f"{processes.get(e['pid'], 'device')} {thread}", 1
             level = 0
         rows.setdefault(key, (label, levels, []))[2].append((e["ts"], e["dur"], e["name"], level))
-    return [rows[k] for k in sorted(rows, key=lambda k: (k[0], str(k[1])))]
+    return [rows[k] for k in sorted(rows)]
 
 
 def main(argv):
@@ -55,18 +53,28 @@ def main(argv):
         print(f"plot-profile: error: {argv[1]}: {err}", file=sys.stderr)
         return 1
     events = trace.get("traceEvents", [])
-    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
-    rows = rows_of(events, names)
+    metadata = [e for e in events if e.get("ph") == "M"]
+    processes = {e["pid"]: e["args"]["name"] for e in metadata if e.get("name") == "process_name"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in metadata if e.get("name") == "thread_name"}
+    rows = rows_of(events, processes, threads)
     if not rows:
         print(f"plot-profile: error: {argv[1]}: no events", file=sys.stderr)
         return 1
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"plot-profile: error: {sys.executable} has no matplotlib (scripts/setup.sh installs it into .venv)",
+              file=sys.stderr)
+        return 1
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(12, max(4.0, 1 + 1.2 * len(rows))))
     legend = {}
     for r, (label, levels, bars) in enumerate(rows):
         height = 0.8 / levels  # a row's levels share 0.8 around its tick
         for start, duration, name, level in bars:
             y = r - 0.4 + level * height  # callers on top (the axis is inverted), callees below
-            patch = ax.broken_barh([(start, max(duration, 1e-3))], (y, height * 0.9), facecolors=colour(name))
+            patch = ax.broken_barh([(start, max(duration, 1e-3))], (y, height * 0.9), facecolors=colour(plt, name))
             legend.setdefault(name, patch)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([label for label, _, _ in rows])

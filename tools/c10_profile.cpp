@@ -1,11 +1,12 @@
 // gpu-anatomy c10 profile: "where does the time of a step go", on the transformer of
 // testing/transformer_step.h. One step (the loss and its backward, each in a profiler::Range) is
 // profiled after a warm-up; the experiment prints the profiler's table (by CUDA time on a GPU,
-// by CPU time on the CPU), writes the Chrome trace with --trace (scripts/plot-profile.py draws it),
-// and measures what profiling costs: the step's host time with and without an active profile.
-// The profile must have recorded the forward's and the backward's operators, the latter with
-// their autograd nodes, or the run fails. With --peer torch, the same model in torch's terms (the
-// same weights and batch, ATen's operators; its loss checked against ours first) is timed the same
+// by CPU time on the CPU), writes the Chrome trace with --trace and its timeline picture beside
+// it (scripts/plot-profile.py, run by the project's virtual environment: plot_script.h), and
+// measures what profiling costs: the step's host time with and without an active profile. The
+// profile must have recorded the forward's and the backward's operators, the latter with their
+// autograd nodes, or the run fails. With --peer torch, the same model in torch's terms (the same
+// weights and batch, ATen's operators; its loss checked against ours first) is timed the same
 // way, without and with torch's profiler (Kineto), and torch's table of the profiled step is
 // printed beside ours: its CPU events by name, with self and total time, as torch.profiler's
 // key_averages() sums them.
@@ -14,7 +15,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "anatomy/profiler/profiler.h"
@@ -22,6 +25,7 @@
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"
 #include "anatomy/tools/peer.h"
+#include "anatomy/tools/plot_script.h"
 #include "anatomy/tools/timing.h"
 
 namespace anatomy::tools {
@@ -31,7 +35,8 @@ constexpr double kLossRtol = 1e-4;  // the peer's loss against ours
 
 struct Options {
   CommonOptions common;
-  std::string trace;  // write the Chrome trace here
+  std::string trace;  // write the Chrome trace here, and its picture beside it
+  bool no_picture = false;
   int rows = 15;
   bool quick = false;
 };
@@ -56,6 +61,9 @@ void print_peer_table(const Peer& peer, const std::vector<PeerOperator>& ops, do
 void run(const Options& o) {
   const Device device = resolve_device(o.common.device, o.common.quiet);
   check_positive("--rows", o.rows);
+  // The picture's interpreter and script are looked for first: a machine without them fails now.
+  std::optional<PlotScript> plot;
+  if (!o.trace.empty() && !o.no_picture) plot = find_plot_script("plot-profile.py", "c10 profile", "--no-picture");
   const std::unique_ptr<Peer> peer = open_peer(o.common.peer);
   Report report("c10", "profile", o.common, device);
   testing::TransformerStepConfig config;
@@ -152,7 +160,20 @@ void run(const Options& o) {
                   plain_ms, profiled_ms, per_op_us));
   if (!o.trace.empty()) {
     write_file_atomically(o.trace, p.chrome_trace(), "--trace");
-    report.add_note(fmt::format("trace written to {} (scripts/plot-profile.py {} <name> draws it)", o.trace, o.trace));
+    if (plot) {
+      // The picture beside the trace: trace.json -> trace.svg and trace.png.
+      const std::string base = std::filesystem::path(o.trace).replace_extension().string();
+      run_plot_script(*plot, {o.trace, base}, "c10 profile");
+      for (const char* ext : {".svg", ".png"}) {
+        std::error_code ec;
+        if (std::filesystem::file_size(base + ext, ec) == 0 || ec) {
+          throw ExperimentFailed(fmt::format("c10 profile: {} wrote no {}{}", plot->script, base, ext));
+        }
+      }
+      report.add_note(fmt::format("trace written to {}, its timeline to {}.svg and {}.png", o.trace, base, base));
+    } else {
+      report.add_note(fmt::format("trace written to {}", o.trace));
+    }
   }
   if (peer) {
     print_peer_table(*peer, peer_ops, peer_device_us, o.rows);
@@ -175,13 +196,15 @@ void run(const Options& o) {
 }  // namespace
 
 void add_c10_profile(CLI::App& chapter) {
-  CLI::App* cmd =
-      chapter.add_subcommand("profile", "where a transformer step's time goes: the profiler's table and trace");
+  CLI::App* cmd = chapter.add_subcommand(
+      "profile", "where a transformer step's time goes: the profiler's table, trace and picture");
   auto o = std::make_shared<Options>();
   CommonDefaults defaults{std::nullopt, {}, 10, 2};
   defaults.peer = true;
   add_common_options(cmd, o->common, defaults);
-  cmd->add_option("--trace", o->trace, "write the Chrome trace of the profiled step to this file");
+  cmd->add_option("--trace", o->trace,
+                  "write the Chrome trace of the profiled step to this file, and its timeline beside it (.svg, .png)");
+  cmd->add_flag("--no-picture", o->no_picture, "with --trace: the trace alone, no timeline picture");
   cmd->add_option("--rows", o->rows, "rows of the table")->capture_default_str();
   cmd->add_flag("--quick", o->quick, "a tiny model (1 layer, hidden 32, batch 2 x 16)");
   cmd->callback([o] { run(*o); });

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -129,6 +130,43 @@ TEST_CASE("profiler: profile_memory records the bytes each operator allocated") 
   CHECK(p.table().find("Memory") != std::string::npos);
 }
 
+TEST_CASE("profiler: a factory's key, memory and shapes come from its device argument") {
+  Profile p({.profile_memory = true});
+  Tensor e = empty({256});                                     // the CPU by default: 1 KiB kept
+  Tensor z = zeros({512}, TensorOptions().device(kCPU));       // 2 KiB kept
+  Tensor m = empty({1024}, TensorOptions().device(kMeta));     // no storage
+  Tensor like = empty_like(z, TensorOptions().device(kMeta));  // a tensor argument: its device
+  p.stop();
+  const auto empties = named(p.events(), "aten::empty.memory_format");
+  // zeros calls empty; the user's two empties are the top-level ones.
+  std::vector<const Event*> top;
+  for (const Event* x : empties) {
+    if (x->depth == 0) top.push_back(x);
+  }
+  REQUIRE(top.size() == 2);
+  CHECK(top[0]->key == "CPU");
+  CHECK(top[0]->memory_delta >= 1024);
+  CHECK(top[0]->input_shapes.empty());  // no tensor argument
+  CHECK(top[1]->key == "Meta");
+  CHECK(top[1]->memory_delta == 0);
+  const auto zeros_calls = named(p.events(), "aten::zeros");
+  REQUIRE(zeros_calls.size() == 1);
+  CHECK(zeros_calls[0]->key == "CPU");
+  CHECK(zeros_calls[0]->memory_delta >= 2048);
+  for (const Event& x : p.events()) {
+    CHECK_MESSAGE(!x.key.empty(), x.name);  // every call, factories included, names its backend
+  }
+  const auto likes = named(p.events(), "aten::empty_like");
+  REQUIRE(likes.size() == 1);
+  CHECK(likes[0]->key == "CPU");  // the kernel of its argument's backend makes the meta tensor
+  CHECK(likes[0]->input_shapes == std::vector<std::string>{"[512] float32"});
+  // The table's memory column holds the factories' bytes.
+  const std::string table = p.table();
+  const size_t row = table.find("aten::zeros");
+  REQUIRE(row != std::string::npos);
+  CHECK_MESSAGE(table.substr(row, table.find('\n', row) - row).find(" KiB") != std::string::npos, table);
+}
+
 TEST_CASE("profiler: the Chrome trace and the JSON parse back with every event") {
   const Tensor x = ones({4});
   Profile p;
@@ -149,6 +187,23 @@ TEST_CASE("profiler: the Chrome trace and the JSON parse back with every event")
   CHECK(ranges == 1);
   CHECK(operators >= 1);
   CHECK(operators + ranges == static_cast<int>(p.events().size()));
+  // Every pid and tid is an integer (Perfetto's JSON importer reads no other), and metadata
+  // events name the host's process and each of its threads' rows.
+  std::map<std::pair<int, int>, std::string> thread_names;
+  std::map<int, std::string> process_names;
+  for (const auto& e : trace["traceEvents"]) {
+    CHECK_MESSAGE(e["pid"].is_number_integer(), e.dump());
+    if (e.contains("tid")) CHECK_MESSAGE(e["tid"].is_number_integer(), e.dump());
+    if (e["ph"] != "M") continue;
+    const std::string name = e["args"]["name"];
+    if (e["name"] == "process_name") process_names[e["pid"]] = name;
+    if (e["name"] == "thread_name") thread_names[{e["pid"].get<int>(), e["tid"].get<int>()}] = name;
+  }
+  CHECK(process_names == std::map<int, std::string>{{0, "host"}});
+  CHECK(thread_names == std::map<std::pair<int, int>, std::string>{{{0, 1}, "thread 1"}});
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") CHECK(thread_names.count({e["pid"].get<int>(), e["tid"].get<int>()}) == 1);
+  }
   const nlohmann::json doc = nlohmann::json::parse(p.to_json());
   REQUIRE(doc["events"].size() == p.events().size());
   CHECK(doc["events"][0]["name"] == "region \"quoted\"\n");

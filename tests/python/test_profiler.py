@@ -1,6 +1,6 @@
 """anatomy.profiler on the CPU (docs/profiler.md): the profile context records operators with
 their shapes and nesting, record_function ranges, the table in torch's spellings, the events,
-and the Chrome trace."""
+and the Chrome trace; a factory's key and memory."""
 
 import json
 
@@ -63,3 +63,12 @@ def test_nothing_before_start():
     A.ones([2]) + 1.0
     prof.stop()
     assert any(e["name"] == "aten::add.Tensor" for e in prof.events())
+
+
+def test_factory_key_and_memory():
+    """A factory has no tensor argument: its key and its memory are its device's (the CPU's here)."""
+    with profiler.profile(profile_memory=True) as prof:
+        A.zeros([1024])
+    zeros = [e for e in prof.events() if e["name"] == "aten::zeros"]
+    assert len(zeros) == 1
+    assert zeros[0]["key"] == "CPU" and zeros[0]["memory_delta"] >= 4096

@@ -26,8 +26,9 @@ with open(SCHEMA_PATH) as f:
 failures = []
 
 
-def run(*args):
-    p = subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=300)
+def run(*args, env=None):
+    p = subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=300,
+                       env=None if env is None else {**os.environ, **env})
     err = p.stderr
     if p.returncode < 0:
         err += backtrace(args)
@@ -259,14 +260,39 @@ def graphs(tmp):
               f"c09 graphs without --device and without a GPU: exit {rc}:\n{out}{err}")
 
 
+def picture_problem(path):
+    """What is wrong with a picture file (None when it is a non-empty SVG or PNG of positive size)."""
+    if not os.path.exists(path) or os.path.getsize(path) < 1000:
+        return "missing or under 1000 bytes"
+    if path.endswith(".svg"):
+        import xml.etree.ElementTree as ET
+        try:
+            root = ET.parse(path).getroot()
+        except ET.ParseError as e:
+            return f"not XML: {e}"
+        if root.tag != "{http://www.w3.org/2000/svg}svg":
+            return f"the root element is {root.tag}"
+        if not any(el.tag.endswith("path") for el in root.iter()):
+            return "no path drawn"
+        return None
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return "no PNG signature and header"
+    width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    return None if width > 0 and height > 0 else f"{width} x {height} pixels"
+
+
 def profile(tmp):
     """c10 profile --quick on the CPU: the table with the forward's and backward's operators, the
-    overhead note, the Chrome trace (valid, with both ranges) and its picture."""
+    overhead note, the Chrome trace (valid, with both ranges) and the timeline picture it draws
+    beside the trace (an SVG and a PNG)."""
     trace = os.path.join(tmp, "c10-trace.json")
     out, doc = report(["c10", "profile", "--device", "cpu", "--quick", "--iters", "2", "--trace", trace],
                       os.path.join(tmp, "c10.json"))
     # The two ranges hold every operator, so they lead the table by CPU time whatever the timings.
-    for needle in ("Self CPU time total", "\nbackward ", "\nforward ", "aten::", "us per operator", "in the backward"):
+    for needle in ("Self CPU time total", "\nbackward ", "\nforward ", "aten::", "us per operator", "in the backward",
+                   f"its timeline to {tmp}/c10-trace.svg and {tmp}/c10-trace.png"):
         check(needle in out, f"c10 profile: {needle!r} in:\n{out}")
     if doc:
         ops = doc["results"]["operators"]
@@ -276,13 +302,18 @@ def profile(tmp):
         events = json.load(f)["traceEvents"]
     ranges = {e["name"] for e in events if e.get("cat") == "user_range"}
     check(ranges == {"forward", "backward"}, f"c10 profile: the trace's ranges {ranges}")
-    script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-profile.py")
-    picture = os.path.join(tmp, "c10-timeline")
-    p = subprocess.run([sys.executable, script, trace, picture], capture_output=True, text=True, timeout=300)
-    check(p.returncode == 0, f"plot-profile: exit {p.returncode}: {p.stderr}")
     for ext in ("svg", "png"):
-        check(os.path.exists(f"{picture}.{ext}") and os.path.getsize(f"{picture}.{ext}") > 1000, f"plot-profile: {ext}")
-    bad_trace = subprocess.run([sys.executable, script, os.path.join(tmp, "missing.json"), picture],
+        problem = picture_problem(os.path.join(tmp, f"c10-trace.{ext}"))
+        check(problem is None, f"c10 profile: the timeline's {ext}: {problem}")
+    # --no-picture: the trace alone.
+    alone = os.path.join(tmp, "alone", "trace.json")
+    os.makedirs(os.path.dirname(alone))
+    rc, out, err = run("c10", "profile", "--device", "cpu", "--quick", "--iters", "1", "--trace", alone,
+                       "--no-picture")
+    check(rc == 0 and os.listdir(os.path.dirname(alone)) == ["trace.json"],
+          f"c10 profile --no-picture: exit {rc}, {os.listdir(os.path.dirname(alone))}: {err}")
+    script = os.path.join(os.path.dirname(SCHEMA_PATH), "..", "scripts", "plot-profile.py")
+    bad_trace = subprocess.run([sys.executable, script, os.path.join(tmp, "missing.json"), os.path.join(tmp, "x")],
                                capture_output=True, text=True, timeout=60)
     check(bad_trace.returncode == 1 and "plot-profile: error" in bad_trace.stderr, "plot-profile: a missing file")
 
@@ -487,8 +518,8 @@ def peer_gpu(tmp):
 
 
 def errors(tmp):
-    def bad(args, status, *needles):
-        rc, out, err = run(*args)
+    def bad(args, status, *needles, env=None):
+        rc, out, err = run(*args, env=env)
         line = err.strip()
         check(rc == status, f"{args}: exit {rc}, expected {status} ({line})")
         check(line.count("\n") == 0 and line.startswith("gpu-anatomy: "), f"{args}: one line: {line!r}")
@@ -528,6 +559,17 @@ def errors(tmp):
     bad(["c08", "dlpak"], 2, "unknown experiment 'dlpak'", "did you mean 'dlpack'?")
     bad(["c09", "graph"], 2, "unknown experiment 'graph'", "did you mean 'graphs'?")
     bad(["c10", "profile", "--device", "cpu", "--rows", "0"], 2, "--rows", "at least 1")
+    # No interpreter with matplotlib for the picture: one line before anything runs, no trace left.
+    trace = os.path.join(tmp, "c10-unwritten.json")
+    missing = os.path.join(tmp, "no-such-python")
+    bad(["c10", "profile", "--device", "cpu", "--quick", "--trace", trace], 2, "c10 profile", missing,
+        "--no-picture", env={"ANATOMY_PLOT_PYTHON": missing})
+    bare = os.path.join(tmp, "bare-venv")  # a real interpreter without matplotlib
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], check=True, timeout=120)
+    bare_python = os.path.join(bare, "bin", "python")
+    bad(["c10", "profile", "--device", "cpu", "--quick", "--trace", trace], 2, "needs matplotlib", bare_python,
+        "scripts/setup.sh", env={"ANATOMY_PLOT_PYTHON": bare_python})
+    check(not any(n.startswith("c10-unwritten") for n in os.listdir(tmp)), "no trace or picture after a refusal")
     bad(["c09", "graphs", "--device", "cpu", "--iters", "0"], 2, "--iters")
     bad(["c09", "graphs", "--device", "cpu", "--sizes", "4"], 2, "unknown option '--sizes'")
     bad(["c11", "memory-fromat"], 2, "unknown experiment 'memory-fromat'", "did you mean 'memory-format'?")
