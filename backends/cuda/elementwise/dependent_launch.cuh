@@ -27,8 +27,8 @@ namespace anatomy::cuda {
 // then waits, before touching memory. Releasing first lets the successor be scheduled while this
 // kernel still waits for the one ahead, so a chain's launches run several kernels ahead (a
 // captured chain of one-element adds runs faster a node releasing first than waiting first or
-// without the attribute: docs/perf.md, "The GPT step beside PyTorch's with its breakdown,
-// programmatic dependent launch"). It cannot deadlock: a kernel is
+// without the attribute: docs/perf.md, "A whole training step in one graph", "Element-wise
+// kernels release their successor before they wait"). It cannot deadlock: a kernel is
 // scheduled only once every block of the one ahead has run its release, so the one ahead has no
 // block left to place, and its wait orders memory as a plain launch does (the one ahead completes only after
 // its own wait, so completion is transitive). A kernel ahead that never triggers (cuBLAS's, a
