@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "anatomy/core/empty_tensor.h"
+#include "anatomy/backend.h"
 #include "anatomy/testing/op_table.h"
 
 using namespace anatomy;
