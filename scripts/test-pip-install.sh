@@ -2,7 +2,7 @@
 # `pip install .` as a user runs it (scikit-build-core in pip's isolated build environment), into
 # a temporary folder, then the Python tests (tests/python) against the installed package rather
 # than the build tree's. CPU only (--config-settings=cmake.define.ANATOMY_CUDA=OFF): the wheel's own build of
-# the library then takes minutes, not the CUDA backend's hour on two cores. The build folder
+# the library leaves out the CUDA kernels, which take most of a CUDA build's time. The build folder
 # (build-wheel/, pyproject.toml) stays, so a second run is incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
