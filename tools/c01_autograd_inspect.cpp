@@ -8,8 +8,6 @@
 // graph as Graphviz source, --svg renders it with Graphviz's `dot` when it is installed.
 #include <fmt/format.h>
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,6 +23,7 @@
 #include "anatomy/cuda.h"
 #include "anatomy/tools/chapters.h"
 #include "anatomy/tools/experiment.h"
+#include "anatomy/tools/run_program.h"
 
 namespace anatomy::tools {
 namespace {
@@ -113,22 +112,16 @@ std::map<std::string, int> count_nodes(autograd::Node* root) {
 void render_svg(const std::string& dot, const std::string& svg) {
   const std::string src = svg + ".dot.partial";
   write_file_atomically(src, dot, "--svg");
-  std::vector<std::string> args = {"dot", "-Tsvg", src, "-o", svg};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "dot", nullptr, nullptr, argv.data(), environ);
-  int status = 0;
-  if (spawned == 0) waitpid(pid, &status, 0);
+  std::string error;
+  const int rc = run_program({"dot", "-Tsvg", src, "-o", svg}, /*quiet=*/false, error);
   std::remove(src.c_str());
-  if (spawned != 0) {
+  if (rc == 127 && !error.empty()) {
     throw UsageError(
         fmt::format("--svg: cannot run Graphviz's dot ({}); install graphviz, or write the source with "
                     "--dot",
-                    std::strerror(spawned)));
+                    error));
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (rc != 0) {
     std::remove(svg.c_str());
     throw UsageError(fmt::format("--svg: dot could not write '{}'", svg));
   }

@@ -1,60 +1,16 @@
-// Finding and running the plotting scripts (plot_script.h): posix_spawn with the arguments as
-// they are (no shell), so paths with spaces or quotes pass unchanged.
+// Finding and running the plotting scripts (plot_script.h), through run_program (no shell).
 #include "anatomy/tools/plot_script.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 
 #include "anatomy/tools/experiment.h"
-
-extern char** environ;
+#include "anatomy/tools/run_program.h"
 
 namespace anatomy::tools {
-namespace {
-
-// The exit status of `argv` (127 when it could not be started, with errno's text in `error`),
-// its standard output and error sent to /dev/null when `quiet`.
-int spawn_and_wait(const std::vector<std::string>& args, bool quiet, std::string& error) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  }
-  pid_t pid = 0;
-  // posix_spawnp: a bare name (python3) is looked up on PATH, a path is used as it is.
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    error = std::strerror(rc);
-    return 127;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      error = std::strerror(errno);
-      return 127;
-    }
-  }
-  if (WIFSIGNALED(status)) {
-    error = fmt::format("killed by signal {}", WTERMSIG(status));
-    return 128 + WTERMSIG(status);
-  }
-  return WEXITSTATUS(status);
-}
-
-}  // namespace
 
 PlotScript find_plot_script(const std::string& name, const std::string& who, const std::string& skip) {
   const std::filesystem::path source = ANATOMY_SOURCE_DIR;
@@ -77,7 +33,7 @@ PlotScript find_plot_script(const std::string& name, const std::string& who, con
     s.python = "python3";
   }
   std::string error;
-  const int rc = spawn_and_wait({s.python, "-c", "import matplotlib"}, /*quiet=*/true, error);
+  const int rc = run_program({s.python, "-c", "import matplotlib"}, /*quiet=*/true, error);
   if (rc == 127 && !error.empty()) {
     throw UsageError(
         fmt::format("{}: cannot run the interpreter {} for the picture ({}); ANATOMY_PLOT_PYTHON names "
@@ -99,7 +55,7 @@ void run_plot_script(const PlotScript& s, const std::vector<std::string>& args, 
   argv.insert(argv.end(), args.begin(), args.end());
   std::fflush(nullptr);  // what the tool printed comes before what the script prints
   std::string error;
-  const int rc = spawn_and_wait(argv, /*quiet=*/false, error);
+  const int rc = run_program(argv, /*quiet=*/false, error);
   if (rc != 0) {
     throw ExperimentFailed(fmt::format("{}: {} {} exited with status {}{}", who, s.python, s.script, rc,
                                        error.empty() ? "" : fmt::format(" ({})", error)));
