@@ -2,11 +2,12 @@
 // page's text, one of its fenced blocks, its tables of steps, a call's dispatch trace and the
 // path a call takes (core/call_path.h). Shared by the CPU test
 // (tests/docs/test_architecture_doc.cpp) and the GPU one (tests/gpu/test_cuda_architecture_doc.cpp),
-// whose files are compiled with ANATOMY_SOURCE_DIR.
+// whose files are compiled with ANATOMY_SOURCE_DIR and ANATOMY_BINARY_DIR.
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -73,12 +74,17 @@ inline std::vector<std::vector<PathRow>> path_tables(const std::string& doc, con
 }
 
 // A file as the page names it: relative to the source root (a header included through the build
-// tree's include/anatomy link is named by its path under that link).
+// tree's include/anatomy link is named by its path under that link). __FILE__ is absolute, or,
+// where ccache rewrote the command line (CCACHE_BASEDIR, scripts/build.sh), relative to the build
+// directory the compiler ran in.
 inline std::string source_relative(const std::string& file) {
+  std::filesystem::path path(file);
+  if (path.is_relative()) path = std::filesystem::path(ANATOMY_BINARY_DIR) / path;
+  const std::string normal = path.lexically_normal().generic_string();
   const std::string link = "/include/anatomy/";
-  if (const size_t at = file.rfind(link); at != std::string::npos) return file.substr(at + link.size());
-  const std::string root = ANATOMY_SOURCE_DIR "/";
-  return file.rfind(root, 0) == 0 ? file.substr(root.size()) : file;
+  if (const size_t at = normal.rfind(link); at != std::string::npos) return normal.substr(at + link.size());
+  const std::string root = std::filesystem::path(ANATOMY_SOURCE_DIR "/").lexically_normal().generic_string();
+  return normal.rfind(root, 0) == 0 ? normal.substr(root.size()) : normal;
 }
 
 // The files of the steps `call` takes, in order, a step that stays in the file of the one before

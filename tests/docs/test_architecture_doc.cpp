@@ -41,6 +41,19 @@ TEST_CASE("architecture.md: the path of a + b on the CPU is the one the call rec
   }
 }
 
+TEST_CASE("architecture.md: a step's file is named alike whether __FILE__ is absolute or relative") {
+  // ccache with CCACHE_BASEDIR (scripts/build.sh) hands the compiler paths relative to the build
+  // directory; without it they are absolute.
+  namespace fs = std::filesystem;
+  const fs::path source(ANATOMY_SOURCE_DIR), build(ANATOMY_BINARY_DIR);
+  const fs::path cpp = source / "dispatch/ops/binary.cpp";
+  const fs::path header = build / "include/anatomy/dispatch/dispatcher.h";
+  CHECK(doc_blocks::source_relative(cpp.string()) == "dispatch/ops/binary.cpp");
+  CHECK(doc_blocks::source_relative(cpp.lexically_relative(build).string()) == "dispatch/ops/binary.cpp");
+  CHECK(doc_blocks::source_relative(header.string()) == "dispatch/dispatcher.h");
+  CHECK(doc_blocks::source_relative(header.lexically_relative(build).string()) == "dispatch/dispatcher.h");
+}
+
 TEST_CASE("CallPathRecorder: records the steps of its own thread, and does not nest") {
   const Tensor a = ones({4}), b = ones({4});
   CallPathRecorder recorder;
