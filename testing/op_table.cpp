@@ -53,14 +53,10 @@ RefTensor to_ref(const Tensor& t) {
   Tensor c = t.is_cpu() ? t : t.cpu();
   r = RefTensor(std::vector<int64_t>(c.sizes().begin(), c.sizes().end()), c.dtype());
   const std::vector<int64_t> strides(c.strides().begin(), c.strides().end());
-  int64_t i = 0;
   visit_dtype(c.dtype(), "to_ref", [&]<typename T>() {
     const T* base = static_cast<const T*>(c.data_ptr());
-    for_each_index(r.shape, [&](const std::vector<int64_t>& index) {
-      int64_t off = 0;
-      for (size_t d = 0; d < index.size(); ++d) off += index[d] * strides[d];
-      r.data[i++] = convert<double>(base[off]);
-    });
+    double* out = r.data.data();
+    for_each_offset(r.shape, strides, [&](int64_t i, int64_t off) { out[i] = convert<double>(base[off]); });
   });
   return r;
 }
@@ -79,12 +75,17 @@ std::vector<int64_t> broadcast_shape(const std::vector<RefTensor>& inputs) {
 }
 
 namespace {
-// The value of `t` at `index` of the broadcast shape.
-double broadcast_at(const RefTensor& t, const std::vector<int64_t>& index) {
-  const size_t lead = index.size() - t.shape.size();
-  int64_t off = 0;
-  for (size_t d = 0; d < t.shape.size(); ++d) off = off * t.shape[d] + (t.shape[d] == 1 ? 0 : index[lead + d]);
-  return t.data[off];
+// The strides that read `t` at the indices of the broadcast shape `shape`: its row-major strides,
+// 0 along the dims it is broadcast over (and the leading dims it lacks).
+std::vector<int64_t> broadcast_strides(const RefTensor& t, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 0);
+  const size_t lead = shape.size() - t.shape.size();
+  int64_t step = 1;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    if (t.shape[d] != 1) strides[lead + d] = step;
+    step *= t.shape[d];
+  }
+  return strides;
 }
 }  // namespace
 
@@ -97,18 +98,22 @@ RefTensor map_unary(const RefTensor& a, DType result, const std::function<double
 RefTensor map_binary(const RefTensor& a, const RefTensor& b, DType result,
                      const std::function<double(double, double)>& f) {
   RefTensor r(broadcast_shape({a, b}), result);
-  int64_t i = 0;
-  for_each_index(r.shape,
-                 [&](const std::vector<int64_t>& idx) { r.data[i++] = f(broadcast_at(a, idx), broadcast_at(b, idx)); });
+  const std::vector<int64_t> sa = broadcast_strides(a, r.shape), sb = broadcast_strides(b, r.shape);
+  // Both operands walk with the result: b's offset follows a's walk, one element at a time.
+  std::vector<int64_t> offsets_b(r.data.size());
+  for_each_offset(r.shape, sb, [&](int64_t i, int64_t off) { offsets_b[i] = off; });
+  for_each_offset(r.shape, sa, [&](int64_t i, int64_t off) { r.data[i] = f(a.data[off], b.data[offsets_b[i]]); });
   return r;
 }
 
 RefTensor map_ternary(const RefTensor& a, const RefTensor& b, const RefTensor& c, DType result,
                       const std::function<double(double, double, double)>& f) {
   RefTensor r(broadcast_shape({a, b, c}), result);
-  int64_t i = 0;
-  for_each_index(r.shape, [&](const std::vector<int64_t>& idx) {
-    r.data[i++] = f(broadcast_at(a, idx), broadcast_at(b, idx), broadcast_at(c, idx));
+  std::vector<int64_t> offsets_b(r.data.size()), offsets_c(r.data.size());
+  for_each_offset(r.shape, broadcast_strides(b, r.shape), [&](int64_t i, int64_t off) { offsets_b[i] = off; });
+  for_each_offset(r.shape, broadcast_strides(c, r.shape), [&](int64_t i, int64_t off) { offsets_c[i] = off; });
+  for_each_offset(r.shape, broadcast_strides(a, r.shape), [&](int64_t i, int64_t off) {
+    r.data[i] = f(a.data[off], b.data[offsets_b[i]], c.data[offsets_c[i]]);
   });
   return r;
 }
@@ -302,8 +307,15 @@ std::string compare(const Tensor& got, const RefTensor& want, Tolerance tol) {
     return fmt::format("shape [{}], expected [{}]", fmt::join(shape, ", "), fmt::join(want.shape, ", "));
   }
   RefTensor g = to_ref(got);
+  // The expected values rounded to the result's dtype, as round_to does, with one dtype visit.
+  std::vector<double> rounded = want.data;
+  visit_dtype(want.dtype, "compare", [&]<typename T>() {
+    for (double& w : rounded) {
+      if (!std::isnan(w) || is_floating(want.dtype)) w = convert<double>(convert<T>(w));
+    }
+  });
   for (size_t i = 0; i < g.data.size(); ++i) {
-    const double w = round_to(want.data[i], want.dtype), v = g.data[i];
+    const double w = rounded[i], v = g.data[i];
     bool ok;
     if (std::isnan(w) || std::isnan(v)) ok = std::isnan(w) && std::isnan(v);
     else if (std::isinf(w) || std::isinf(v)) ok = v == w;

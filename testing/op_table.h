@@ -51,6 +51,27 @@ struct RefTensor {
 RefTensor to_ref(const Tensor& t);
 // Calls fn(index) for every index of `shape`, row-major.
 void for_each_index(const std::vector<int64_t>& shape, const std::function<void(const std::vector<int64_t>&)>& fn);
+// Calls fn(i, offset) for every element of `shape`, row-major: i counts from 0 and offset is the
+// element's under `strides`, carried from one element to the next as an odometer would (no
+// per-element sum over the dims, no index vector handed out: the walks over large samples
+// are most of the op table's time, ten times more under the sanitizers' unoptimized build).
+template <typename Fn>
+void for_each_offset(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, Fn&& fn) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> index(shape.size(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    fn(i, offset);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      offset += strides[d];
+      if (++index[d] < shape[d]) break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
 // Element-wise references: the broadcast shape and f applied to every element.
 std::vector<int64_t> broadcast_shape(const std::vector<RefTensor>& inputs);
 RefTensor map_unary(const RefTensor& a, DType result, const std::function<double(double)>& f);

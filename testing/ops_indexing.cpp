@@ -1022,7 +1022,7 @@ OpInfo masked_scatter_entry() {
     if (is_inplace_error(s)) return std::vector<Tensor>{s.tensors[0].masked_scatter_(s.tensors[1], s.tensors[2])};
     return std::vector<Tensor>{masked_scatter(s.tensors[0], s.tensors[1], s.tensors[2])};
   };
-  info.reference = [](const std::vector<RefTensor>& in, const SampleInput& s) {
+  info.reference = [](const std::vector<RefTensor>& in, const SampleInput&) {
     const RefTensor& self = in[0];
     const RefTensor& mask = in[1];
     Shape shape = self.shape;

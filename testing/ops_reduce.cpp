@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "anatomy/testing/op_table.h"
@@ -112,17 +113,20 @@ RefTensor reduce_ref(const RefTensor& a, OptionalIntArrayRef dims, bool keepdim,
     else if (keepdim) shape.push_back(1);
   }
   RefTensor r(shape, result);
-  std::vector<std::vector<double>> buckets(static_cast<size_t>(r.numel()));
-  int64_t i = 0;
-  for_each_index(a.shape, [&](const std::vector<int64_t>& idx) {
-    int64_t off = 0;
-    size_t k = 0;
-    for (int64_t d = 0; d < nd; ++d) {
-      if (!reduced[d]) off = off * shape[k++] + idx[d];
-      else if (keepdim) ++k;
+  // Each input dim's step in the result: the result's row-major stride where the dim is kept, 0
+  // where it is reduced (all of a row's elements land in one bucket).
+  std::vector<int64_t> to_result(static_cast<size_t>(nd), 0);
+  int64_t step = 1;
+  for (int64_t d = nd - 1, k = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (!reduced[d]) {
+      to_result[d] = step;
+      step *= shape[k--];
+    } else if (keepdim) {
+      --k;
     }
-    buckets[off].push_back(a.data[i++]);
-  });
+  }
+  std::vector<std::vector<double>> buckets(static_cast<size_t>(r.numel()));
+  for_each_offset(a.shape, to_result, [&](int64_t i, int64_t off) { buckets[off].push_back(a.data[i]); });
   for (size_t o = 0; o < buckets.size(); ++o) r.data[o] = f(buckets[o]);
   return r;
 }
@@ -175,11 +179,11 @@ size_t ref_median_position(const std::vector<double>& v) {
 // smallest of those equally frequent (NaN after every number), and the index of its last
 // occurrence (a NaN is its own only occurrence: the first NaN when every element is NaN).
 std::pair<double, int64_t> ref_mode(const std::vector<double>& v) {
-  auto count = [&v](double x) {
-    int64_t c = 0;
-    for (double y : v) c += y == x ? 1 : 0;
-    return std::isnan(x) ? int64_t{1} : c;
-  };
+  std::map<double, int64_t> counts;  // -0.0 and 0.0 are one key, as they compare equal
+  for (double y : v) {
+    if (!std::isnan(y)) ++counts[y];
+  }
+  auto count = [&counts](double x) { return std::isnan(x) ? int64_t{1} : counts.at(x); };
   int64_t best = 0;
   for (double x : v) best = std::max(best, count(x));
   size_t chosen = v.size();

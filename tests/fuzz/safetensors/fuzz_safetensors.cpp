@@ -32,12 +32,11 @@ using namespace anatomy;
   std::abort();
 }
 
-// One file per process, rewritten for each input.
+// One file per process, written for each input and removed once read, so that nothing stays in
+// /tmp however the run ends (an exit handler registered while this path was being built ran
+// after the path's destructor, and the files stayed).
 const std::string& scratch_path() {
-  static const std::string path = [] {
-    std::atexit([] { ::unlink(scratch_path().c_str()); });
-    return "/tmp/fuzz_safetensors_" + std::to_string(::getpid()) + ".safetensors";
-  }();
+  static const std::string path = "/tmp/fuzz_safetensors_" + std::to_string(::getpid()) + ".safetensors";
   return path;
 }
 
@@ -100,6 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Outcome from_bytes = attempt([&] { return nn::load_bytes(bytes, size, kCPU, "<input>"); }, "<input>");
   write_scratch(data, size);
   Outcome from_file = attempt([&] { return nn::load(scratch_path()); }, scratch_path());
+  ::unlink(scratch_path().c_str());  // a loaded file's tensors keep their mapping
   if (from_bytes.ok != from_file.ok) {
     finding("load and load_bytes disagree", from_bytes.ok ? from_file.error : from_bytes.error);
   }
