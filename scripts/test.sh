@@ -17,6 +17,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 export CTEST_OUTPUT_ON_FAILURE=1
+# OpenBLAS starts a pool of threads when it is loaded, and they spin (sched_yield) for about
+# 0.1 s before they sleep; anatomy never hands OpenBLAS a thread (Note [One thread pool for
+# products]), so in each of the 2,000-odd test processes they would only take a core from the
+# other test running beside it: 85 ms of CPU per process, 160 ms under ASan.
+export OPENBLAS_NUM_THREADS=1
 
 step() { printf '\n==== %s ====\n' "$*"; }
 
