@@ -98,23 +98,17 @@ RefTensor map_unary(const RefTensor& a, DType result, const std::function<double
 RefTensor map_binary(const RefTensor& a, const RefTensor& b, DType result,
                      const std::function<double(double, double)>& f) {
   RefTensor r(broadcast_shape({a, b}), result);
-  const std::vector<int64_t> sa = broadcast_strides(a, r.shape), sb = broadcast_strides(b, r.shape);
-  // Both operands walk with the result: b's offset follows a's walk, one element at a time.
-  std::vector<int64_t> offsets_b(r.data.size());
-  for_each_offset(r.shape, sb, [&](int64_t i, int64_t off) { offsets_b[i] = off; });
-  for_each_offset(r.shape, sa, [&](int64_t i, int64_t off) { r.data[i] = f(a.data[off], b.data[offsets_b[i]]); });
+  for_each_offsets<2>(r.shape, {broadcast_strides(a, r.shape), broadcast_strides(b, r.shape)},
+                      [&](int64_t i, const std::array<int64_t, 2>& o) { r.data[i] = f(a.data[o[0]], b.data[o[1]]); });
   return r;
 }
 
 RefTensor map_ternary(const RefTensor& a, const RefTensor& b, const RefTensor& c, DType result,
                       const std::function<double(double, double, double)>& f) {
   RefTensor r(broadcast_shape({a, b, c}), result);
-  std::vector<int64_t> offsets_b(r.data.size()), offsets_c(r.data.size());
-  for_each_offset(r.shape, broadcast_strides(b, r.shape), [&](int64_t i, int64_t off) { offsets_b[i] = off; });
-  for_each_offset(r.shape, broadcast_strides(c, r.shape), [&](int64_t i, int64_t off) { offsets_c[i] = off; });
-  for_each_offset(r.shape, broadcast_strides(a, r.shape), [&](int64_t i, int64_t off) {
-    r.data[i] = f(a.data[off], b.data[offsets_b[i]], c.data[offsets_c[i]]);
-  });
+  for_each_offsets<3>(
+      r.shape, {broadcast_strides(a, r.shape), broadcast_strides(b, r.shape), broadcast_strides(c, r.shape)},
+      [&](int64_t i, const std::array<int64_t, 3>& o) { r.data[i] = f(a.data[o[0]], b.data[o[1]], c.data[o[2]]); });
   return r;
 }
 
@@ -129,9 +123,18 @@ DType promoted_dtype(const std::vector<Tensor>& tensors) {
   return state.result();
 }
 
+namespace {
+// v rounded to T, the element type of `dtype`; NaN stays as it is for an integer dtype, for
+// compare() to report.
+template <typename T>
+double rounded_as(double v, DType dtype) {
+  if (std::isnan(v) && !is_floating(dtype)) return v;
+  return convert<double>(convert<T>(v));
+}
+}  // namespace
+
 double round_to(double v, DType dtype) {
-  if (std::isnan(v) && !is_floating(dtype)) return v;  // let compare() report it
-  return visit_dtype(dtype, "round_to", [&]<typename T>() { return convert<double>(convert<T>(v)); });
+  return visit_dtype(dtype, "round_to", [&]<typename T>() { return rounded_as<T>(v, dtype); });
 }
 
 // ---- samples ----
@@ -310,9 +313,7 @@ std::string compare(const Tensor& got, const RefTensor& want, Tolerance tol) {
   // The expected values rounded to the result's dtype, as round_to does, with one dtype visit.
   std::vector<double> rounded = want.data;
   visit_dtype(want.dtype, "compare", [&]<typename T>() {
-    for (double& w : rounded) {
-      if (!std::isnan(w) || is_floating(want.dtype)) w = convert<double>(convert<T>(w));
-    }
+    for (double& w : rounded) w = rounded_as<T>(w, want.dtype);
   });
   for (size_t i = 0; i < g.data.size(); ++i) {
     const double w = rounded[i], v = g.data[i];

@@ -14,11 +14,13 @@
 // ANATOMY_REGISTER_OPS; adding an entry adds its tests, docs row and benchmark.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "anatomy/anatomy.h"
@@ -51,26 +53,32 @@ struct RefTensor {
 RefTensor to_ref(const Tensor& t);
 // Calls fn(index) for every index of `shape`, row-major.
 void for_each_index(const std::vector<int64_t>& shape, const std::function<void(const std::vector<int64_t>&)>& fn);
-// Calls fn(i, offset) for every element of `shape`, row-major: i counts from 0 and offset is the
-// element's under `strides`, carried from one element to the next as an odometer would (no
-// per-element sum over the dims, no index vector handed out: the walks over large samples
-// are most of the op table's time, ten times more under the sanitizers' unoptimized build).
-template <typename Fn>
-void for_each_offset(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, Fn&& fn) {
+// Calls fn(i, offsets) for every element of `shape`, row-major: i counts from 0 and offsets[k] is
+// the element's offset under strides[k], carried from one element to the next as an odometer
+// would (no per-element sum over the dims, no index vector handed out: the walks over large
+// samples are most of the op table's time, ten times more under the sanitizers' unoptimized
+// build).
+template <size_t N, typename Fn>
+void for_each_offsets(const std::vector<int64_t>& shape, const std::array<std::vector<int64_t>, N>& strides, Fn&& fn) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   const int64_t nd = static_cast<int64_t>(shape.size());
   std::vector<int64_t> index(shape.size(), 0);
-  int64_t offset = 0;
+  std::array<int64_t, N> offsets{};
   for (int64_t i = 0; i < n; ++i) {
-    fn(i, offset);
+    fn(i, std::as_const(offsets));
     for (int64_t d = nd - 1; d >= 0; --d) {
-      offset += strides[d];
-      if (++index[d] < shape[d]) break;
-      offset -= strides[d] * shape[d];
+      const bool carry = ++index[d] == shape[d];
+      for (size_t k = 0; k < N; ++k) offsets[k] += carry ? strides[k][d] * (1 - shape[d]) : strides[k][d];
+      if (!carry) break;
       index[d] = 0;
     }
   }
+}
+// The same walk with one set of strides: fn(i, offset).
+template <typename Fn>
+void for_each_offset(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, Fn&& fn) {
+  for_each_offsets<1>(shape, {strides}, [&](int64_t i, const std::array<int64_t, 1>& offsets) { fn(i, offsets[0]); });
 }
 // Element-wise references: the broadcast shape and f applied to every element.
 std::vector<int64_t> broadcast_shape(const std::vector<RefTensor>& inputs);
