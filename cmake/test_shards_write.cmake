@@ -47,6 +47,16 @@ endforeach()
 function(quoted out text)
   set(${out} "[==[${text}]==]" PARENT_SCOPE)
 endfunction()
+# doctest's range arguments for cases first..last. The range that ends at the last case is left
+# open (no --last): should the executable be rebuilt with more cases and this file not written
+# again (a build of the executable's target alone), the ranges still cover every case once.
+function(case_range out first last)
+  if(last EQUAL _count)
+    set(${out} "--first=${first}" PARENT_SCOPE)
+  else()
+    set(${out} "--first=${first} --last=${last}" PARENT_SCOPE)
+  endif()
+endfunction()
 
 set(_alone_tests "")
 set(_group_tests "")
@@ -66,8 +76,9 @@ macro(close_group)
       set(_where "${_first_file} to ${_last_file}")
     endif()
     quoted(_test "cases ${_group_first}-${_last} of ${_count}: ${_where}")
+    case_range(_range ${_group_first} ${_last})
     string(APPEND _group_tests
-           "add_test(${_test} [==[${EXECUTABLE}]==] --order-by=file --first=${_group_first} --last=${_last})\n"
+           "add_test(${_test} [==[${EXECUTABLE}]==] --order-by=file ${_range})\n"
            "set_tests_properties(${_test} PROPERTIES WORKING_DIRECTORY [==[${WORKING_DIRECTORY}]==])\n")
     set(_group_size 0)
   endif()
@@ -86,8 +97,9 @@ foreach(_name IN LISTS _names)
   if(_is_alone)
     close_group()
     quoted(_test "${_name}")
+    case_range(_range ${_index} ${_index})
     string(APPEND _alone_tests
-           "add_test(${_test} [==[${EXECUTABLE}]==] --order-by=file --first=${_index} --last=${_index})\n"
+           "add_test(${_test} [==[${EXECUTABLE}]==] --order-by=file ${_range})\n"
            "set_tests_properties(${_test} PROPERTIES WORKING_DIRECTORY [==[${WORKING_DIRECTORY}]==] COST 100)\n")
   else()
     if(_group_size EQUAL 0)
