@@ -4,13 +4,13 @@
 #
 # Why: a process of the sanitizer builds costs about 0.35 s of CPU before its first case and
 # after its last (ASan's globals, the operator registrations at -O0, LeakSanitizer's scan at
-# exit), 0.35 s x 900 cases = over five minutes of the test command on two cores; a group of
+# exit), 0.35 s x 900 cases = over five CPU-minutes (2.6 minutes on two cores); a group of
 # cases pays it once. A group runs its cases as `TARGET --order-by=file --first=a --last=b`
-# (doctest counts from 1); a failure names the case in the group's output. Cases whose names
-# match an ALONE glob (doctest's wildcards, * and ?) each run in a process of their own, with a
-# high COST: they take a minute or more under a sanitizer, and CTest, which has no timings in a
-# fresh build folder, starts tests by COST and then in the order they are declared, so the long
-# ones start first and the short groups fill the other cores meanwhile, not after them.
+# (doctest counts from 1); a failure names the case in the group's output. Cases whose names match
+# an ALONE glob (doctest's wildcards, * and ?) each run in a process of their own, with a high COST:
+# meant for the cases that take the longest under a sanitizer, and CTest, which has no timings in a
+# fresh build folder, starts tests by COST and then in the order they are declared, so the long ones
+# start first and the short groups fill the other cores meanwhile, not after them.
 function(anatomy_discover_test_shards target)
   cmake_parse_arguments(_shards "" "CASES" "ALONE" ${ARGN})
   set(_tests_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_shards.cmake)
